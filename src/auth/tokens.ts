@@ -1,0 +1,198 @@
+// API tokens: generation, SHA-256 hashing, strict bearer parsing, verification through the cache, revocation.
+import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { apiTokens, memberships } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { constantTimeEqual, randomBase64Url, sha256Hex } from './crypto.ts';
+import type { Principal, Role, TokenScope } from './principal.ts';
+import type { TokenCache } from './token-cache.ts';
+
+export const TOKEN_PREFIX = 'cmcp_';
+const DISPLAY_PREFIX_LENGTH = TOKEN_PREFIX.length + 6;
+
+// Exactly "Bearer <token>": one space, scheme in any case, token charset only (no stray space or newline).
+const BEARER_PATTERN = /^Bearer ([A-Za-z0-9_-]{16,256})$/i;
+
+export function parseBearer(header: string | undefined | null): string | null {
+  if (!header) return null;
+  const match = BEARER_PATTERN.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function generateTokenSecret(): string {
+  return `${TOKEN_PREFIX}${randomBase64Url(32)}`;
+}
+
+export function hashToken(secret: string): Promise<string> {
+  return sha256Hex(secret);
+}
+
+export type AuthFailure = 'unknown' | 'expired' | 'revoked';
+export type AuthResult = { ok: true; principal: Principal; tokenHash: string } | { ok: false; reason: AuthFailure };
+
+export interface TokenSummary {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: TokenScope;
+  organization_ids: string[] | null;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+  state: 'active' | 'expired' | 'revoked';
+}
+
+export interface CreatedToken {
+  id: string;
+  token: string;
+  prefix: string;
+  expires_at: string | null;
+}
+
+export interface TokenServiceDeps {
+  db: Db;
+  cache: TokenCache;
+  cacheTtlSeconds: number;
+  now: () => Date;
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;
+
+export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenServiceDeps) {
+  async function loadPrincipal(tokenHash: string): Promise<AuthResult> {
+    const row = await db.query.apiTokens.findFirst({ where: eq(apiTokens.token_hash, tokenHash) });
+    if (!row || !constantTimeEqual(row.token_hash, tokenHash)) return { ok: false, reason: 'unknown' };
+    if (row.revoked_at) return { ok: false, reason: 'revoked' };
+    if (row.expires_at && row.expires_at <= now().toISOString()) return { ok: false, reason: 'expired' };
+    const rows = await db
+      .select({ organization_id: memberships.organization_id, role: memberships.role })
+      .from(memberships)
+      .where(eq(memberships.user_id, row.user_id));
+    const allowed = row.organization_ids ? new Set(row.organization_ids) : null;
+    const roles: Record<string, Role> = {};
+    for (const membership of rows) {
+      if (!allowed || allowed.has(membership.organization_id)) roles[membership.organization_id] = membership.role;
+    }
+    const principal: Principal = {
+      tokenId: row.id,
+      userId: row.user_id,
+      scope: row.scope,
+      roles,
+      expiresAt: row.expires_at,
+    };
+    return { ok: true, principal, tokenHash };
+  }
+
+  function secondsUntil(iso: string | null): number {
+    if (!iso) return Number.POSITIVE_INFINITY;
+    return Math.floor((Date.parse(iso) - now().getTime()) / 1000);
+  }
+
+  return {
+    /** Verifies a bearer secret. Expiry is checked on every call, cache hit or not. */
+    async authenticate(secret: string): Promise<AuthResult> {
+      const tokenHash = await hashToken(secret);
+      const cached = await cache.get(tokenHash);
+      if (cached) {
+        if (cached.expiresAt && cached.expiresAt <= now().toISOString()) return { ok: false, reason: 'expired' };
+        return { ok: true, principal: cached, tokenHash };
+      }
+      const result = await loadPrincipal(tokenHash);
+      if (result.ok) {
+        const ttl = Math.min(cacheTtlSeconds, secondsUntil(result.principal.expiresAt));
+        if (ttl > 0) await cache.put(tokenHash, result.principal, ttl);
+      }
+      return result;
+    },
+
+    async create(input: {
+      userId: string;
+      name: string;
+      scope: TokenScope;
+      organizationIds: string[] | null;
+      expiresAt: string | null;
+    }): Promise<CreatedToken> {
+      const name = input.name.trim();
+      if (!name) throw new AppError('invalid_arguments', 'A token needs a name (e.g. "Claude Desktop - laptop").');
+      if (name.length > 100) throw new AppError('invalid_arguments', 'A token name is at most 100 characters.');
+      if (input.expiresAt && input.expiresAt <= now().toISOString()) {
+        throw new AppError('invalid_arguments', 'The expiry must be in the future.');
+      }
+      if (input.organizationIds) {
+        if (input.organizationIds.length === 0) {
+          throw new AppError('invalid_arguments', 'Restrict the token to at least one organization, or to none.');
+        }
+        const found = await db
+          .select({ id: memberships.organization_id })
+          .from(memberships)
+          .where(
+            and(eq(memberships.user_id, input.userId), inArray(memberships.organization_id, input.organizationIds)),
+          );
+        const member = new Set(found.map((row) => row.id));
+        const missing = input.organizationIds.filter((id) => !member.has(id));
+        if (missing.length > 0) throw new AppError('not_found', `Organization not found: ${missing.join(', ')}`);
+      }
+      const secret = generateTokenSecret();
+      const id = newId('tok');
+      const prefix = secret.slice(0, DISPLAY_PREFIX_LENGTH);
+      await db.insert(apiTokens).values({
+        id,
+        user_id: input.userId,
+        name,
+        token_hash: await hashToken(secret),
+        prefix,
+        scope: input.scope,
+        organization_ids: input.organizationIds ? [...new Set(input.organizationIds)] : null,
+        created_at: now().toISOString(),
+        expires_at: input.expiresAt,
+      });
+      return { id, token: secret, prefix, expires_at: input.expiresAt };
+    },
+
+    /** Revokes a token (of `userId`, when given) and drops it from the cache at once. */
+    async revoke(tokenId: string, userId?: string): Promise<boolean> {
+      const where = userId
+        ? and(eq(apiTokens.id, tokenId), eq(apiTokens.user_id, userId), isNull(apiTokens.revoked_at))
+        : and(eq(apiTokens.id, tokenId), isNull(apiTokens.revoked_at));
+      const rows = await db
+        .update(apiTokens)
+        .set({ revoked_at: now().toISOString() })
+        .where(where)
+        .returning({ token_hash: apiTokens.token_hash });
+      for (const row of rows) await cache.delete(row.token_hash);
+      return rows.length > 0;
+    },
+
+    /** Drops every token of a user from the cache, e.g. after their memberships changed. */
+    async invalidateUser(userId: string): Promise<void> {
+      const rows = await db
+        .select({ token_hash: apiTokens.token_hash })
+        .from(apiTokens)
+        .where(and(eq(apiTokens.user_id, userId), isNull(apiTokens.revoked_at)));
+      await Promise.all(rows.map((row) => cache.delete(row.token_hash)));
+    },
+
+    async list(userId: string): Promise<TokenSummary[]> {
+      const rows = await db
+        .select()
+        .from(apiTokens)
+        .where(eq(apiTokens.user_id, userId))
+        .orderBy(desc(apiTokens.created_at), desc(apiTokens.id));
+      const nowIso = now().toISOString();
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        prefix: row.prefix,
+        scope: row.scope,
+        organization_ids: row.organization_ids,
+        created_at: row.created_at,
+        expires_at: row.expires_at,
+        revoked_at: row.revoked_at,
+        last_used_at: row.last_used_at,
+        state: row.revoked_at ? 'revoked' : row.expires_at && row.expires_at <= nowIso ? 'expired' : 'active',
+      }));
+    },
+  };
+}

@@ -1,0 +1,172 @@
+// Operator CLI: `npx compliance-mcp <command>`; prints one JSON line on stdout, errors on stderr, exit != 0.
+import { parseArgs } from 'node:util';
+import { createOrganization, createUser, requireUserByEmail, setMembership } from './accounts.ts';
+import { ROLES, type Role, type TokenScope } from './auth/principal.ts';
+import { noTokenCache } from './auth/token-cache.ts';
+import { createTokenService } from './auth/tokens.ts';
+import { loadConfig } from './config.ts';
+import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
+import { seedDemo } from './demo.ts';
+import { AppError } from './errors.ts';
+
+export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)
+
+  serve                                                   start the server (HOST, PORT, DATABASE_URL, SEED_DEMO)
+  migrate                                                 apply database migrations
+  user create --email E --password P [--name N]           -> {"id":"usr_..."}
+  org create --name N --owner EMAIL                       -> {"id":"org_..."}
+  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true}
+  token create --email E --name N [--scope read|read_write] [--org ORG_ID]...
+               [--expires-in-days D | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}
+  token revoke --id TOKEN_ID                              -> {"ok":true}
+  token list --email E                                    -> {"tokens":[...]}
+  seed --demo                                             -> {"email","password","organization_id","token"}
+
+A token revoked here stops working on a running Node server within TOKEN_CACHE_TTL_SECONDS (default 10 s).`;
+
+class UsageError extends Error {}
+
+const OPTIONS = {
+  email: { type: 'string' },
+  password: { type: 'string' },
+  name: { type: 'string' },
+  owner: { type: 'string' },
+  org: { type: 'string', multiple: true },
+  role: { type: 'string' },
+  scope: { type: 'string' },
+  'expires-in-days': { type: 'string' },
+  'expires-at': { type: 'string' },
+  id: { type: 'string' },
+  demo: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
+
+function need(values: Values, name: 'email' | 'password' | 'name' | 'owner' | 'role' | 'id'): string {
+  const value = values[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`Missing --${name}`);
+  return value;
+}
+
+function expiryFrom(values: Values, now: Date): string | null {
+  const days = values['expires-in-days'];
+  const at = values['expires-at'];
+  if (days !== undefined && at !== undefined) throw new UsageError('Give --expires-in-days or --expires-at, not both');
+  if (at !== undefined) {
+    const time = Date.parse(at);
+    if (Number.isNaN(time)) throw new UsageError(`--expires-at is not an ISO date: ${at}`);
+    return new Date(time).toISOString();
+  }
+  const count = days === undefined ? 90 : Number(days);
+  if (!Number.isInteger(count) || count < 1 || count > 3650) throw new UsageError('--expires-in-days must be 1..3650');
+  return new Date(now.getTime() + count * 86_400_000).toISOString();
+}
+
+async function run(argv: string[], env: Record<string, string | undefined>): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const command = positionals.join(' ');
+  if (values.help || command === '' || command === 'help') throw new UsageError('');
+  const config = loadConfig(env);
+
+  if (command === 'serve') {
+    const { startNodeServer } = await import('./node.ts');
+    const server = await startNodeServer(config);
+    const stop = () => {
+      void server.close().then(() => process.exit(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return undefined;
+  }
+
+  const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
+  try {
+    await migrateDatabase(database);
+    const { db } = database;
+    const now = () => new Date();
+    // The CLI has no cache to keep: the server's own cache expires revoked tokens within its TTL.
+    const tokens = createTokenService({ db, cache: noTokenCache, cacheTtlSeconds: 0, now });
+    switch (command) {
+      case 'migrate':
+        return { ok: true, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//') };
+      case 'user create': {
+        const user = await createUser(db, now(), {
+          email: need(values, 'email'),
+          password: need(values, 'password'),
+          name: values.name ?? null,
+        });
+        return { id: user.id };
+      }
+      case 'org create': {
+        const owner = await requireUserByEmail(db, need(values, 'owner'));
+        return await createOrganization(db, now(), { name: need(values, 'name'), ownerId: owner.id });
+      }
+      case 'member add': {
+        const role = need(values, 'role').toUpperCase();
+        if (!ROLES.includes(role as Role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+        const organizationId = values.org?.[0];
+        if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
+        const user = await requireUserByEmail(db, need(values, 'email'));
+        await setMembership(db, now(), organizationId, user.id, role as Role);
+        return { ok: true };
+      }
+      case 'token create': {
+        const scope = (values.scope ?? 'read_write').toLowerCase();
+        if (scope !== 'read' && scope !== 'read_write') throw new UsageError('--scope must be read or read_write');
+        const user = await requireUserByEmail(db, need(values, 'email'));
+        const created = await tokens.create({
+          userId: user.id,
+          name: need(values, 'name'),
+          scope: scope as TokenScope,
+          organizationIds: values.org && values.org.length > 0 ? values.org : null,
+          expiresAt: expiryFrom(values, now()),
+        });
+        return { id: created.id, token: created.token, expires_at: created.expires_at };
+      }
+      case 'token revoke': {
+        const revoked = await tokens.revoke(need(values, 'id'));
+        if (!revoked) throw new AppError('not_found', 'No active token with that id.');
+        return { ok: true };
+      }
+      case 'token list': {
+        const user = await requireUserByEmail(db, need(values, 'email'));
+        return { tokens: await tokens.list(user.id) };
+      }
+      case 'seed': {
+        if (!values.demo) throw new UsageError('seed needs --demo');
+        return await seedDemo(db, tokens, now);
+      }
+      default:
+        throw new UsageError(`Unknown command: ${command}`);
+    }
+  } finally {
+    database.client.close();
+  }
+}
+
+/** Runs one command; returns the process exit code. */
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+  out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
+  err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<number> {
+  try {
+    const result = await run(argv, env);
+    if (result !== undefined) out(JSON.stringify(result));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && 'code' in error)) {
+      if (error.message) err(`error: ${error.message}`);
+      err(USAGE);
+      return 2;
+    }
+    if (error instanceof AppError) {
+      err(`error: ${error.message}`);
+      return 1;
+    }
+    err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}

@@ -1,0 +1,81 @@
+// One typed configuration, parsed once from the environment of the host and passed in.
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const commaList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().min(1).default('file:./data/compliance.db'),
+  DATABASE_AUTH_TOKEN: z.string().optional(),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8787),
+  SEED_DEMO: booleanFlag.default(true),
+  /** Public base URL (e.g. https://compliance.example.com); used in OpenAPI `servers` and allowed origins. */
+  PUBLIC_URL: z.url().optional(),
+  /** Extra origins allowed to call the MCP endpoint from a browser. */
+  ALLOWED_ORIGINS: commaList.default([]),
+  MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /** How long a verified token stays in the cache before the database is asked again. */
+  TOKEN_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
+  /** Tool calls allowed per token per minute; 0 disables the limit. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+});
+
+export interface Config {
+  databaseUrl: string;
+  databaseAuthToken: string | undefined;
+  host: string;
+  port: number;
+  seedDemo: boolean;
+  publicUrl: string | undefined;
+  allowedOrigins: string[];
+  maxBodyBytes: number;
+  tokenCacheTtlSeconds: number;
+  rateLimitPerMinute: number;
+  version: string;
+}
+
+export const VERSION = '0.1.0';
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = EnvSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const value = parsed.data;
+  return {
+    databaseUrl: value.DATABASE_URL,
+    databaseAuthToken: value.DATABASE_AUTH_TOKEN,
+    host: value.HOST,
+    port: value.PORT,
+    seedDemo: value.SEED_DEMO,
+    publicUrl: value.PUBLIC_URL?.replace(/\/+$/, ''),
+    allowedOrigins: value.ALLOWED_ORIGINS,
+    maxBodyBytes: value.MAX_BODY_BYTES,
+    tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
+    rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+    version: VERSION,
+  };
+}
+
+// An empty variable means "not set", so `PORT= npm start` falls back to the default.
+function withoutEmpty(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) if (value !== undefined && value !== '') out[key] = value;
+  return out;
+}

@@ -1,0 +1,393 @@
+// Drizzle schema: accounts and tokens, the tool-call log, and the eleven organization-scoped registers.
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+// Timestamps are ISO 8601 strings with milliseconds (`toISOString()`), so text order is time order.
+const timestamps = {
+  created_at: text('created_at').notNull(),
+  updated_at: text('updated_at').notNull(),
+};
+
+export const organizations = sqliteTable('organizations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  ...timestamps,
+});
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  email: text('email').notNull(),
+  name: text('name'),
+  password_hash: text('password_hash').notNull(),
+  ...timestamps,
+}, (t) => [uniqueIndex('users_email_unique').on(t.email)]);
+
+export const memberships = sqliteTable(
+  'memberships',
+  {
+    organization_id: text('organization_id').notNull().references(() => organizations.id),
+    user_id: text('user_id').notNull().references(() => users.id),
+    role: text('role', { enum: ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] }).notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.user_id] }), index('memberships_user_idx').on(t.user_id)],
+);
+
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    user_id: text('user_id').notNull().references(() => users.id),
+    name: text('name').notNull(),
+    /** SHA-256 of the secret, hex. The secret itself is never stored. */
+    token_hash: text('token_hash').notNull(),
+    /** First characters of the secret, shown so a person can tell tokens apart. */
+    prefix: text('prefix').notNull(),
+    scope: text('scope', { enum: ['read', 'read_write'] }).notNull(),
+    /** null = every organization the holder belongs to; otherwise a JSON array of organization ids. */
+    organization_ids: text('organization_ids', { mode: 'json' }).$type<string[] | null>(),
+    created_at: text('created_at').notNull(),
+    expires_at: text('expires_at'),
+    revoked_at: text('revoked_at'),
+    last_used_at: text('last_used_at'),
+  },
+  (t) => [uniqueIndex('api_tokens_hash_unique').on(t.token_hash), index('api_tokens_user_idx').on(t.user_id, t.created_at)],
+);
+
+export const sessions = sqliteTable(
+  'sessions',
+  {
+    /** SHA-256 of the session cookie value, hex. */
+    id_hash: text('id_hash').primaryKey(),
+    user_id: text('user_id').notNull().references(() => users.id),
+    csrf_token: text('csrf_token').notNull(),
+    created_at: text('created_at').notNull(),
+    last_seen_at: text('last_seen_at').notNull(),
+    expires_at: text('expires_at').notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.user_id)],
+);
+
+export const signInAttempts = sqliteTable(
+  'sign_in_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    email: text('email').notNull(),
+    succeeded: integer('succeeded', { mode: 'boolean' }).notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [index('sign_in_attempts_email_idx').on(t.email, t.created_at)],
+);
+
+export const toolCalls = sqliteTable(
+  'tool_calls',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    token_id: text('token_id').notNull(),
+    user_id: text('user_id').notNull(),
+    tool: text('tool').notNull(),
+    surface: text('surface', { enum: ['mcp', 'direct', 'web'] }).notNull(),
+    organization_id: text('organization_id'),
+    /** `ok` or the error code returned. */
+    outcome: text('outcome').notNull(),
+    duration_ms: integer('duration_ms').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('tool_calls_token_idx').on(t.token_id, t.created_at),
+    index('tool_calls_org_idx').on(t.organization_id, t.created_at),
+  ],
+);
+
+// ---- organization-scoped registers -------------------------------------------------------------
+
+const scoped = {
+  id: text('id').primaryKey(),
+  organization_id: text('organization_id').notNull().references(() => organizations.id),
+};
+
+export const people = sqliteTable(
+  'people',
+  {
+    ...scoped,
+    full_name: text('full_name').notNull(),
+    email: text('email').notNull(),
+    kind: text('kind').notNull(),
+    position: text('position'),
+    contract_start_date: text('contract_start_date'),
+    contract_end_date: text('contract_end_date'),
+    ...timestamps,
+  },
+  (t) => [
+    index('people_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('people_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('people_org_name_idx').on(t.organization_id, t.full_name, t.id),
+    index('people_org_kind_idx').on(t.organization_id, t.kind),
+    uniqueIndex('people_org_email_unique').on(t.organization_id, t.email),
+  ],
+);
+
+export const vendors = sqliteTable(
+  'vendors',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    category: text('category').notNull(),
+    legal_name: text('legal_name'),
+    website_url: text('website_url'),
+    privacy_policy_url: text('privacy_policy_url'),
+    data_processing_agreement_url: text('data_processing_agreement_url'),
+    security_page_url: text('security_page_url'),
+    certifications: text('certifications', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    countries: text('countries', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    business_owner_id: text('business_owner_id'),
+    security_owner_id: text('security_owner_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('vendors_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('vendors_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('vendors_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('vendors_org_category_idx').on(t.organization_id, t.category),
+  ],
+);
+
+export const risks = sqliteTable(
+  'risks',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    category: text('category').notNull(),
+    status: text('status').notNull(),
+    treatment: text('treatment').notNull(),
+    owner_id: text('owner_id'),
+    inherent_likelihood: integer('inherent_likelihood').notNull(),
+    inherent_impact: integer('inherent_impact').notNull(),
+    inherent_score: integer('inherent_score').notNull(),
+    residual_likelihood: integer('residual_likelihood').notNull(),
+    residual_impact: integer('residual_impact').notNull(),
+    residual_score: integer('residual_score').notNull(),
+    note: text('note'),
+    ...timestamps,
+  },
+  (t) => [
+    index('risks_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('risks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('risks_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('risks_org_residual_idx').on(t.organization_id, t.residual_score, t.id),
+    index('risks_org_inherent_idx').on(t.organization_id, t.inherent_score, t.id),
+    index('risks_org_status_idx').on(t.organization_id, t.status),
+    index('risks_org_treatment_idx').on(t.organization_id, t.treatment),
+    index('risks_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const measures = sqliteTable(
+  'measures',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    category: text('category').notNull(),
+    state: text('state').notNull(),
+    owner_id: text('owner_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('measures_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('measures_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('measures_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('measures_org_state_idx').on(t.organization_id, t.state),
+    index('measures_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const riskMeasures = sqliteTable(
+  'risk_measures',
+  {
+    risk_id: text('risk_id').notNull(),
+    measure_id: text('measure_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.risk_id, t.measure_id] }), index('risk_measures_measure_idx').on(t.measure_id)],
+);
+
+export const obligations = sqliteTable(
+  'obligations',
+  {
+    ...scoped,
+    area: text('area'),
+    source: text('source'),
+    requirement: text('requirement').notNull(),
+    regulator: text('regulator'),
+    type: text('type').notNull(),
+    status: text('status').notNull(),
+    owner_id: text('owner_id'),
+    last_review_date: text('last_review_date'),
+    due_date: text('due_date'),
+    ...timestamps,
+  },
+  (t) => [
+    index('obligations_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('obligations_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('obligations_org_due_idx').on(t.organization_id, t.due_date, t.id),
+    index('obligations_org_status_idx').on(t.organization_id, t.status, t.due_date),
+    index('obligations_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const frameworks = sqliteTable(
+  'frameworks',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    version: text('version'),
+    ...timestamps,
+  },
+  (t) => [
+    index('frameworks_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('frameworks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('frameworks_org_name_idx').on(t.organization_id, t.name, t.id),
+  ],
+);
+
+export const assets = sqliteTable(
+  'assets',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    asset_type: text('asset_type').notNull(),
+    amount: integer('amount').notNull(),
+    owner_id: text('owner_id'),
+    data_types_stored: text('data_types_stored'),
+    ...timestamps,
+  },
+  (t) => [
+    index('assets_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('assets_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('assets_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('assets_org_type_idx').on(t.organization_id, t.asset_type),
+    index('assets_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const assetVendors = sqliteTable(
+  'asset_vendors',
+  {
+    asset_id: text('asset_id').notNull(),
+    vendor_id: text('vendor_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.asset_id, t.vendor_id] }), index('asset_vendors_vendor_idx').on(t.vendor_id)],
+);
+
+export const dataClassifications = sqliteTable(
+  'data_classifications',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    classification: text('classification').notNull(),
+    owner_id: text('owner_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('data_classifications_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('data_classifications_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('data_classifications_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('data_classifications_org_class_idx').on(t.organization_id, t.classification),
+    index('data_classifications_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const dataClassificationVendors = sqliteTable(
+  'data_classification_vendors',
+  {
+    data_classification_id: text('data_classification_id').notNull(),
+    vendor_id: text('vendor_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.data_classification_id, t.vendor_id] }),
+    index('data_classification_vendors_vendor_idx').on(t.vendor_id),
+  ],
+);
+
+export const audits = sqliteTable(
+  'audits',
+  {
+    ...scoped,
+    framework_id: text('framework_id').notNull(),
+    name: text('name'),
+    state: text('state').notNull(),
+    valid_from: text('valid_from'),
+    valid_until: text('valid_until'),
+    auditor: text('auditor'),
+    scope: text('scope'),
+    ...timestamps,
+  },
+  (t) => [
+    index('audits_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('audits_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('audits_org_valid_until_idx').on(t.organization_id, t.valid_until, t.id),
+    index('audits_org_state_idx').on(t.organization_id, t.state),
+    index('audits_org_framework_idx').on(t.organization_id, t.framework_id),
+  ],
+);
+
+export const nonconformities = sqliteTable(
+  'nonconformities',
+  {
+    ...scoped,
+    reference_id: text('reference_id').notNull(),
+    description: text('description'),
+    audit_id: text('audit_id'),
+    date_identified: text('date_identified'),
+    root_cause: text('root_cause'),
+    corrective_action: text('corrective_action'),
+    owner_id: text('owner_id'),
+    due_date: text('due_date'),
+    status: text('status').notNull(),
+    effectiveness_check: text('effectiveness_check'),
+    ...timestamps,
+  },
+  (t) => [
+    index('nonconformities_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('nonconformities_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('nonconformities_org_reference_idx').on(t.organization_id, t.reference_id, t.id),
+    index('nonconformities_org_due_idx').on(t.organization_id, t.due_date, t.id),
+    index('nonconformities_org_status_idx').on(t.organization_id, t.status, t.due_date),
+    index('nonconformities_org_audit_idx').on(t.organization_id, t.audit_id),
+    index('nonconformities_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const continualImprovements = sqliteTable(
+  'continual_improvements',
+  {
+    ...scoped,
+    reference_id: text('reference_id').notNull(),
+    description: text('description'),
+    source: text('source'),
+    owner_id: text('owner_id'),
+    target_date: text('target_date'),
+    status: text('status').notNull(),
+    priority: text('priority').notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    index('continual_improvements_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('continual_improvements_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('continual_improvements_org_reference_idx').on(t.organization_id, t.reference_id, t.id),
+    index('continual_improvements_org_target_idx').on(t.organization_id, t.target_date, t.id),
+    index('continual_improvements_org_status_idx').on(t.organization_id, t.status),
+    index('continual_improvements_org_priority_idx').on(t.organization_id, t.priority),
+    index('continual_improvements_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);

@@ -1,0 +1,66 @@
+// The closed set of error codes of the public contract, and the AppError that carries one.
+
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  invalid_arguments: 400,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  forbidden: 403,
+  not_found: 404,
+  unknown_tool: 404,
+  method_not_allowed: 405,
+  invalid_transition: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: unknown };
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): (typeof ERROR_STATUS)[ErrorCode] {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** The body every surface sends for an error; anything that is not an AppError becomes `internal`. */
+export function toErrorBody(error: unknown): ErrorBody {
+  const appError = asAppError(error);
+  const body: ErrorBody = { error: { code: appError.code, message: appError.message } };
+  if (appError.details !== undefined) body.error.details = appError.details;
+  return body;
+}
+
+export function asAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError('internal', 'Internal error. The incident was logged; retry later or contact the operator.');
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} not found, or not reachable with this token.`);
+}
+
+export function invalidArguments(message: string, details?: ErrorDetail[]): AppError {
+  return new AppError('invalid_arguments', message, details);
+}

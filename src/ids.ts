@@ -1,0 +1,41 @@
+// Kind-prefixed opaque identifiers with 120 random bits (e.g. `rsk_0d3k...`).
+
+export const ID_PREFIXES = {
+  organization: 'org',
+  user: 'usr',
+  token: 'tok',
+  vendor: 'ven',
+  risk: 'rsk',
+  measure: 'msr',
+  obligation: 'obl',
+  person: 'per',
+  framework: 'fwk',
+  asset: 'ast',
+  data_classification: 'dcl',
+  nonconformity: 'ncf',
+  continual_improvement: 'cim',
+  audit: 'aud',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+const ID_BODY_LENGTH = 24; // 24 x 5 bits = 120 random bits
+
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${randomBase32(ID_BODY_LENGTH)}`;
+}
+
+export function randomBase32(length: number): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(length));
+  let out = '';
+  for (const byte of bytes) out += ALPHABET[byte & 31];
+  return out;
+}
+
+const ID_PATTERN = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{24}$/;
+
+export function isIdOf(prefix: IdPrefix, value: string): boolean {
+  return value.startsWith(`${prefix}_`) && ID_PATTERN.test(value);
+}

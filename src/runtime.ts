@@ -1,0 +1,54 @@
+// Assembles the app's dependencies from a database and a token cache: shared by the Node host, the Worker and tests.
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { type App, createApp } from './app.ts';
+import type { TokenCache } from './auth/token-cache.ts';
+import { createTokenService, type TokenService } from './auth/tokens.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import type { OriginPolicy } from './surfaces/origin.ts';
+import { createUsageRecorder, type UsageRecorder } from './usage.ts';
+
+export interface Runtime {
+  app: App;
+  database: Database;
+  tokens: TokenService;
+  usage: UsageRecorder;
+  config: Config;
+}
+
+export function originPolicyFor(config: Config, loopbackOnly: boolean): OriginPolicy {
+  const allowed = new Set(config.allowedOrigins);
+  if (config.publicUrl) allowed.add(new URL(config.publicUrl).origin);
+  return { loopbackOnly, allowedOrigins: allowed };
+}
+
+export function createRuntime(options: {
+  config: Config;
+  database: Database;
+  cache: TokenCache;
+  loopbackOnly: boolean;
+  usageFlush: 'after-response' | 'host';
+  now?: () => Date;
+  log?: (message: string) => void;
+}): Runtime {
+  const now = options.now ?? (() => new Date());
+  const tokens = createTokenService({
+    db: options.database.db,
+    cache: options.cache,
+    cacheTtlSeconds: options.config.tokenCacheTtlSeconds,
+    now,
+  });
+  const usage = createUsageRecorder(options.database.db, options.log);
+  const app = createApp({
+    config: options.config,
+    database: options.database,
+    tokens,
+    usage,
+    now,
+    jsonSchemaValidator: new CfWorkerJsonSchemaValidator(),
+    originPolicy: originPolicyFor(options.config, options.loopbackOnly),
+    usageFlush: options.usageFlush,
+    log: options.log,
+  });
+  return { app, database: options.database, tokens, usage, config: options.config };
+}

@@ -1,0 +1,89 @@
+// The one seam every surface calls a tool through: scope, argument normalisation and validation, run, errors, call log.
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import type { Db } from '../db/client.ts';
+import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
+import type { RateLimiter } from '../rate-limit.ts';
+import { requireTokenScope } from '../tools/access.ts';
+import type { Tool, ToolContext } from '../tools/types.ts';
+import type { Surface, UsageRecorder } from '../usage.ts';
+
+export interface InvokeDeps {
+  db: Db;
+  usage: UsageRecorder;
+  now: () => Date;
+  rateLimiter: RateLimiter;
+  logError(requestId: string, error: unknown): void;
+}
+
+export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok: false; error: AppError };
+
+export async function invokeTool(
+  deps: InvokeDeps,
+  tool: Tool,
+  rawArguments: unknown,
+  principal: Principal,
+  surface: Surface,
+  requestId: string,
+): Promise<InvokeResult> {
+  const started = performance.now();
+  const ctx: ToolContext = { db: deps.db, principal, now: deps.now, organizationId: null };
+  let outcome: InvokeResult;
+  try {
+    const wait = deps.rateLimiter.take(principal.tokenId);
+    if (wait > 0) {
+      throw new AppError('rate_limited', `Too many calls with this token; retry in ${wait} s.`, {
+        retry_after_seconds: wait,
+      });
+    }
+    requireTokenScope(ctx, tool.scope);
+    const parsed = tool.input.safeParse(normalizeArguments(rawArguments));
+    if (!parsed.success) throw invalidArgumentsFrom(tool.name, parsed.error);
+    outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
+  } catch (error) {
+    if (!(error instanceof AppError)) deps.logError(requestId, error);
+    outcome = { ok: false, error: asAppError(error) };
+  }
+  deps.usage.record({
+    token_id: principal.tokenId,
+    user_id: principal.userId,
+    tool: tool.name,
+    surface,
+    organization_id: ctx.organizationId,
+    outcome: outcome.ok ? 'ok' : outcome.error.code,
+    duration_ms: Math.round(performance.now() - started),
+    created_at: deps.now().toISOString(),
+  });
+  return outcome;
+}
+
+/** `organizationId` -> `organization_id`, at every level of plain objects; both spellings at once is an error. */
+export function normalizeArguments(value: unknown): unknown {
+  if (value === undefined || value === null) return {};
+  return normalizeKeys(value, '');
+}
+
+function normalizeKeys(value: unknown, path: string): unknown {
+  if (Array.isArray(value)) return value;
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+    if (Object.hasOwn(out, snake)) {
+      throw new AppError('invalid_arguments', `Argument ${path}${snake} is given twice (as ${key} and ${snake}).`, [
+        { path: `${path}${snake}`, message: 'Given twice' },
+      ]);
+    }
+    out[snake] = normalizeKeys(item, `${path}${snake}.`);
+  }
+  return out;
+}
+
+function invalidArgumentsFrom(toolName: string, error: z.ZodError): AppError {
+  const details: ErrorDetail[] = error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(arguments)',
+    message: issue.message,
+  }));
+  const summary = details.map((detail) => `${detail.path}: ${detail.message}`).join('; ');
+  return new AppError('invalid_arguments', `Invalid arguments for ${toolName}: ${summary}`, details);
+}

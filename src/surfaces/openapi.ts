@@ -1,0 +1,66 @@
+// OpenAPI 3.1 description of the direct-call surface, generated from the tool map (custom-GPT actions, wrappers).
+import type { ToolMap } from '../tools/index.ts';
+import { ERROR_JSON_SCHEMA, jsonSchemasOf } from './schemas.ts';
+
+// Custom-GPT actions refuse operation descriptions over 300 characters.
+const MAX_OPERATION_DESCRIPTION = 300;
+
+function shorten(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const sentenceEnd = cut.lastIndexOf('. ');
+  return sentenceEnd > max / 2 ? cut.slice(0, sentenceEnd + 1) : `${cut.trimEnd()}…`;
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+});
+
+export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, only?: Set<string>) {
+  const paths: Record<string, unknown> = {};
+  for (const tool of tools.values()) {
+    if (only && !only.has(tool.name)) continue;
+    const schemas = jsonSchemasOf(tool);
+    paths[`/api/mcp/tools/${tool.name}`] = {
+      post: {
+        operationId: tool.name,
+        summary: tool.title,
+        description: shorten(tool.description, MAX_OPERATION_DESCRIPTION),
+        tags: [tool.scope === 'read' ? 'read' : 'write'],
+        'x-openai-isConsequential': tool.scope === 'write',
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: schemas.input } },
+        },
+        responses: {
+          '200': { description: 'The tool result.', content: { 'application/json': { schema: schemas.output } } },
+          '400': errorResponse('invalid_json or invalid_arguments (details list each problem).'),
+          '401': errorResponse('Token missing, malformed, unknown, expired or revoked.'),
+          '403': errorResponse('insufficient_scope: read-only token or role too low.'),
+          '404': errorResponse('not_found: record or organization not reachable with this token.'),
+          '409': errorResponse('invalid_transition or conflict.'),
+          '429': errorResponse('rate_limited; see Retry-After.'),
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Compliance MCP: direct tool calls',
+      version,
+      description:
+        'Every MCP tool of the compliance service as a plain HTTP POST with a JSON object of arguments. Authenticate with `Authorization: Bearer <API token>`. Start with listOrganizations to get an organization_id.',
+    },
+    servers: [{ url: baseUrl }],
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token from Settings > API Tokens.' },
+      },
+      schemas: { Error: ERROR_JSON_SCHEMA },
+    },
+    paths,
+  };
+}

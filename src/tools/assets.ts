@@ -1,0 +1,62 @@
+// Assets: physical and virtual things the organization must protect, and the vendors that host them.
+import { eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { assets, assetVendors } from '../db/schema.ts';
+import { descriptionField, nameField, ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum, idOf, longText } from './fields.ts';
+import { enumFilter, filter, optional, type RegisterSpec, withDefault } from './register.ts';
+import { ASSET_TYPES } from './states.ts';
+
+const assetType = caseInsensitiveEnum(ASSET_TYPES).describe('PHYSICAL (laptops, servers) or VIRTUAL (databases, SaaS accounts).');
+
+export const assetSpec: RegisterSpec = {
+  kind: 'asset',
+  prefix: 'ast',
+  label: 'asset',
+  labelPlural: 'assets',
+  noun: 'Asset',
+  nounPlural: 'Assets',
+  key: 'asset',
+  listKey: 'assets',
+  table: assets,
+  about: 'An asset is something of value to protect: a laptop fleet, a production database, a code repository.',
+  fields: {
+    name: nameField('Production PostgreSQL cluster'),
+    description: descriptionField('asset'),
+    asset_type: withDefault(assetType, 'VIRTUAL'),
+    amount: withDefault(z.number().int().min(0).max(1_000_000_000).describe('How many (default 1).'), 1),
+    owner_id: ownerField(),
+    data_types_stored: optional(longText(1000).describe('Kinds of data stored, e.g. "Customer PII, invoices".')),
+  },
+  relations: [
+    {
+      field: 'vendor_ids',
+      table: assetVendors,
+      ownerColumn: assetVendors.asset_id,
+      targetColumn: assetVendors.vendor_id,
+      organizationColumn: assetVendors.organization_id,
+      target: 'vendor',
+      writable: true,
+      description: 'Ids of the vendors that host or provide this asset (`ven_...`).',
+    },
+  ],
+  search: [assets.name, assets.description, assets.data_types_stored],
+  filters: {
+    asset_type: enumFilter(assetType, assets.asset_type, 'Only PHYSICAL or VIRTUAL assets.'),
+    owner_id: filter(idOf('per', 'Person').describe('Only assets owned by this person (`per_...`).'), (value) =>
+      eq(assets.owner_id, value),
+    ),
+  },
+  orderFields: {
+    created_at: { column: assets.created_at },
+    updated_at: { column: assets.updated_at },
+    name: { column: assets.name },
+  },
+  example: {
+    organization_id: 'org_...',
+    name: 'Employee laptops',
+    asset_type: 'PHYSICAL',
+    amount: 42,
+    data_types_stored: 'Source code, customer emails',
+  },
+};

@@ -1,0 +1,63 @@
+// Continual improvements: planned improvements of the management system, with a priority and a workflow.
+import { eq } from 'drizzle-orm';
+import { continualImprovements } from '../db/schema.ts';
+import { ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
+import { checkWorkflow } from './nonconformities.ts';
+import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { PRIORITIES, WORKFLOW_STATUSES } from './states.ts';
+
+const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
+  'OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens (case-insensitive).',
+);
+const priority = caseInsensitiveEnum(PRIORITIES).describe('LOW, MEDIUM or HIGH (case-insensitive; default MEDIUM).');
+
+export const continualImprovementSpec: RegisterSpec = {
+  kind: 'continual_improvement',
+  prefix: 'cim',
+  label: 'continual improvement',
+  labelPlural: 'continual improvements',
+  noun: 'ContinualImprovement',
+  nounPlural: 'ContinualImprovements',
+  key: 'continual_improvement',
+  listKey: 'continual_improvements',
+  table: continualImprovements,
+  about:
+    'A continual improvement is a planned improvement of the management system (ISO 27001 clause 10), tracked from OPEN to CLOSED.',
+  fields: {
+    reference_id: required(shortText(100).describe('Your reference, e.g. "CI-2026-012".')),
+    description: optional(longText().describe('What will be improved.')),
+    source: optional(shortText().describe('Where it came from, e.g. "Management review 2026-Q3".')),
+    owner_id: ownerField(),
+    target_date: optional(dateSchema.describe('Target date, YYYY-MM-DD.')),
+    status: withDefault(status, 'OPEN'),
+    priority: withDefault(priority, 'MEDIUM'),
+  },
+  search: [continualImprovements.reference_id, continualImprovements.description, continualImprovements.source],
+  filters: {
+    status: enumFilter(status, continualImprovements.status, 'Only those with this status (or any of these).'),
+    priority: enumFilter(priority, continualImprovements.priority, 'Only this priority (or any of these).'),
+    owner_id: filter(idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'), (value) =>
+      eq(continualImprovements.owner_id, value),
+    ),
+  },
+  orderFields: {
+    created_at: { column: continualImprovements.created_at },
+    updated_at: { column: continualImprovements.updated_at },
+    reference_id: { column: continualImprovements.reference_id },
+    target_date: { column: continualImprovements.target_date, nullable: true },
+  },
+  prepare: (next, current) => checkWorkflow('continual improvement', next, current, false),
+  hints: {
+    add: 'Status defaults to OPEN and priority to MEDIUM.',
+    update:
+      'Status follows OPEN -> IN_PROGRESS -> CLOSED, and CLOSED -> OPEN to reopen; any other change is refused (invalid_transition).',
+  },
+  example: {
+    organization_id: 'org_...',
+    reference_id: 'CI-2026-012',
+    description: 'Automate quarterly access reviews',
+    priority: 'HIGH',
+    target_date: '2027-03-31',
+  },
+};

@@ -1,0 +1,51 @@
+// Data classifications: kinds of data with a sensitivity level and the vendors that process them.
+import { dataClassifications, dataClassificationVendors } from '../db/schema.ts';
+import { descriptionField, nameField, ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum } from './fields.ts';
+import { enumFilter, type RegisterSpec, withDefault } from './register.ts';
+import { CLASSIFICATIONS } from './states.ts';
+
+const classification = caseInsensitiveEnum(CLASSIFICATIONS).describe(
+  `Sensitivity: ${CLASSIFICATIONS.join(', ')} (case-insensitive; default INTERNAL).`,
+);
+
+export const dataClassificationSpec: RegisterSpec = {
+  kind: 'data_classification',
+  prefix: 'dcl',
+  label: 'data classification',
+  labelPlural: 'data classifications',
+  noun: 'DataClassification',
+  nounPlural: 'DataClassifications',
+  key: 'data_classification',
+  listKey: 'data_classifications',
+  table: dataClassifications,
+  about: 'A data classification names a kind of data (e.g. "Customer PII") and its sensitivity level.',
+  fields: {
+    name: nameField('Customer personal data'),
+    description: descriptionField('data'),
+    classification: withDefault(classification, 'INTERNAL'),
+    owner_id: ownerField(),
+  },
+  relations: [
+    {
+      field: 'vendor_ids',
+      table: dataClassificationVendors,
+      ownerColumn: dataClassificationVendors.data_classification_id,
+      targetColumn: dataClassificationVendors.vendor_id,
+      organizationColumn: dataClassificationVendors.organization_id,
+      target: 'vendor',
+      writable: true,
+      description: 'Ids of the vendors that process data of this classification (`ven_...`).',
+    },
+  ],
+  search: [dataClassifications.name, dataClassifications.description],
+  filters: {
+    classification: enumFilter(classification, dataClassifications.classification, 'Only this sensitivity (or any of these).'),
+  },
+  orderFields: {
+    created_at: { column: dataClassifications.created_at },
+    updated_at: { column: dataClassifications.updated_at },
+    name: { column: dataClassifications.name },
+  },
+  example: { organization_id: 'org_...', name: 'Customer PII', classification: 'CONFIDENTIAL' },
+};

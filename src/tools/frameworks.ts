@@ -1,0 +1,30 @@
+// Frameworks: compliance standards the organization follows or is audited against (ISO 27001, SOC 2, ...).
+import { frameworks } from '../db/schema.ts';
+import { descriptionField, nameField } from './common-fields.ts';
+import { shortText } from './fields.ts';
+import { optional, type RegisterSpec } from './register.ts';
+
+export const frameworkSpec: RegisterSpec = {
+  kind: 'framework',
+  prefix: 'fwk',
+  label: 'framework',
+  labelPlural: 'frameworks',
+  noun: 'Framework',
+  nounPlural: 'Frameworks',
+  key: 'framework',
+  listKey: 'frameworks',
+  table: frameworks,
+  about: 'A framework is a compliance standard such as ISO 27001 or SOC 2; audits belong to a framework.',
+  fields: {
+    name: nameField('ISO/IEC 27001'),
+    description: descriptionField('framework'),
+    version: optional(shortText(50).describe('Version or edition, e.g. "2022".')),
+  },
+  search: [frameworks.name, frameworks.description],
+  orderFields: {
+    created_at: { column: frameworks.created_at },
+    updated_at: { column: frameworks.updated_at },
+    name: { column: frameworks.name },
+  },
+  example: { organization_id: 'org_...', name: 'ISO/IEC 27001', version: '2022' },
+};

@@ -1,0 +1,84 @@
+// Nonconformities: findings (often from audits) with root cause, corrective action and a closing workflow.
+import { eq } from 'drizzle-orm';
+import { nonconformities } from '../db/schema.ts';
+import { ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
+import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
+import { derived, enumFilter, filter, optional, type RegisterSpec, required, type Row, withDefault } from './register.ts';
+import { checkTransition, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
+import { AppError } from '../errors.ts';
+
+const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
+  'OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens (case-insensitive). CLOSED needs a corrective_action.',
+);
+
+/** Shared by nonconformities and continual improvements: the workflow, and CLOSED only with a corrective action. */
+export function checkWorkflow(label: string, next: Row, current: Row | null, needsAction: boolean): void {
+  if (current) checkTransition(label, 'status', String(current.status), String(next.status), WORKFLOW_TRANSITIONS);
+  if (needsAction && next.status === 'CLOSED' && !next.corrective_action) {
+    throw new AppError('invalid_transition', `A ${label} can only be CLOSED with a corrective_action. Set corrective_action in the same call.`, {
+      field: 'status',
+      current: current?.status ?? null,
+      requested: 'CLOSED',
+      allowed: current ? WORKFLOW_TRANSITIONS[String(current.status)] ?? [] : WORKFLOW_STATUSES,
+    });
+  }
+}
+
+export const nonconformitySpec: RegisterSpec = {
+  kind: 'nonconformity',
+  prefix: 'ncf',
+  label: 'nonconformity',
+  labelPlural: 'nonconformities',
+  noun: 'Nonconformity',
+  nounPlural: 'Nonconformities',
+  key: 'nonconformity',
+  listKey: 'nonconformities',
+  table: nonconformities,
+  about:
+    'A nonconformity is a finding that a requirement is not met (often from an audit), tracked from OPEN to CLOSED with root cause and corrective action.',
+  fields: {
+    reference_id: required(shortText(100).describe('Your reference, e.g. "NC-2026-004".')),
+    description: optional(longText().describe('What was found.')),
+    audit_id: optional(idOf('aud', 'Audit').describe('Audit that raised it (`aud_...`), if any.'), 'audit'),
+    date_identified: optional(dateSchema.describe('When it was found, YYYY-MM-DD.')),
+    root_cause: optional(longText().describe('Root cause analysis.')),
+    corrective_action: optional(longText().describe('Corrective action taken or planned; required to close.')),
+    owner_id: ownerField(),
+    due_date: optional(dateSchema.describe('Date by which it must be closed, YYYY-MM-DD.')),
+    status: withDefault(status, 'OPEN'),
+    effectiveness_check: optional(longText().describe('How the effectiveness of the corrective action was verified.')),
+    overdue: derived(overdueOutput('CLOSED')),
+  },
+  search: [nonconformities.reference_id, nonconformities.description, nonconformities.root_cause],
+  filters: {
+    status: enumFilter(status, nonconformities.status, 'Only nonconformities with this status (or any of these).'),
+    overdue: overdueFilter(nonconformities.due_date, nonconformities.status, 'CLOSED'),
+    audit_id: filter(idOf('aud', 'Audit').describe('Only those raised by this audit (`aud_...`).'), (value) =>
+      eq(nonconformities.audit_id, value),
+    ),
+    owner_id: filter(idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'), (value) =>
+      eq(nonconformities.owner_id, value),
+    ),
+  },
+  orderFields: {
+    created_at: { column: nonconformities.created_at },
+    updated_at: { column: nonconformities.updated_at },
+    reference_id: { column: nonconformities.reference_id },
+    due_date: { column: nonconformities.due_date, nullable: true },
+  },
+  prepare: (next, current) => checkWorkflow('nonconformity', next, current, true),
+  present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_date', 'status', 'CLOSED', today) }),
+  hints: {
+    list: 'Open ones: filter.status = ["OPEN", "IN_PROGRESS"]; late ones: filter.overdue = true.',
+    add: 'Status defaults to OPEN.',
+    update:
+      'Status follows OPEN -> IN_PROGRESS -> CLOSED, and CLOSED -> OPEN to reopen; any other change is refused (invalid_transition). Closing needs a corrective_action.',
+  },
+  example: {
+    organization_id: 'org_...',
+    reference_id: 'NC-2026-004',
+    description: 'Access reviews were not performed in Q2',
+    due_date: '2026-12-15',
+  },
+};

@@ -1,0 +1,67 @@
+// Obligations: legal and contractual requirements with a compliance status and a due date (overdue is derived).
+import { eq } from 'drizzle-orm';
+import { obligations } from '../db/schema.ts';
+import { ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
+import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
+import { derived, enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { OBLIGATION_STATUSES, OBLIGATION_TYPES } from './states.ts';
+
+const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe(
+  `Compliance status: ${OBLIGATION_STATUSES.join(', ')} (case-insensitive).`,
+);
+const type = caseInsensitiveEnum(OBLIGATION_TYPES).describe(`LEGAL (law, regulation) or CONTRACTUAL (customer contract).`);
+
+export const obligationSpec: RegisterSpec = {
+  kind: 'obligation',
+  prefix: 'obl',
+  label: 'obligation',
+  labelPlural: 'obligations',
+  noun: 'Obligation',
+  nounPlural: 'Obligations',
+  key: 'obligation',
+  listKey: 'obligations',
+  table: obligations,
+  about:
+    'An obligation is a legal or contractual requirement (e.g. GDPR Art. 33 breach notification) the organization must meet; it is overdue when its due_date has passed and it is not COMPLIANT.',
+  fields: {
+    area: optional(shortText().describe('Area, e.g. "Data protection".')),
+    source: optional(shortText().describe('Source text, e.g. "GDPR Art. 30" or "MSA with Acme, clause 12".')),
+    requirement: required(longText().min(1).describe('What must be done, e.g. "Keep a record of processing activities".')),
+    regulator: optional(shortText().describe('Regulator or counterparty, e.g. "CNIL".')),
+    type: withDefault(type, 'LEGAL'),
+    status: withDefault(status, 'NON_COMPLIANT'),
+    owner_id: ownerField(),
+    last_review_date: optional(dateSchema.describe('Date of the last review, YYYY-MM-DD.')),
+    due_date: optional(dateSchema.describe('Date by which it must be met, YYYY-MM-DD.')),
+    overdue: derived(overdueOutput('COMPLIANT')),
+  },
+  search: [obligations.requirement, obligations.area, obligations.source, obligations.regulator],
+  filters: {
+    status: enumFilter(status, obligations.status, 'Only obligations with this status (or any of these).'),
+    type: enumFilter(type, obligations.type, 'Only LEGAL or CONTRACTUAL obligations.'),
+    overdue: overdueFilter(obligations.due_date, obligations.status, 'COMPLIANT'),
+    owner_id: filter(idOf('per', 'Person').describe('Only obligations owned by this person (`per_...`).'), (value) =>
+      eq(obligations.owner_id, value),
+    ),
+  },
+  orderFields: {
+    created_at: { column: obligations.created_at },
+    updated_at: { column: obligations.updated_at },
+    due_date: { column: obligations.due_date, nullable: true },
+  },
+  present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_date', 'status', 'COMPLIANT', today) }),
+  hints: {
+    list: 'For overdue obligations use filter.overdue = true.',
+    add: 'Status defaults to NON_COMPLIANT, type to LEGAL.',
+    update: 'Any status may follow any other.',
+  },
+  example: {
+    organization_id: 'org_...',
+    area: 'Data protection',
+    source: 'GDPR Art. 33',
+    requirement: 'Notify the supervisory authority of a personal data breach within 72 hours',
+    regulator: 'CNIL',
+    due_date: '2026-12-31',
+  },
+};

@@ -1,0 +1,571 @@
+// The register spec (one per organization-scoped kind) and the builder of its list/get/add/update/delete tools.
+import { and, count, eq, getTableColumns, inArray, like, or, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { AppError, notFound } from '../errors.ts';
+import { type IdPrefix, newId } from '../ids.ts';
+import { requireOrganization } from './access.ts';
+import { cursorSchema, directionSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
+import {
+  afterCursor,
+  cursorValue,
+  type Direction,
+  decodeCursor,
+  encodeCursor,
+  type OrderField,
+  orderBy,
+} from './pagination.ts';
+import {
+  CREATE_ANNOTATIONS,
+  DELETE_ANNOTATIONS,
+  defineTool,
+  READ_ANNOTATIONS,
+  type Tool,
+  type ToolContext,
+  UPDATE_ANNOTATIONS,
+} from './types.ts';
+
+export type RegisterKind =
+  | 'vendor'
+  | 'risk'
+  | 'measure'
+  | 'obligation'
+  | 'person'
+  | 'framework'
+  | 'asset'
+  | 'data_classification'
+  | 'nonconformity'
+  | 'continual_improvement'
+  | 'audit';
+
+export type Row = Record<string, unknown>;
+
+export type RegisterTable = SQLiteTable & Record<'id' | 'organization_id' | 'created_at' | 'updated_at', SQLiteColumn>;
+
+export interface FieldSpec {
+  schema: z.ZodType;
+  /** required: must be given on add; optional: nullable, may be cleared with null; default: filled on add. */
+  mode: 'required' | 'optional' | 'default';
+  defaultValue?: unknown;
+  /** The field holds the id of another record of the same organization. */
+  ref?: RegisterKind;
+  /** Derived by the service: shown in output, refused on input. */
+  derived?: boolean;
+}
+
+export const required = (schema: z.ZodType, ref?: RegisterKind): FieldSpec => ({ schema, mode: 'required', ref });
+export const optional = (schema: z.ZodType, ref?: RegisterKind): FieldSpec => ({ schema, mode: 'optional', ref });
+export const withDefault = (schema: z.ZodType, defaultValue: unknown): FieldSpec => ({
+  schema,
+  mode: 'default',
+  defaultValue,
+});
+export const derived = (schema: z.ZodType): FieldSpec => ({ schema, mode: 'required', derived: true });
+
+/** A many-to-many link stored in a join table, exposed as an array of ids (e.g. an asset's `vendor_ids`). */
+export interface RelationSpec {
+  field: string;
+  table: SQLiteTable;
+  ownerColumn: SQLiteColumn;
+  targetColumn: SQLiteColumn;
+  organizationColumn: SQLiteColumn;
+  target: RegisterKind;
+  /** Set through add/update (true) or only through dedicated tools such as linkRiskMeasure (false). */
+  writable: boolean;
+  description: string;
+}
+
+export interface FilterSpec {
+  schema: z.ZodType;
+  where(value: unknown, today: string): SQL | undefined;
+}
+
+export function filter<T>(schema: z.ZodType<T>, where: (value: T, today: string) => SQL | undefined): FilterSpec {
+  return { schema, where: (value, today) => where(value as T, today) };
+}
+
+/** A filter on an enum column: one value or a list of values (any of them). */
+export function enumFilter(values: z.ZodType<string>, column: SQLiteColumn, description: string): FilterSpec {
+  return filter(z.union([values, z.array(values).min(1).max(20)]).describe(description), (value) =>
+    Array.isArray(value) ? inArray(column, value) : eq(column, value),
+  );
+}
+
+export interface RegisterSpec {
+  kind: RegisterKind;
+  prefix: IdPrefix;
+  /** Human label, singular and plural: "data classification", "data classifications". */
+  label: string;
+  labelPlural: string;
+  /** Tool-name nouns: getDataClassification / listDataClassifications. */
+  noun: string;
+  nounPlural: string;
+  /** Response keys: `data_classification` / `data_classifications`. */
+  key: string;
+  listKey: string;
+  table: RegisterTable;
+  /** One sentence saying what this kind is, for the tool descriptions. */
+  about: string;
+  fields: Record<string, FieldSpec>;
+  relations?: RelationSpec[];
+  /** Columns searched by `filter.query` (case-insensitive substring). */
+  search?: SQLiteColumn[];
+  filters?: Record<string, FilterSpec>;
+  orderFields: Record<string, OrderField>;
+  /** Validates a change and fills derived columns; `current` is null on add. */
+  prepare?(next: Row, current: Row | null): void;
+  /** Adds derived output fields (e.g. `overdue`). */
+  present?(row: Row, today: string): Row;
+  /** Extra sentences for the descriptions. */
+  hints?: { list?: string; add?: string; update?: string };
+  /** A realistic add example, shown in the add tool's description. */
+  example: Record<string, unknown>;
+}
+
+/** Who points at a kind: used to keep references consistent when a record is deleted. */
+export interface Reference {
+  table: RegisterTable | SQLiteTable;
+  column: SQLiteColumn;
+  onDelete: 'set_null' | 'restrict' | 'delete_rows';
+  label: string;
+}
+
+export type ReferenceGraph = Map<RegisterKind, Reference[]>;
+
+export function buildReferenceGraph(specs: RegisterSpec[]): ReferenceGraph {
+  const graph: ReferenceGraph = new Map();
+  const add = (kind: RegisterKind, reference: Reference) => graph.set(kind, [...(graph.get(kind) ?? []), reference]);
+  for (const spec of specs) {
+    const columns = getTableColumns(spec.table);
+    for (const [name, field] of Object.entries(spec.fields)) {
+      const column = columns[name];
+      if (!field.ref || !column) continue;
+      add(field.ref, {
+        table: spec.table,
+        column,
+        onDelete: field.mode === 'required' ? 'restrict' : 'set_null',
+        label: spec.labelPlural,
+      });
+    }
+    for (const relation of spec.relations ?? []) {
+      add(relation.target, { table: relation.table, column: relation.targetColumn, onDelete: 'delete_rows', label: '' });
+      add(spec.kind, { table: relation.table, column: relation.ownerColumn, onDelete: 'delete_rows', label: '' });
+    }
+  }
+  return graph;
+}
+
+export type TableOf = (kind: RegisterKind) => RegisterTable;
+
+// ---- schema builders --------------------------------------------------------------------------------
+
+function outputFieldSchema(field: FieldSpec): z.ZodType {
+  return field.mode === 'optional' ? field.schema.nullable() : field.schema;
+}
+
+export function recordSchema(spec: RegisterSpec): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {
+    id: z.string().describe(`Id of the ${spec.label} (\`${spec.prefix}_...\`).`),
+    organization_id: z.string().describe('Id of the organization it belongs to (`org_...`).'),
+  };
+  for (const [name, field] of Object.entries(spec.fields)) shape[name] = outputFieldSchema(field);
+  for (const relation of spec.relations ?? []) shape[relation.field] = z.array(z.string()).describe(relation.description);
+  shape.created_at = timestampSchema.describe('When it was created (ISO 8601).');
+  shape.updated_at = timestampSchema.describe('When it was last changed (ISO 8601); pass as expected_updated_at.');
+  return z.object(shape).describe(`A ${spec.label}.`);
+}
+
+function addShape(spec: RegisterSpec): Record<string, z.ZodType> {
+  const shape: Record<string, z.ZodType> = {
+    organization_id: idOf('org', 'Organization').describe('Organization to add it to (`org_...`).'),
+  };
+  for (const [name, field] of Object.entries(spec.fields)) {
+    if (field.derived) continue;
+    if (field.mode === 'required') shape[name] = field.schema;
+    else if (field.mode === 'default') shape[name] = field.schema.default(field.defaultValue as never);
+    else shape[name] = field.schema.nullable().optional();
+  }
+  for (const relation of spec.relations ?? []) {
+    if (relation.writable) shape[relation.field] = relationInput(relation).optional();
+  }
+  return shape;
+}
+
+function updateShape(spec: RegisterSpec): Record<string, z.ZodType> {
+  const shape: Record<string, z.ZodType> = {
+    id: idOf(spec.prefix, capitalize(spec.label)).describe(`Id of the ${spec.label} to change.`),
+  };
+  for (const [name, field] of Object.entries(spec.fields)) {
+    if (field.derived) continue;
+    shape[name] = (field.mode === 'optional' ? field.schema.nullable() : field.schema).optional();
+  }
+  for (const relation of spec.relations ?? []) {
+    if (relation.writable) shape[relation.field] = relationInput(relation).optional();
+  }
+  shape.expected_updated_at = timestampSchema
+    .optional()
+    .describe('Optional: the updated_at you last read. If the record changed since, the update is refused (conflict).');
+  return shape;
+}
+
+function relationInput(relation: RelationSpec): z.ZodType {
+  return z.array(z.string()).max(100).describe(`${relation.description} Replaces the whole list when given.`);
+}
+
+function filterSchema(spec: RegisterSpec): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  if (spec.search?.length) {
+    shape.query = z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe(`Case-insensitive text search in ${spec.search.map((column) => column.name).join(', ')}.`);
+  }
+  for (const [name, item] of Object.entries(spec.filters ?? {})) shape[name] = item.schema.optional();
+  return z.strictObject(shape).optional().describe(`Server-side filters; all given filters must match.`);
+}
+
+function orderBySchema(spec: RegisterSpec): z.ZodType {
+  const fields = Object.keys(spec.orderFields) as [string, ...string[]];
+  return z
+    .strictObject({
+      field: z.enum(fields).describe(`Field to sort by: ${fields.join(', ')}.`),
+      direction: directionSchema.default('DESC'),
+    })
+    .optional()
+    .describe('Sort order (default: created_at DESC, newest first). Keep it the same across pages.');
+}
+
+// ---- tool builder -----------------------------------------------------------------------------------
+
+export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf: TableOf): Tool[] {
+  const { table } = spec;
+  const columns = getTableColumns(table);
+  const record = recordSchema(spec);
+  const Label = capitalize(spec.label);
+  const relationColumns = Object.fromEntries(
+    (spec.relations ?? []).map((relation) => [
+      relation.field,
+      sql<string>`(select json_group_array(${relation.targetColumn}) from ${relation.table} where ${relation.ownerColumn} = ${table.id})`,
+    ]),
+  );
+  const selection = { ...columns, ...relationColumns };
+
+  function today(ctx: ToolContext): string {
+    return ctx.now().toISOString().slice(0, 10);
+  }
+
+  function present(row: Row, ctx: ToolContext): Row {
+    const out: Row = { ...row };
+    for (const relation of spec.relations ?? []) {
+      const raw = row[relation.field];
+      const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
+      out[relation.field] = ids.filter((id): id is string => typeof id === 'string').sort();
+    }
+    return spec.present ? spec.present(out, today(ctx)) : out;
+  }
+
+  async function load(ctx: ToolContext, id: string, mode: 'read' | 'write'): Promise<Row> {
+    const [row] = await ctx.db.select(selection).from(table).where(eq(table.id, id)).limit(1);
+    if (!row) throw notFound(Label);
+    requireOrganization(ctx, String(row.organization_id), mode, Label);
+    return row;
+  }
+
+  /** Checks that referenced records exist in the same organization (one round trip for all of them). */
+  async function checkReferences(ctx: ToolContext, organizationId: string, values: Row): Promise<void> {
+    const checks: { path: string; kind: RegisterKind; ids: string[] }[] = [];
+    for (const [name, field] of Object.entries(spec.fields)) {
+      const value = values[name];
+      if (field.ref && typeof value === 'string') checks.push({ path: name, kind: field.ref, ids: [value] });
+    }
+    for (const relation of spec.relations ?? []) {
+      const value = values[relation.field];
+      if (Array.isArray(value) && value.length > 0) {
+        checks.push({ path: relation.field, kind: relation.target, ids: [...new Set(value.map(String))] });
+      }
+    }
+    if (checks.length === 0) return;
+    const queries = checks.map(({ kind, ids }) => {
+      const target = tableOf(kind);
+      return ctx.db
+        .select({ id: target.id })
+        .from(target)
+        .where(and(eq(target.organization_id, organizationId), inArray(target.id, ids)));
+    });
+    const results = await ctx.db.batch(queries as unknown as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+    checks.forEach((check, index) => {
+      const found = new Set((results[index] as { id: string }[]).map((row) => row.id));
+      const missing = check.ids.filter((id) => !found.has(id));
+      if (missing.length > 0) {
+        throw new AppError('not_found', `${check.path}: no ${check.kind.replace('_', ' ')} ${missing.join(', ')} in this organization.`, [
+          { path: check.path, message: `Not found in this organization: ${missing.join(', ')}` },
+        ]);
+      }
+    });
+  }
+
+  function relationWrites(ctx: ToolContext, id: string, organizationId: string, values: Row, replace: boolean) {
+    const statements: BatchItem<'sqlite'>[] = [];
+    for (const relation of spec.relations ?? []) {
+      const value = values[relation.field];
+      if (!relation.writable || !Array.isArray(value)) continue;
+      if (replace) statements.push(ctx.db.delete(relation.table).where(eq(relation.ownerColumn, id)));
+      const ids = [...new Set(value.map(String))];
+      if (ids.length > 0) {
+        statements.push(
+          ctx.db.insert(relation.table).values(
+            ids.map((targetId) => ({
+              [relation.ownerColumn.name]: id,
+              [relation.targetColumn.name]: targetId,
+              [relation.organizationColumn.name]: organizationId,
+            })) as never,
+          ),
+        );
+      }
+    }
+    return statements;
+  }
+
+  function columnValues(values: Row): Row {
+    const out: Row = {};
+    for (const name of Object.keys(values)) if (name in columns) out[name] = values[name];
+    return out;
+  }
+
+  const filterArgument = filterSchema(spec);
+  const listInput = z.strictObject({
+    organization_id: idOf('org', 'Organization').describe('Organization whose records to list (`org_...`).'),
+    filter: filterArgument,
+    order_by: orderBySchema(spec),
+    size: sizeSchema.optional(),
+    cursor: cursorSchema.optional(),
+  });
+
+  const list = defineTool({
+    name: `list${spec.nounPlural}`,
+    title: `List ${spec.labelPlural}`,
+    description: [
+      `List the ${spec.labelPlural} of an organization. ${spec.about}`,
+      `Filter on the server with \`filter\` (${[spec.search?.length ? 'query' : null, ...Object.keys(spec.filters ?? {})].filter(Boolean).join(', ')}) rather than fetching everything.`,
+      `Pages: \`size\` 1-100 (default 20); pass \`next_cursor\` back as \`cursor\` until it is null. \`total_count\` counts all matches.`,
+      spec.hints?.list ?? '',
+      `Use get${spec.noun} for one ${spec.label} by id.`,
+    ]
+      .filter(Boolean)
+      .join(' '),
+    scope: 'read',
+    annotations: READ_ANNOTATIONS,
+    input: listInput,
+    output: z.object({
+      [spec.listKey]: z.array(record).describe(`This page of ${spec.labelPlural}.`),
+      next_cursor: z.string().nullable().describe('Cursor of the next page, or null when this is the last page.'),
+      total_count: z.number().int().describe('Number of records matching the filter, over all pages.'),
+    }),
+    async run(ctx, input) {
+      requireOrganization(ctx, input.organization_id, 'read');
+      const conditions: (SQL | undefined)[] = [eq(table.organization_id, input.organization_id)];
+      const filterValues = (input.filter ?? {}) as Row;
+      for (const [name, value] of Object.entries(filterValues)) {
+        if (value === undefined) continue;
+        if (name === 'query') {
+          const pattern = `%${String(value).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+          conditions.push(or(...(spec.search ?? []).map((column) => sql`${column} like ${pattern} escape '\\'`)));
+        } else {
+          conditions.push(spec.filters?.[name]?.where(value, today(ctx)));
+        }
+      }
+      const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
+      const fieldName = orderArgument?.field ?? 'created_at';
+      const direction: Direction = orderArgument?.direction ?? 'DESC';
+      const orderField = spec.orderFields[fieldName];
+      if (!orderField) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
+      const size = input.size ?? PAGE_SIZE.default;
+      const where = and(...conditions);
+      const pageConditions = [where];
+      if (input.cursor) pageConditions.push(afterCursor(orderField, table.id, decodeCursor(input.cursor, fieldName, direction)));
+      const [rows, totals] = await ctx.db.batch([
+        ctx.db
+          .select(selection)
+          .from(table)
+          .where(and(...pageConditions))
+          .orderBy(...orderBy(orderField, table.id, direction))
+          .limit(size + 1),
+        ctx.db.select({ total: count() }).from(table).where(where),
+      ]);
+      const page = (rows as Row[]).slice(0, size);
+      const last = page.at(-1);
+      const next_cursor =
+        rows.length > size && last
+          ? encodeCursor({ f: fieldName, d: direction, v: cursorValue(orderField, last), i: String(last.id) })
+          : null;
+      return {
+        [spec.listKey]: page.map((row) => present(row, ctx)),
+        next_cursor,
+        total_count: totals[0]?.total ?? 0,
+      };
+    },
+  });
+
+  const idInput = (verb: string) =>
+    z.strictObject({ id: idOf(spec.prefix, Label).describe(`Id of the ${spec.label} to ${verb} (\`${spec.prefix}_...\`).`) });
+  const single = z.object({ [spec.key]: record });
+
+  const get = defineTool({
+    name: `get${spec.noun}`,
+    title: `Get ${spec.label}`,
+    description: `Get one ${spec.label} by id (\`${spec.prefix}_...\`), with all its fields. ${spec.about}`,
+    scope: 'read',
+    annotations: READ_ANNOTATIONS,
+    input: idInput('get'),
+    output: single,
+    async run(ctx, input) {
+      return { [spec.key]: present(await load(ctx, input.id, 'read'), ctx) };
+    },
+  });
+
+  const requiredFields = Object.entries(spec.fields)
+    .filter(([, field]) => field.mode === 'required' && !field.derived)
+    .map(([name]) => name);
+
+  const add = defineTool({
+    name: `add${spec.noun}`,
+    title: `Add ${spec.label}`,
+    description: [
+      `Create a ${spec.label} in an organization. ${spec.about}`,
+      `Required: organization_id${requiredFields.map((name) => `, ${name}`).join('')}.`,
+      spec.hints?.add ?? '',
+      `Example arguments: ${JSON.stringify(spec.example)}.`,
+      `Returns the created ${spec.label} with its id.`,
+    ]
+      .filter(Boolean)
+      .join(' '),
+    scope: 'write',
+    annotations: CREATE_ANNOTATIONS,
+    input: z.strictObject(addShape(spec)),
+    output: single,
+    async run(ctx, input) {
+      const { organization_id, ...values } = input as Row & { organization_id: string };
+      requireOrganization(ctx, organization_id, 'write');
+      await checkReferences(ctx, organization_id, values);
+      const timestamp = ctx.now().toISOString();
+      const id = newId(spec.prefix);
+      const next: Row = {};
+      for (const [name, field] of Object.entries(spec.fields)) {
+        if (!field.derived) next[name] = values[name] ?? (field.mode === 'default' ? field.defaultValue : null);
+      }
+      spec.prepare?.(next, null);
+      const row = { ...columnValues(next), id, organization_id, created_at: timestamp, updated_at: timestamp };
+      await ctx.db.batch([
+        ctx.db.insert(table).values(row as never),
+        ...relationWrites(ctx, id, organization_id, values, false),
+      ]);
+      return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
+    },
+  });
+
+  const update = defineTool({
+    name: `update${spec.noun}`,
+    title: `Update ${spec.label}`,
+    description: [
+      `Change a ${spec.label}: pass its id and only the fields to change; null clears an optional field.`,
+      spec.hints?.update ?? '',
+      `Pass expected_updated_at (from your last read) to refuse the change if someone else changed it meanwhile.`,
+      `Returns the ${spec.label} as saved.`,
+    ]
+      .filter(Boolean)
+      .join(' '),
+    scope: 'write',
+    annotations: UPDATE_ANNOTATIONS,
+    input: z.strictObject(updateShape(spec)),
+    output: single,
+    async run(ctx, input) {
+      const { id, expected_updated_at, ...changes } = input as Row & { id: string; expected_updated_at?: string };
+      const current = await load(ctx, id, 'write');
+      const organizationId = String(current.organization_id);
+      if (expected_updated_at !== undefined && expected_updated_at !== current.updated_at) {
+        throw new AppError('conflict', `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`);
+      }
+      const provided = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      await checkReferences(ctx, organizationId, provided);
+      const next: Row = { ...current, ...provided };
+      spec.prepare?.(next, current);
+      const previous = String(current.updated_at);
+      const now = ctx.now().toISOString();
+      // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
+      const updatedAt = now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
+      const set: Row = { ...columnValues(next), updated_at: updatedAt };
+      for (const fixed of ['id', 'organization_id', 'created_at']) delete set[fixed];
+      const [updated] = await ctx.db.batch([
+        ctx.db
+          .update(table)
+          .set(set as never)
+          .where(and(eq(table.id, id), eq(table.updated_at, previous)))
+          .returning({ id: table.id }),
+        ...relationWrites(ctx, id, organizationId, provided, true),
+      ]);
+      if ((updated as unknown[]).length === 0) {
+        throw new AppError('conflict', `This ${spec.label} was changed by another request at the same time. Get it again and retry.`);
+      }
+      return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
+    },
+  });
+
+  const references = graph.get(spec.kind) ?? [];
+  const remove = defineTool({
+    name: `delete${spec.noun}`,
+    title: `Delete ${spec.label}`,
+    description: [
+      `Permanently delete a ${spec.label} by id. This cannot be undone: confirm with the user first.`,
+      references.some((reference) => reference.onDelete === 'set_null')
+        ? `Records that pointed at it keep existing with that field cleared.`
+        : '',
+      references.some((reference) => reference.onDelete === 'restrict')
+        ? `Refused (conflict) while ${references
+            .filter((reference) => reference.onDelete === 'restrict')
+            .map((reference) => reference.label)
+            .join(', ')} still point at it.`
+        : '',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    scope: 'write',
+    annotations: DELETE_ANNOTATIONS,
+    input: idInput('delete'),
+    output: z.object({
+      id: z.string().describe('Id of the deleted record.'),
+      deleted: z.literal(true).describe('Always true when the call succeeds.'),
+    }),
+    async run(ctx, input) {
+      await load(ctx, input.id, 'write');
+      const restricting = references.filter((reference) => reference.onDelete === 'restrict');
+      for (const reference of restricting) {
+        const [row] = await ctx.db.select({ n: count() }).from(reference.table).where(eq(reference.column, input.id));
+        if (row && row.n > 0) {
+          throw new AppError('conflict', `Cannot delete this ${spec.label}: ${row.n} ${reference.label} still point at it. Delete or change those first.`);
+        }
+      }
+      const cleanup: BatchItem<'sqlite'>[] = references
+        .filter((reference) => reference.onDelete !== 'restrict')
+        .map((reference) =>
+          reference.onDelete === 'delete_rows'
+            ? ctx.db.delete(reference.table).where(eq(reference.column, input.id))
+            : ctx.db
+                .update(reference.table)
+                .set({ [reference.column.name]: null } as never)
+                .where(eq(reference.column, input.id)),
+        );
+      await ctx.db.batch([ctx.db.delete(table).where(eq(table.id, input.id)), ...cleanup]);
+      return { id: input.id, deleted: true as const };
+    },
+  });
+
+  return [list, get, add, update, remove];
+}
+
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,82 @@
+// Linking risks to the measures that mitigate them (many-to-many, within one organization).
+import { and, eq } from 'drizzle-orm';
+import { z } from 'zod';
+import { measures, riskMeasures, risks } from '../db/schema.ts';
+import { AppError, notFound } from '../errors.ts';
+import { requireOrganization } from './access.ts';
+import { idOf } from './fields.ts';
+import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from './types.ts';
+
+const linkInput = z.strictObject({
+  risk_id: idOf('rsk', 'Risk').describe('The risk (`rsk_...`).'),
+  measure_id: idOf('msr', 'Measure').describe('The measure (`msr_...`) of the same organization.'),
+});
+
+const linkOutput = z.object({
+  risk_id: z.string().describe('The risk.'),
+  measure_ids: z.array(z.string()).describe('All measures linked to the risk after the change.'),
+});
+
+async function loadPair(ctx: ToolContext, riskId: string, measureId: string) {
+  const [risk] = await ctx.db.select({ organization_id: risks.organization_id }).from(risks).where(eq(risks.id, riskId));
+  if (!risk) throw notFound('Risk');
+  requireOrganization(ctx, risk.organization_id, 'write', 'Risk');
+  const [measure] = await ctx.db
+    .select({ id: measures.id })
+    .from(measures)
+    .where(and(eq(measures.id, measureId), eq(measures.organization_id, risk.organization_id)));
+  if (!measure) throw new AppError('not_found', 'Measure not found in the organization of this risk.');
+  return risk.organization_id;
+}
+
+async function linkedMeasures(ctx: ToolContext, riskId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .select({ id: riskMeasures.measure_id })
+    .from(riskMeasures)
+    .where(eq(riskMeasures.risk_id, riskId))
+    .orderBy(riskMeasures.measure_id);
+  return rows.map((row) => row.id);
+}
+
+export const riskMeasureTools: Tool[] = [
+  defineTool({
+    name: 'linkRiskMeasure',
+    title: 'Link a measure to a risk',
+    description:
+      'Record that a measure mitigates a risk (both of the same organization). Linking twice is harmless. getRisk then lists the measure in measure_ids. Remember to lower the residual likelihood/impact with updateRisk if the measure reduces the risk.',
+    scope: 'write',
+    annotations: UPDATE_ANNOTATIONS,
+    input: linkInput,
+    output: linkOutput,
+    async run(ctx, input) {
+      const organizationId = await loadPair(ctx, input.risk_id, input.measure_id);
+      await ctx.db
+        .insert(riskMeasures)
+        .values({
+          risk_id: input.risk_id,
+          measure_id: input.measure_id,
+          organization_id: organizationId,
+          created_at: ctx.now().toISOString(),
+        })
+        .onConflictDoNothing();
+      return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
+    },
+  }),
+  defineTool({
+    name: 'unlinkRiskMeasure',
+    title: 'Unlink a measure from a risk',
+    description:
+      'Remove the link between a risk and a measure; neither record is deleted. Unlinking a pair that is not linked is harmless.',
+    scope: 'write',
+    annotations: DELETE_ANNOTATIONS,
+    input: linkInput,
+    output: linkOutput,
+    async run(ctx, input) {
+      await loadPair(ctx, input.risk_id, input.measure_id);
+      await ctx.db
+        .delete(riskMeasures)
+        .where(and(eq(riskMeasures.risk_id, input.risk_id), eq(riskMeasures.measure_id, input.measure_id)));
+      return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
+    },
+  }),
+];

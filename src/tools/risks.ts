@@ -1,0 +1,102 @@
+// Risks: likelihood x impact scoring (inherent and residual), status, treatment, and linked measures.
+import { eq, gte, lte } from 'drizzle-orm';
+import { z } from 'zod';
+import { riskMeasures, risks } from '../db/schema.ts';
+import { descriptionField, nameField, ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
+import { derived, enumFilter, filter, optional, type RegisterSpec, required, type Row, withDefault } from './register.ts';
+import { checkTransition, RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
+
+const level = (what: string) => z.number().int().min(1).max(5).describe(`${what}, 1 (lowest) to 5 (highest).`);
+const status = caseInsensitiveEnum(RISK_STATUSES).describe(
+  `Risk status: ${RISK_STATUSES.join(', ')} (case-insensitive). A CLOSED risk can only be reopened (OPEN).`,
+);
+const treatment = caseInsensitiveEnum(RISK_TREATMENTS).describe(
+  `Treatment decision: ${RISK_TREATMENTS.join(', ')} (case-insensitive).`,
+);
+const score = (what: string) => z.number().int().min(1).max(25).describe(what);
+
+export const riskSpec: RegisterSpec = {
+  kind: 'risk',
+  prefix: 'rsk',
+  label: 'risk',
+  labelPlural: 'risks',
+  noun: 'Risk',
+  nounPlural: 'Risks',
+  key: 'risk',
+  listKey: 'risks',
+  table: risks,
+  about:
+    'A risk is scored likelihood x impact (1-5 each, score 1-25), before (inherent) and after (residual) its measures.',
+  fields: {
+    name: nameField('Loss of customer data through a compromised laptop'),
+    description: descriptionField('risk scenario'),
+    category: withDefault(shortText(100).describe('Category, free text, e.g. "Security", "Privacy" (default "General").'), 'General'),
+    status: withDefault(status, 'OPEN'),
+    treatment: withDefault(treatment, 'MITIGATE'),
+    owner_id: ownerField(),
+    inherent_likelihood: required(level('Likelihood before measures')),
+    inherent_impact: required(level('Impact before measures')),
+    inherent_score: derived(score('inherent_likelihood x inherent_impact (derived).')),
+    residual_likelihood: optional(level('Likelihood after measures (defaults to inherent_likelihood)')),
+    residual_impact: optional(level('Impact after measures (defaults to inherent_impact)')),
+    residual_score: derived(score('residual_likelihood x residual_impact (derived); filter with min_residual_score.')),
+    note: optional(longText().describe('Free-text note, e.g. the rationale for accepting the risk.')),
+  },
+  relations: [
+    {
+      field: 'measure_ids',
+      table: riskMeasures,
+      ownerColumn: riskMeasures.risk_id,
+      targetColumn: riskMeasures.measure_id,
+      organizationColumn: riskMeasures.organization_id,
+      target: 'measure',
+      writable: false,
+      description: 'Ids of the measures that mitigate this risk (change with linkRiskMeasure / unlinkRiskMeasure).',
+    },
+  ],
+  search: [risks.name, risks.description],
+  filters: {
+    status: enumFilter(status, risks.status, 'Only risks in this status (or any of these).'),
+    treatment: enumFilter(treatment, risks.treatment, 'Only risks with this treatment (or any of these).'),
+    min_residual_score: filter(score('Only risks whose residual_score is at least this (e.g. 15 for high risks).'), (value) =>
+      gte(risks.residual_score, value),
+    ),
+    max_residual_score: filter(score('Only risks whose residual_score is at most this.'), (value) =>
+      lte(risks.residual_score, value),
+    ),
+    owner_id: filter(idOf('per', 'Person').describe('Only risks owned by this person (`per_...`).'), (value) =>
+      eq(risks.owner_id, value),
+    ),
+  },
+  orderFields: {
+    created_at: { column: risks.created_at },
+    updated_at: { column: risks.updated_at },
+    name: { column: risks.name },
+    inherent_score: { column: risks.inherent_score },
+    residual_score: { column: risks.residual_score },
+  },
+  prepare(next: Row, current: Row | null) {
+    if (current) checkTransition('risk', 'status', String(current.status), String(next.status), RISK_TRANSITIONS);
+    next.residual_likelihood ??= next.inherent_likelihood;
+    next.residual_impact ??= next.inherent_impact;
+    next.inherent_score = Number(next.inherent_likelihood) * Number(next.inherent_impact);
+    next.residual_score = Number(next.residual_likelihood) * Number(next.residual_impact);
+  },
+  hints: {
+    list: 'For high risks use filter.min_residual_score (e.g. 15) and order_by residual_score DESC.',
+    add: 'Scores are computed: inherent_score = inherent_likelihood x inherent_impact; residual values default to the inherent ones. Status defaults to OPEN.',
+    update:
+      'Status moves freely between OPEN, IN_TREATMENT, MITIGATED, ACCEPTED and CLOSED, except that a CLOSED risk can only go back to OPEN (invalid_transition otherwise). Scores are recomputed.',
+  },
+  example: {
+    organization_id: 'org_...',
+    name: 'Phishing leads to account takeover',
+    category: 'Security',
+    inherent_likelihood: 4,
+    inherent_impact: 4,
+    residual_likelihood: 2,
+    residual_impact: 4,
+    treatment: 'MITIGATE',
+  },
+};

@@ -1,0 +1,69 @@
+// Every enumerated value of the contract and the allowed state transitions, with one checker for all of them.
+import { AppError } from '../errors.ts';
+
+export const RISK_STATUSES = ['OPEN', 'IN_TREATMENT', 'MITIGATED', 'ACCEPTED', 'CLOSED'] as const;
+export const RISK_TREATMENTS = ['MITIGATE', 'ACCEPT', 'AVOID', 'TRANSFER'] as const;
+export const MEASURE_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'IMPLEMENTED', 'NOT_APPLICABLE'] as const;
+export const OBLIGATION_STATUSES = ['NON_COMPLIANT', 'PARTIALLY_COMPLIANT', 'COMPLIANT'] as const;
+export const OBLIGATION_TYPES = ['LEGAL', 'CONTRACTUAL'] as const;
+export const PERSON_KINDS = ['EMPLOYEE', 'CONTRACTOR', 'SERVICE_ACCOUNT'] as const;
+export const ASSET_TYPES = ['PHYSICAL', 'VIRTUAL'] as const;
+export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'SECRET'] as const;
+export const WORKFLOW_STATUSES = ['OPEN', 'IN_PROGRESS', 'CLOSED'] as const;
+export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
+export const AUDIT_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED', 'OUTDATED'] as const;
+export const VENDOR_CATEGORIES = [
+  'ANALYTICS',
+  'CLOUD_PROVIDER',
+  'COLLABORATION',
+  'CUSTOMER_SUPPORT',
+  'DATA_STORAGE_AND_PROCESSING',
+  'DOCUMENT_MANAGEMENT',
+  'EMPLOYEE_MANAGEMENT',
+  'ENGINEERING',
+  'FINANCE',
+  'IDENTITY_PROVIDER',
+  'IT',
+  'MARKETING',
+  'OFFICE_OPERATIONS',
+  'PASSWORD_MANAGEMENT',
+  'PRODUCT_AND_DESIGN',
+  'PROFESSIONAL_SERVICES',
+  'RECRUITING',
+  'SALES',
+  'SECURITY',
+  'VERSION_CONTROL',
+  'OTHER',
+] as const;
+
+/** From-state -> states it may move to. A state not listed as a key may move anywhere. */
+export type Transitions = Record<string, readonly string[]>;
+
+export const RISK_TRANSITIONS: Transitions = { CLOSED: ['OPEN'] };
+
+export const WORKFLOW_TRANSITIONS: Transitions = {
+  OPEN: ['IN_PROGRESS'],
+  IN_PROGRESS: ['CLOSED'],
+  CLOSED: ['OPEN'],
+};
+
+export const AUDIT_TRANSITIONS: Transitions = {
+  NOT_STARTED: ['IN_PROGRESS', 'OUTDATED'],
+  IN_PROGRESS: ['COMPLETED', 'REJECTED', 'OUTDATED'],
+  COMPLETED: ['OUTDATED'],
+  REJECTED: ['OUTDATED'],
+  OUTDATED: [],
+};
+
+/** Throws `invalid_transition` naming the current state, the asked one and the allowed ones. */
+export function checkTransition(label: string, field: string, from: string, to: string, transitions: Transitions): void {
+  if (from === to) return;
+  const allowed = transitions[from];
+  if (!allowed || allowed.includes(to)) return;
+  const options = allowed.length > 0 ? allowed.join(', ') : 'none (final state)';
+  throw new AppError(
+    'invalid_transition',
+    `Cannot change ${label} ${field} from ${from} to ${to}. Allowed from ${from}: ${options}.`,
+    { field, current: from, requested: to, allowed },
+  );
+}

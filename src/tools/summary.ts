@@ -1,0 +1,150 @@
+// getComplianceSummary: one call that tells an assistant where an organization stands.
+import { and, count, eq, gte, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { audits, continualImprovements, measures, nonconformities, obligations, risks } from '../db/schema.ts';
+import { requireOrganization } from './access.ts';
+import { idOf } from './fields.ts';
+import {
+  AUDIT_STATES,
+  MEASURE_STATES,
+  OBLIGATION_STATUSES,
+  RISK_STATUSES,
+  WORKFLOW_STATUSES,
+} from './states.ts';
+import { defineTool, READ_ANNOTATIONS, type Tool } from './types.ts';
+
+function countsOf<const T extends readonly string[]>(values: T, what: string) {
+  return z
+    .object(Object.fromEntries(values.map((value) => [value, z.number().int().describe(`${what} ${value}`)])))
+    .describe(`Count per value (${values.join(', ')}).`);
+}
+
+function tally(values: readonly string[], rows: { key: unknown; n: number }[]): Record<string, number> {
+  const out: Record<string, number> = Object.fromEntries(values.map((value) => [value, 0]));
+  for (const row of rows) if (typeof row.key === 'string' && row.key in out) out[row.key] = row.n;
+  return out;
+}
+
+const total = (what: string) => z.number().int().describe(`Number of ${what}.`);
+
+export const summaryTool: Tool = defineTool({
+  name: 'getComplianceSummary',
+  title: 'Compliance summary',
+  description:
+    'Where an organization stands, in one call: risks by status and how many have a residual score at or above a threshold (default 15), measures by state and the implemented share, overdue obligations, open and overdue nonconformities, open continual improvements and audits in progress. Use it for status reports; use the list tools with filters to see the records behind a number.',
+  scope: 'read',
+  annotations: READ_ANNOTATIONS,
+  input: z.strictObject({
+    organization_id: idOf('org', 'Organization').describe('Organization to summarise (`org_...`).'),
+    residual_score_threshold: z
+      .number()
+      .int()
+      .min(1)
+      .max(25)
+      .default(15)
+      .describe('Risks with residual_score at or above this count as high (1-25, default 15).'),
+  }),
+  output: z.object({
+    organization_id: z.string().describe('The organization summarised.'),
+    generated_at: z.string().describe('When the summary was computed (ISO 8601).'),
+    risks: z.object({
+      total: total('risks'),
+      by_status: countsOf(RISK_STATUSES, 'Risks in status'),
+      residual_score_threshold: z.number().int().describe('The threshold used.'),
+      at_or_above_threshold: z.number().int().describe('Risks not CLOSED whose residual_score >= the threshold.'),
+    }),
+    measures: z.object({
+      total: total('measures'),
+      by_state: countsOf(MEASURE_STATES, 'Measures in state'),
+      implemented_share: z
+        .number()
+        .nullable()
+        .describe('IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.'),
+    }),
+    obligations: z.object({
+      total: total('obligations'),
+      by_status: countsOf(OBLIGATION_STATUSES, 'Obligations with status'),
+      overdue: z.number().int().describe('Due date passed and not COMPLIANT.'),
+    }),
+    nonconformities: z.object({
+      total: total('nonconformities'),
+      by_status: countsOf(WORKFLOW_STATUSES, 'Nonconformities with status'),
+      open: z.number().int().describe('Not CLOSED (OPEN or IN_PROGRESS).'),
+      overdue: z.number().int().describe('Due date passed and not CLOSED.'),
+    }),
+    continual_improvements: z.object({
+      total: total('continual improvements'),
+      open: z.number().int().describe('Not CLOSED.'),
+    }),
+    audits: z.object({
+      total: total('audits'),
+      by_state: countsOf(AUDIT_STATES, 'Audits in state'),
+      in_progress: z.number().int().describe('Audits IN_PROGRESS.'),
+    }),
+  }),
+  async run(ctx, input) {
+    requireOrganization(ctx, input.organization_id, 'read');
+    const organizationId = input.organization_id;
+    const today = ctx.now().toISOString().slice(0, 10);
+    const grouped = (table: SQLiteTable & { organization_id: SQLiteColumn }, column: SQLiteColumn) =>
+      ctx.db
+        .select({ key: column, n: count() })
+        .from(table)
+        .where(eq(table.organization_id, organizationId))
+        .groupBy(column);
+    const counted = (table: SQLiteTable & { organization_id: SQLiteColumn }, where: SQL | undefined) =>
+      ctx.db
+        .select({ n: count() })
+        .from(table)
+        .where(and(eq(table.organization_id, organizationId), where));
+    const [riskRows, highRows, measureRows, obligationRows, obligationOverdue, ncRows, ncOverdue, ciRows, auditRows] =
+      await ctx.db.batch([
+        grouped(risks, risks.status),
+        counted(risks, and(gte(risks.residual_score, input.residual_score_threshold), ne(risks.status, 'CLOSED'))),
+        grouped(measures, measures.state),
+        grouped(obligations, obligations.status),
+        counted(obligations, and(isNotNull(obligations.due_date), lt(obligations.due_date, today), ne(obligations.status, 'COMPLIANT'))),
+        grouped(nonconformities, nonconformities.status),
+        counted(
+          nonconformities,
+          and(isNotNull(nonconformities.due_date), lt(nonconformities.due_date, today), ne(nonconformities.status, 'CLOSED')),
+        ),
+        grouped(continualImprovements, continualImprovements.status),
+        grouped(audits, audits.state),
+      ]);
+    const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+    const riskCounts = tally(RISK_STATUSES, riskRows);
+    const measureCounts = tally(MEASURE_STATES, measureRows);
+    const obligationCounts = tally(OBLIGATION_STATUSES, obligationRows);
+    const ncCounts = tally(WORKFLOW_STATUSES, ncRows);
+    const ciCounts = tally(WORKFLOW_STATUSES, ciRows);
+    const auditCounts = tally(AUDIT_STATES, auditRows);
+    const applicable = sum(measureCounts) - (measureCounts.NOT_APPLICABLE ?? 0);
+    return {
+      organization_id: organizationId,
+      generated_at: ctx.now().toISOString(),
+      risks: {
+        total: sum(riskCounts),
+        by_status: riskCounts,
+        residual_score_threshold: input.residual_score_threshold,
+        at_or_above_threshold: highRows[0]?.n ?? 0,
+      },
+      measures: {
+        total: sum(measureCounts),
+        by_state: measureCounts,
+        implemented_share:
+          applicable > 0 ? Math.round(((measureCounts.IMPLEMENTED ?? 0) / applicable) * 1000) / 1000 : null,
+      },
+      obligations: { total: sum(obligationCounts), by_status: obligationCounts, overdue: obligationOverdue[0]?.n ?? 0 },
+      nonconformities: {
+        total: sum(ncCounts),
+        by_status: ncCounts,
+        open: sum(ncCounts) - (ncCounts.CLOSED ?? 0),
+        overdue: ncOverdue[0]?.n ?? 0,
+      },
+      continual_improvements: { total: sum(ciCounts), open: sum(ciCounts) - (ciCounts.CLOSED ?? 0) },
+      audits: { total: sum(auditCounts), by_state: auditCounts, in_progress: auditCounts.IN_PROGRESS ?? 0 },
+    };
+  },
+});

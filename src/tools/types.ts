@@ -1,0 +1,71 @@
+// The shape of a tool in the map: metadata, zod input/output schemas, scope and a `run` that returns plain data.
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.ts';
+import type { Db } from '../db/client.ts';
+
+export type ToolScope = 'read' | 'write';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+export interface ToolContext {
+  db: Db;
+  principal: Principal;
+  now: () => Date;
+  /** The organization the call acted in, set by the access checks; recorded in the call log. */
+  organizationId: string | null;
+}
+
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  scope: ToolScope;
+  annotations: ToolAnnotations;
+  input: z.ZodObject;
+  output: z.ZodObject;
+  run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;
+}
+
+export interface TypedTool<I extends z.ZodObject, O extends z.ZodObject> extends Omit<Tool, 'input' | 'output' | 'run'> {
+  input: I;
+  output: O;
+  run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+}
+
+/** Erases the tool's own types for the map; `invokeTool` always parses with `input` before calling `run`. */
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: TypedTool<I, O>): Tool {
+  return {
+    ...tool,
+    run: (ctx, input) => tool.run(ctx, input as z.output<I>) as Promise<Record<string, unknown>>,
+  };
+}
+
+export const READ_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const CREATE_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+export const UPDATE_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const DELETE_ANNOTATIONS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};

@@ -1,0 +1,62 @@
+// Vendors: third parties that process the organization's data, with their security documents.
+import { z } from 'zod';
+import { vendors } from '../db/schema.ts';
+import { descriptionField, nameField, ownerField } from './common-fields.ts';
+import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
+import { enumFilter, optional, type RegisterSpec, withDefault } from './register.ts';
+import { VENDOR_CATEGORIES } from './states.ts';
+
+const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe(
+  `Vendor category, one of ${VENDOR_CATEGORIES.join(', ')} (case-insensitive; default OTHER).`,
+);
+
+export const vendorSpec: RegisterSpec = {
+  kind: 'vendor',
+  prefix: 'ven',
+  label: 'vendor',
+  labelPlural: 'vendors',
+  noun: 'Vendor',
+  nounPlural: 'Vendors',
+  key: 'vendor',
+  listKey: 'vendors',
+  table: vendors,
+  about: 'A vendor is a third party (SaaS, cloud, contractor) the organization relies on or shares data with.',
+  fields: {
+    name: nameField('Amazon Web Services'),
+    description: descriptionField('vendor and what it is used for'),
+    category: withDefault(category, 'OTHER'),
+    legal_name: optional(shortText().describe('Legal entity name, e.g. "Amazon Web Services EMEA SARL".')),
+    website_url: optional(httpUrl.describe('Website, http(s) URL.')),
+    privacy_policy_url: optional(httpUrl.describe('Privacy policy, http(s) URL.')),
+    data_processing_agreement_url: optional(httpUrl.describe('Signed data processing agreement (DPA), http(s) URL.')),
+    security_page_url: optional(httpUrl.describe('Security or trust page, http(s) URL.')),
+    certifications: withDefault(
+      z.array(shortText(100)).max(50).describe('Certifications held, e.g. ["SOC 2 Type II", "ISO 27001"].'),
+      [],
+    ),
+    countries: withDefault(
+      z.array(countryCode).max(250).describe('Countries where it processes data, ISO 3166-1 alpha-2, e.g. ["DE", "US"].'),
+      [],
+    ),
+    business_owner_id: ownerField('Business owner'),
+    security_owner_id: ownerField('Security owner'),
+  },
+  search: [vendors.name, vendors.description, vendors.legal_name],
+  filters: {
+    category: enumFilter(category, vendors.category, 'Only vendors in this category (or any of these).'),
+  },
+  orderFields: {
+    created_at: { column: vendors.created_at },
+    updated_at: { column: vendors.updated_at },
+    name: { column: vendors.name },
+  },
+  example: {
+    organization_id: 'org_...',
+    name: 'Slack',
+    description: 'Team chat',
+    category: 'COLLABORATION',
+    website_url: 'https://slack.com',
+    certifications: ['SOC 2 Type II', 'ISO 27001'],
+    countries: ['US'],
+  },
+};

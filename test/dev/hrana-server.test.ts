@@ -1,0 +1,446 @@
+// @vitest-environment node
+// The libSQL dev server, driven by the real `@libsql/client/web` over HTTP (and in process for protocol details).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient as createFileClient } from '@libsql/client';
+import { type Client, type Config, createClient, LibsqlBatchError, LibsqlError } from '@libsql/client/web';
+import { migrate } from 'drizzle-orm/libsql/migrator';
+import { drizzle } from 'drizzle-orm/libsql/web';
+import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHranaHandler, startHranaServer } from '../../src/dev/hrana-server.ts';
+
+const cleanups: Array<() => unknown> = [];
+
+afterEach(async () => {
+  // Reverse order: clients, then servers, then the temp folders they use.
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDatabaseUrl(): { dir: string; databaseUrl: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'hrana-dev-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, databaseUrl: `file:${join(dir, 'test.db')}` };
+}
+
+async function startServer(authToken?: string) {
+  const { dir, databaseUrl } = tempDatabaseUrl();
+  const server = await startHranaServer({ databaseUrl, ...(authToken ? { authToken } : {}) });
+  cleanups.push(() => server.close());
+  return { dir, databaseUrl, server };
+}
+
+function webClient(config: Config): Client {
+  const client = createClient(config);
+  cleanups.push(() => client.close());
+  return client;
+}
+
+/** In-process handler plus a raw pipeline helper, for protocol details the client does not expose. */
+function startHandler(streamIdleMs?: number) {
+  const { databaseUrl } = tempDatabaseUrl();
+  const handler = createHranaHandler({ databaseUrl, ...(streamIdleMs ? { streamIdleMs } : {}) });
+  cleanups.push(() => handler.close());
+  async function pipeline(body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+    const res = await handler.fetch(
+      new Request('http://hrana.test/v2/pipeline', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+    );
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  }
+  return { handler, databaseUrl, pipeline };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function names(client: Client, table = 'items'): Promise<unknown[]> {
+  const rs = await client.execute(`SELECT name FROM ${table} ORDER BY name`);
+  return rs.rows.map((row) => row.name);
+}
+
+describe('libsql dev server over HTTP', () => {
+  it('answers the version probes so clients settle on v2 JSON, and listens on 127.0.0.1', async () => {
+    const { server } = await startServer();
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+    expect(server.port).toBeGreaterThan(0);
+    expect((await fetch(`${server.url}/v2`)).status).toBe(200);
+    expect((await fetch(`${server.url}/v3`)).status).toBe(404);
+    expect((await fetch(`${server.url}/v3-protobuf`)).status).toBe(404);
+    expect((await fetch(`${server.url}/v2/pipeline`)).status).toBe(405);
+  });
+
+  it('round-trips integers, floats, text, blobs and null with positional and named args', async () => {
+    const { server } = await startServer();
+    const client = webClient({ url: server.url, intMode: 'bigint' });
+    await client.execute('CREATE TABLE vals (id INTEGER PRIMARY KEY, i INTEGER, r REAL, s TEXT, b BLOB, n)');
+    const first = await client.execute({
+      sql: 'INSERT INTO vals (i, r, s, b, n) VALUES (?, ?, ?, ?, ?)',
+      args: [42n, 1.5, 'héllo ✓', new Uint8Array([0, 1, 254, 255]), null],
+    });
+    expect(first.rowsAffected).toBe(1);
+    expect(first.lastInsertRowid).toBe(1n);
+    await client.execute({
+      sql: 'INSERT INTO vals (i, r, s, b, n) VALUES (:i, @r, $s, :b, :n)',
+      args: { i: 9007199254740993n, r: 2, s: '', b: new Uint8Array([]), n: null },
+    });
+
+    const rs = await client.execute('SELECT i, r, s, b, n, typeof(r) AS rt FROM vals ORDER BY id');
+    expect(rs.columns).toEqual(['i', 'r', 's', 'b', 'n', 'rt']);
+    expect(rs.columnTypes).toEqual(['INTEGER', 'REAL', 'TEXT', 'BLOB', '', '']);
+    const [one, two] = rs.rows;
+    expect(one?.i).toBe(42n);
+    expect(one?.r).toBe(1.5);
+    expect(one?.s).toBe('héllo ✓');
+    expect(one?.b).toBeInstanceOf(ArrayBuffer);
+    expect([...new Uint8Array(one?.b as ArrayBuffer)]).toEqual([0, 1, 254, 255]);
+    expect(one?.n).toBeNull();
+    expect(two?.i).toBe(9007199254740993n);
+    // A whole-number float stays a REAL on the way in and a float on the way out.
+    expect(two?.r).toBe(2);
+    expect(two?.rt).toBe('real');
+    expect(two?.s).toBe('');
+    expect(two?.b).toBeInstanceOf(ArrayBuffer);
+    expect((two?.b as ArrayBuffer | undefined)?.byteLength).toBe(0);
+
+    const numbers = webClient({ url: server.url });
+    const plain = await numbers.execute('SELECT i, r FROM vals WHERE id = 1');
+    expect(plain.rows[0]?.i).toBe(42);
+    expect(plain.rows[0]?.r).toBe(1.5);
+
+    const returning = await client.execute({
+      sql: 'UPDATE vals SET s = ? WHERE id IN (1, 2) RETURNING id',
+      args: ['changed'],
+    });
+    expect(returning.rows.map((row) => row.id)).toEqual([1n, 2n]);
+    expect(returning.rowsAffected).toBe(2);
+  });
+
+  it('runs client.batch atomically: all committed, or all rolled back when one statement fails', async () => {
+    const { server } = await startServer();
+    const client = webClient({ url: server.url });
+    await client.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)');
+
+    const results = await client.batch(
+      [
+        { sql: 'INSERT INTO items (name) VALUES (?)', args: ['a'] },
+        { sql: 'INSERT INTO items (name) VALUES (?)', args: ['b'] },
+        'SELECT count(*) AS n FROM items',
+      ],
+      'write',
+    );
+    expect(results).toHaveLength(3);
+    expect(results[2]?.rows[0]?.n).toBe(2);
+
+    const failing = client.batch(
+      [
+        { sql: 'INSERT INTO items (name) VALUES (?)', args: ['c'] },
+        { sql: 'INSERT INTO items (name) VALUES (?)', args: ['a'] },
+        { sql: 'INSERT INTO items (name) VALUES (?)', args: ['d'] },
+      ],
+      'write',
+    );
+    await expect(failing).rejects.toBeInstanceOf(LibsqlBatchError);
+    await expect(failing).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT', statementIndex: 1 });
+    expect(await names(client)).toEqual(['a', 'b']);
+  });
+
+  it('keeps an interactive transaction across pipelines with the baton, for commit and rollback', async () => {
+    const { server } = await startServer();
+    const client = webClient({ url: server.url });
+    const observer = webClient({ url: server.url });
+    await client.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)');
+
+    const tx = await client.transaction('write');
+    await tx.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['kept'] });
+    const inside = await tx.execute('SELECT count(*) AS n FROM items');
+    expect(inside.rows[0]?.n).toBe(1);
+    expect(await names(observer)).toEqual([]);
+    await tx.commit();
+    expect(await names(observer)).toEqual(['kept']);
+
+    const undone = await client.transaction('write');
+    await undone.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['dropped'] });
+    await undone.batch([
+      { sql: 'INSERT INTO items (name) VALUES (?)', args: ['dropped too'] },
+      { sql: 'UPDATE items SET name = ? WHERE name = ?', args: ['renamed', 'kept'] },
+    ]);
+    expect((await undone.execute('SELECT count(*) AS n FROM items')).rows[0]?.n).toBe(3);
+    await undone.rollback();
+    expect(await names(observer)).toEqual(['kept']);
+  });
+
+  it('isolates concurrent transactions from two clients and queues the second writer', async () => {
+    const { server } = await startServer();
+    const a = webClient({ url: server.url });
+    const b = webClient({ url: server.url });
+    const reader = webClient({ url: server.url });
+    await a.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)');
+
+    const txA = await a.transaction('write');
+    await txA.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['from-a'] });
+    const snapshot = await reader.transaction('read');
+    expect((await snapshot.execute('SELECT count(*) AS n FROM items')).rows[0]?.n).toBe(0);
+
+    // SQLite allows one writer: B's BEGIN IMMEDIATE waits (asynchronously) until A commits.
+    const txB = await b.transaction('write');
+    let bDone = false;
+    const bInsert = txB
+      .execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['from-b'] })
+      .then((rs) => {
+        bDone = true;
+        return rs;
+      });
+    await sleep(150);
+    expect(bDone).toBe(false);
+    expect(await names(reader)).toEqual([]);
+
+    await txA.commit();
+    expect((await bInsert).rowsAffected).toBe(1);
+    expect(await names(reader)).toEqual(['from-a']);
+    expect((await txB.execute('SELECT name FROM items ORDER BY name')).rows.map((r) => r.name)).toEqual([
+      'from-a',
+      'from-b',
+    ]);
+    // The read transaction keeps the snapshot it started with.
+    expect((await snapshot.execute('SELECT count(*) AS n FROM items')).rows[0]?.n).toBe(0);
+    await snapshot.commit();
+
+    await txB.commit();
+    expect(await names(reader)).toEqual(['from-a', 'from-b']);
+  });
+
+  it('runs scripts with executeMultiple (sequence), also inside a transaction', async () => {
+    const { server } = await startServer();
+    const client = webClient({ url: server.url });
+    await client.executeMultiple(`
+      -- a script, as drizzle-kit or a seed file would send it
+      CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+      INSERT INTO items (name) VALUES ('one');
+      INSERT INTO items (name) VALUES ('two; with a semicolon');
+    `);
+    expect(await names(client)).toEqual(['one', 'two; with a semicolon']);
+
+    const tx = await client.transaction('write');
+    await tx.executeMultiple(
+      "INSERT INTO items (name) VALUES ('three'); DELETE FROM items WHERE name = 'one';",
+    );
+    await tx.rollback();
+    expect(await names(client)).toEqual(['one', 'two; with a semicolon']);
+
+    await expect(client.executeMultiple('INSERT INTO nowhere VALUES (1);')).rejects.toMatchObject({
+      code: 'SQLITE_ERROR',
+    });
+  });
+
+  it('reports SQL errors as LibsqlError and keeps serving', async () => {
+    const { server } = await startServer();
+    const client = webClient({ url: server.url });
+    await client.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)');
+    await client.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['x'] });
+
+    const syntax = await client.execute('SELEC 1').catch((error: unknown) => error);
+    expect(syntax).toBeInstanceOf(LibsqlError);
+    expect(syntax).toMatchObject({ code: 'SQLITE_ERROR', message: expect.stringMatching(/syntax error/) });
+    await expect(
+      client.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['x'] }),
+    ).rejects.toMatchObject({
+      code: 'SQLITE_CONSTRAINT',
+      message: expect.stringMatching(/UNIQUE constraint failed/),
+    });
+    // Named args next to a bare `?` would crash libsql natively; the server refuses them instead.
+    await expect(client.execute({ sql: 'SELECT ?, :a', args: { a: 1 } })).rejects.toMatchObject({
+      code: 'ARGS_INVALID',
+    });
+
+    expect((await client.execute('SELECT count(*) AS n FROM items')).rows[0]?.n).toBe(1);
+  });
+
+  it('requires the bearer token when one is configured', async () => {
+    const { server } = await startServer('s3cret-token');
+    const wrong = webClient({ url: server.url, authToken: 'not-it' });
+    const missing = webClient({ url: server.url });
+    const right = webClient({ url: server.url, authToken: 's3cret-token' });
+
+    const denied = await wrong.execute('SELECT 1').catch((error: unknown) => error);
+    expect(denied).toBeInstanceOf(LibsqlError);
+    expect(denied).toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(missing.execute('SELECT 1')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect((await right.execute('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+  });
+
+  it('applies drizzle migrations over HTTP to the file the embedded client reads', async () => {
+    const { dir, databaseUrl, server } = await startServer();
+    const migrationsFolder = join(dir, 'migrations');
+    mkdirSync(join(migrationsFolder, 'meta'), { recursive: true });
+    writeFileSync(
+      join(migrationsFolder, 'meta', '_journal.json'),
+      JSON.stringify({
+        version: '7',
+        dialect: 'sqlite',
+        entries: [{ idx: 0, version: '6', when: 1700000000000, tag: '0000_widgets', breakpoints: true }],
+      }),
+    );
+    writeFileSync(
+      join(migrationsFolder, '0000_widgets.sql'),
+      [
+        'CREATE TABLE `widgets` (',
+        '\t`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,',
+        '\t`name` text NOT NULL,',
+        '\t`weight` real',
+        ');',
+        '--> statement-breakpoint',
+        'CREATE UNIQUE INDEX `widgets_name_unique` ON `widgets` (`name`);',
+      ].join('\n'),
+    );
+    const widgets = sqliteTable('widgets', {
+      id: integer('id').primaryKey({ autoIncrement: true }),
+      name: text('name').notNull(),
+      weight: real('weight'),
+    });
+
+    const client = webClient({ url: server.url });
+    const db = drizzle(client);
+    await migrate(db, { migrationsFolder });
+    await migrate(db, { migrationsFolder });
+
+    const applied = await client.execute('SELECT hash, created_at FROM __drizzle_migrations');
+    expect(applied.rows).toHaveLength(1);
+    expect(Number(applied.rows[0]?.created_at)).toBe(1700000000000);
+    expect(await db.insert(widgets).values({ name: 'gear', weight: 1.25 }).returning()).toEqual([
+      { id: 1, name: 'gear', weight: 1.25 },
+    ]);
+    await expect(db.insert(widgets).values({ name: 'gear' })).rejects.toThrow();
+
+    const embedded = createFileClient({ url: databaseUrl });
+    cleanups.push(() => embedded.close());
+    const seen = await embedded.execute('SELECT name, weight FROM widgets');
+    expect(seen.rows.map((row) => [row.name, row.weight])).toEqual([['gear', 1.25]]);
+  });
+});
+
+describe('libsql dev server handler (in process)', () => {
+  it('rejects malformed pipelines and unknown batons with HTTP 400', async () => {
+    const { pipeline } = startHandler();
+    const notJson = await pipeline('{ nope');
+    expect(notJson.status).toBe(400);
+    expect(notJson.json.message).toMatch(/Malformed pipeline/);
+    const badShape = await pipeline({ baton: null, requests: [{ type: 'execute', stmt: { args: [] } }] });
+    expect(badShape.status).toBe(400);
+    expect(badShape.json.message).toMatch(/sql/);
+    const badValue = await pipeline({
+      requests: [{ type: 'execute', stmt: { sql: 'SELECT ?', args: [{ type: 'integer', value: 1.5 }] } }],
+    });
+    expect(badValue.status).toBe(400);
+    const unknownBaton = await pipeline({ baton: 'made-up', requests: [{ type: 'close' }] });
+    expect(unknownBaton.status).toBe(400);
+    expect(unknownBaton.json.message).toMatch(/baton/);
+  });
+
+  it('speaks the wire format: typed values, stored SQL, batch conditions, autocommit and close', async () => {
+    const { pipeline } = startHandler();
+    const first = await pipeline({
+      baton: null,
+      requests: [
+        { type: 'store_sql', sql_id: 1, sql: 'SELECT ? AS v, typeof(?) AS t' },
+        {
+          type: 'execute',
+          stmt: {
+            sql_id: 1,
+            args: [
+              { type: 'integer', value: '-9223372036854775808' },
+              { type: 'float', value: 3 },
+            ],
+            want_rows: true,
+          },
+        },
+        { type: 'execute', stmt: { sql: 'SELECT 1', want_rows: false } },
+        { type: 'get_autocommit' },
+        { type: 'describe', sql: 'SELECT 1' },
+        {
+          type: 'batch',
+          batch: {
+            steps: [
+              { stmt: { sql: 'BEGIN' } },
+              { stmt: { sql: 'SELECT nope' } },
+              { condition: { type: 'error', step: 1 }, stmt: { sql: "SELECT 'saw error'" } },
+              { condition: { type: 'ok', step: 1 }, stmt: { sql: "SELECT 'skipped'" } },
+              {
+                condition: {
+                  type: 'and',
+                  conds: [
+                    { type: 'not', cond: { type: 'is_autocommit' } },
+                    { type: 'or', conds: [{ type: 'ok', step: 0 }] },
+                  ],
+                },
+                stmt: { sql: "SELECT 'in transaction'" },
+              },
+            ],
+          },
+        },
+      ],
+    });
+    expect(first.status).toBe(200);
+    expect(typeof first.json.baton).toBe('string');
+    expect(first.json.base_url).toBeNull();
+    const results = first.json.results as Array<{
+      type: string;
+      response?: Record<string, unknown>;
+      error?: unknown;
+    }>;
+    expect(results.map((r) => r.type)).toEqual(['ok', 'ok', 'ok', 'ok', 'error', 'ok']);
+    expect(results[1]?.response?.result).toMatchObject({
+      cols: [
+        { name: 'v', decltype: null },
+        { name: 't', decltype: null },
+      ],
+      rows: [
+        [
+          { type: 'integer', value: '-9223372036854775808' },
+          { type: 'text', value: 'real' },
+        ],
+      ],
+      affected_row_count: 0,
+    });
+    expect(results[2]?.response?.result).toMatchObject({ rows: [] });
+    expect(results[3]?.response).toEqual({ type: 'get_autocommit', is_autocommit: true });
+    expect(results[4]?.error).toMatchObject({ code: 'NOT_SUPPORTED' });
+    const batch = results[5]?.response?.result as { step_results: unknown[]; step_errors: unknown[] };
+    expect(batch.step_results.map((r) => r !== null)).toEqual([true, false, true, false, true]);
+    expect(batch.step_errors[1]).toMatchObject({ code: 'SQLITE_ERROR' });
+
+    const second = await pipeline({
+      baton: first.json.baton,
+      requests: [
+        { type: 'get_autocommit' },
+        { type: 'execute', stmt: { sql: 'ROLLBACK' } },
+        { type: 'get_autocommit' },
+        { type: 'close' },
+      ],
+    });
+    const later = second.json.results as Array<{ response?: unknown }>;
+    expect(later[0]?.response).toEqual({ type: 'get_autocommit', is_autocommit: false });
+    expect(later[2]?.response).toEqual({ type: 'get_autocommit', is_autocommit: true });
+    expect(second.json.baton).toBeNull();
+  });
+
+  it('expires idle streams and rolls back their transaction', async () => {
+    const { handler } = startHandler(150);
+    const client = webClient({ url: 'http://hrana.test', fetch: (req: Request) => handler.fetch(req) });
+    await client.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)');
+
+    const abandoned = await client.transaction('write');
+    await abandoned.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['lost'] });
+    await sleep(400);
+    await expect(abandoned.execute('SELECT 1')).rejects.toMatchObject({ code: 'STREAM_EXPIRED' });
+
+    // The write lock went with the stream: a new writer gets in at once.
+    const next = await client.transaction('write');
+    await next.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['kept'] });
+    await next.commit();
+    expect(await names(client)).toEqual(['kept']);
+  });
+});
