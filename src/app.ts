@@ -38,7 +38,7 @@ const WWW_AUTHENTICATE_REALM = 'Bearer realm="compliance-mcp"';
 
 function unauthorized(message: string, invalidToken: boolean): Response {
   const challenge = invalidToken
-    ? `${WWW_AUTHENTICATE_REALM}, error="invalid_token", error_description="${message}"`
+    ? `${WWW_AUTHENTICATE_REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`
     : WWW_AUTHENTICATE_REALM;
   return new Response(JSON.stringify(toErrorBody(new AppError('unauthorized', message))), {
     status: 401,
