@@ -1,0 +1,158 @@
+// Test helpers: a migrated temporary database, the app built by the same runtime factory, users, tokens, calls.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createOrganization, createUser, setMembership } from '../src/accounts.ts';
+import type { Role, TokenScope } from '../src/auth/principal.ts';
+import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { createRuntime, type Runtime } from '../src/runtime.ts';
+
+export const BASE = 'http://127.0.0.1:8787';
+
+export interface TestRuntime extends Runtime {
+  cleanup(): Promise<void>;
+}
+
+export async function createTestRuntime(
+  options: { env?: Record<string, string>; now?: () => Date; cache?: TokenCache; loopbackOnly?: boolean } = {},
+): Promise<TestRuntime> {
+  const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
+  const config: Config = loadConfig({ DATABASE_URL: `file:${join(dir, 'test.db')}`, ...options.env });
+  const database = await openNodeDatabase(config.databaseUrl);
+  await migrateDatabase(database);
+  const runtime = createRuntime({
+    config,
+    database,
+    cache: options.cache ?? createMemoryTokenCache(),
+    loopbackOnly: options.loopbackOnly ?? true,
+    usageFlush: 'host',
+    now: options.now,
+    log: () => {},
+  });
+  return {
+    ...runtime,
+    async cleanup() {
+      await runtime.usage.flush();
+      database.client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Actor {
+  userId: string;
+  email: string;
+}
+
+let counter = 0;
+
+export async function createActor(runtime: Runtime, name = 'user'): Promise<Actor> {
+  counter += 1;
+  const email = `${name}-${counter}-${Date.now()}@example.com`;
+  const user = await createUser(runtime.database.db, new Date(), { email, password: 'correct horse battery', name });
+  return { userId: user.id, email };
+}
+
+export async function createOrg(runtime: Runtime, owner: Actor, name = 'Org'): Promise<string> {
+  return (await createOrganization(runtime.database.db, new Date(), { name, ownerId: owner.userId })).id;
+}
+
+export async function addMember(runtime: Runtime, organizationId: string, actor: Actor, role: Role): Promise<void> {
+  await setMembership(runtime.database.db, new Date(), organizationId, actor.userId, role);
+}
+
+export async function createToken(
+  runtime: Runtime,
+  actor: Actor,
+  options: { scope?: TokenScope; organizationIds?: string[] | null; expiresAt?: string | null } = {},
+): Promise<string> {
+  const created = await runtime.tokens.create({
+    userId: actor.userId,
+    name: 'test token',
+    scope: options.scope ?? 'read_write',
+    organizationIds: options.organizationIds ?? null,
+    expiresAt: options.expiresAt === undefined ? new Date(Date.now() + 86_400_000).toISOString() : options.expiresAt,
+  });
+  return created.token;
+}
+
+export interface DirectResult {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+/** POST /api/mcp/tools/<tool> (or /api/mcp/<tool> with `variant: 'short'`). */
+export async function callDirect(
+  runtime: Runtime,
+  token: string | null,
+  tool: string,
+  args: unknown = {},
+  variant: 'tools' | 'short' = 'tools',
+): Promise<DirectResult> {
+  const path = variant === 'tools' ? `/api/mcp/tools/${tool}` : `/api/mcp/${tool}`;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (token !== null) headers.authorization = `Bearer ${token}`;
+  const response = await runtime.app.request(`${BASE}${path}`, { method: 'POST', headers, body: JSON.stringify(args) });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+}
+
+/** Calls a tool directly and fails the test unless it answered 200. */
+export async function ok<T = Record<string, unknown>>(runtime: Runtime, token: string, tool: string, args: unknown = {}) {
+  const result = await callDirect(runtime, token, tool, args);
+  if (result.status !== 200) throw new Error(`${tool} answered ${result.status}: ${JSON.stringify(result.body)}`);
+  return result.body as T;
+}
+
+export function errorOf(result: DirectResult): { code: string; message: string; details?: unknown } {
+  return (result.body as { error: { code: string; message: string; details?: unknown } }).error;
+}
+
+/** An SDK 1.x MCP client whose HTTP goes to `app.fetch` in process. */
+export async function mcpClient(runtime: Runtime, token: string): Promise<Client> {
+  const client = new Client({ name: 'test-client', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+    fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Sends one JSON-RPC message to the MCP endpoint and returns the HTTP response. */
+export function mcpPost(runtime: Runtime, headers: Record<string, string>, body: unknown): Promise<Response> {
+  return Promise.resolve(
+    runtime.app.request(`${BASE}/api/mcp/v1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }),
+  );
+}
+
+/** A standard world: Alice owns org A, Bob owns org B, Vic is VIEWER in A; tokens for each. */
+export async function createWorld(runtime: Runtime) {
+  const alice = await createActor(runtime, 'alice');
+  const bob = await createActor(runtime, 'bob');
+  const vic = await createActor(runtime, 'vic');
+  const orgA = await createOrg(runtime, alice, 'Alpha Corp');
+  const orgB = await createOrg(runtime, bob, 'Beta Corp');
+  await addMember(runtime, orgA, vic, 'VIEWER');
+  return {
+    alice,
+    bob,
+    vic,
+    orgA,
+    orgB,
+    aliceToken: await createToken(runtime, alice),
+    aliceReadToken: await createToken(runtime, alice, { scope: 'read' }),
+    bobToken: await createToken(runtime, bob),
+    vicToken: await createToken(runtime, vic),
+  };
+}
+
+export type World = Awaited<ReturnType<typeof createWorld>>;
