@@ -456,6 +456,8 @@ interface Stream {
   /** libsql leaves a statement that hit SQLITE_BUSY un-reset (holding its snapshot), so the connection is replaced. */
   poisoned: boolean;
   sqls: Map<number, string>;
+  /** PRAGMA assignments run outside transactions, replayed when a BUSY forces a new connection. */
+  settings: string[];
   timer: ReturnType<typeof setTimeout> | undefined;
   closed: boolean;
 }
@@ -496,10 +498,11 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
   // Surfaced by the first request or by startHranaServer; this only keeps it from being an unhandled rejection.
   ready.catch(() => undefined);
 
-  async function openClient(): Promise<Client> {
+  async function openClient(settings: string[]): Promise<Client> {
     const client = createClient({ url: databaseUrl, intMode: 'bigint', concurrency: 1 });
     try {
       await client.execute(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      for (const setting of settings) await client.execute(setting);
     } catch (error) {
       client.close();
       throw error;
@@ -522,7 +525,7 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
 
   async function connection(stream: Stream): Promise<Client> {
     if (stream.poisoned && stream.txMode === undefined) dropConnection(stream);
-    stream.client ??= await openClient();
+    stream.client ??= await openClient(stream.settings);
     return stream.client;
   }
 
@@ -619,11 +622,16 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
           'NOT_SUPPORTED',
         );
       }
-      return withBusyRetry(
+      const result = await withBusyRetry(
         stream,
         async () => run(await connection(stream), sql, args, stmt.wantRows),
         () => true,
       );
+      // Settings such as the `PRAGMA foreign_keys=off` that wraps drizzle migrations must survive a connection swap.
+      if (/^PRAGMA\s+[\w.]+\s*=/i.test(stripLeadingTrivia(sql)) && stream.settings.length < 64) {
+        stream.settings.push(sql);
+      }
+      return result;
     }
     try {
       const result = await withBusyRetry(
@@ -711,6 +719,7 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
     dropConnection(stream);
     stream.txMode = undefined;
     stream.sqls.clear();
+    stream.settings = [];
     streams.delete(stream);
   }
 
@@ -784,6 +793,7 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
         txFresh: false,
         poisoned: false,
         sqls: new Map(),
+        settings: [],
         timer: undefined,
         closed: false,
       };

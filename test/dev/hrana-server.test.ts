@@ -213,6 +213,37 @@ describe('libsql dev server over HTTP', () => {
     expect(await names(reader)).toEqual(['from-a', 'from-b']);
   });
 
+  it('waits for a writer outside the server and fails a stale transaction fast', async () => {
+    const { databaseUrl, server } = await startServer();
+    const client = webClient({ url: server.url });
+    await client.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)');
+
+    // The CLI writes the same file through the embedded client.
+    const cli = createFileClient({ url: databaseUrl });
+    cleanups.push(() => cli.close());
+    const cliTx = await cli.transaction('write');
+    await cliTx.execute("INSERT INTO items (name) VALUES ('from-cli')");
+    const pending = client.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['from-http'] });
+    await sleep(100);
+    await cliTx.commit();
+    expect((await pending).rowsAffected).toBe(1);
+    expect(await names(client)).toEqual(['from-cli', 'from-http']);
+
+    // A transaction that read before someone else committed can never write: SQLite says BUSY at once.
+    const stale = await client.transaction('deferred');
+    expect((await stale.execute('SELECT count(*) AS n FROM items')).rows[0]?.n).toBe(2);
+    await cli.execute("INSERT INTO items (name) VALUES ('cli-again')");
+    await expect(
+      stale.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['stale'] }),
+    ).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+    await stale.rollback();
+
+    const fresh = await client.transaction('write');
+    await fresh.execute({ sql: 'INSERT INTO items (name) VALUES (?)', args: ['after'] });
+    await fresh.commit();
+    expect(await names(client)).toEqual(['after', 'cli-again', 'from-cli', 'from-http']);
+  });
+
   it('runs scripts with executeMultiple (sequence), also inside a transaction', async () => {
     const { server } = await startServer();
     const client = webClient({ url: server.url });
@@ -314,11 +345,27 @@ describe('libsql dev server over HTTP', () => {
       { id: 1, name: 'gear', weight: 1.25 },
     ]);
     await expect(db.insert(widgets).values({ name: 'gear' })).rejects.toThrow();
+    // drizzle transactions ride on the baton; the nested one is a SAVEPOINT that rolls back on its own.
+    await db.transaction(async (tx) => {
+      await tx.insert(widgets).values({ name: 'bolt' });
+      await tx
+        .transaction(async (inner) => {
+          await inner.insert(widgets).values({ name: 'nut' });
+          throw new Error('undo the nut');
+        })
+        .catch(() => undefined);
+    });
+    expect(
+      (await db.select({ name: widgets.name }).from(widgets).orderBy(widgets.name)).map((w) => w.name),
+    ).toEqual(['bolt', 'gear']);
 
     const embedded = createFileClient({ url: databaseUrl });
     cleanups.push(() => embedded.close());
-    const seen = await embedded.execute('SELECT name, weight FROM widgets');
-    expect(seen.rows.map((row) => [row.name, row.weight])).toEqual([['gear', 1.25]]);
+    const seen = await embedded.execute('SELECT name, weight FROM widgets ORDER BY name');
+    expect(seen.rows.map((row) => [row.name, row.weight])).toEqual([
+      ['bolt', null],
+      ['gear', 1.25],
+    ]);
   });
 });
 
