@@ -19,11 +19,13 @@ export async function createUser(
   input: { email: string; password: string; name?: string | null },
 ): Promise<{ id: string; email: string }> {
   const email = normalizeEmail(input.email);
-  if (!EMAIL_PATTERN.test(email)) throw new AppError('invalid_arguments', `Not an email address: ${input.email}`);
+  if (!EMAIL_PATTERN.test(email))
+    throw new AppError('invalid_arguments', `Not an email address: ${input.email}`);
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new AppError('invalid_arguments', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
-  if (await findUserByEmail(db, email)) throw new AppError('conflict', `A user with email ${email} already exists.`);
+  if (await findUserByEmail(db, email))
+    throw new AppError('conflict', `A user with email ${email} already exists.`);
   const id = newId('usr');
   const timestamp = now.toISOString();
   await db.insert(users).values({
@@ -38,7 +40,11 @@ export async function createUser(
 }
 
 export async function findUserByEmail(db: Db, email: string) {
-  const [user] = await db.select().from(users).where(eq(users.email, normalizeEmail(email))).limit(1);
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(eq(users.email, normalizeEmail(email)))
+    .limit(1);
   return user;
 }
 
@@ -55,7 +61,8 @@ export async function createOrganization(
   input: { name: string; description?: string | null; ownerId: string },
 ): Promise<{ id: string }> {
   const name = input.name.trim();
-  if (!name || name.length > 200) throw new AppError('invalid_arguments', 'An organization needs a name of 1 to 200 characters.');
+  if (!name || name.length > 200)
+    throw new AppError('invalid_arguments', 'An organization needs a name of 1 to 200 characters.');
   const id = newId('org');
   const timestamp = now.toISOString();
   await db.batch([
@@ -66,13 +73,24 @@ export async function createOrganization(
       created_at: timestamp,
       updated_at: timestamp,
     }),
-    db.insert(memberships).values({ organization_id: id, user_id: input.ownerId, role: 'OWNER', created_at: timestamp }),
+    db
+      .insert(memberships)
+      .values({ organization_id: id, user_id: input.ownerId, role: 'OWNER', created_at: timestamp }),
   ]);
   return { id };
 }
 
-export async function setMembership(db: Db, now: Date, organizationId: string, userId: string, role: Role): Promise<void> {
-  const [organization] = await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId));
+export async function setMembership(
+  db: Db,
+  now: Date,
+  organizationId: string,
+  userId: string,
+  role: Role,
+): Promise<void> {
+  const [organization] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
   if (!organization) throw new AppError('not_found', `No organization ${organizationId}.`);
   const current = await roleOf(db, organizationId, userId);
   if (current === 'OWNER' && role !== 'OWNER') await refuseLastOwner(db, organizationId);
@@ -103,6 +121,9 @@ async function refuseLastOwner(db: Db, organizationId: string): Promise<void> {
     .from(memberships)
     .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')));
   if ((row?.n ?? 0) <= 1) {
-    throw new AppError('conflict', 'An organization keeps at least one OWNER. Make someone else OWNER first.');
+    throw new AppError(
+      'conflict',
+      'An organization keeps at least one OWNER. Make someone else OWNER first.',
+    );
   }
 }

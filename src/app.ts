@@ -2,8 +2,8 @@
 import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { parseBearer, type TokenService } from './auth/tokens.ts';
 import type { Principal } from './auth/principal.ts';
+import { parseBearer, type TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { AppError, toErrorBody } from './errors.ts';
@@ -48,7 +48,8 @@ function unauthorized(message: string, invalidToken: boolean): Response {
 
 const AUTH_MESSAGES = {
   missing: 'Missing bearer token. Send "Authorization: Bearer <API token>" (Settings > API Tokens).',
-  malformed: 'Malformed Authorization header. Send exactly "Bearer <API token>", with no extra spaces or newlines.',
+  malformed:
+    'Malformed Authorization header. Send exactly "Bearer <API token>", with no extra spaces or newlines.',
   unknown: 'Unknown API token. Generate a new one in Settings > API Tokens.',
   expired: 'This API token has expired. Generate a new one in Settings > API Tokens.',
   revoked: 'This API token has been revoked. Generate a new one in Settings > API Tokens.',
@@ -64,7 +65,9 @@ export function createApp(deps: AppDeps) {
     now,
     rateLimiter: deps.rateLimiter ?? createRateLimiter(deps.config.rateLimitPerMinute),
     logError: (requestId, error) =>
-      log(`[${requestId}] internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+      log(
+        `[${requestId}] internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      ),
   };
   const mcp = createMcpSurface({
     tools,
@@ -86,7 +89,9 @@ export function createApp(deps: AppDeps) {
 
   app.onError((error, c) => {
     if (!(error instanceof AppError)) invoke.logError(c.get('requestId') ?? '-', error);
-    return errorResponse(error instanceof AppError ? error : new AppError('internal', toErrorBody(error).error.message));
+    return errorResponse(
+      error instanceof AppError ? error : new AppError('internal', toErrorBody(error).error.message),
+    );
   });
 
   app.notFound(() => errorResponse(new AppError('not_found', 'No such route.')));
@@ -109,7 +114,9 @@ export function createApp(deps: AppDeps) {
   const limitBody = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
     onError: () =>
-      errorResponse(new AppError('payload_too_large', `The body is larger than ${deps.config.maxBodyBytes} bytes.`)),
+      errorResponse(
+        new AppError('payload_too_large', `The body is larger than ${deps.config.maxBodyBytes} bytes.`),
+      ),
   });
 
   async function authenticate(c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> {
@@ -128,7 +135,11 @@ export function createApp(deps: AppDeps) {
 
   const methodNotAllowed = () =>
     new Response(
-      JSON.stringify(toErrorBody(new AppError('method_not_allowed', 'This server is stateless: use POST for MCP messages.'))),
+      JSON.stringify(
+        toErrorBody(
+          new AppError('method_not_allowed', 'This server is stateless: use POST for MCP messages.'),
+        ),
+      ),
       { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } },
     );
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/api/mcp/v1', methodNotAllowed);
@@ -142,7 +153,12 @@ export function createApp(deps: AppDeps) {
       invoke.logError(c.get('requestId'), error);
     }
     return c.json(
-      { status: database === 'ok' ? 'ok' : 'degraded', version: deps.config.version, database, time: now().toISOString() },
+      {
+        status: database === 'ok' ? 'ok' : 'degraded',
+        version: deps.config.version,
+        database,
+        time: now().toISOString(),
+      },
       database === 'ok' ? 200 : 503,
     );
   });

@@ -52,19 +52,26 @@ function need(values: Values, name: 'email' | 'password' | 'name' | 'owner' | 'r
 function expiryFrom(values: Values, now: Date): string | null {
   const days = values['expires-in-days'];
   const at = values['expires-at'];
-  if (days !== undefined && at !== undefined) throw new UsageError('Give --expires-in-days or --expires-at, not both');
+  if (days !== undefined && at !== undefined)
+    throw new UsageError('Give --expires-in-days or --expires-at, not both');
   if (at !== undefined) {
     const time = Date.parse(at);
     if (Number.isNaN(time)) throw new UsageError(`--expires-at is not an ISO date: ${at}`);
     return new Date(time).toISOString();
   }
   const count = days === undefined ? 90 : Number(days);
-  if (!Number.isInteger(count) || count < 1 || count > 3650) throw new UsageError('--expires-in-days must be 1..3650');
+  if (!Number.isInteger(count) || count < 1 || count > 3650)
+    throw new UsageError('--expires-in-days must be 1..3650');
   return new Date(now.getTime() + count * 86_400_000).toISOString();
 }
 
 async function run(argv: string[], env: Record<string, string | undefined>): Promise<unknown> {
-  const { values, positionals } = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
   const command = positionals.join(' ');
   if (values.help || command === '' || command === 'help') throw new UsageError('');
   const config = loadConfig(env);
@@ -113,7 +120,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
       }
       case 'token create': {
         const scope = (values.scope ?? 'read_write').toLowerCase();
-        if (scope !== 'read' && scope !== 'read_write') throw new UsageError('--scope must be read or read_write');
+        if (scope !== 'read' && scope !== 'read_write')
+          throw new UsageError('--scope must be read or read_write');
         const user = await requireUserByEmail(db, need(values, 'email'));
         const created = await tokens.create({
           userId: user.id,

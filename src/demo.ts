@@ -5,9 +5,9 @@ import type { Principal } from './auth/principal.ts';
 import type { TokenService } from './auth/tokens.ts';
 import type { Db } from './db/client.ts';
 import { users } from './db/schema.ts';
+import { randomBase32 } from './ids.ts';
 import { TOOLS } from './tools/index.ts';
 import type { ToolContext } from './tools/types.ts';
-import { randomBase32 } from './ids.ts';
 
 export interface DemoAccount {
   email: string;
@@ -52,7 +52,11 @@ export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): P
   }
   const today = now();
 
-  const cto = await add('addPerson', { full_name: 'Grace Hopper', email: 'grace@acme-health.example', position: 'CTO' });
+  const cto = await add('addPerson', {
+    full_name: 'Grace Hopper',
+    email: 'grace@acme-health.example',
+    position: 'CTO',
+  });
   const dpo = await add('addPerson', {
     full_name: 'Jean Dupont',
     email: 'jean@acme-health.example',
@@ -115,7 +119,12 @@ export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): P
     state: 'IN_PROGRESS',
     owner_id: cto,
   });
-  await add('addMeasure', { name: 'Security awareness training', category: 'People', state: 'NOT_STARTED', owner_id: dpo });
+  await add('addMeasure', {
+    name: 'Security awareness training',
+    category: 'People',
+    state: 'NOT_STARTED',
+    owner_id: dpo,
+  });
   await add('addMeasure', { name: 'Physical access badges', category: 'Physical', state: 'NOT_APPLICABLE' });
 
   const phishing = await add('addRisk', {
@@ -212,7 +221,11 @@ export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): P
     owner_id: dpo,
     vendor_ids: [aws],
   });
-  await add('addDataClassification', { name: 'Internal chat', classification: 'INTERNAL', vendor_ids: [slack] });
+  await add('addDataClassification', {
+    name: 'Internal chat',
+    classification: 'INTERNAL',
+    vendor_ids: [slack],
+  });
 
   await add('addNonconformity', {
     reference_id: 'NC-2026-001',

@@ -54,7 +54,10 @@ export function toErrorBody(error: unknown): ErrorBody {
 
 export function asAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  return new AppError('internal', 'Internal error. The incident was logged; retry later or contact the operator.');
+  return new AppError(
+    'internal',
+    'Internal error. The incident was logged; retry later or contact the operator.',
+  );
 }
 
 export function notFound(what: string): AppError {

@@ -4,8 +4,8 @@ import { createMemoryTokenCache } from './auth/token-cache.ts';
 import type { Config } from './config.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
-import { isLoopbackHost } from './surfaces/origin.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
+import { isLoopbackHost } from './surfaces/origin.ts';
 
 const USAGE_FLUSH_MS = 1000;
 
@@ -16,7 +16,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startNodeServer(config: Config, log: (line: string) => void = console.log): Promise<RunningServer> {
+export async function startNodeServer(
+  config: Config,
+  log: (line: string) => void = console.log,
+): Promise<RunningServer> {
   const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
   await migrateDatabase(database);
   const runtime = createRuntime({

@@ -41,7 +41,9 @@ export function createUsageRecorder(db: Db, log: (message: string) => void = con
       db
         .update(apiTokens)
         .set({ last_used_at: at })
-        .where(and(eq(apiTokens.id, tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, at)))),
+        .where(
+          and(eq(apiTokens.id, tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, at))),
+        ),
     );
     await db.batch([db.insert(toolCalls).values(entries), ...updates]);
   }

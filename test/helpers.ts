@@ -18,7 +18,12 @@ export interface TestRuntime extends Runtime {
 }
 
 export async function createTestRuntime(
-  options: { env?: Record<string, string>; now?: () => Date; cache?: TokenCache; loopbackOnly?: boolean } = {},
+  options: {
+    env?: Record<string, string>;
+    now?: () => Date;
+    cache?: TokenCache;
+    loopbackOnly?: boolean;
+  } = {},
 ): Promise<TestRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
   const config: Config = loadConfig({ DATABASE_URL: `file:${join(dir, 'test.db')}`, ...options.env });
@@ -53,7 +58,11 @@ let counter = 0;
 export async function createActor(runtime: Runtime, name = 'user'): Promise<Actor> {
   counter += 1;
   const email = `${name}-${counter}-${Date.now()}@example.com`;
-  const user = await createUser(runtime.database.db, new Date(), { email, password: 'correct horse battery', name });
+  const user = await createUser(runtime.database.db, new Date(), {
+    email,
+    password: 'correct horse battery',
+    name,
+  });
   return { userId: user.id, email };
 }
 
@@ -61,7 +70,12 @@ export async function createOrg(runtime: Runtime, owner: Actor, name = 'Org'): P
   return (await createOrganization(runtime.database.db, new Date(), { name, ownerId: owner.userId })).id;
 }
 
-export async function addMember(runtime: Runtime, organizationId: string, actor: Actor, role: Role): Promise<void> {
+export async function addMember(
+  runtime: Runtime,
+  organizationId: string,
+  actor: Actor,
+  role: Role,
+): Promise<void> {
   await setMembership(runtime.database.db, new Date(), organizationId, actor.userId, role);
 }
 
@@ -75,7 +89,8 @@ export async function createToken(
     name: 'test token',
     scope: options.scope ?? 'read_write',
     organizationIds: options.organizationIds ?? null,
-    expiresAt: options.expiresAt === undefined ? new Date(Date.now() + 86_400_000).toISOString() : options.expiresAt,
+    expiresAt:
+      options.expiresAt === undefined ? new Date(Date.now() + 86_400_000).toISOString() : options.expiresAt,
   });
   return created.token;
 }
@@ -97,14 +112,28 @@ export async function callDirect(
   const path = variant === 'tools' ? `/api/mcp/tools/${tool}` : `/api/mcp/${tool}`;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
-  const response = await runtime.app.request(`${BASE}${path}`, { method: 'POST', headers, body: JSON.stringify(args) });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+  const response = await runtime.app.request(`${BASE}${path}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(args),
+  });
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
 /** Calls a tool directly and fails the test unless it answered 200. */
-export async function ok<T = Record<string, unknown>>(runtime: Runtime, token: string, tool: string, args: unknown = {}) {
+export async function ok<T = Record<string, unknown>>(
+  runtime: Runtime,
+  token: string,
+  tool: string,
+  args: unknown = {},
+) {
   const result = await callDirect(runtime, token, tool, args);
-  if (result.status !== 200) throw new Error(`${tool} answered ${result.status}: ${JSON.stringify(result.body)}`);
+  if (result.status !== 200)
+    throw new Error(`${tool} answered ${result.status}: ${JSON.stringify(result.body)}`);
   return result.body as T;
 }
 
@@ -128,7 +157,11 @@ export function mcpPost(runtime: Runtime, headers: Record<string, string>, body:
   return Promise.resolve(
     runtime.app.request(`${BASE}/api/mcp/v1`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     }),
   );

@@ -29,7 +29,9 @@ export function hashToken(secret: string): Promise<string> {
 }
 
 export type AuthFailure = 'unknown' | 'expired' | 'revoked';
-export type AuthResult = { ok: true; principal: Principal; tokenHash: string } | { ok: false; reason: AuthFailure };
+export type AuthResult =
+  | { ok: true; principal: Principal; tokenHash: string }
+  | { ok: false; reason: AuthFailure };
 
 export interface TokenSummary {
   id: string;
@@ -73,7 +75,8 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
     const allowed = row.organization_ids ? new Set(row.organization_ids) : null;
     const roles: Record<string, Role> = {};
     for (const membership of rows) {
-      if (!allowed || allowed.has(membership.organization_id)) roles[membership.organization_id] = membership.role;
+      if (!allowed || allowed.has(membership.organization_id))
+        roles[membership.organization_id] = membership.role;
     }
     const principal: Principal = {
       tokenId: row.id,
@@ -96,7 +99,8 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
       const tokenHash = await hashToken(secret);
       const cached = await cache.get(tokenHash);
       if (cached) {
-        if (cached.expiresAt && cached.expiresAt <= now().toISOString()) return { ok: false, reason: 'expired' };
+        if (cached.expiresAt && cached.expiresAt <= now().toISOString())
+          return { ok: false, reason: 'expired' };
         return { ok: true, principal: cached, tokenHash };
       }
       const result = await loadPrincipal(tokenHash);
@@ -115,24 +119,33 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
       expiresAt: string | null;
     }): Promise<CreatedToken> {
       const name = input.name.trim();
-      if (!name) throw new AppError('invalid_arguments', 'A token needs a name (e.g. "Claude Desktop - laptop").');
-      if (name.length > 100) throw new AppError('invalid_arguments', 'A token name is at most 100 characters.');
+      if (!name)
+        throw new AppError('invalid_arguments', 'A token needs a name (e.g. "Claude Desktop - laptop").');
+      if (name.length > 100)
+        throw new AppError('invalid_arguments', 'A token name is at most 100 characters.');
       if (input.expiresAt && input.expiresAt <= now().toISOString()) {
         throw new AppError('invalid_arguments', 'The expiry must be in the future.');
       }
       if (input.organizationIds) {
         if (input.organizationIds.length === 0) {
-          throw new AppError('invalid_arguments', 'Restrict the token to at least one organization, or to none.');
+          throw new AppError(
+            'invalid_arguments',
+            'Restrict the token to at least one organization, or to none.',
+          );
         }
         const found = await db
           .select({ id: memberships.organization_id })
           .from(memberships)
           .where(
-            and(eq(memberships.user_id, input.userId), inArray(memberships.organization_id, input.organizationIds)),
+            and(
+              eq(memberships.user_id, input.userId),
+              inArray(memberships.organization_id, input.organizationIds),
+            ),
           );
         const member = new Set(found.map((row) => row.id));
         const missing = input.organizationIds.filter((id) => !member.has(id));
-        if (missing.length > 0) throw new AppError('not_found', `Organization not found: ${missing.join(', ')}`);
+        if (missing.length > 0)
+          throw new AppError('not_found', `Organization not found: ${missing.join(', ')}`);
       }
       const secret = generateTokenSecret();
       const id = newId('tok');

@@ -14,11 +14,12 @@ export function createDatabase(client: Client): Database {
   return { db: drizzle(client, { schema }), client };
 }
 
-/** Embedded files: WAL so readers never wait for a writer, and a busy timeout so the CLI and server share the file. */
+/** Busy timeout of embedded files, so the CLI and the server can share one file. */
+export const BUSY_TIMEOUT_MS = 5000;
+
+/** Embedded files: WAL (persistent in the file) so readers never wait for a writer. */
 export async function prepareEmbeddedFile(client: Client): Promise<void> {
   await client.execute('PRAGMA journal_mode = WAL');
-  await client.execute('PRAGMA busy_timeout = 5000');
-  await client.execute('PRAGMA synchronous = NORMAL');
 }
 
 export { schema };

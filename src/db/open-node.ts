@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
-import { createDatabase, type Database, prepareEmbeddedFile } from './client.ts';
+import { BUSY_TIMEOUT_MS, createDatabase, type Database, prepareEmbeddedFile } from './client.ts';
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -12,7 +12,8 @@ export async function openNodeDatabase(url: string, authToken?: string): Promise
     const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   }
-  const client = createClient(authToken ? { url, authToken } : { url });
+  // `timeout` is the busy timeout of every pooled connection to a `file:` database (ignored by remote clients).
+  const client = createClient({ url, timeout: BUSY_TIMEOUT_MS, ...(authToken ? { authToken } : {}) });
   if (url.startsWith('file:')) await prepareEmbeddedFile(client);
   return createDatabase(client);
 }

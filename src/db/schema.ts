@@ -15,30 +15,43 @@ export const organizations = sqliteTable('organizations', {
   ...timestamps,
 });
 
-export const users = sqliteTable('users', {
-  id: text('id').primaryKey(),
-  email: text('email').notNull(),
-  name: text('name'),
-  password_hash: text('password_hash').notNull(),
-  ...timestamps,
-}, (t) => [uniqueIndex('users_email_unique').on(t.email)]);
+export const users = sqliteTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name'),
+    password_hash: text('password_hash').notNull(),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('users_email_unique').on(t.email)],
+);
 
 export const memberships = sqliteTable(
   'memberships',
   {
-    organization_id: text('organization_id').notNull().references(() => organizations.id),
-    user_id: text('user_id').notNull().references(() => users.id),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id),
     role: text('role', { enum: ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] }).notNull(),
     created_at: text('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.organization_id, t.user_id] }), index('memberships_user_idx').on(t.user_id)],
+  (t) => [
+    primaryKey({ columns: [t.organization_id, t.user_id] }),
+    index('memberships_user_idx').on(t.user_id),
+  ],
 );
 
 export const apiTokens = sqliteTable(
   'api_tokens',
   {
     id: text('id').primaryKey(),
-    user_id: text('user_id').notNull().references(() => users.id),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id),
     name: text('name').notNull(),
     /** SHA-256 of the secret, hex. The secret itself is never stored. */
     token_hash: text('token_hash').notNull(),
@@ -52,7 +65,10 @@ export const apiTokens = sqliteTable(
     revoked_at: text('revoked_at'),
     last_used_at: text('last_used_at'),
   },
-  (t) => [uniqueIndex('api_tokens_hash_unique').on(t.token_hash), index('api_tokens_user_idx').on(t.user_id, t.created_at)],
+  (t) => [
+    uniqueIndex('api_tokens_hash_unique').on(t.token_hash),
+    index('api_tokens_user_idx').on(t.user_id, t.created_at),
+  ],
 );
 
 export const sessions = sqliteTable(
@@ -60,7 +76,9 @@ export const sessions = sqliteTable(
   {
     /** SHA-256 of the session cookie value, hex. */
     id_hash: text('id_hash').primaryKey(),
-    user_id: text('user_id').notNull().references(() => users.id),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id),
     csrf_token: text('csrf_token').notNull(),
     created_at: text('created_at').notNull(),
     last_seen_at: text('last_seen_at').notNull(),
@@ -104,7 +122,9 @@ export const toolCalls = sqliteTable(
 
 const scoped = {
   id: text('id').primaryKey(),
-  organization_id: text('organization_id').notNull().references(() => organizations.id),
+  organization_id: text('organization_id')
+    .notNull()
+    .references(() => organizations.id),
 };
 
 export const people = sqliteTable(
@@ -213,7 +233,10 @@ export const riskMeasures = sqliteTable(
     organization_id: text('organization_id').notNull(),
     created_at: text('created_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.risk_id, t.measure_id] }), index('risk_measures_measure_idx').on(t.measure_id)],
+  (t) => [
+    primaryKey({ columns: [t.risk_id, t.measure_id] }),
+    index('risk_measures_measure_idx').on(t.measure_id),
+  ],
 );
 
 export const obligations = sqliteTable(
@@ -284,7 +307,10 @@ export const assetVendors = sqliteTable(
     vendor_id: text('vendor_id').notNull(),
     organization_id: text('organization_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.asset_id, t.vendor_id] }), index('asset_vendors_vendor_idx').on(t.vendor_id)],
+  (t) => [
+    primaryKey({ columns: [t.asset_id, t.vendor_id] }),
+    index('asset_vendors_vendor_idx').on(t.vendor_id),
+  ],
 );
 
 export const dataClassifications = sqliteTable(

@@ -10,16 +10,25 @@ export async function readJsonArguments(request: Request): Promise<unknown> {
   if (text.trim() === '') return {};
   const contentType = request.headers.get('content-type') ?? '';
   if (!/^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType)) {
-    throw new AppError('unsupported_media_type', 'Send the arguments as a JSON object with Content-Type: application/json.');
+    throw new AppError(
+      'unsupported_media_type',
+      'Send the arguments as a JSON object with Content-Type: application/json.',
+    );
   }
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new AppError('invalid_json', 'The body is not valid JSON. Send a JSON object of arguments, e.g. {}.');
+    throw new AppError(
+      'invalid_json',
+      'The body is not valid JSON. Send a JSON object of arguments, e.g. {}.',
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new AppError('invalid_arguments', 'The body must be a JSON object of arguments, e.g. {"organization_id": "org_..."}.');
+    throw new AppError(
+      'invalid_arguments',
+      'The body must be a JSON object of arguments, e.g. {"organization_id": "org_..."}.',
+    );
   }
   return value;
 }
@@ -33,7 +42,10 @@ export async function handleDirectCall(
 ): Promise<Response> {
   const tool = deps.tools.get(toolName);
   if (!tool) {
-    throw new AppError('unknown_tool', `No tool named ${toolName}. GET /api/mcp/openapi.json lists the tools.`);
+    throw new AppError(
+      'unknown_tool',
+      `No tool named ${toolName}. GET /api/mcp/openapi.json lists the tools.`,
+    );
   }
   const args = await readJsonArguments(c.req.raw);
   const outcome = await invokeTool(deps.invoke, tool, args, principal, 'direct', requestId);

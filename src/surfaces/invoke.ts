@@ -40,7 +40,8 @@ export async function invokeTool(
     const parsed = tool.input.safeParse(normalizeArguments(rawArguments));
     if (!parsed.success) throw invalidArgumentsFrom(tool.name, parsed.error);
     outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
-  } catch (error) {
+  } catch (caught) {
+    const error = fromDatabaseError(caught);
     if (!(error instanceof AppError)) deps.logError(requestId, error);
     outcome = { ok: false, error: asAppError(error) };
   }
@@ -57,6 +58,20 @@ export async function invokeTool(
   return outcome;
 }
 
+/** A constraint the checks did not foresee (e.g. two concurrent inserts) is a conflict, not an internal error. */
+function fromDatabaseError(error: unknown): unknown {
+  for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+      return new AppError(
+        'conflict',
+        'The change conflicts with an existing record. Read the records again and retry.',
+      );
+    }
+  }
+  return error;
+}
+
 /** `organizationId` -> `organization_id`, at every level of plain objects; both spellings at once is an error. */
 export function normalizeArguments(value: unknown): unknown {
   if (value === undefined || value === null) return {};
@@ -70,9 +85,11 @@ function normalizeKeys(value: unknown, path: string): unknown {
   for (const [key, item] of Object.entries(value)) {
     const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
     if (Object.hasOwn(out, snake)) {
-      throw new AppError('invalid_arguments', `Argument ${path}${snake} is given twice (as ${key} and ${snake}).`, [
-        { path: `${path}${snake}`, message: 'Given twice' },
-      ]);
+      throw new AppError(
+        'invalid_arguments',
+        `Argument ${path}${snake} is given twice (as ${key} and ${snake}).`,
+        [{ path: `${path}${snake}`, message: 'Given twice' }],
+      );
     }
     out[snake] = normalizeKeys(item, `${path}${snake}.`);
   }

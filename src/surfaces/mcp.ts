@@ -1,5 +1,5 @@
 // MCP Streamable HTTP surface: stateless, JSON responses, a fresh server and transport per request over the tool map.
-import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
@@ -10,6 +10,7 @@ import {
   type ListToolsResult,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
 import type { ToolMap } from '../tools/index.ts';
@@ -59,9 +60,19 @@ export function createMcpSurface(options: {
       server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
         const tool = options.tools.get(call.params.name);
         if (!tool) {
-          throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}. Call tools/list for the tool names.`);
+          throw new McpError(
+            ErrorCode.InvalidParams,
+            `Unknown tool: ${call.params.name}. Call tools/list for the tool names.`,
+          );
         }
-        const outcome = await invokeTool(options.invoke, tool, call.params.arguments, principal, 'mcp', requestId);
+        const outcome = await invokeTool(
+          options.invoke,
+          tool,
+          call.params.arguments,
+          principal,
+          'mcp',
+          requestId,
+        );
         const structured = outcome.ok ? outcome.result : { ...toErrorBody(outcome.error) };
         return {
           content: [{ type: 'text', text: JSON.stringify(structured) }],

@@ -34,7 +34,10 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
           content: { 'application/json': { schema: schemas.input } },
         },
         responses: {
-          '200': { description: 'The tool result.', content: { 'application/json': { schema: schemas.output } } },
+          '200': {
+            description: 'The tool result.',
+            content: { 'application/json': { schema: schemas.output } },
+          },
           '400': errorResponse('invalid_json or invalid_arguments (details list each problem).'),
           '401': errorResponse('Token missing, malformed, unknown, expired or revoked.'),
           '403': errorResponse('insufficient_scope: read-only token or role too low.'),

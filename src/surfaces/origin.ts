@@ -37,6 +37,7 @@ export function refusedOrigin(request: Request, policy: OriginPolicy): string | 
   } catch {
     return 'The Origin header is not a valid origin.';
   }
-  if (policy.loopbackOnly ? isLoopbackHost(parsed.hostname) : parsed.origin === new URL(request.url).origin) return null;
+  if (policy.loopbackOnly ? isLoopbackHost(parsed.hostname) : parsed.origin === new URL(request.url).origin)
+    return null;
   return `Origin ${origin} is not allowed. Add it to ALLOWED_ORIGINS to call this server from that web page.`;
 }

@@ -22,7 +22,10 @@ export const ERROR_JSON_SCHEMA = {
             'Machine-readable code: invalid_json, invalid_arguments, unauthorized, insufficient_scope, forbidden, not_found, unknown_tool, invalid_transition, conflict, payload_too_large, unsupported_media_type, rate_limited, internal.',
         },
         message: { type: 'string', description: 'What went wrong and how to fix it.' },
-        details: { description: 'For invalid_arguments: a list of {path, message}; for invalid_transition: the states.' },
+        details: {
+          description:
+            'For invalid_arguments: a list of {path, message}; for invalid_transition: the states.',
+        },
       },
       required: ['code', 'message'],
     },
@@ -34,7 +37,11 @@ export const ERROR_JSON_SCHEMA = {
 const cache = new WeakMap<Tool, ToolJsonSchemas>();
 
 function convert(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> & { type: 'object' } {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  });
   return { ...json, type: 'object' };
 }
 

@@ -17,7 +17,12 @@ export function requireTokenScope(ctx: Pick<ToolContext, 'principal'>, scope: To
  * Checks that the caller reaches the organization (else the same not_found as a missing one, so nothing leaks)
  * and, for writes, that their role there may write.
  */
-export function requireOrganization(ctx: ToolContext, organizationId: string, mode: ToolScope, what = 'Organization'): void {
+export function requireOrganization(
+  ctx: ToolContext,
+  organizationId: string,
+  mode: ToolScope,
+  what = 'Organization',
+): void {
   const role = roleIn(ctx.principal, organizationId);
   if (!role) throw notFound(what);
   ctx.organizationId = organizationId;

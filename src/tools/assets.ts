@@ -7,7 +7,9 @@ import { caseInsensitiveEnum, idOf, longText } from './fields.ts';
 import { enumFilter, filter, optional, type RegisterSpec, withDefault } from './register.ts';
 import { ASSET_TYPES } from './states.ts';
 
-const assetType = caseInsensitiveEnum(ASSET_TYPES).describe('PHYSICAL (laptops, servers) or VIRTUAL (databases, SaaS accounts).');
+const assetType = caseInsensitiveEnum(ASSET_TYPES).describe(
+  'PHYSICAL (laptops, servers) or VIRTUAL (databases, SaaS accounts).',
+);
 
 export const assetSpec: RegisterSpec = {
   kind: 'asset',
@@ -19,14 +21,17 @@ export const assetSpec: RegisterSpec = {
   key: 'asset',
   listKey: 'assets',
   table: assets,
-  about: 'An asset is something of value to protect: a laptop fleet, a production database, a code repository.',
+  about:
+    'An asset is something of value to protect: a laptop fleet, a production database, a code repository.',
   fields: {
     name: nameField('Production PostgreSQL cluster'),
     description: descriptionField('asset'),
     asset_type: withDefault(assetType, 'VIRTUAL'),
     amount: withDefault(z.number().int().min(0).max(1_000_000_000).describe('How many (default 1).'), 1),
     owner_id: ownerField(),
-    data_types_stored: optional(longText(1000).describe('Kinds of data stored, e.g. "Customer PII, invoices".')),
+    data_types_stored: optional(
+      longText(1000).describe('Kinds of data stored, e.g. "Customer PII, invoices".'),
+    ),
   },
   relations: [
     {
@@ -43,8 +48,9 @@ export const assetSpec: RegisterSpec = {
   search: [assets.name, assets.description, assets.data_types_stored],
   filters: {
     asset_type: enumFilter(assetType, assets.asset_type, 'Only PHYSICAL or VIRTUAL assets.'),
-    owner_id: filter(idOf('per', 'Person').describe('Only assets owned by this person (`per_...`).'), (value) =>
-      eq(assets.owner_id, value),
+    owner_id: filter(
+      idOf('per', 'Person').describe('Only assets owned by this person (`per_...`).'),
+      (value) => eq(assets.owner_id, value),
     ),
   },
   orderFields: {

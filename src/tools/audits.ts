@@ -20,12 +20,18 @@ export const auditSpec: RegisterSpec = {
   key: 'audit',
   listKey: 'audits',
   table: audits,
-  about: 'An audit assesses the organization against one framework (e.g. the 2026 ISO 27001 surveillance audit).',
+  about:
+    'An audit assesses the organization against one framework (e.g. the 2026 ISO 27001 surveillance audit).',
   fields: {
-    framework_id: required(idOf('fwk', 'Framework').describe('Framework audited against (`fwk_...`).'), 'framework'),
+    framework_id: required(
+      idOf('fwk', 'Framework').describe('Framework audited against (`fwk_...`).'),
+      'framework',
+    ),
     name: optional(shortText().describe('Name, e.g. "ISO 27001 surveillance audit 2026".')),
     state: withDefault(state, 'NOT_STARTED'),
-    valid_from: optional(dateSchema.describe('Start of the validity of the report or certificate, YYYY-MM-DD.')),
+    valid_from: optional(
+      dateSchema.describe('Start of the validity of the report or certificate, YYYY-MM-DD.'),
+    ),
     valid_until: optional(dateSchema.describe('End of validity, YYYY-MM-DD.')),
     auditor: optional(shortText().describe('Audit firm or auditor, e.g. "BSI".')),
     scope: optional(longText().describe('Scope of the audit.')),
@@ -33,8 +39,9 @@ export const auditSpec: RegisterSpec = {
   search: [audits.name, audits.auditor, audits.scope],
   filters: {
     state: enumFilter(state, audits.state, 'Only audits in this state (or any of these), e.g. IN_PROGRESS.'),
-    framework_id: filter(idOf('fwk', 'Framework').describe('Only audits of this framework (`fwk_...`).'), (value) =>
-      eq(audits.framework_id, value),
+    framework_id: filter(
+      idOf('fwk', 'Framework').describe('Only audits of this framework (`fwk_...`).'),
+      (value) => eq(audits.framework_id, value),
     ),
   },
   orderFields: {
@@ -43,8 +50,13 @@ export const auditSpec: RegisterSpec = {
     valid_until: { column: audits.valid_until, nullable: true },
   },
   prepare(next, current) {
-    if (current) checkTransition('audit', 'state', String(current.state), String(next.state), AUDIT_TRANSITIONS);
-    if (typeof next.valid_from === 'string' && typeof next.valid_until === 'string' && next.valid_until < next.valid_from) {
+    if (current)
+      checkTransition('audit', 'state', String(current.state), String(next.state), AUDIT_TRANSITIONS);
+    if (
+      typeof next.valid_from === 'string' &&
+      typeof next.valid_until === 'string' &&
+      next.valid_until < next.valid_from
+    ) {
       throw new AppError('invalid_arguments', 'valid_until must not be before valid_from.', [
         { path: 'valid_until', message: 'Before valid_from' },
       ]);

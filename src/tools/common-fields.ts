@@ -4,10 +4,13 @@ import { optional, required } from './register.ts';
 
 export const ownerField = (role = 'Owner') =>
   optional(
-    idOf('per', 'Person').describe(`${role}: a person of the same organization (\`per_...\`); null clears it.`),
+    idOf('per', 'Person').describe(
+      `${role}: a person of the same organization (\`per_...\`); null clears it.`,
+    ),
     'person',
   );
 
 export const nameField = (example: string) => required(shortText().describe(`Name, e.g. "${example}".`));
 
-export const descriptionField = (what: string) => optional(longText().describe(`Free-text description of the ${what}.`));
+export const descriptionField = (what: string) =>
+  optional(longText().describe(`Free-text description of the ${what}.`));

@@ -10,7 +10,9 @@ import { PRIORITIES, WORKFLOW_STATUSES } from './states.ts';
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
   'OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens (case-insensitive).',
 );
-const priority = caseInsensitiveEnum(PRIORITIES).describe('LOW, MEDIUM or HIGH (case-insensitive; default MEDIUM).');
+const priority = caseInsensitiveEnum(PRIORITIES).describe(
+  'LOW, MEDIUM or HIGH (case-insensitive; default MEDIUM).',
+);
 
 export const continualImprovementSpec: RegisterSpec = {
   kind: 'continual_improvement',
@@ -33,12 +35,21 @@ export const continualImprovementSpec: RegisterSpec = {
     status: withDefault(status, 'OPEN'),
     priority: withDefault(priority, 'MEDIUM'),
   },
-  search: [continualImprovements.reference_id, continualImprovements.description, continualImprovements.source],
+  search: [
+    continualImprovements.reference_id,
+    continualImprovements.description,
+    continualImprovements.source,
+  ],
   filters: {
-    status: enumFilter(status, continualImprovements.status, 'Only those with this status (or any of these).'),
+    status: enumFilter(
+      status,
+      continualImprovements.status,
+      'Only those with this status (or any of these).',
+    ),
     priority: enumFilter(priority, continualImprovements.priority, 'Only this priority (or any of these).'),
-    owner_id: filter(idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'), (value) =>
-      eq(continualImprovements.owner_id, value),
+    owner_id: filter(
+      idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'),
+      (value) => eq(continualImprovements.owner_id, value),
     ),
   },
   orderFields: {

@@ -40,7 +40,11 @@ export const dataClassificationSpec: RegisterSpec = {
   ],
   search: [dataClassifications.name, dataClassifications.description],
   filters: {
-    classification: enumFilter(classification, dataClassifications.classification, 'Only this sensitivity (or any of these).'),
+    classification: enumFilter(
+      classification,
+      dataClassifications.classification,
+      'Only this sensitivity (or any of these).',
+    ),
   },
   orderFields: {
     created_at: { column: dataClassifications.created_at },

@@ -4,7 +4,10 @@ import { type IdPrefix, isIdOf } from '../ids.ts';
 
 /** Accepts any letter case on input (`open` = `OPEN`); outputs and lists the upper-case values. */
 export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.preprocess((value) => (typeof value === 'string' ? value.trim().toUpperCase() : value), z.enum(values));
+  return z.preprocess(
+    (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+    z.enum(values),
+  );
 }
 
 function isRealDate(value: string): boolean {
@@ -49,6 +52,6 @@ export const cursorSchema = z
   .string()
   .min(1)
   .max(1000)
-  .describe('Opaque cursor from the previous page\'s `next_cursor`; omit for the first page.');
+  .describe("Opaque cursor from the previous page's `next_cursor`; omit for the first page.");
 
 export const directionSchema = caseInsensitiveEnum(['ASC', 'DESC']).describe('Sort direction: ASC or DESC.');

@@ -1,5 +1,6 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it.
 import { assetSpec } from './assets.ts';
+import { auditSpec } from './audits.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
 import { frameworkSpec } from './frameworks.ts';
@@ -8,13 +9,18 @@ import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
 import { organizationTools } from './organizations.ts';
 import { personSpec } from './people.ts';
-import { buildReferenceGraph, type RegisterKind, type RegisterSpec, type RegisterTable, registerTools } from './register.ts';
+import {
+  buildReferenceGraph,
+  type RegisterKind,
+  type RegisterSpec,
+  type RegisterTable,
+  registerTools,
+} from './register.ts';
 import { riskMeasureTools } from './risk-measures.ts';
 import { riskSpec } from './risks.ts';
 import { summaryTool } from './summary.ts';
 import type { Tool } from './types.ts';
 import { vendorSpec } from './vendors.ts';
-import { auditSpec } from './audits.ts';
 
 export const REGISTER_SPECS: readonly RegisterSpec[] = [
   vendorSpec,
@@ -30,7 +36,9 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   auditSpec,
 ];
 
-const tablesByKind = new Map<RegisterKind, RegisterTable>(REGISTER_SPECS.map((spec) => [spec.kind, spec.table]));
+const tablesByKind = new Map<RegisterKind, RegisterTable>(
+  REGISTER_SPECS.map((spec) => [spec.kind, spec.table]),
+);
 const graph = buildReferenceGraph([...REGISTER_SPECS]);
 
 function tableOf(kind: RegisterKind): RegisterTable {

@@ -24,15 +24,19 @@ export const measureSpec: RegisterSpec = {
   fields: {
     name: nameField('Enforce multi-factor authentication'),
     description: descriptionField('measure'),
-    category: withDefault(shortText(100).describe('Category, free text, e.g. "Access control" (default "General").'), 'General'),
+    category: withDefault(
+      shortText(100).describe('Category, free text, e.g. "Access control" (default "General").'),
+      'General',
+    ),
     state: withDefault(state, 'NOT_STARTED'),
     owner_id: ownerField(),
   },
   search: [measures.name, measures.description],
   filters: {
     state: enumFilter(state, measures.state, 'Only measures in this state (or any of these).'),
-    owner_id: filter(idOf('per', 'Person').describe('Only measures owned by this person (`per_...`).'), (value) =>
-      eq(measures.owner_id, value),
+    owner_id: filter(
+      idOf('per', 'Person').describe('Only measures owned by this person (`per_...`).'),
+      (value) => eq(measures.owner_id, value),
     ),
   },
   orderFields: {
@@ -44,5 +48,10 @@ export const measureSpec: RegisterSpec = {
     add: 'State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure.',
     update: 'Any state may follow any other.',
   },
-  example: { organization_id: 'org_...', name: 'Enforce MFA on all SaaS', category: 'Access control', state: 'IN_PROGRESS' },
+  example: {
+    organization_id: 'org_...',
+    name: 'Enforce MFA on all SaaS',
+    category: 'Access control',
+    state: 'IN_PROGRESS',
+  },
 };

@@ -1,12 +1,21 @@
 // Nonconformities: findings (often from audits) with root cause, corrective action and a closing workflow.
 import { eq } from 'drizzle-orm';
 import { nonconformities } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
 import { ownerField } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
-import { derived, enumFilter, filter, optional, type RegisterSpec, required, type Row, withDefault } from './register.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  type Row,
+  required,
+  withDefault,
+} from './register.ts';
 import { checkTransition, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
-import { AppError } from '../errors.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
   'OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens (case-insensitive). CLOSED needs a corrective_action.',
@@ -14,14 +23,19 @@ const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
 
 /** Shared by nonconformities and continual improvements: the workflow, and CLOSED only with a corrective action. */
 export function checkWorkflow(label: string, next: Row, current: Row | null, needsAction: boolean): void {
-  if (current) checkTransition(label, 'status', String(current.status), String(next.status), WORKFLOW_TRANSITIONS);
+  if (current)
+    checkTransition(label, 'status', String(current.status), String(next.status), WORKFLOW_TRANSITIONS);
   if (needsAction && next.status === 'CLOSED' && !next.corrective_action) {
-    throw new AppError('invalid_transition', `A ${label} can only be CLOSED with a corrective_action. Set corrective_action in the same call.`, {
-      field: 'status',
-      current: current?.status ?? null,
-      requested: 'CLOSED',
-      allowed: current ? WORKFLOW_TRANSITIONS[String(current.status)] ?? [] : WORKFLOW_STATUSES,
-    });
+    throw new AppError(
+      'invalid_transition',
+      `A ${label} can only be CLOSED with a corrective_action. Set corrective_action in the same call.`,
+      {
+        field: 'status',
+        current: current?.status ?? null,
+        requested: 'CLOSED',
+        allowed: current ? (WORKFLOW_TRANSITIONS[String(current.status)] ?? []) : WORKFLOW_STATUSES,
+      },
+    );
   }
 }
 
@@ -43,22 +57,31 @@ export const nonconformitySpec: RegisterSpec = {
     audit_id: optional(idOf('aud', 'Audit').describe('Audit that raised it (`aud_...`), if any.'), 'audit'),
     date_identified: optional(dateSchema.describe('When it was found, YYYY-MM-DD.')),
     root_cause: optional(longText().describe('Root cause analysis.')),
-    corrective_action: optional(longText().describe('Corrective action taken or planned; required to close.')),
+    corrective_action: optional(
+      longText().describe('Corrective action taken or planned; required to close.'),
+    ),
     owner_id: ownerField(),
     due_date: optional(dateSchema.describe('Date by which it must be closed, YYYY-MM-DD.')),
     status: withDefault(status, 'OPEN'),
-    effectiveness_check: optional(longText().describe('How the effectiveness of the corrective action was verified.')),
+    effectiveness_check: optional(
+      longText().describe('How the effectiveness of the corrective action was verified.'),
+    ),
     overdue: derived(overdueOutput('CLOSED')),
   },
   search: [nonconformities.reference_id, nonconformities.description, nonconformities.root_cause],
   filters: {
-    status: enumFilter(status, nonconformities.status, 'Only nonconformities with this status (or any of these).'),
+    status: enumFilter(
+      status,
+      nonconformities.status,
+      'Only nonconformities with this status (or any of these).',
+    ),
     overdue: overdueFilter(nonconformities.due_date, nonconformities.status, 'CLOSED'),
     audit_id: filter(idOf('aud', 'Audit').describe('Only those raised by this audit (`aud_...`).'), (value) =>
       eq(nonconformities.audit_id, value),
     ),
-    owner_id: filter(idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'), (value) =>
-      eq(nonconformities.owner_id, value),
+    owner_id: filter(
+      idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'),
+      (value) => eq(nonconformities.owner_id, value),
     ),
   },
   orderFields: {

@@ -4,13 +4,23 @@ import { obligations } from '../db/schema.ts';
 import { ownerField } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
-import { derived, enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  required,
+  withDefault,
+} from './register.ts';
 import { OBLIGATION_STATUSES, OBLIGATION_TYPES } from './states.ts';
 
 const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe(
   `Compliance status: ${OBLIGATION_STATUSES.join(', ')} (case-insensitive).`,
 );
-const type = caseInsensitiveEnum(OBLIGATION_TYPES).describe(`LEGAL (law, regulation) or CONTRACTUAL (customer contract).`);
+const type = caseInsensitiveEnum(OBLIGATION_TYPES).describe(
+  `LEGAL (law, regulation) or CONTRACTUAL (customer contract).`,
+);
 
 export const obligationSpec: RegisterSpec = {
   kind: 'obligation',
@@ -27,7 +37,9 @@ export const obligationSpec: RegisterSpec = {
   fields: {
     area: optional(shortText().describe('Area, e.g. "Data protection".')),
     source: optional(shortText().describe('Source text, e.g. "GDPR Art. 30" or "MSA with Acme, clause 12".')),
-    requirement: required(longText().min(1).describe('What must be done, e.g. "Keep a record of processing activities".')),
+    requirement: required(
+      longText().min(1).describe('What must be done, e.g. "Keep a record of processing activities".'),
+    ),
     regulator: optional(shortText().describe('Regulator or counterparty, e.g. "CNIL".')),
     type: withDefault(type, 'LEGAL'),
     status: withDefault(status, 'NON_COMPLIANT'),
@@ -41,8 +53,9 @@ export const obligationSpec: RegisterSpec = {
     status: enumFilter(status, obligations.status, 'Only obligations with this status (or any of these).'),
     type: enumFilter(type, obligations.type, 'Only LEGAL or CONTRACTUAL obligations.'),
     overdue: overdueFilter(obligations.due_date, obligations.status, 'COMPLIANT'),
-    owner_id: filter(idOf('per', 'Person').describe('Only obligations owned by this person (`per_...`).'), (value) =>
-      eq(obligations.owner_id, value),
+    owner_id: filter(
+      idOf('per', 'Person').describe('Only obligations owned by this person (`per_...`).'),
+      (value) => eq(obligations.owner_id, value),
     ),
   },
   orderFields: {

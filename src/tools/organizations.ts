@@ -1,7 +1,7 @@
 // Organization tools: the organizations the token reaches, with the holder's role in each.
 import { and, asc, count, eq, gt, inArray, or } from 'drizzle-orm';
 import { z } from 'zod';
-import { roleIn, ROLES } from '../auth/principal.ts';
+import { ROLES, roleIn } from '../auth/principal.ts';
 import { organizations } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
@@ -14,7 +14,9 @@ const organizationRecord = z
     id: z.string().describe('Organization id (`org_...`); pass it as organization_id to the other tools.'),
     name: z.string().describe('Organization name.'),
     description: z.string().nullable().describe('Description, if any.'),
-    role: z.enum(ROLES as [string, ...string[]]).describe('Your role there: OWNER, ADMIN, EDITOR (can write) or VIEWER (read only).'),
+    role: z
+      .enum(ROLES as [string, ...string[]])
+      .describe('Your role there: OWNER, ADMIN, EDITOR (can write) or VIEWER (read only).'),
     created_at: timestampSchema.describe('When it was created.'),
     updated_at: timestampSchema.describe('When it was last changed.'),
   })
@@ -41,7 +43,10 @@ export const organizationTools: Tool[] = [
       const reachable = inArray(organizations.id, ids);
       const cursor = input.cursor ? decodeCursor(input.cursor, 'name', 'ASC') : null;
       const after = cursor
-        ? or(gt(organizations.name, String(cursor.v)), and(eq(organizations.name, String(cursor.v)), gt(organizations.id, cursor.i)))
+        ? or(
+            gt(organizations.name, String(cursor.v)),
+            and(eq(organizations.name, String(cursor.v)), gt(organizations.id, cursor.i)),
+          )
         : undefined;
       const [rows, totals] = await ctx.db.batch([
         ctx.db
@@ -56,7 +61,8 @@ export const organizationTools: Tool[] = [
       const last = page.at(-1);
       return {
         organizations: page.map((row) => ({ ...row, role: roleIn(ctx.principal, row.id) ?? 'VIEWER' })),
-        next_cursor: rows.length > size && last ? encodeCursor({ f: 'name', d: 'ASC', v: last.name, i: last.id }) : null,
+        next_cursor:
+          rows.length > size && last ? encodeCursor({ f: 'name', d: 'ASC', v: last.name, i: last.id }) : null,
         total_count: totals[0]?.total ?? 0,
       };
     },

@@ -2,11 +2,13 @@
 import { and, isNotNull, lt, ne, not, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { filter, type FilterSpec, type Row } from './register.ts';
+import { type FilterSpec, filter, type Row } from './register.ts';
 
 export function overdueFilter(dueColumn: SQLiteColumn, statusColumn: SQLiteColumn, done: string): FilterSpec {
   return filter(
-    z.boolean().describe(`true: only overdue (due date passed and status not ${done}); false: only not overdue.`),
+    z
+      .boolean()
+      .describe(`true: only overdue (due date passed and status not ${done}); false: only not overdue.`),
     (value, today) => {
       const overdue = and(isNotNull(dueColumn), lt(dueColumn, today), ne(statusColumn, done)) as SQL;
       return value ? overdue : not(overdue);
@@ -14,7 +16,13 @@ export function overdueFilter(dueColumn: SQLiteColumn, statusColumn: SQLiteColum
   );
 }
 
-export function isOverdue(row: Row, dueField: string, statusField: string, done: string, today: string): boolean {
+export function isOverdue(
+  row: Row,
+  dueField: string,
+  statusField: string,
+  done: string,
+  today: string,
+): boolean {
   const due = row[dueField];
   return typeof due === 'string' && due < today && row[statusField] !== done;
 }

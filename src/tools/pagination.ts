@@ -50,15 +50,20 @@ export function decodeCursor(cursor: string, field: string, direction: Direction
     ]);
   }
   if (payload.f !== field || payload.d !== direction) {
-    throw invalidArguments('The cursor belongs to a different order_by. Keep order_by the same across pages.', [
-      { path: 'cursor', message: `Cursor was made for order_by ${payload.f} ${payload.d}` },
-    ]);
+    throw invalidArguments(
+      'The cursor belongs to a different order_by. Keep order_by the same across pages.',
+      [{ path: 'cursor', message: `Cursor was made for order_by ${payload.f} ${payload.d}` }],
+    );
   }
   return payload;
 }
 
 /** WHERE part that starts after the cursor row. */
-export function afterCursor(field: OrderField, idColumn: SQLiteColumn, cursor: CursorPayload): SQL | undefined {
+export function afterCursor(
+  field: OrderField,
+  idColumn: SQLiteColumn,
+  cursor: CursorPayload,
+): SQL | undefined {
   const expression = orderExpression(field);
   const beyond = cursor.d === 'ASC' ? gt : lt;
   return or(beyond(expression, cursor.v), and(eq(expression, cursor.v), beyond(idColumn, cursor.i)));

@@ -1,11 +1,14 @@
 // People: employees, contractors and service accounts of an organization; owners of other records.
+
+import { z } from 'zod';
 import { people } from '../db/schema.ts';
 import { caseInsensitiveEnum, dateSchema, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
 import { PERSON_KINDS } from './states.ts';
-import { z } from 'zod';
 
-const kind = caseInsensitiveEnum(PERSON_KINDS).describe(`${PERSON_KINDS.join(', ')} (case-insensitive; default EMPLOYEE).`);
+const kind = caseInsensitiveEnum(PERSON_KINDS).describe(
+  `${PERSON_KINDS.join(', ')} (case-insensitive; default EMPLOYEE).`,
+);
 
 export const personSpec: RegisterSpec = {
   kind: 'person',
@@ -17,12 +20,16 @@ export const personSpec: RegisterSpec = {
   key: 'person',
   listKey: 'people',
   table: people,
-  about: 'A person (employee, contractor or service account) can own risks, measures, obligations and other records.',
+  about:
+    'A person (employee, contractor or service account) can own risks, measures, obligations and other records.',
   fields: {
     full_name: required(shortText().describe('Full name, e.g. "Ada Lovelace".')),
     email: required(
       z
-        .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.email().max(320))
+        .preprocess(
+          (value) => (typeof value === 'string' ? value.trim().toLowerCase() : value),
+          z.email().max(320),
+        )
         .describe('Work email, unique within the organization (stored in lower case).'),
     ),
     kind: withDefault(kind, 'EMPLOYEE'),
@@ -30,6 +37,7 @@ export const personSpec: RegisterSpec = {
     contract_start_date: optional(dateSchema.describe('Contract start, YYYY-MM-DD.')),
     contract_end_date: optional(dateSchema.describe('Contract end, YYYY-MM-DD.')),
   },
+  unique: ['email'],
   search: [people.full_name, people.email, people.position],
   filters: {
     kind: enumFilter(kind, people.kind, 'Only people of this kind (or any of these).'),
@@ -40,5 +48,10 @@ export const personSpec: RegisterSpec = {
     full_name: { column: people.full_name },
   },
   hints: { add: 'The email must be unique within the organization (conflict otherwise).' },
-  example: { organization_id: 'org_...', full_name: 'Ada Lovelace', email: 'ada@example.com', position: 'CTO' },
+  example: {
+    organization_id: 'org_...',
+    full_name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    position: 'CTO',
+  },
 };

@@ -1,5 +1,5 @@
 // The register spec (one per organization-scoped kind) and the builder of its list/get/add/update/delete tools.
-import { and, count, eq, getTableColumns, inArray, like, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
@@ -41,7 +41,8 @@ export type RegisterKind =
 
 export type Row = Record<string, unknown>;
 
-export type RegisterTable = SQLiteTable & Record<'id' | 'organization_id' | 'created_at' | 'updated_at', SQLiteColumn>;
+export type RegisterTable = SQLiteTable &
+  Record<'id' | 'organization_id' | 'created_at' | 'updated_at', SQLiteColumn>;
 
 export interface FieldSpec {
   schema: z.ZodType;
@@ -54,8 +55,16 @@ export interface FieldSpec {
   derived?: boolean;
 }
 
-export const required = (schema: z.ZodType, ref?: RegisterKind): FieldSpec => ({ schema, mode: 'required', ref });
-export const optional = (schema: z.ZodType, ref?: RegisterKind): FieldSpec => ({ schema, mode: 'optional', ref });
+export const required = (schema: z.ZodType, ref?: RegisterKind): FieldSpec => ({
+  schema,
+  mode: 'required',
+  ref,
+});
+export const optional = (schema: z.ZodType, ref?: RegisterKind): FieldSpec => ({
+  schema,
+  mode: 'optional',
+  ref,
+});
 export const withDefault = (schema: z.ZodType, defaultValue: unknown): FieldSpec => ({
   schema,
   mode: 'default',
@@ -81,7 +90,10 @@ export interface FilterSpec {
   where(value: unknown, today: string): SQL | undefined;
 }
 
-export function filter<T>(schema: z.ZodType<T>, where: (value: T, today: string) => SQL | undefined): FilterSpec {
+export function filter<T>(
+  schema: z.ZodType<T>,
+  where: (value: T, today: string) => SQL | undefined,
+): FilterSpec {
   return { schema, where: (value, today) => where(value as T, today) };
 }
 
@@ -109,6 +121,8 @@ export interface RegisterSpec {
   about: string;
   fields: Record<string, FieldSpec>;
   relations?: RelationSpec[];
+  /** Fields unique within an organization (e.g. a person's email): a duplicate is a `conflict`. */
+  unique?: string[];
   /** Columns searched by `filter.query` (case-insensitive substring). */
   search?: SQLiteColumn[];
   filters?: Record<string, FilterSpec>;
@@ -135,7 +149,8 @@ export type ReferenceGraph = Map<RegisterKind, Reference[]>;
 
 export function buildReferenceGraph(specs: RegisterSpec[]): ReferenceGraph {
   const graph: ReferenceGraph = new Map();
-  const add = (kind: RegisterKind, reference: Reference) => graph.set(kind, [...(graph.get(kind) ?? []), reference]);
+  const add = (kind: RegisterKind, reference: Reference) =>
+    graph.set(kind, [...(graph.get(kind) ?? []), reference]);
   for (const spec of specs) {
     const columns = getTableColumns(spec.table);
     for (const [name, field] of Object.entries(spec.fields)) {
@@ -149,8 +164,18 @@ export function buildReferenceGraph(specs: RegisterSpec[]): ReferenceGraph {
       });
     }
     for (const relation of spec.relations ?? []) {
-      add(relation.target, { table: relation.table, column: relation.targetColumn, onDelete: 'delete_rows', label: '' });
-      add(spec.kind, { table: relation.table, column: relation.ownerColumn, onDelete: 'delete_rows', label: '' });
+      add(relation.target, {
+        table: relation.table,
+        column: relation.targetColumn,
+        onDelete: 'delete_rows',
+        label: '',
+      });
+      add(spec.kind, {
+        table: relation.table,
+        column: relation.ownerColumn,
+        onDelete: 'delete_rows',
+        label: '',
+      });
     }
   }
   return graph;
@@ -170,9 +195,12 @@ export function recordSchema(spec: RegisterSpec): z.ZodObject {
     organization_id: z.string().describe('Id of the organization it belongs to (`org_...`).'),
   };
   for (const [name, field] of Object.entries(spec.fields)) shape[name] = outputFieldSchema(field);
-  for (const relation of spec.relations ?? []) shape[relation.field] = z.array(z.string()).describe(relation.description);
+  for (const relation of spec.relations ?? [])
+    shape[relation.field] = z.array(z.string()).describe(relation.description);
   shape.created_at = timestampSchema.describe('When it was created (ISO 8601).');
-  shape.updated_at = timestampSchema.describe('When it was last changed (ISO 8601); pass as expected_updated_at.');
+  shape.updated_at = timestampSchema.describe(
+    'When it was last changed (ISO 8601); pass as expected_updated_at.',
+  );
   return z.object(shape).describe(`A ${spec.label}.`);
 }
 
@@ -205,7 +233,9 @@ function updateShape(spec: RegisterSpec): Record<string, z.ZodType> {
   }
   shape.expected_updated_at = timestampSchema
     .optional()
-    .describe('Optional: the updated_at you last read. If the record changed since, the update is refused (conflict).');
+    .describe(
+      'Optional: the updated_at you last read. If the record changed since, the update is refused (conflict).',
+    );
   return shape;
 }
 
@@ -301,14 +331,22 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const found = new Set((results[index] as { id: string }[]).map((row) => row.id));
       const missing = check.ids.filter((id) => !found.has(id));
       if (missing.length > 0) {
-        throw new AppError('not_found', `${check.path}: no ${check.kind.replace('_', ' ')} ${missing.join(', ')} in this organization.`, [
-          { path: check.path, message: `Not found in this organization: ${missing.join(', ')}` },
-        ]);
+        throw new AppError(
+          'not_found',
+          `${check.path}: no ${check.kind.replace('_', ' ')} ${missing.join(', ')} in this organization.`,
+          [{ path: check.path, message: `Not found in this organization: ${missing.join(', ')}` }],
+        );
       }
     });
   }
 
-  function relationWrites(ctx: ToolContext, id: string, organizationId: string, values: Row, replace: boolean) {
+  function relationWrites(
+    ctx: ToolContext,
+    id: string,
+    organizationId: string,
+    values: Row,
+    replace: boolean,
+  ) {
     const statements: BatchItem<'sqlite'>[] = [];
     for (const relation of spec.relations ?? []) {
       const value = values[relation.field];
@@ -328,6 +366,33 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       }
     }
     return statements;
+  }
+
+  /** Refuses a value that another record of the organization already has in a unique field. */
+  async function checkUnique(ctx: ToolContext, organizationId: string, values: Row, exceptId: string | null) {
+    for (const name of spec.unique ?? []) {
+      const column = columns[name];
+      const value = values[name];
+      if (!column || value === undefined || value === null) continue;
+      const [clash] = await ctx.db
+        .select({ id: table.id })
+        .from(table)
+        .where(
+          and(
+            eq(table.organization_id, organizationId),
+            eq(column, value),
+            exceptId ? ne(table.id, exceptId) : undefined,
+          ),
+        )
+        .limit(1);
+      if (clash) {
+        throw new AppError(
+          'conflict',
+          `Another ${spec.label} of this organization already has ${name} ${String(value)} (${clash.id}).`,
+          [{ path: name, message: 'Already used in this organization' }],
+        );
+      }
+    }
   }
 
   function columnValues(values: Row): Row {
@@ -362,7 +427,10 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     input: listInput,
     output: z.object({
       [spec.listKey]: z.array(record).describe(`This page of ${spec.labelPlural}.`),
-      next_cursor: z.string().nullable().describe('Cursor of the next page, or null when this is the last page.'),
+      next_cursor: z
+        .string()
+        .nullable()
+        .describe('Cursor of the next page, or null when this is the last page.'),
       total_count: z.number().int().describe('Number of records matching the filter, over all pages.'),
     }),
     async run(ctx, input) {
@@ -373,7 +441,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         if (value === undefined) continue;
         if (name === 'query') {
           const pattern = `%${String(value).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-          conditions.push(or(...(spec.search ?? []).map((column) => sql`${column} like ${pattern} escape '\\'`)));
+          conditions.push(
+            or(...(spec.search ?? []).map((column) => sql`${column} like ${pattern} escape '\\'`)),
+          );
         } else {
           conditions.push(spec.filters?.[name]?.where(value, today(ctx)));
         }
@@ -386,7 +456,10 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const size = input.size ?? PAGE_SIZE.default;
       const where = and(...conditions);
       const pageConditions = [where];
-      if (input.cursor) pageConditions.push(afterCursor(orderField, table.id, decodeCursor(input.cursor, fieldName, direction)));
+      if (input.cursor)
+        pageConditions.push(
+          afterCursor(orderField, table.id, decodeCursor(input.cursor, fieldName, direction)),
+        );
       const [rows, totals] = await ctx.db.batch([
         ctx.db
           .select(selection)
@@ -411,7 +484,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   });
 
   const idInput = (verb: string) =>
-    z.strictObject({ id: idOf(spec.prefix, Label).describe(`Id of the ${spec.label} to ${verb} (\`${spec.prefix}_...\`).`) });
+    z.strictObject({
+      id: idOf(spec.prefix, Label).describe(`Id of the ${spec.label} to ${verb} (\`${spec.prefix}_...\`).`),
+    });
   const single = z.object({ [spec.key]: record });
 
   const get = defineTool({
@@ -451,14 +526,22 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const { organization_id, ...values } = input as Row & { organization_id: string };
       requireOrganization(ctx, organization_id, 'write');
       await checkReferences(ctx, organization_id, values);
+      await checkUnique(ctx, organization_id, values, null);
       const timestamp = ctx.now().toISOString();
       const id = newId(spec.prefix);
       const next: Row = {};
       for (const [name, field] of Object.entries(spec.fields)) {
-        if (!field.derived) next[name] = values[name] ?? (field.mode === 'default' ? field.defaultValue : null);
+        if (!field.derived)
+          next[name] = values[name] ?? (field.mode === 'default' ? field.defaultValue : null);
       }
       spec.prepare?.(next, null);
-      const row = { ...columnValues(next), id, organization_id, created_at: timestamp, updated_at: timestamp };
+      const row = {
+        ...columnValues(next),
+        id,
+        organization_id,
+        created_at: timestamp,
+        updated_at: timestamp,
+      };
       await ctx.db.batch([
         ctx.db.insert(table).values(row as never),
         ...relationWrites(ctx, id, organization_id, values, false),
@@ -483,14 +566,21 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     input: z.strictObject(updateShape(spec)),
     output: single,
     async run(ctx, input) {
-      const { id, expected_updated_at, ...changes } = input as Row & { id: string; expected_updated_at?: string };
+      const { id, expected_updated_at, ...changes } = input as Row & {
+        id: string;
+        expected_updated_at?: string;
+      };
       const current = await load(ctx, id, 'write');
       const organizationId = String(current.organization_id);
       if (expected_updated_at !== undefined && expected_updated_at !== current.updated_at) {
-        throw new AppError('conflict', `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`);
+        throw new AppError(
+          'conflict',
+          `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
+        );
       }
       const provided = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
       await checkReferences(ctx, organizationId, provided);
+      await checkUnique(ctx, organizationId, provided, id);
       const next: Row = { ...current, ...provided };
       spec.prepare?.(next, current);
       const previous = String(current.updated_at);
@@ -508,7 +598,10 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         ...relationWrites(ctx, id, organizationId, provided, true),
       ]);
       if ((updated as unknown[]).length === 0) {
-        throw new AppError('conflict', `This ${spec.label} was changed by another request at the same time. Get it again and retry.`);
+        throw new AppError(
+          'conflict',
+          `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
+        );
       }
       return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
     },
@@ -543,9 +636,15 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       await load(ctx, input.id, 'write');
       const restricting = references.filter((reference) => reference.onDelete === 'restrict');
       for (const reference of restricting) {
-        const [row] = await ctx.db.select({ n: count() }).from(reference.table).where(eq(reference.column, input.id));
+        const [row] = await ctx.db
+          .select({ n: count() })
+          .from(reference.table)
+          .where(eq(reference.column, input.id));
         if (row && row.n > 0) {
-          throw new AppError('conflict', `Cannot delete this ${spec.label}: ${row.n} ${reference.label} still point at it. Delete or change those first.`);
+          throw new AppError(
+            'conflict',
+            `Cannot delete this ${spec.label}: ${row.n} ${reference.label} still point at it. Delete or change those first.`,
+          );
         }
       }
       const cleanup: BatchItem<'sqlite'>[] = references

@@ -18,7 +18,10 @@ const linkOutput = z.object({
 });
 
 async function loadPair(ctx: ToolContext, riskId: string, measureId: string) {
-  const [risk] = await ctx.db.select({ organization_id: risks.organization_id }).from(risks).where(eq(risks.id, riskId));
+  const [risk] = await ctx.db
+    .select({ organization_id: risks.organization_id })
+    .from(risks)
+    .where(eq(risks.id, riskId));
   if (!risk) throw notFound('Risk');
   requireOrganization(ctx, risk.organization_id, 'write', 'Risk');
   const [measure] = await ctx.db

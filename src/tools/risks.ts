@@ -4,10 +4,20 @@ import { z } from 'zod';
 import { riskMeasures, risks } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField } from './common-fields.ts';
 import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
-import { derived, enumFilter, filter, optional, type RegisterSpec, required, type Row, withDefault } from './register.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  type Row,
+  required,
+  withDefault,
+} from './register.ts';
 import { checkTransition, RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
 
-const level = (what: string) => z.number().int().min(1).max(5).describe(`${what}, 1 (lowest) to 5 (highest).`);
+const level = (what: string) =>
+  z.number().int().min(1).max(5).describe(`${what}, 1 (lowest) to 5 (highest).`);
 const status = caseInsensitiveEnum(RISK_STATUSES).describe(
   `Risk status: ${RISK_STATUSES.join(', ')} (case-insensitive). A CLOSED risk can only be reopened (OPEN).`,
 );
@@ -31,7 +41,10 @@ export const riskSpec: RegisterSpec = {
   fields: {
     name: nameField('Loss of customer data through a compromised laptop'),
     description: descriptionField('risk scenario'),
-    category: withDefault(shortText(100).describe('Category, free text, e.g. "Security", "Privacy" (default "General").'), 'General'),
+    category: withDefault(
+      shortText(100).describe('Category, free text, e.g. "Security", "Privacy" (default "General").'),
+      'General',
+    ),
     status: withDefault(status, 'OPEN'),
     treatment: withDefault(treatment, 'MITIGATE'),
     owner_id: ownerField(),
@@ -40,7 +53,9 @@ export const riskSpec: RegisterSpec = {
     inherent_score: derived(score('inherent_likelihood x inherent_impact (derived).')),
     residual_likelihood: optional(level('Likelihood after measures (defaults to inherent_likelihood)')),
     residual_impact: optional(level('Impact after measures (defaults to inherent_impact)')),
-    residual_score: derived(score('residual_likelihood x residual_impact (derived); filter with min_residual_score.')),
+    residual_score: derived(
+      score('residual_likelihood x residual_impact (derived); filter with min_residual_score.'),
+    ),
     note: optional(longText().describe('Free-text note, e.g. the rationale for accepting the risk.')),
   },
   relations: [
@@ -52,21 +67,24 @@ export const riskSpec: RegisterSpec = {
       organizationColumn: riskMeasures.organization_id,
       target: 'measure',
       writable: false,
-      description: 'Ids of the measures that mitigate this risk (change with linkRiskMeasure / unlinkRiskMeasure).',
+      description:
+        'Ids of the measures that mitigate this risk (change with linkRiskMeasure / unlinkRiskMeasure).',
     },
   ],
   search: [risks.name, risks.description],
   filters: {
     status: enumFilter(status, risks.status, 'Only risks in this status (or any of these).'),
     treatment: enumFilter(treatment, risks.treatment, 'Only risks with this treatment (or any of these).'),
-    min_residual_score: filter(score('Only risks whose residual_score is at least this (e.g. 15 for high risks).'), (value) =>
-      gte(risks.residual_score, value),
+    min_residual_score: filter(
+      score('Only risks whose residual_score is at least this (e.g. 15 for high risks).'),
+      (value) => gte(risks.residual_score, value),
     ),
     max_residual_score: filter(score('Only risks whose residual_score is at most this.'), (value) =>
       lte(risks.residual_score, value),
     ),
-    owner_id: filter(idOf('per', 'Person').describe('Only risks owned by this person (`per_...`).'), (value) =>
-      eq(risks.owner_id, value),
+    owner_id: filter(
+      idOf('per', 'Person').describe('Only risks owned by this person (`per_...`).'),
+      (value) => eq(risks.owner_id, value),
     ),
   },
   orderFields: {
@@ -77,7 +95,8 @@ export const riskSpec: RegisterSpec = {
     residual_score: { column: risks.residual_score },
   },
   prepare(next: Row, current: Row | null) {
-    if (current) checkTransition('risk', 'status', String(current.status), String(next.status), RISK_TRANSITIONS);
+    if (current)
+      checkTransition('risk', 'status', String(current.status), String(next.status), RISK_TRANSITIONS);
     next.residual_likelihood ??= next.inherent_likelihood;
     next.residual_impact ??= next.inherent_impact;
     next.inherent_score = Number(next.inherent_likelihood) * Number(next.inherent_impact);

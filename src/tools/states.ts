@@ -56,7 +56,13 @@ export const AUDIT_TRANSITIONS: Transitions = {
 };
 
 /** Throws `invalid_transition` naming the current state, the asked one and the allowed ones. */
-export function checkTransition(label: string, field: string, from: string, to: string, transitions: Transitions): void {
+export function checkTransition(
+  label: string,
+  field: string,
+  from: string,
+  to: string,
+  transitions: Transitions,
+): void {
   if (from === to) return;
   const allowed = transitions[from];
   if (!allowed || allowed.includes(to)) return;

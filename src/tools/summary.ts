@@ -2,7 +2,14 @@
 import { and, count, eq, gte, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { audits, continualImprovements, measures, nonconformities, obligations, risks } from '../db/schema.ts';
+import {
+  audits,
+  continualImprovements,
+  measures,
+  nonconformities,
+  obligations,
+  risks,
+} from '../db/schema.ts';
 import { requireOrganization } from './access.ts';
 import { idOf } from './fields.ts';
 import {
@@ -52,7 +59,10 @@ export const summaryTool: Tool = defineTool({
       total: total('risks'),
       by_status: countsOf(RISK_STATUSES, 'Risks in status'),
       residual_score_threshold: z.number().int().describe('The threshold used.'),
-      at_or_above_threshold: z.number().int().describe('Risks not CLOSED whose residual_score >= the threshold.'),
+      at_or_above_threshold: z
+        .number()
+        .int()
+        .describe('Risks not CLOSED whose residual_score >= the threshold.'),
     }),
     measures: z.object({
       total: total('measures'),
@@ -60,7 +70,9 @@ export const summaryTool: Tool = defineTool({
       implemented_share: z
         .number()
         .nullable()
-        .describe('IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.'),
+        .describe(
+          'IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.',
+        ),
     }),
     obligations: z.object({
       total: total('obligations'),
@@ -98,21 +110,44 @@ export const summaryTool: Tool = defineTool({
         .select({ n: count() })
         .from(table)
         .where(and(eq(table.organization_id, organizationId), where));
-    const [riskRows, highRows, measureRows, obligationRows, obligationOverdue, ncRows, ncOverdue, ciRows, auditRows] =
-      await ctx.db.batch([
-        grouped(risks, risks.status),
-        counted(risks, and(gte(risks.residual_score, input.residual_score_threshold), ne(risks.status, 'CLOSED'))),
-        grouped(measures, measures.state),
-        grouped(obligations, obligations.status),
-        counted(obligations, and(isNotNull(obligations.due_date), lt(obligations.due_date, today), ne(obligations.status, 'COMPLIANT'))),
-        grouped(nonconformities, nonconformities.status),
-        counted(
-          nonconformities,
-          and(isNotNull(nonconformities.due_date), lt(nonconformities.due_date, today), ne(nonconformities.status, 'CLOSED')),
+    const [
+      riskRows,
+      highRows,
+      measureRows,
+      obligationRows,
+      obligationOverdue,
+      ncRows,
+      ncOverdue,
+      ciRows,
+      auditRows,
+    ] = await ctx.db.batch([
+      grouped(risks, risks.status),
+      counted(
+        risks,
+        and(gte(risks.residual_score, input.residual_score_threshold), ne(risks.status, 'CLOSED')),
+      ),
+      grouped(measures, measures.state),
+      grouped(obligations, obligations.status),
+      counted(
+        obligations,
+        and(
+          isNotNull(obligations.due_date),
+          lt(obligations.due_date, today),
+          ne(obligations.status, 'COMPLIANT'),
         ),
-        grouped(continualImprovements, continualImprovements.status),
-        grouped(audits, audits.state),
-      ]);
+      ),
+      grouped(nonconformities, nonconformities.status),
+      counted(
+        nonconformities,
+        and(
+          isNotNull(nonconformities.due_date),
+          lt(nonconformities.due_date, today),
+          ne(nonconformities.status, 'CLOSED'),
+        ),
+      ),
+      grouped(continualImprovements, continualImprovements.status),
+      grouped(audits, audits.state),
+    ]);
     const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
     const riskCounts = tally(RISK_STATUSES, riskRows);
     const measureCounts = tally(MEASURE_STATES, measureRows);
@@ -136,7 +171,11 @@ export const summaryTool: Tool = defineTool({
         implemented_share:
           applicable > 0 ? Math.round(((measureCounts.IMPLEMENTED ?? 0) / applicable) * 1000) / 1000 : null,
       },
-      obligations: { total: sum(obligationCounts), by_status: obligationCounts, overdue: obligationOverdue[0]?.n ?? 0 },
+      obligations: {
+        total: sum(obligationCounts),
+        by_status: obligationCounts,
+        overdue: obligationOverdue[0]?.n ?? 0,
+      },
       nonconformities: {
         total: sum(ncCounts),
         by_status: ncCounts,

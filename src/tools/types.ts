@@ -31,7 +31,8 @@ export interface Tool {
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;
 }
 
-export interface TypedTool<I extends z.ZodObject, O extends z.ZodObject> extends Omit<Tool, 'input' | 'output' | 'run'> {
+export interface TypedTool<I extends z.ZodObject, O extends z.ZodObject>
+  extends Omit<Tool, 'input' | 'output' | 'run'> {
   input: I;
   output: O;
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;

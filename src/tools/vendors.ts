@@ -20,7 +20,8 @@ export const vendorSpec: RegisterSpec = {
   key: 'vendor',
   listKey: 'vendors',
   table: vendors,
-  about: 'A vendor is a third party (SaaS, cloud, contractor) the organization relies on or shares data with.',
+  about:
+    'A vendor is a third party (SaaS, cloud, contractor) the organization relies on or shares data with.',
   fields: {
     name: nameField('Amazon Web Services'),
     description: descriptionField('vendor and what it is used for'),
@@ -28,14 +29,19 @@ export const vendorSpec: RegisterSpec = {
     legal_name: optional(shortText().describe('Legal entity name, e.g. "Amazon Web Services EMEA SARL".')),
     website_url: optional(httpUrl.describe('Website, http(s) URL.')),
     privacy_policy_url: optional(httpUrl.describe('Privacy policy, http(s) URL.')),
-    data_processing_agreement_url: optional(httpUrl.describe('Signed data processing agreement (DPA), http(s) URL.')),
+    data_processing_agreement_url: optional(
+      httpUrl.describe('Signed data processing agreement (DPA), http(s) URL.'),
+    ),
     security_page_url: optional(httpUrl.describe('Security or trust page, http(s) URL.')),
     certifications: withDefault(
       z.array(shortText(100)).max(50).describe('Certifications held, e.g. ["SOC 2 Type II", "ISO 27001"].'),
       [],
     ),
     countries: withDefault(
-      z.array(countryCode).max(250).describe('Countries where it processes data, ISO 3166-1 alpha-2, e.g. ["DE", "US"].'),
+      z
+        .array(countryCode)
+        .max(250)
+        .describe('Countries where it processes data, ISO 3166-1 alpha-2, e.g. ["DE", "US"].'),
       [],
     ),
     business_owner_id: ownerField('Business owner'),

@@ -1,0 +1,137 @@
+// The contract of the tool map: tools/list equals the map, every tool is described for an AI reader and answers on every surface.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOLS } from '../../src/tools/index.ts';
+import { type RecordIds, sampleArguments, seedRecords } from '../fixtures.ts';
+import {
+  callDirect,
+  createTestRuntime,
+  createWorld,
+  mcpClient,
+  type TestRuntime,
+  type World,
+} from '../helpers.ts';
+
+let runtime: TestRuntime;
+let world: World;
+let ids: RecordIds;
+let client: Client;
+
+beforeAll(async () => {
+  runtime = await createTestRuntime();
+  world = await createWorld(runtime);
+  ids = await seedRecords(runtime, world.aliceToken, world.orgA);
+  client = await mcpClient(runtime, world.aliceToken);
+});
+
+afterAll(async () => {
+  await client.close();
+  await runtime.cleanup();
+});
+
+type JsonSchema = {
+  type?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  anyOf?: JsonSchema[];
+};
+
+/** Every property of an object schema, recursively, that lacks a description. */
+function undescribed(schema: JsonSchema, path = ''): string[] {
+  const missing: string[] = [];
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const here = path ? `${path}.${name}` : name;
+    const described = property.description || property.anyOf?.some((option) => option.description);
+    if (!described) missing.push(here);
+    for (const option of [property, ...(property.anyOf ?? [])]) missing.push(...undescribed(option, here));
+  }
+  return missing;
+}
+
+describe('tools/list', () => {
+  it('lists exactly the tools of the map, in its order', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toEqual([...TOOLS.keys()]);
+    expect(tools).toHaveLength(60);
+  });
+
+  it('gives every tool a title, a description, input and output schemas and all four annotation hints', async () => {
+    const { tools } = await client.listTools();
+    for (const tool of tools) {
+      const definition = TOOLS.get(tool.name);
+      expect(tool.title, tool.name).toBe(definition?.title);
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: definition?.scope === 'read',
+        destructiveHint: expect.any(Boolean),
+        idempotentHint: expect.any(Boolean),
+        openWorldHint: false,
+      });
+    }
+  });
+
+  it('describes every input field of every tool', async () => {
+    const { tools } = await client.listTools();
+    const missing = tools.flatMap((tool) =>
+      undescribed(tool.inputSchema as JsonSchema).map((path) => `${tool.name}: ${path}`),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it('marks delete and unlink tools destructive and only them', async () => {
+    const { tools } = await client.listTools();
+    const destructive = tools.filter((tool) => tool.annotations?.destructiveHint).map((tool) => tool.name);
+    expect(destructive.sort()).toEqual(
+      [...TOOLS.keys()].filter((name) => name.startsWith('delete') || name === 'unlinkRiskMeasure').sort(),
+    );
+  });
+
+  it('lists enum values in upper case and accepts them in any case', async () => {
+    const { tools } = await client.listTools();
+    const listRisks = tools.find((tool) => tool.name === 'listRisks');
+    expect(JSON.stringify(listRisks?.inputSchema)).toContain('"IN_TREATMENT"');
+    const result = await callDirect(runtime, world.aliceToken, 'listRisks', {
+      organization_id: world.orgA,
+      filter: { status: 'open' },
+    });
+    expect(result.status).toBe(200);
+  });
+});
+
+describe('every tool answers on every surface', () => {
+  const names = [...TOOLS.keys()];
+
+  it.each(names)(
+    '%s over MCP (structuredContent matches outputSchema, text is the same JSON)',
+    async (name) => {
+      const args = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
+      // The SDK client validates structuredContent against the tool's outputSchema and throws on a mismatch.
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError ?? false, JSON.stringify(result.structuredContent)).toBe(false);
+      const content = result.content as { type: string; text: string }[];
+      expect(JSON.parse(content[0]?.text ?? 'null')).toEqual(result.structuredContent);
+    },
+  );
+
+  it.each(names)('%s over POST /api/mcp/tools/<tool>', async (name) => {
+    const args = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
+    const result = await callDirect(runtime, world.aliceToken, name, args, 'tools');
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(TOOLS.get(name)?.output.safeParse(result.body).success).toBe(true);
+  });
+
+  it.each(names)('%s over POST /api/mcp/<tool> with camelCase arguments', async (name) => {
+    const args = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
+    const camel = Object.fromEntries(
+      Object.entries(args).map(([key, value]) => [
+        key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()),
+        value,
+      ]),
+    );
+    const result = await callDirect(runtime, world.aliceToken, name, camel, 'short');
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(TOOLS.get(name)?.output.safeParse(result.body).success).toBe(true);
+  });
+});
