@@ -23,8 +23,9 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /** Returns null when the request may go on, or the reason it is refused. */
 export function refusedOrigin(request: Request, policy: OriginPolicy): string | null {
-  const host = request.headers.get('host');
-  if (policy.loopbackOnly && host) {
+  // Node adapters build the URL from the Host header; in-process requests may carry only the URL.
+  const host = request.headers.get('host') ?? new URL(request.url).host;
+  if (policy.loopbackOnly) {
     const hostname = hostnameOf(host);
     if (!hostname || !isLoopbackHost(hostname)) return `Host ${host} is not allowed for this local server.`;
   }
