@@ -1,0 +1,163 @@
+// The operator CLI: one JSON line per command on stdout, errors on stderr with a non-zero exit code.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../src/cli.ts';
+
+let dir: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cmcp-cli-'));
+  env = { DATABASE_URL: `file:${join(dir, 'cli.db')}` };
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(
+    argv,
+    env,
+    (line) => out.push(line),
+    (line) => err.push(line),
+  );
+  return { code, out, err };
+}
+
+async function json(...argv: string[]): Promise<Record<string, unknown>> {
+  const result = await cli(...argv);
+  expect(result.code, result.err.join('\n')).toBe(0);
+  expect(result.out).toHaveLength(1);
+  return JSON.parse(result.out[0] ?? '') as Record<string, unknown>;
+}
+
+describe('compliance-mcp CLI', () => {
+  let orgId: string;
+  let tokenId: string;
+
+  it('migrates', async () => {
+    expect(await json('migrate')).toMatchObject({ ok: true });
+  });
+
+  it('creates a user, an organization, a member and tokens', async () => {
+    expect(
+      (
+        await json(
+          'user',
+          'create',
+          '--email',
+          'Owner@Example.com',
+          '--password',
+          'long enough pw',
+          '--name',
+          'Olive',
+        )
+      ).id,
+    ).toMatch(/^usr_/);
+    expect(
+      (await json('user', 'create', '--email', 'viewer@example.com', '--password', 'long enough pw')).id,
+    ).toMatch(/^usr_/);
+    orgId = String((await json('org', 'create', '--name', 'Acme', '--owner', 'owner@example.com')).id);
+    expect(orgId).toMatch(/^org_/);
+    expect(
+      await json('member', 'add', '--org', orgId, '--email', 'viewer@example.com', '--role', 'viewer'),
+    ).toEqual({ ok: true });
+    const token = await json(
+      'token',
+      'create',
+      '--email',
+      'owner@example.com',
+      '--name',
+      'CI',
+      '--scope',
+      'read',
+      '--org',
+      orgId,
+      '--expires-in-days',
+      '30',
+    );
+    expect(token.id).toMatch(/^tok_/);
+    expect(token.token).toMatch(/^cmcp_[A-Za-z0-9_-]{43}$/);
+    const days = (Date.parse(String(token.expires_at)) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThan(30.1);
+    tokenId = String(token.id);
+  });
+
+  it('lists tokens without their secrets', async () => {
+    const { tokens } = (await json('token', 'list', '--email', 'owner@example.com')) as {
+      tokens: Record<string, unknown>[];
+    };
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]).toMatchObject({
+      id: tokenId,
+      name: 'CI',
+      scope: 'read',
+      organization_ids: [orgId],
+      state: 'active',
+    });
+    expect(JSON.stringify(tokens)).not.toMatch(/cmcp_[A-Za-z0-9_-]{20}/);
+    expect(tokens[0]).not.toHaveProperty('token_hash');
+  });
+
+  it('revokes a token, and refuses to revoke it twice', async () => {
+    expect(await json('token', 'revoke', '--id', tokenId)).toEqual({ ok: true });
+    const { tokens } = (await json('token', 'list', '--email', 'owner@example.com')) as {
+      tokens: { state: string }[];
+    };
+    expect(tokens[0]?.state).toBe('revoked');
+    const again = await cli('token', 'revoke', '--id', tokenId);
+    expect(again.code).toBe(1);
+    expect(again.out).toEqual([]);
+  });
+
+  it('takes --expires-at and refuses both expiry options at once', async () => {
+    const at = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    expect(
+      (await json('token', 'create', '--email', 'owner@example.com', '--name', 'x', '--expires-at', at))
+        .expires_at,
+    ).toBe(at);
+    const both = await cli(
+      'token',
+      'create',
+      '--email',
+      'owner@example.com',
+      '--name',
+      'x',
+      '--expires-at',
+      at,
+      '--expires-in-days',
+      '3',
+    );
+    expect(both.code).toBe(2);
+  });
+
+  it('seeds a demo organization and returns a working account', async () => {
+    const demo = await json('seed', '--demo');
+    expect(demo).toMatchObject({
+      email: expect.stringMatching(/@example\.com$/),
+      organization_id: expect.stringMatching(/^org_/),
+    });
+    expect(String(demo.token)).toMatch(/^cmcp_/);
+    expect(String(demo.password).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each([
+    [['user', 'create', '--email', 'owner@example.com', '--password', 'long enough pw'], 1, /already exists/],
+    [['user', 'create', '--email', 'short@example.com', '--password', 'short'], 1, /at least 10/],
+    [['org', 'create', '--name', 'X', '--owner', 'nobody@example.com'], 1, /No user/],
+    [['member', 'add', '--org', 'org_x', '--email', 'viewer@example.com', '--role', 'KING'], 2, /--role/],
+    [['token', 'create', '--email', 'owner@example.com'], 2, /--name/],
+    [['token', 'create', '--email', 'owner@example.com', '--name', 'x', '--scope', 'admin'], 2, /--scope/],
+    [['frobnicate'], 2, /Unknown command/],
+    [['user', 'create', '--bogus'], 2, /bogus/],
+  ])('fails %j with exit %i and a message on stderr only', async (argv, code, message) => {
+    const result = await cli(...(argv as string[]));
+    expect(result.code).toBe(code);
+    expect(result.out).toEqual([]);
+    expect(result.err.join('\n')).toMatch(message as RegExp);
+  });
+});
