@@ -4,7 +4,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { AppError, notFound } from '../errors.ts';
-import { type IdPrefix, newId } from '../ids.ts';
+import { ID_PREFIXES, type IdPrefix, newId } from '../ids.ts';
 import { requireOrganization } from './access.ts';
 import { cursorSchema, directionSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
 import {
@@ -240,7 +240,8 @@ function updateShape(spec: RegisterSpec): Record<string, z.ZodType> {
 }
 
 function relationInput(relation: RelationSpec): z.ZodType {
-  return z.array(z.string()).max(100).describe(`${relation.description} Replaces the whole list when given.`);
+  const item = idOf(ID_PREFIXES[relation.target], capitalize(relation.target.replace('_', ' ')));
+  return z.array(item).max(100).describe(`${relation.description} Replaces the whole list when given.`);
 }
 
 function filterSchema(spec: RegisterSpec): z.ZodType {
