@@ -1,0 +1,434 @@
+// Server-side filters of every register: each declared filter is exercised with matching and non-matching records.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REGISTER_SPECS } from '../../src/tools/index.ts';
+import type { RegisterSpec } from '../../src/tools/register.ts';
+import {
+  ASSET_TYPES,
+  AUDIT_STATES,
+  CLASSIFICATIONS,
+  MEASURE_STATES,
+  OBLIGATION_STATUSES,
+  OBLIGATION_TYPES,
+  PERSON_KINDS,
+  PRIORITIES,
+  RISK_STATUSES,
+  RISK_TREATMENTS,
+  VENDOR_CATEGORIES,
+  WORKFLOW_STATUSES,
+} from '../../src/tools/states.ts';
+import {
+  type Actor,
+  callDirect,
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  errorOf,
+  ok,
+  type TestRuntime,
+} from '../helpers.ts';
+
+type Row = Record<string, unknown>;
+
+let runtime: TestRuntime;
+let alice: Actor;
+let emailCounter = 0;
+
+beforeAll(async () => {
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  alice = await createActor(runtime, 'alice');
+});
+
+afterAll(async () => {
+  await runtime?.cleanup();
+});
+
+function specOf(kind: string): RegisterSpec {
+  const spec = REGISTER_SPECS.find((candidate) => candidate.kind === kind);
+  if (!spec) throw new Error(`No register spec for ${kind}`);
+  return spec;
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+const PAST = '2020-01-15';
+const FUTURE = '2099-12-31';
+
+/** A fresh organization with its own token, so every test sees only the records it made. */
+async function newScope() {
+  const org = await createOrg(runtime, alice, 'Filter Org');
+  const token = await createToken(runtime, alice, { organizationIds: [org] });
+  let frameworkId: string | null = null;
+
+  async function add(kind: string, fields: Row = {}): Promise<Row> {
+    const spec = specOf(kind);
+    const args: Row = { ...spec.example, organization_id: org, ...fields };
+    if (args.framework_id === 'fwk_...') {
+      frameworkId ??= String((await add('framework', { name: 'Default framework' })).id);
+      args.framework_id = frameworkId;
+    }
+    if (kind === 'person' && !('email' in fields)) {
+      emailCounter += 1;
+      args.email = `person-${emailCounter}@example.com`;
+    }
+    const body = await ok(runtime, token, `add${spec.noun}`, args);
+    return body[spec.key] as Row;
+  }
+
+  async function list(kind: string, filter: Row): Promise<Row[]> {
+    const spec = specOf(kind);
+    const body = await ok(runtime, token, `list${spec.nounPlural}`, {
+      organization_id: org,
+      filter,
+      size: 100,
+    });
+    expect(body.total_count).toBe((body[spec.listKey] as Row[]).length);
+    return body[spec.listKey] as Row[];
+  }
+
+  /** The ids a filter returns, sorted. */
+  async function ids(kind: string, filter: Row): Promise<string[]> {
+    return (await list(kind, filter)).map((row) => String(row.id)).sort();
+  }
+
+  function listCall(kind: string, filter: unknown) {
+    const spec = specOf(kind);
+    return callDirect(runtime, token, `list${spec.nounPlural}`, { organization_id: org, filter });
+  }
+
+  return { org, token, add, list, ids, listCall };
+}
+
+const idsOf = (...rows: Row[]) => rows.map((row) => String(row.id)).sort();
+
+// ---- coverage bookkeeping: every declared `<kind>.<filter>` must be exercised by some test below ---------
+
+const exercised = new Set<string>();
+
+/** Declares a test and records which filters it exercises (at collection time, so `-t` runs still see it). */
+function filterTest(filters: string[], title: string, fn: () => Promise<void>) {
+  for (const filter of filters) exercised.add(filter);
+  it(title, fn);
+}
+
+function declaredFilters(): string[] {
+  return REGISTER_SPECS.flatMap((spec) => [
+    ...(spec.search?.length ? [`${spec.kind}.query`] : []),
+    ...Object.keys(spec.filters ?? {}).map((name) => `${spec.kind}.${name}`),
+  ]).sort();
+}
+
+// ---- query ------------------------------------------------------------------------------------------
+
+describe('filter.query', () => {
+  const cases = REGISTER_SPECS.flatMap((spec) =>
+    (spec.search ?? []).map((column) => ({ spec, field: column.name })),
+  );
+
+  for (const { spec, field } of cases) {
+    filterTest(
+      [`${spec.kind}.query`],
+      `${spec.kind} query finds a case-insensitive substring of ${field}, with % and _ taken literally`,
+      async () => {
+        expect(spec.fields[field], `${field} is a field of ${spec.kind}`).toBeDefined();
+        const scope = await newScope();
+        if (field === 'email') {
+          const hit = await scope.add(spec.kind, { email: 'k9_z@example.com' });
+          await scope.add(spec.kind, { email: 'k9xz@example.com' }); // would match if _ were a wildcard
+          await scope.add(spec.kind, { email: 'other@example.com' });
+          expect(await scope.ids(spec.kind, { query: 'K9_Z' })).toEqual(idsOf(hit));
+          return;
+        }
+        const hit = await scope.add(spec.kind, { [field]: 'Needle 50%_Off plan' });
+        await scope.add(spec.kind, { [field]: 'Needle 50abOff plan' }); // would match if % and _ were wildcards
+        await scope.add(spec.kind, { [field]: 'Something else entirely' });
+        expect(await scope.ids(spec.kind, { query: '50%_OFF' })).toEqual(idsOf(hit));
+        expect(await scope.ids(spec.kind, { query: 'needle 50' })).toHaveLength(2);
+        expect(await scope.ids(spec.kind, { query: 'no such text' })).toEqual([]);
+      },
+    );
+  }
+
+  filterTest(['risk.query'], 'risk query takes a backslash literally', async () => {
+    const scope = await newScope();
+    const hit = await scope.add('risk', { name: 'Share C:\\Temp\\x exposed' });
+    await scope.add('risk', { name: 'Share C:Temp x exposed' });
+    expect(await scope.ids('risk', { query: 'c:\\temp\\' })).toEqual(idsOf(hit));
+  });
+
+  filterTest(['vendor.query'], 'vendor query never returns records of another organization', async () => {
+    const mine = await newScope();
+    const theirs = await newScope();
+    const hit = await mine.add('vendor', { name: 'Acme Cloud' });
+    await theirs.add('vendor', { name: 'Acme Cloud' });
+    expect(await mine.ids('vendor', { query: 'acme' })).toEqual(idsOf(hit));
+  });
+});
+
+// ---- enum filters -------------------------------------------------------------------------------------
+
+const ENUM_FILTERS: Record<string, readonly string[]> = {
+  'vendor.category': VENDOR_CATEGORIES,
+  'risk.status': RISK_STATUSES,
+  'risk.treatment': RISK_TREATMENTS,
+  'measure.state': MEASURE_STATES,
+  'obligation.status': OBLIGATION_STATUSES,
+  'obligation.type': OBLIGATION_TYPES,
+  'person.kind': PERSON_KINDS,
+  'asset.asset_type': ASSET_TYPES,
+  'data_classification.classification': CLASSIFICATIONS,
+  'nonconformity.status': WORKFLOW_STATUSES,
+  'continual_improvement.status': WORKFLOW_STATUSES,
+  'continual_improvement.priority': PRIORITIES,
+  'audit.state': AUDIT_STATES,
+};
+
+/** Fields some values need on creation (a CLOSED nonconformity needs a corrective action). */
+function extraFor(kind: string, field: string, value: string): Row {
+  if (kind === 'nonconformity' && field === 'status' && value === 'CLOSED')
+    return { corrective_action: 'Fixed' };
+  return {};
+}
+
+describe('enum filters', () => {
+  for (const [key, values] of Object.entries(ENUM_FILTERS)) {
+    const [kind, field] = key.split('.') as [string, string];
+    filterTest(
+      [key],
+      `${kind} ${field} filters by one value, a lower-case value or a list of values`,
+      async () => {
+        const scope = await newScope();
+        const byValue = new Map<string, Row>();
+        for (const value of values) {
+          const row = await scope.add(kind, { [field]: value, ...extraFor(kind, field, value) });
+          expect(row[field]).toBe(value);
+          byValue.set(value, row);
+        }
+        for (const value of values) {
+          const rows = await scope.list(kind, { [field]: value });
+          expect(rows.map((row) => row.id)).toEqual([byValue.get(value)?.id]);
+          expect(rows[0]?.[field]).toBe(value);
+          expect(await scope.ids(kind, { [field]: value.toLowerCase() })).toEqual(idsOf(byValue.get(value)!));
+        }
+        const first = values[0]!;
+        const last = values.at(-1)!;
+        const picked = values.length > 2 ? [first, last] : [last];
+        expect(await scope.ids(kind, { [field]: picked.map((value) => value.toLowerCase()) })).toEqual(
+          idsOf(...picked.map((value) => byValue.get(value)!)),
+        );
+        const refused = await scope.listCall(kind, { [field]: 'NO_SUCH_VALUE' });
+        expect(refused.status).toBe(400);
+        expect(errorOf(refused).code).toBe('invalid_arguments');
+        expect(errorOf(refused).message).toContain(`filter.${field}`);
+      },
+    );
+  }
+});
+
+// ---- owner_id filters ---------------------------------------------------------------------------------
+
+describe('owner_id filters', () => {
+  for (const spec of REGISTER_SPECS.filter((candidate) => candidate.filters?.owner_id)) {
+    filterTest(
+      [`${spec.kind}.owner_id`],
+      `${spec.kind} owner_id returns only the records that person owns`,
+      async () => {
+        const scope = await newScope();
+        const ada = await scope.add('person', { full_name: 'Ada' });
+        const bob = await scope.add('person', { full_name: 'Bob' });
+        const adas = await scope.add(spec.kind, { owner_id: ada.id });
+        const bobs = await scope.add(spec.kind, { owner_id: bob.id });
+        await scope.add(spec.kind, {});
+        expect(adas.owner_id).toBe(ada.id);
+        expect(await scope.ids(spec.kind, { owner_id: ada.id })).toEqual(idsOf(adas));
+        expect(await scope.ids(spec.kind, { ownerId: bob.id })).toEqual(idsOf(bobs));
+        const wrongKind = await scope.listCall(spec.kind, { owner_id: scope.org });
+        expect(wrongKind.status).toBe(400);
+        expect(errorOf(wrongKind).code).toBe('invalid_arguments');
+        expect(errorOf(wrongKind).message).toContain('filter.owner_id');
+      },
+    );
+  }
+});
+
+// ---- risks --------------------------------------------------------------------------------------------
+
+describe('risk score filters', () => {
+  filterTest(
+    ['risk.min_residual_score', 'risk.max_residual_score'],
+    'min_residual_score and max_residual_score bound the residual score inclusively, not the inherent one',
+    async () => {
+      const scope = await newScope();
+      const add = (likelihood: number, impact: number, inherent = [5, 5]) =>
+        scope.add('risk', {
+          inherent_likelihood: inherent[0],
+          inherent_impact: inherent[1],
+          residual_likelihood: likelihood,
+          residual_impact: impact,
+        });
+      const r4 = await add(2, 2); // inherent 25, residual 4
+      const r12 = await add(3, 4);
+      const r15 = await add(3, 5);
+      const r20 = await add(4, 5);
+      const r25 = await add(5, 5);
+      expect([r4, r12, r15, r20, r25].map((risk) => risk.residual_score)).toEqual([4, 12, 15, 20, 25]);
+      expect(await scope.ids('risk', { min_residual_score: 15 })).toEqual(idsOf(r15, r20, r25));
+      expect(await scope.ids('risk', { max_residual_score: 12 })).toEqual(idsOf(r4, r12));
+      expect(await scope.ids('risk', { min_residual_score: 12, max_residual_score: 15 })).toEqual(
+        idsOf(r12, r15),
+      );
+      expect(await scope.ids('risk', { min_residual_score: 21, max_residual_score: 24 })).toEqual([]);
+      expect(await scope.ids('risk', { minResidualScore: 25 })).toEqual(idsOf(r25));
+      for (const bad of [0, 26, 2.5, '15']) {
+        const refused = await scope.listCall('risk', { min_residual_score: bad });
+        expect(refused.status, `min_residual_score ${bad}`).toBe(400);
+        expect(errorOf(refused).message).toContain('filter.min_residual_score');
+      }
+    },
+  );
+
+  it('combines filters: all given filters must match', async () => {
+    const scope = await newScope();
+    const residual = { residual_likelihood: null, residual_impact: null };
+    const high = { inherent_likelihood: 5, inherent_impact: 4, ...residual };
+    const low = { inherent_likelihood: 1, inherent_impact: 2, ...residual };
+    const openHigh = await scope.add('risk', { ...high, status: 'OPEN', treatment: 'MITIGATE' });
+    await scope.add('risk', { ...high, status: 'ACCEPTED', treatment: 'MITIGATE' });
+    await scope.add('risk', { ...low, status: 'OPEN', treatment: 'MITIGATE' });
+    await scope.add('risk', { ...high, status: 'OPEN', treatment: 'TRANSFER' });
+    expect(
+      await scope.ids('risk', {
+        status: 'open',
+        treatment: 'mitigate',
+        min_residual_score: 15,
+        query: 'phishing',
+      }),
+    ).toEqual(idsOf(openHigh));
+  });
+});
+
+// ---- overdue ------------------------------------------------------------------------------------------
+
+describe('overdue', () => {
+  filterTest(
+    ['obligation.overdue'],
+    'an obligation is overdue when its due date has passed and it is not COMPLIANT',
+    async () => {
+      const scope = await newScope();
+      const pastNon = await scope.add('obligation', { due_date: PAST, status: 'NON_COMPLIANT' });
+      const pastPartial = await scope.add('obligation', { due_date: PAST, status: 'PARTIALLY_COMPLIANT' });
+      const pastCompliant = await scope.add('obligation', { due_date: PAST, status: 'COMPLIANT' });
+      const dueToday = await scope.add('obligation', { due_date: today(), status: 'NON_COMPLIANT' });
+      const future = await scope.add('obligation', { due_date: FUTURE, status: 'NON_COMPLIANT' });
+      const noDate = await scope.add('obligation', { due_date: null, status: 'NON_COMPLIANT' });
+
+      expect(
+        [pastNon, pastPartial, pastCompliant, dueToday, future, noDate].map((row) => row.overdue),
+      ).toEqual([true, true, false, false, false, false]);
+      expect(await scope.ids('obligation', { overdue: true })).toEqual(idsOf(pastNon, pastPartial));
+      expect(await scope.ids('obligation', { overdue: false })).toEqual(
+        idsOf(pastCompliant, dueToday, future, noDate),
+      );
+      const listed = await scope.list('obligation', {});
+      expect(Object.fromEntries(listed.map((row) => [row.id, row.overdue]))).toEqual({
+        [String(pastNon.id)]: true,
+        [String(pastPartial.id)]: true,
+        [String(pastCompliant.id)]: false,
+        [String(dueToday.id)]: false,
+        [String(future.id)]: false,
+        [String(noDate.id)]: false,
+      });
+
+      // Becoming COMPLIANT ends being overdue, in the field and in the filter.
+      const fixed = await ok(runtime, scope.token, 'updateObligation', {
+        id: pastNon.id,
+        status: 'compliant',
+      });
+      expect((fixed.obligation as Row).overdue).toBe(false);
+      const got = await ok(runtime, scope.token, 'getObligation', { id: pastPartial.id });
+      expect((got.obligation as Row).overdue).toBe(true);
+      expect(await scope.ids('obligation', { overdue: true })).toEqual(idsOf(pastPartial));
+      expect(await scope.ids('obligation', { overdue: true, status: 'NON_COMPLIANT' })).toEqual([]);
+    },
+  );
+
+  filterTest(
+    ['nonconformity.overdue'],
+    'a nonconformity is overdue when its due date has passed and it is not CLOSED',
+    async () => {
+      const scope = await newScope();
+      const pastOpen = await scope.add('nonconformity', { due_date: PAST, status: 'OPEN' });
+      const pastInProgress = await scope.add('nonconformity', { due_date: PAST, status: 'IN_PROGRESS' });
+      const pastClosed = await scope.add('nonconformity', {
+        due_date: PAST,
+        status: 'CLOSED',
+        corrective_action: 'Reviews scheduled',
+      });
+      const future = await scope.add('nonconformity', { due_date: FUTURE });
+      const noDate = await scope.add('nonconformity', { due_date: null });
+
+      expect([pastOpen, pastInProgress, pastClosed, future, noDate].map((row) => row.overdue)).toEqual([
+        true,
+        true,
+        false,
+        false,
+        false,
+      ]);
+      expect(await scope.ids('nonconformity', { overdue: true })).toEqual(idsOf(pastOpen, pastInProgress));
+      expect(await scope.ids('nonconformity', { overdue: false })).toEqual(idsOf(pastClosed, future, noDate));
+      const refused = await scope.listCall('nonconformity', { overdue: 'yes' });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused).message).toContain('filter.overdue');
+    },
+  );
+});
+
+// ---- references ---------------------------------------------------------------------------------------
+
+describe('reference filters', () => {
+  filterTest(
+    ['nonconformity.audit_id'],
+    'nonconformity audit_id returns the findings of that audit',
+    async () => {
+      const scope = await newScope();
+      const first = await scope.add('audit', { name: 'First' });
+      const second = await scope.add('audit', { name: 'Second' });
+      const ofFirst = await scope.add('nonconformity', { audit_id: first.id });
+      const ofSecond = await scope.add('nonconformity', { audit_id: second.id });
+      await scope.add('nonconformity', {});
+      expect(ofFirst.audit_id).toBe(first.id);
+      expect(await scope.ids('nonconformity', { audit_id: first.id })).toEqual(idsOf(ofFirst));
+      expect(await scope.ids('nonconformity', { audit_id: second.id })).toEqual(idsOf(ofSecond));
+    },
+  );
+
+  filterTest(['audit.framework_id'], 'audit framework_id returns the audits of that framework', async () => {
+    const scope = await newScope();
+    const iso = await scope.add('framework', { name: 'ISO 27001' });
+    const soc = await scope.add('framework', { name: 'SOC 2' });
+    const iso1 = await scope.add('audit', { framework_id: iso.id, name: 'ISO 1' });
+    const iso2 = await scope.add('audit', { framework_id: iso.id, name: 'ISO 2' });
+    const soc1 = await scope.add('audit', { framework_id: soc.id, name: 'SOC 1' });
+    expect(await scope.ids('audit', { framework_id: iso.id })).toEqual(idsOf(iso1, iso2));
+    expect(await scope.ids('audit', { frameworkId: soc.id })).toEqual(idsOf(soc1));
+    expect(await scope.ids('audit', { framework_id: iso.id, state: 'IN_PROGRESS' })).toEqual([]);
+  });
+});
+
+// ---- unknown keys and coverage ------------------------------------------------------------------------
+
+describe('filter argument', () => {
+  for (const spec of REGISTER_SPECS) {
+    it(`${spec.kind}: an unknown filter key is invalid_arguments naming it`, async () => {
+      const scope = await newScope();
+      const refused = await scope.listCall(spec.kind, { bogus_key: 'x' });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused).code).toBe('invalid_arguments');
+      expect(errorOf(refused).message).toContain('bogus_key');
+      expect(JSON.stringify(errorOf(refused).details)).toContain('filter');
+    });
+  }
+
+  it('every declared filter of every register is exercised by a test in this file', () => {
+    expect([...exercised].sort()).toEqual(declaredFilters());
+  });
+});

@@ -1,0 +1,259 @@
+// getComplianceSummary on a world built here: exact counts per register, thresholds and shares.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  callDirect,
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  errorOf,
+  ok,
+  type TestRuntime,
+} from '../helpers.ts';
+
+type Row = Record<string, unknown>;
+
+let runtime: TestRuntime;
+let token: string;
+let org: string;
+let otherOrg: string;
+let emptyOrg: string;
+
+const PAST = '2020-01-15';
+const FUTURE = '2099-12-31';
+
+const summary = (organizationId: string, extra: Row = {}) =>
+  ok(runtime, token, 'getComplianceSummary', { organization_id: organizationId, ...extra });
+
+async function add(tool: string, key: string, args: Row): Promise<Row> {
+  return (await ok(runtime, token, tool, args))[key] as Row;
+}
+
+const risk = (organizationId: string, status: string, likelihood: number, impact: number) =>
+  add('addRisk', 'risk', {
+    organization_id: organizationId,
+    name: `Risk ${status} ${likelihood}x${impact}`,
+    status,
+    inherent_likelihood: 5,
+    inherent_impact: 5,
+    residual_likelihood: likelihood,
+    residual_impact: impact,
+  });
+
+/** Records in `organizationId`; `otherOrg` gets a copy so the summary must not count across organizations. */
+async function buildWorld(organizationId: string) {
+  // Risks: residual 25, 16, 4 (OPEN), 15 (IN_TREATMENT), 10 (MITIGATED), 20 (ACCEPTED), 25 and 9 (CLOSED).
+  await risk(organizationId, 'OPEN', 5, 5);
+  await risk(organizationId, 'OPEN', 4, 4);
+  await risk(organizationId, 'OPEN', 2, 2);
+  await risk(organizationId, 'IN_TREATMENT', 3, 5);
+  await risk(organizationId, 'MITIGATED', 2, 5);
+  await risk(organizationId, 'ACCEPTED', 4, 5);
+  await risk(organizationId, 'CLOSED', 5, 5);
+  await risk(organizationId, 'CLOSED', 3, 3);
+
+  // Measures: 1 NOT_STARTED, 2 IMPLEMENTED, 2 NOT_APPLICABLE -> implemented share 2/3.
+  for (const state of ['NOT_STARTED', 'IMPLEMENTED', 'IMPLEMENTED', 'NOT_APPLICABLE', 'NOT_APPLICABLE']) {
+    await add('addMeasure', 'measure', { organization_id: organizationId, name: `Measure ${state}`, state });
+  }
+
+  // Obligations: overdue = past and not COMPLIANT -> 2.
+  for (const [status, due_date] of [
+    ['NON_COMPLIANT', PAST],
+    ['PARTIALLY_COMPLIANT', PAST],
+    ['COMPLIANT', PAST],
+    ['NON_COMPLIANT', FUTURE],
+    ['NON_COMPLIANT', null],
+  ]) {
+    await add('addObligation', 'obligation', {
+      organization_id: organizationId,
+      requirement: `Obligation ${status} ${due_date}`,
+      status,
+      due_date,
+    });
+  }
+
+  // Nonconformities: open = not CLOSED -> 3; overdue = past and not CLOSED -> 1.
+  for (const [status, due_date] of [
+    ['OPEN', PAST],
+    ['IN_PROGRESS', FUTURE],
+    ['CLOSED', PAST],
+    ['OPEN', null],
+  ]) {
+    await add('addNonconformity', 'nonconformity', {
+      organization_id: organizationId,
+      reference_id: `NC ${status} ${due_date}`,
+      status,
+      due_date,
+      corrective_action: status === 'CLOSED' ? 'Fixed' : null,
+    });
+  }
+
+  // Continual improvements: open = not CLOSED -> 3.
+  for (const status of ['OPEN', 'OPEN', 'IN_PROGRESS', 'CLOSED']) {
+    await add('addContinualImprovement', 'continual_improvement', {
+      organization_id: organizationId,
+      reference_id: `CI ${status}`,
+      status,
+    });
+  }
+
+  // Audits: 1 NOT_STARTED, 2 IN_PROGRESS, 1 COMPLETED, 1 OUTDATED.
+  const framework = await add('addFramework', 'framework', {
+    organization_id: organizationId,
+    name: 'ISO 27001',
+  });
+  for (const state of ['NOT_STARTED', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED', 'OUTDATED']) {
+    await add('addAudit', 'audit', { organization_id: organizationId, framework_id: framework.id, state });
+  }
+}
+
+beforeAll(async () => {
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  const alice = await createActor(runtime, 'alice');
+  org = await createOrg(runtime, alice, 'Summary Org');
+  otherOrg = await createOrg(runtime, alice, 'Other Org');
+  emptyOrg = await createOrg(runtime, alice, 'Empty Org');
+  token = await createToken(runtime, alice, { organizationIds: [org, otherOrg, emptyOrg] });
+  await buildWorld(org);
+  await buildWorld(otherOrg);
+});
+
+afterAll(async () => {
+  await runtime?.cleanup();
+});
+
+describe('getComplianceSummary', () => {
+  it('counts every register of the organization exactly, and only that organization', async () => {
+    const body = await summary(org);
+    expect(body).toEqual({
+      organization_id: org,
+      generated_at: expect.any(String),
+      risks: {
+        total: 8,
+        by_status: { OPEN: 3, IN_TREATMENT: 1, MITIGATED: 1, ACCEPTED: 1, CLOSED: 2 },
+        residual_score_threshold: 15,
+        at_or_above_threshold: 4,
+      },
+      measures: {
+        total: 5,
+        by_state: { NOT_STARTED: 1, IN_PROGRESS: 0, IMPLEMENTED: 2, NOT_APPLICABLE: 2 },
+        implemented_share: 0.667,
+      },
+      obligations: {
+        total: 5,
+        by_status: { NON_COMPLIANT: 3, PARTIALLY_COMPLIANT: 1, COMPLIANT: 1 },
+        overdue: 2,
+      },
+      nonconformities: { total: 4, by_status: { OPEN: 2, IN_PROGRESS: 1, CLOSED: 1 }, open: 3, overdue: 1 },
+      continual_improvements: { total: 4, open: 3 },
+      audits: {
+        total: 5,
+        by_state: { NOT_STARTED: 1, IN_PROGRESS: 2, COMPLETED: 1, REJECTED: 0, OUTDATED: 1 },
+        in_progress: 2,
+      },
+    });
+    expect(Math.abs(Date.parse(String(body.generated_at)) - Date.now())).toBeLessThan(60_000);
+  });
+
+  it('at_or_above_threshold counts risks not CLOSED whose residual score reaches the threshold', async () => {
+    // Residual scores not CLOSED: 25, 16, 4, 15, 10, 20; CLOSED: 25, 9.
+    for (const [threshold, expected] of [
+      [1, 6],
+      [10, 5],
+      [16, 3],
+      [20, 2],
+      [21, 1],
+      [25, 1],
+    ] as const) {
+      const risks = (await summary(org, { residual_score_threshold: threshold })).risks as Row;
+      expect(risks.residual_score_threshold).toBe(threshold);
+      expect(risks.at_or_above_threshold, `threshold ${threshold}`).toBe(expected);
+    }
+  });
+
+  it('a threshold outside 1..25 is invalid_arguments', async () => {
+    for (const threshold of [0, 26, 7.5]) {
+      const refused = await callDirect(runtime, token, 'getComplianceSummary', {
+        organization_id: org,
+        residual_score_threshold: threshold,
+      });
+      expect(refused.status, String(threshold)).toBe(400);
+      expect(errorOf(refused).message).toContain('residual_score_threshold');
+    }
+  });
+
+  it('an organization without records has zero counts and a null implemented_share', async () => {
+    const body = await summary(emptyOrg);
+    expect(body.risks).toEqual({
+      total: 0,
+      by_status: { OPEN: 0, IN_TREATMENT: 0, MITIGATED: 0, ACCEPTED: 0, CLOSED: 0 },
+      residual_score_threshold: 15,
+      at_or_above_threshold: 0,
+    });
+    expect(body.measures).toEqual({
+      total: 0,
+      by_state: { NOT_STARTED: 0, IN_PROGRESS: 0, IMPLEMENTED: 0, NOT_APPLICABLE: 0 },
+      implemented_share: null,
+    });
+    expect(body.obligations).toMatchObject({ total: 0, overdue: 0 });
+    expect(body.nonconformities).toMatchObject({ total: 0, open: 0, overdue: 0 });
+    expect(body.continual_improvements).toEqual({ total: 0, open: 0 });
+    expect(body.audits).toMatchObject({ total: 0, in_progress: 0 });
+  });
+
+  it('implemented_share is null when every measure is NOT_APPLICABLE, and 1 when all applicable ones are implemented', async () => {
+    const alice = await createActor(runtime, 'alice-share');
+    const shareOrg = await createOrg(runtime, alice, 'Share Org');
+    const shareToken = await createToken(runtime, alice, { organizationIds: [shareOrg] });
+    const addMeasure = (state: string) =>
+      ok(runtime, shareToken, 'addMeasure', { organization_id: shareOrg, name: `M ${state}`, state });
+    const share = async () =>
+      ((await ok(runtime, shareToken, 'getComplianceSummary', { organization_id: shareOrg })).measures as Row)
+        .implemented_share;
+    await addMeasure('NOT_APPLICABLE');
+    expect(await share()).toBeNull();
+    await addMeasure('IMPLEMENTED');
+    expect(await share()).toBe(1);
+    await addMeasure('IN_PROGRESS');
+    expect(await share()).toBe(0.5);
+  });
+
+  it('follows changes: closing a high risk and completing an audit change the counts', async () => {
+    const alice = await createActor(runtime, 'alice-change');
+    const changeOrg = await createOrg(runtime, alice, 'Change Org');
+    const changeToken = await createToken(runtime, alice, { organizationIds: [changeOrg] });
+    const call = (tool: string, args: Row) => ok(runtime, changeToken, tool, args);
+    const get = () => call('getComplianceSummary', { organization_id: changeOrg });
+    const high = (
+      await call('addRisk', {
+        organization_id: changeOrg,
+        name: 'High',
+        inherent_likelihood: 4,
+        inherent_impact: 4,
+      })
+    ).risk as Row;
+    const framework = (await call('addFramework', { organization_id: changeOrg, name: 'SOC 2' }))
+      .framework as Row;
+    const audit = (
+      await call('addAudit', { organization_id: changeOrg, framework_id: framework.id, state: 'IN_PROGRESS' })
+    ).audit as Row;
+    let body = await get();
+    expect((body.risks as Row).at_or_above_threshold).toBe(1);
+    expect((body.audits as Row).in_progress).toBe(1);
+
+    await call('updateRisk', { id: high.id, status: 'CLOSED' });
+    await call('updateAudit', { id: audit.id, state: 'COMPLETED' });
+    body = await get();
+    expect(body.risks).toMatchObject({ at_or_above_threshold: 0, by_status: { OPEN: 0, CLOSED: 1 } });
+    expect(body.audits).toMatchObject({ in_progress: 0, by_state: { IN_PROGRESS: 0, COMPLETED: 1 } });
+  });
+
+  it('an organization the token cannot reach is not_found', async () => {
+    const bob = await createActor(runtime, 'bob');
+    const bobOrg = await createOrg(runtime, bob, 'Bob Org');
+    const refused = await callDirect(runtime, token, 'getComplianceSummary', { organization_id: bobOrg });
+    expect(refused.status).toBe(404);
+    expect(errorOf(refused).code).toBe('not_found');
+  });
+});
