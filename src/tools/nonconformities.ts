@@ -28,7 +28,7 @@ export function checkWorkflow(label: string, next: Row, current: Row | null, nee
   if (needsAction && next.status === 'CLOSED' && !next.corrective_action) {
     throw new AppError(
       'invalid_transition',
-      `A ${label} can only be CLOSED with a corrective_action. Set corrective_action in the same call.`,
+      `Cannot change ${label} status from ${String(current?.status ?? 'new')} to CLOSED without a corrective_action. Set corrective_action in the same call.`,
       {
         field: 'status',
         current: current?.status ?? null,
