@@ -16,6 +16,7 @@ import { buildOpenApi } from './surfaces/openapi.ts';
 import { type OriginPolicy, refusedOrigin } from './surfaces/origin.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
 import type { UsageRecorder } from './usage.ts';
+import { createWebRoutes } from './web/index.tsx';
 
 export interface AppDeps {
   config: Config;
@@ -93,6 +94,8 @@ export function createApp(deps: AppDeps) {
       error instanceof AppError ? error : new AppError('internal', toErrorBody(error).error.message),
     );
   });
+
+  app.route('/', createWebRoutes({ ...deps, tools, invoke, now }));
 
   app.notFound(() => errorResponse(new AppError('not_found', 'No such route.')));
 

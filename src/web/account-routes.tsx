@@ -1,0 +1,345 @@
+// Accounts: sign up (the first user founds an organization), sign in with throttling, sign out, change password.
+import type { Context, Hono } from 'hono';
+import { createOrganization, createUser, findUserByEmail, normalizeEmail } from '../accounts.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.ts';
+import { AppError } from '../errors.ts';
+import type { WebDeps, WebEnv } from './context.ts';
+import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
+import { type FormBody, Input, text } from './forms.tsx';
+import { CsrfField, Layout, Notice } from './layout.tsx';
+import { countUsers, passwordHashOf, setPasswordHash } from './queries.ts';
+import { errorPage, sendPage } from './render.tsx';
+import {
+  createSession,
+  deleteEndedSessions,
+  endOtherSessions,
+  endSession,
+  formCookie,
+  formToken,
+  loadSession,
+} from './sessions.ts';
+import {
+  recordSignInAttempt,
+  SIGN_IN_MAX_FAILURES,
+  SIGN_IN_WINDOW_SECONDS,
+  signInWaitSeconds,
+} from './sign-in-throttle.ts';
+import { viewerOf } from './viewer.ts';
+
+/** Only a path on this site (not `//host`, not a URL) may be the target after sign-in. */
+export function safeNext(value: string | undefined): string {
+  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
+  return value;
+}
+
+// Verifying against a real hash when the email is unknown keeps both answers equally slow.
+let decoyHash: Promise<string> | undefined;
+function decoy(): Promise<string> {
+  decoyHash ??= hashPassword('decoy password that never matches');
+  return decoyHash;
+}
+
+function minutes(seconds: number): string {
+  const value = Math.max(1, Math.ceil(seconds / 60));
+  return value === 1 ? '1 minute' : `${value} minutes`;
+}
+
+/** The checks every pre-session form gets: same origin, then the double-submit token. */
+function refusePublicPost(c: Context, deps: WebDeps, body: FormBody): Response | Promise<Response> | null {
+  const reason = crossSiteReason(c, deps.config);
+  if (reason) return errorPage(c, 403, 'Request refused', reason);
+  if (!csrfTokenMatches(body[CSRF_FIELD], formCookie(c))) {
+    return errorPage(
+      c,
+      403,
+      'Form expired',
+      'This form could not be verified (it may have been open too long, or cookies are blocked). Go back, reload the page and try again.',
+    );
+  }
+  return null;
+}
+
+interface SignUpValues {
+  name: string;
+  email: string;
+  organization: string;
+}
+
+function SignUpPage(props: { csrf: string; first: boolean; values?: SignUpValues; error?: string }) {
+  const values = props.values ?? { name: '', email: '', organization: '' };
+  return (
+    <Layout title="Create your account">
+      <div class="narrow">
+        <div class="card">
+          <h1>Create your account</h1>
+          {props.first ? (
+            <p class="lead">
+              This instance has no users yet. You will be the <strong>owner</strong> of a new organization;
+              you can invite others from its Members page once they have signed up.
+            </p>
+          ) : (
+            <p class="lead">
+              After signing up you can create your own organization, or ask an owner or admin of an existing
+              one to add you by your email address.
+            </p>
+          )}
+          {props.error && <Notice kind="error">{props.error}</Notice>}
+          <form method="post" action="/signup">
+            <CsrfField token={props.csrf} />
+            <Input id="name" label="Your name" value={values.name} autocomplete="name" maxlength={200} />
+            <Input
+              id="email"
+              label="Email"
+              type="email"
+              value={values.email}
+              required
+              autocomplete="email"
+              maxlength={320}
+            />
+            <Input
+              id="password"
+              label="Password"
+              type="password"
+              required
+              autocomplete="new-password"
+              minlength={MIN_PASSWORD_LENGTH}
+              hint={`At least ${MIN_PASSWORD_LENGTH} characters. A passphrase of several words works well.`}
+            />
+            <Input
+              id="password_confirm"
+              label="Repeat the password"
+              type="password"
+              required
+              autocomplete="new-password"
+            />
+            {props.first && (
+              <Input
+                id="organization"
+                label="Organization name"
+                value={values.organization}
+                required
+                maxlength={200}
+                hint="The company or team whose compliance you manage, e.g. “Acme Health”."
+              />
+            )}
+            <div class="actions">
+              <button type="submit">Create account</button>
+              <a href="/login">I already have an account</a>
+            </div>
+          </form>
+        </div>
+      </div>
+    </Layout>
+  );
+}
+
+function SignInPage(props: { csrf: string; email?: string; next?: string; error?: string; notice?: string }) {
+  return (
+    <Layout title="Sign in">
+      <div class="narrow">
+        <div class="card">
+          <h1>Sign in</h1>
+          {props.notice && <Notice kind="ok">{props.notice}</Notice>}
+          {props.error && <Notice kind="error">{props.error}</Notice>}
+          <form method="post" action="/login">
+            <CsrfField token={props.csrf} />
+            {props.next && props.next !== '/' && <input type="hidden" name="next" value={props.next} />}
+            <Input
+              id="email"
+              label="Email"
+              type="email"
+              value={props.email}
+              required
+              autocomplete="username"
+              autofocus
+            />
+            <Input id="password" label="Password" type="password" required autocomplete="current-password" />
+            <div class="actions">
+              <button type="submit">Sign in</button>
+              <a href="/signup">Create an account</a>
+            </div>
+          </form>
+        </div>
+      </div>
+    </Layout>
+  );
+}
+
+function PasswordPage(props: { viewer: ReturnType<typeof viewerOf>; error?: string; notice?: string }) {
+  return (
+    <Layout title="Password" viewer={props.viewer} section={{ kind: 'settings', page: 'password' }}>
+      <h1>Change password</h1>
+      <div class="card">
+        {props.notice && <Notice kind="ok">{props.notice}</Notice>}
+        {props.error && <Notice kind="error">{props.error}</Notice>}
+        <form method="post" action="/settings/password">
+          <CsrfField token={props.viewer.csrfToken} />
+          {/* Lets password managers file the new password under the right account. */}
+          <input type="hidden" name="username" autocomplete="username" value={props.viewer.user.email} />
+          <Input
+            id="current_password"
+            label="Current password"
+            type="password"
+            required
+            autocomplete="current-password"
+          />
+          <Input
+            id="new_password"
+            label="New password"
+            type="password"
+            required
+            autocomplete="new-password"
+            minlength={MIN_PASSWORD_LENGTH}
+            hint={`At least ${MIN_PASSWORD_LENGTH} characters. Your other sessions are signed out.`}
+          />
+          <Input
+            id="new_password_confirm"
+            label="Repeat the new password"
+            type="password"
+            required
+            autocomplete="new-password"
+          />
+          <div class="actions">
+            <button type="submit">Change password</button>
+          </div>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
+export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+  const { db } = deps.database;
+
+  web.get('/', async (c) => {
+    const loaded = await loadSession(c, db, deps.now());
+    if (!loaded) return c.redirect((await countUsers(db)) === 0 ? '/signup' : '/login', 303);
+    return c.redirect('/orgs', 303);
+  });
+
+  web.get('/signup', async (c) => {
+    if (await loadSession(c, db, deps.now())) return c.redirect('/', 303);
+    return sendPage(c, <SignUpPage csrf={formToken(c)} first={(await countUsers(db)) === 0} />);
+  });
+
+  web.post('/signup', async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const refused = refusePublicPost(c, deps, body);
+    if (refused) return refused;
+    // Decided when the form is sent, not when it was shown: of two racing first sign-ups, the later is an ordinary user.
+    const first = (await countUsers(db)) === 0;
+    const values: SignUpValues = {
+      name: text(body, 'name').trim(),
+      email: text(body, 'email').trim(),
+      organization: text(body, 'organization').trim(),
+    };
+    const fail = (message: string) =>
+      sendPage(c, <SignUpPage csrf={formToken(c)} first={first} values={values} error={message} />, 422);
+    const password = text(body, 'password');
+    if (password !== text(body, 'password_confirm')) return fail('The two passwords differ.');
+    if (first && (!values.organization || values.organization.length > 200)) {
+      return fail('Name your organization (1 to 200 characters).');
+    }
+    let userId: string;
+    try {
+      const now = deps.now();
+      const user = await createUser(db, now, { email: values.email, password, name: values.name || null });
+      userId = user.id;
+      if (first) await createOrganization(db, now, { name: values.organization, ownerId: user.id });
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'invalid_arguments' || error.code === 'conflict')) {
+        return fail(
+          error.code === 'conflict'
+            ? 'An account with this email already exists. Sign in instead.'
+            : error.message,
+        );
+      }
+      throw error;
+    }
+    await createSession(c, db, userId, deps.now());
+    return c.redirect('/orgs', 303);
+  });
+
+  web.get('/login', async (c) => {
+    if (await loadSession(c, db, deps.now())) return c.redirect(safeNext(c.req.query('next')), 303);
+    const notice = c.req.query('signed_out') !== undefined ? 'You are signed out.' : undefined;
+    return sendPage(
+      c,
+      <SignInPage csrf={formToken(c)} next={safeNext(c.req.query('next'))} notice={notice} />,
+    );
+  });
+
+  web.post('/login', async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const refused = refusePublicPost(c, deps, body);
+    if (refused) return refused;
+    const email = normalizeEmail(text(body, 'email')).slice(0, 320);
+    const password = text(body, 'password');
+    const next = safeNext(text(body, 'next'));
+    const now = deps.now();
+    const page = (status: 422 | 429, error: string) =>
+      sendPage(c, <SignInPage csrf={formToken(c)} email={email} next={next} error={error} />, status);
+    const locked = async (wait: number) => {
+      c.header('retry-after', String(wait));
+      return page(
+        429,
+        `Too many failed sign-ins for this email address (${SIGN_IN_MAX_FAILURES} within ${SIGN_IN_WINDOW_SECONDS / 60} minutes). Try again in ${minutes(wait)}.`,
+      );
+    };
+    if (!email || !password) return page(422, 'Enter your email and password.');
+
+    const wait = await signInWaitSeconds(db, email, now);
+    if (wait > 0) return locked(wait);
+    const user = await findUserByEmail(db, email);
+    const valid = await verifyPassword(password, user?.password_hash ?? (await decoy()));
+    await recordSignInAttempt(db, email, Boolean(user && valid), now);
+    if (!user || !valid) {
+      const waitNow = await signInWaitSeconds(db, email, now);
+      if (waitNow > 0) return locked(waitNow);
+      return page(422, 'The email or the password is not correct.');
+    }
+    await deleteEndedSessions(db, user.id, now);
+    await createSession(c, db, user.id, now);
+    return c.redirect(next, 303);
+  });
+
+  web.post('/logout', async (c) => {
+    await endSession(c, db, c.get('session').idHash);
+    return c.redirect('/login?signed_out', 303);
+  });
+
+  web.get('/settings', (c) => c.redirect('/settings/tokens', 303));
+
+  web.get('/settings/password', (c) => sendPage(c, <PasswordPage viewer={viewerOf(c)} />));
+
+  web.post('/settings/password', async (c) => {
+    const viewer = viewerOf(c);
+    const body = await c.req.parseBody();
+    const fail = (status: 422 | 429, error: string) =>
+      sendPage(c, <PasswordPage viewer={viewer} error={error} />, status);
+    const now = deps.now();
+    const wait = await signInWaitSeconds(db, viewer.user.email, now);
+    if (wait > 0) {
+      c.header('retry-after', String(wait));
+      return fail(429, `Too many wrong passwords. Try again in ${minutes(wait)}.`);
+    }
+    const stored = await passwordHashOf(db, viewer.user.id);
+    if (!stored || !(await verifyPassword(text(body, 'current_password'), stored))) {
+      await recordSignInAttempt(db, viewer.user.email, false, now);
+      return fail(422, 'The current password is not correct.');
+    }
+    const next = text(body, 'new_password');
+    if (next.length < MIN_PASSWORD_LENGTH)
+      return fail(422, `The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if (next !== text(body, 'new_password_confirm')) return fail(422, 'The two new passwords differ.');
+    await setPasswordHash(db, viewer.user.id, await hashPassword(next), now);
+    await endOtherSessions(db, viewer.user.id, c.get('session').idHash);
+    return sendPage(
+      c,
+      <PasswordPage
+        viewer={viewer}
+        notice="Your password was changed. Your other sessions were signed out."
+      />,
+    );
+  });
+}

@@ -1,0 +1,175 @@
+// The web interface's stylesheet and its one small script, served by the app from strings (no CDN, no files).
+
+export const STYLESHEET = `
+:root {
+  --ink: #1b2430; --muted: #5b6675; --line: #dde2e8; --bg: #f5f7fa; --card: #ffffff;
+  --brand: #1f3a5f; --accent: #1d5fd1; --accent-ink: #ffffff; --focus: #f5a623;
+  --ok: #17663a; --ok-bg: #e3f4ea; --warn: #8a5300; --warn-bg: #fff2d6; --bad: #9f1c1c; --bad-bg: #fde6e6;
+  --radius: 6px;
+  font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  font-size: 16px; line-height: 1.5; color: var(--ink); background: var(--bg);
+}
+* { box-sizing: border-box; }
+body { margin: 0; }
+a { color: var(--accent); }
+a:hover { text-decoration-thickness: 2px; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; border-radius: 2px; }
+h1 { font-size: 1.6rem; margin: 0 0 0.75rem; line-height: 1.25; }
+h2 { font-size: 1.2rem; margin: 1.75rem 0 0.6rem; }
+h3 { font-size: 1rem; margin: 1.25rem 0 0.5rem; }
+p { margin: 0 0 0.75rem; }
+code, pre, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace; font-size: 0.88rem; }
+pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius: var(--radius); overflow-x: auto; white-space: pre-wrap; word-break: break-all; margin: 0; }
+.skip-link { position: absolute; left: -9999px; top: 0; background: var(--card); padding: 0.5rem 1rem; z-index: 10; }
+.skip-link:focus { left: 0.5rem; top: 0.5rem; }
+
+.topbar { background: var(--brand); color: #fff; display: flex; align-items: center; gap: 1rem; padding: 0.55rem 1.25rem; flex-wrap: wrap; }
+.topbar a { color: #fff; }
+.brand { font-weight: 700; text-decoration: none; font-size: 1.05rem; margin-right: auto; }
+.brand span { opacity: 0.7; font-weight: 400; }
+.switcher { display: flex; gap: 0.4rem; align-items: center; }
+.switcher label { font-size: 0.85rem; opacity: 0.85; }
+.switcher select { max-width: 16rem; }
+.topnav { display: flex; gap: 1rem; align-items: center; }
+.topnav .who { font-size: 0.85rem; opacity: 0.85; }
+.topbar .button.quiet { color: #fff; border-color: rgba(255,255,255,0.5); background: transparent; }
+
+.shell { display: flex; max-width: 1280px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; gap: 2rem; align-items: flex-start; }
+.sidenav { flex: 0 0 14rem; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 0.75rem 0; position: sticky; top: 1rem; }
+.sidenav h2 { font-size: 0.75rem; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 0.75rem 1rem 0.25rem; }
+.sidenav ul { list-style: none; margin: 0; padding: 0; }
+.sidenav a { display: block; padding: 0.3rem 1rem; text-decoration: none; color: var(--ink); border-left: 3px solid transparent; }
+.sidenav a:hover { background: var(--bg); }
+.sidenav a[aria-current="page"] { border-left-color: var(--accent); background: #eaf1fd; font-weight: 600; }
+main { flex: 1 1 auto; min-width: 0; }
+.narrow { max-width: 30rem; margin: 3rem auto; padding: 0 1.25rem; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
+.lead { color: var(--muted); }
+.muted { color: var(--muted); }
+.small { font-size: 0.85rem; }
+
+.field { margin-bottom: 1rem; }
+.field > label, fieldset legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
+.hint { display: block; color: var(--muted); font-size: 0.85rem; margin-top: 0.2rem; }
+input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], select, textarea {
+  font: inherit; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; color: var(--ink); width: 100%;
+}
+.topbar select { width: auto; padding: 0.25rem 0.4rem; }
+fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: 0.75rem 1rem; margin: 0 0 1rem; }
+.choice { display: flex; gap: 0.5rem; align-items: baseline; margin: 0.25rem 0; }
+.choice input { margin: 0; }
+.indent { margin-left: 1.6rem; }
+.button, button {
+  font: inherit; display: inline-block; padding: 0.45rem 1rem; border-radius: var(--radius); border: 1px solid var(--accent);
+  background: var(--accent); color: var(--accent-ink); cursor: pointer; text-decoration: none; line-height: 1.4;
+}
+.button:hover, button:hover { filter: brightness(1.08); }
+.button.quiet, button.quiet { background: #fff; color: var(--accent); }
+.button.danger, button.danger { background: var(--bad); border-color: var(--bad); color: #fff; }
+.button.small, button.small { padding: 0.15rem 0.6rem; font-size: 0.85rem; }
+.actions { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; margin-top: 1rem; }
+.inline { display: inline; }
+.row { display: flex; gap: 0.75rem; flex-wrap: wrap; align-items: flex-end; }
+.row .field { flex: 1 1 10rem; margin-bottom: 0.5rem; }
+
+.notice { border-radius: var(--radius); padding: 0.75rem 1rem; margin-bottom: 1rem; border: 1px solid; }
+.notice.ok { background: var(--ok-bg); border-color: #9fd3b3; color: var(--ok); }
+.notice.error { background: var(--bad-bg); border-color: #f0a8a8; color: var(--bad); }
+.notice.warn { background: var(--warn-bg); border-color: #f0cf8a; color: var(--warn); }
+
+.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+table { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
+caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); font-size: 0.85rem; caption-side: bottom; }
+th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
+tbody tr:last-child td { border-bottom: none; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.empty { padding: 1.25rem; color: var(--muted); }
+
+.badge { display: inline-block; padding: 0.05rem 0.5rem; border-radius: 999px; font-size: 0.78rem; font-weight: 600; background: #e8ebf0; color: #39424e; white-space: nowrap; }
+.badge.ok { background: var(--ok-bg); color: var(--ok); }
+.badge.warn { background: var(--warn-bg); color: var(--warn); }
+.badge.bad { background: var(--bad-bg); color: var(--bad); }
+
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); gap: 1rem; margin-bottom: 1.5rem; }
+.stat { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1rem 1.25rem; }
+.stat h2 { font-size: 0.85rem; margin: 0 0 0.25rem; color: var(--muted); font-weight: 600; }
+.stat .value { font-size: 1.9rem; font-weight: 700; line-height: 1.2; }
+.stat.alert .value { color: var(--bad); }
+.stat p { margin: 0.25rem 0 0; font-size: 0.85rem; }
+dl.details { display: grid; grid-template-columns: minmax(10rem, max-content) 1fr; gap: 0.4rem 1.5rem; margin: 0; }
+dl.details dt { font-weight: 600; color: var(--muted); }
+dl.details dd { margin: 0; word-break: break-word; }
+.secret { display: flex; gap: 0.5rem; align-items: stretch; }
+.secret input { font-family: ui-monospace, Menlo, Consolas, monospace; }
+.snippet { margin: 0.5rem 0 1.25rem; }
+.snippet-head { display: flex; justify-content: space-between; align-items: center; margin-bottom: 0.35rem; gap: 1rem; }
+.snippet-head h3 { margin: 0; }
+.chart { display: block; width: 100%; max-width: 46rem; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+.chart rect.bar { fill: var(--accent); }
+.chart rect.bar.errors { fill: var(--bad); }
+.chart text { font-size: 10px; fill: var(--muted); }
+.pager { display: flex; gap: 0.75rem; align-items: center; margin-top: 0.75rem; }
+.visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+footer.page-footer { text-align: center; color: var(--muted); font-size: 0.8rem; padding: 1rem; }
+
+@media (max-width: 800px) {
+  .shell { flex-direction: column; }
+  .sidenav { position: static; width: 100%; }
+}
+`;
+
+/** Copy buttons (`data-copy="<id of element>"`) and confirmation-free niceties; the pages work without it. */
+export const SCRIPT = `
+(function () {
+  function copyText(text) {
+    if (navigator.clipboard && window.isSecureContext) return navigator.clipboard.writeText(text);
+    var area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.style.position = 'fixed';
+    area.style.opacity = '0';
+    document.body.appendChild(area);
+    area.select();
+    try { document.execCommand('copy'); } finally { document.body.removeChild(area); }
+    return Promise.resolve();
+  }
+  document.addEventListener('click', function (event) {
+    var button = event.target.closest ? event.target.closest('[data-copy]') : null;
+    if (!button) return;
+    var source = document.getElementById(button.getAttribute('data-copy'));
+    if (!source) return;
+    var text = 'value' in source && source.tagName === 'INPUT' ? source.value : source.textContent;
+    var status = document.getElementById('copy-status');
+    copyText(text).then(function () {
+      button.textContent = 'Copied';
+      if (status) status.textContent = (button.getAttribute('data-copy-label') || 'Text') + ' copied to the clipboard.';
+      setTimeout(function () { button.textContent = 'Copy'; }, 2000);
+    }, function () {
+      if (status) status.textContent = 'Could not copy: select the text and copy it by hand.';
+    });
+  });
+  var some = document.getElementById('org-some');
+  if (some) {
+    document.addEventListener('change', function (event) {
+      if (event.target && event.target.name === 'organizations' && event.target.type === 'checkbox' && event.target.checked) some.checked = true;
+    });
+  }
+})();
+`;
+
+// FNV-1a: a cheap, synchronous fingerprint of the asset text (not security-relevant).
+function fingerprint(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Content-addressed asset paths, so browsers may cache them for a year and still get a new release at once. */
+export const ASSET_PATHS = {
+  css: `/assets/app.${fingerprint(STYLESHEET)}.css`,
+  js: `/assets/app.${fingerprint(SCRIPT)}.js`,
+} as const;

@@ -1,0 +1,62 @@
+// What the web routes receive (dependencies) and what each request carries (the signed-in user and session).
+import type { Context } from 'hono';
+import type { Principal, Role } from '../auth/principal.ts';
+import type { TokenService } from '../auth/tokens.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/client.ts';
+import type { InvokeDeps } from '../surfaces/invoke.ts';
+import type { ToolMap } from '../tools/index.ts';
+import type { UsageRecorder } from '../usage.ts';
+
+export interface WebDeps {
+  config: Config;
+  database: { db: Db };
+  tokens: TokenService;
+  usage: UsageRecorder;
+  tools: ToolMap;
+  invoke: InvokeDeps;
+  now: () => Date;
+  usageFlush?: 'after-response' | 'host';
+}
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  name: string | null;
+}
+
+export interface Membership {
+  organizationId: string;
+  name: string;
+  role: Role;
+}
+
+export interface WebSession {
+  idHash: string;
+  csrfToken: string;
+}
+
+export type WebEnv = {
+  Variables: {
+    requestId: string;
+    user: SignedInUser;
+    session: WebSession;
+    memberships: Membership[];
+  };
+};
+
+export type WebContext = Context<WebEnv>;
+
+/** The signed-in user as a tool caller: read scope over every organization they belong to. */
+export function webPrincipal(user: SignedInUser, memberships: Membership[]): Principal {
+  return {
+    // Not an API token: web calls are logged under this pseudo token id (surface "web"), per user.
+    tokenId: `web:${user.id}`,
+    userId: user.id,
+    scope: 'read',
+    roles: Object.fromEntries(memberships.map((membership) => [membership.organizationId, membership.role])),
+    expiresAt: null,
+  };
+}
+
+export const MANAGER_ROLES: ReadonlySet<Role> = new Set(['OWNER', 'ADMIN']);

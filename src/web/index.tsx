@@ -1,0 +1,114 @@
+// createWebRoutes(deps): the server-rendered web interface (accounts, organizations, API tokens, registers).
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { AppError } from '../errors.ts';
+import { registerAccountRoutes } from './account-routes.tsx';
+import { ASSET_PATHS, SCRIPT, STYLESHEET } from './assets.ts';
+import type { WebDeps, WebEnv } from './context.ts';
+import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
+import { registerOrganizationRoutes } from './organization-routes.tsx';
+import { loadMemberships } from './queries.ts';
+import { registerRegisterRoutes } from './register-routes.tsx';
+import { errorPage } from './render.tsx';
+import { clearSessionCookie, loadSession } from './sessions.ts';
+import { registerTokenRoutes } from './token-routes.tsx';
+
+export type { WebDeps } from './context.ts';
+
+/** Web forms are small; anything bigger is refused before it is read. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * Paths that need a signed-in user (`/orgs/*` also matches `/orgs`). The sub-app is mounted at `/`, so its
+ * middleware is never registered on `*`, which would run for the API routes too.
+ */
+const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout'];
+const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
+
+export function createWebRoutes(deps: WebDeps) {
+  const web = new Hono<WebEnv>();
+  const { db } = deps.database;
+
+  web.onError((error, c) => {
+    if (error instanceof AppError && error.status < 500)
+      return errorPage(c, error.status as 400, 'Request refused', error.message);
+    deps.invoke.logError(c.get('requestId') ?? '-', error);
+    return errorPage(
+      c,
+      500,
+      'Something went wrong',
+      `The error was logged (request ${c.get('requestId') ?? '-'}). Try again in a moment.`,
+    );
+  });
+
+  const assetHeaders = {
+    'cache-control': 'public, max-age=31536000, immutable',
+    'x-content-type-options': 'nosniff',
+  };
+  web.get(ASSET_PATHS.css, (c) =>
+    c.body(STYLESHEET, 200, { ...assetHeaders, 'content-type': 'text/css; charset=utf-8' }),
+  );
+  web.get(ASSET_PATHS.js, (c) =>
+    c.body(SCRIPT, 200, { ...assetHeaders, 'content-type': 'text/javascript; charset=utf-8' }),
+  );
+
+  const limitForm = bodyLimit({
+    maxSize: MAX_FORM_BYTES,
+    onError: (c) =>
+      errorPage(c, 413, 'Form too large', `A form may carry at most ${MAX_FORM_BYTES / 1024} KB.`),
+  });
+  web.on('POST', FORM_PATHS, limitForm);
+
+  const requireUser: MiddlewareHandler<WebEnv> = async (c, next) => {
+    const loaded = await loadSession(c, db, deps.now());
+    if (!loaded) {
+      clearSessionCookie(c);
+      const url = new URL(c.req.url);
+      const back = c.req.method === 'GET' ? `?next=${encodeURIComponent(url.pathname + url.search)}` : '';
+      return c.redirect(`/login${back}`, 303);
+    }
+    c.set('user', loaded.user);
+    c.set('session', loaded.session);
+    c.set('memberships', await loadMemberships(db, loaded.user.id));
+    if (c.req.method === 'POST') {
+      const refused = await refusedPost(c, loaded.session.csrfToken);
+      if (refused) return refused;
+    }
+    await next();
+    flushAfterResponse(c, deps);
+  };
+  for (const path of SIGNED_IN_PATHS) web.use(path, requireUser);
+
+  async function refusedPost(c: Context<WebEnv>, csrfToken: string): Promise<Response | null> {
+    const reason = crossSiteReason(c, deps.config);
+    if (reason) return errorPage(c, 403, 'Request refused', reason);
+    const body = await c.req.parseBody({ all: true });
+    if (!csrfTokenMatches(body[CSRF_FIELD], csrfToken)) {
+      return errorPage(
+        c,
+        403,
+        'Form expired',
+        'This form could not be verified (it may come from an old page or another site). Go back, reload the page and try again.',
+      );
+    }
+    return null;
+  }
+
+  registerAccountRoutes(web, deps);
+  registerTokenRoutes(web, deps);
+  registerOrganizationRoutes(web, deps);
+  // Last: its `/orgs/:org/:register` pattern must not shadow members and activity.
+  registerRegisterRoutes(web, deps);
+  return web;
+}
+
+/** Workers write the call log after the response (waitUntil); the Node host flushes on its own interval. */
+function flushAfterResponse(c: Context, deps: WebDeps): void {
+  if (deps.usageFlush !== 'after-response' || deps.usage.pending() === 0) return;
+  const flushing = deps.usage.flush();
+  try {
+    c.executionCtx.waitUntil(flushing);
+  } catch {
+    void flushing;
+  }
+}

@@ -1,0 +1,192 @@
+// The page frame (head, top bar with the organization switcher, side navigation) and small shared UI pieces.
+
+import { raw } from 'hono/html';
+import type { Child, PropsWithChildren } from 'hono/jsx';
+import { ASSET_PATHS } from './assets.ts';
+import type { Membership, SignedInUser } from './context.ts';
+import { CSRF_FIELD } from './csrf.ts';
+import { REGISTER_PAGES } from './register-pages.ts';
+
+export interface Viewer {
+  user: SignedInUser;
+  csrfToken: string;
+  memberships: Membership[];
+}
+
+export type Section =
+  | { kind: 'organization'; organizationId: string; page: string }
+  | { kind: 'settings'; page: 'tokens' | 'password' }
+  | { kind: 'none' };
+
+interface LayoutProps {
+  title: string;
+  viewer?: Viewer | undefined;
+  section?: Section;
+}
+
+export function Layout({
+  title,
+  viewer,
+  section = { kind: 'none' },
+  children,
+}: PropsWithChildren<LayoutProps>) {
+  const current = section.kind === 'organization' ? section.organizationId : undefined;
+  return (
+    <>
+      {raw('<!DOCTYPE html>')}
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <title>{`${title} · Compliance MCP`}</title>
+          <link rel="stylesheet" href={ASSET_PATHS.css} />
+          <script src={ASSET_PATHS.js} defer />
+        </head>
+        <body>
+          <a class="skip-link" href="#main">
+            Skip to content
+          </a>
+          <header class="topbar">
+            <a class="brand" href="/">
+              Compliance <span>MCP</span>
+            </a>
+            {viewer && viewer.memberships.length > 0 && (
+              <form class="switcher" method="get" action="/orgs/switch">
+                <label for="org-switcher">Organization</label>
+                <select id="org-switcher" name="organization_id">
+                  {!current && <option value="">Choose…</option>}
+                  {viewer.memberships.map((membership) => (
+                    <option
+                      value={membership.organizationId}
+                      selected={membership.organizationId === current}
+                    >
+                      {membership.name}
+                    </option>
+                  ))}
+                </select>
+                <button type="submit" class="button small quiet">
+                  Go
+                </button>
+              </form>
+            )}
+            {viewer && (
+              <nav class="topnav" aria-label="Account">
+                <a href="/orgs/new">New organization</a>
+                <a href="/settings/tokens">Settings</a>
+                <span class="who">{viewer.user.email}</span>
+                <form method="post" action="/logout" class="inline">
+                  <CsrfField token={viewer.csrfToken} />
+                  <button type="submit" class="button small quiet">
+                    Sign out
+                  </button>
+                </form>
+              </nav>
+            )}
+          </header>
+          {viewer && section.kind !== 'none' ? (
+            <div class="shell">
+              <SideNav section={section} viewer={viewer} />
+              <main id="main" tabindex={-1}>
+                {children}
+              </main>
+            </div>
+          ) : (
+            <main id="main" tabindex={-1} class={viewer ? 'shell' : ''}>
+              <div class={viewer ? 'wide' : ''}>{children}</div>
+            </main>
+          )}
+          <p id="copy-status" class="visually-hidden" role="status" aria-live="polite" />
+        </body>
+      </html>
+    </>
+  );
+}
+
+function NavLink({ href, active, children }: PropsWithChildren<{ href: string; active: boolean }>) {
+  return (
+    <li>
+      <a href={href} aria-current={active ? 'page' : undefined}>
+        {children}
+      </a>
+    </li>
+  );
+}
+
+function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
+  if (section.kind === 'settings') {
+    return (
+      <nav class="sidenav" aria-label="Settings">
+        <h2>Settings</h2>
+        <ul>
+          <NavLink href="/settings/tokens" active={section.page === 'tokens'}>
+            API Tokens
+          </NavLink>
+          <NavLink href="/settings/password" active={section.page === 'password'}>
+            Password
+          </NavLink>
+        </ul>
+      </nav>
+    );
+  }
+  if (section.kind !== 'organization') return null;
+  const base = `/orgs/${section.organizationId}`;
+  const membership = viewer.memberships.find((item) => item.organizationId === section.organizationId);
+  return (
+    <nav class="sidenav" aria-label="Organization">
+      <h2>{membership?.name ?? 'Organization'}</h2>
+      <ul>
+        <NavLink href={base} active={section.page === 'overview'}>
+          Overview
+        </NavLink>
+      </ul>
+      <h2>Registers</h2>
+      <ul>
+        {REGISTER_PAGES.map((page) => (
+          <NavLink href={`${base}/${page.slug}`} active={section.page === page.slug}>
+            {page.title}
+          </NavLink>
+        ))}
+      </ul>
+      <h2>Administration</h2>
+      <ul>
+        <NavLink href={`${base}/members`} active={section.page === 'members'}>
+          Members
+        </NavLink>
+        {membership && (membership.role === 'OWNER' || membership.role === 'ADMIN') && (
+          <NavLink href={`${base}/activity`} active={section.page === 'activity'}>
+            Activity
+          </NavLink>
+        )}
+      </ul>
+    </nav>
+  );
+}
+
+export function CsrfField({ token }: { token: string }) {
+  return <input type="hidden" name={CSRF_FIELD} value={token} />;
+}
+
+export function Notice({ kind, children }: PropsWithChildren<{ kind: 'ok' | 'error' | 'warn' }>) {
+  return (
+    <div class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
+      {children}
+    </div>
+  );
+}
+
+export function Badge({ tone, children }: PropsWithChildren<{ tone?: 'ok' | 'warn' | 'bad' | undefined }>) {
+  return <span class={tone ? `badge ${tone}` : 'badge'}>{children}</span>;
+}
+
+/** "2026-03-01 09:30 UTC" (server-rendered, so one unambiguous zone). */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const time = Date.parse(iso);
+  if (Number.isNaN(time)) return iso;
+  return `${new Date(time).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+export function Time({ iso }: { iso: string | null | undefined }): Child {
+  if (!iso) return <span class="muted">—</span>;
+  return <time datetime={iso}>{formatTime(iso)}</time>;
+}

@@ -1,0 +1,458 @@
+// Organizations: the switcher, creating one, members (OWNER/ADMIN manage them) and the activity page.
+import type { Context, Hono } from 'hono';
+import { createOrganization, findUserByEmail, removeMembership, roleOf, setMembership } from '../accounts.ts';
+import { ROLES, type Role } from '../auth/principal.ts';
+import { AppError } from '../errors.ts';
+import { activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
+import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from './context.ts';
+import { Input, Select, text } from './forms.tsx';
+import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from './layout.tsx';
+import { callActivity, listMembers, type MemberRow } from './queries.ts';
+import { errorPage, notFoundPage, sendPage } from './render.tsx';
+import { viewerOf } from './viewer.ts';
+
+const ROLE_HELP: Record<Role, string> = {
+  OWNER: 'everything, including managing owners',
+  ADMIN: 'manage members (not owners) and see activity',
+  EDITOR: 'read and change records',
+  VIEWER: 'read records',
+};
+
+/** The viewer's membership of the organization in the URL; undefined (so a 404) for any other organization. */
+export function membershipOf(c: Context<WebEnv>, organizationId: string): Membership | undefined {
+  return c.get('memberships').find((membership) => membership.organizationId === organizationId);
+}
+
+function NoOrganizationPage({ viewer }: { viewer: Viewer }) {
+  return (
+    <Layout title="Welcome" viewer={viewer}>
+      <div class="narrow">
+        <div class="card">
+          <h1>Welcome{viewer.user.name ? `, ${viewer.user.name}` : ''}</h1>
+          <p>You are not a member of any organization yet.</p>
+          <ul>
+            <li>
+              To join an existing one, ask one of its owners or admins to add{' '}
+              <strong>{viewer.user.email}</strong> on its Members page.
+            </li>
+            <li>
+              Or <a href="/orgs/new">create a new organization</a>; you will be its owner.
+            </li>
+          </ul>
+        </div>
+      </div>
+    </Layout>
+  );
+}
+
+function NewOrganizationPage({ viewer, name, error }: { viewer: Viewer; name?: string; error?: string }) {
+  return (
+    <Layout title="New organization" viewer={viewer}>
+      <div class="narrow">
+        <div class="card">
+          <h1>New organization</h1>
+          <p class="lead">You become its owner. Its registers start empty.</p>
+          {error && <Notice kind="error">{error}</Notice>}
+          <form method="post" action="/orgs">
+            <CsrfField token={viewer.csrfToken} />
+            <Input id="org-name" name="name" label="Name" value={name} required maxlength={200} autofocus />
+            <Input id="org-description" name="description" label="Description (optional)" maxlength={2000} />
+            <div class="actions">
+              <button type="submit">Create organization</button>
+              <a href="/">Cancel</a>
+            </div>
+          </form>
+        </div>
+      </div>
+    </Layout>
+  );
+}
+
+const MEMBER_NOTICES: Record<string, string> = {
+  added: 'The member was added.',
+  role: 'The role was changed.',
+  removed: 'The member was removed.',
+};
+
+/** Which roles the viewer may hand out, and whether they may change this member at all. */
+function grantableRoles(viewerRole: Role): readonly Role[] {
+  return viewerRole === 'OWNER' ? ROLES : ROLES.filter((role) => role !== 'OWNER');
+}
+
+function mayManage(viewerRole: Role, member: MemberRow): boolean {
+  return MANAGER_ROLES.has(viewerRole) && (viewerRole === 'OWNER' || member.role !== 'OWNER');
+}
+
+function MembersPage(props: {
+  viewer: Viewer;
+  membership: Membership;
+  members: MemberRow[];
+  notice?: string | undefined;
+  error?: string | undefined;
+  addEmail?: string;
+  addRole?: Role;
+}) {
+  const { membership, viewer } = props;
+  const manager = MANAGER_ROLES.has(membership.role);
+  const base = `/orgs/${membership.organizationId}/members`;
+  const roleOptions = grantableRoles(membership.role).map((role) => ({ value: role, label: role }));
+  return (
+    <Layout
+      title={`Members · ${membership.name}`}
+      viewer={viewer}
+      section={{ kind: 'organization', organizationId: membership.organizationId, page: 'members' }}
+    >
+      <h1>Members</h1>
+      <p class="lead">
+        Roles: {ROLES.map((role) => `${role} (${ROLE_HELP[role]})`).join('; ')}. An API token never has more
+        rights than its holder’s role.
+      </p>
+      {props.notice && <Notice kind="ok">{props.notice}</Notice>}
+      {props.error && <Notice kind="error">{props.error}</Notice>}
+      <div class="table-wrap">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              <th scope="col">Role</th>
+              <th scope="col">Since</th>
+              {manager && <th scope="col">Manage</th>}
+            </tr>
+          </thead>
+          <tbody>
+            {props.members.map((member) => (
+              <tr>
+                <td>
+                  {member.name ? (
+                    <>
+                      {member.name}
+                      <br />
+                      <span class="small muted">{member.email}</span>
+                    </>
+                  ) : (
+                    member.email
+                  )}
+                  {member.userId === viewer.user.id && <span class="small muted"> (you)</span>}
+                </td>
+                <td>
+                  <Badge tone={member.role === 'OWNER' ? 'ok' : undefined}>{member.role}</Badge>
+                </td>
+                <td>
+                  <Time iso={member.since} />
+                </td>
+                {manager && (
+                  <td>
+                    {mayManage(membership.role, member) ? (
+                      <div class="row">
+                        <form method="post" action={`${base}/${member.userId}/role`} class="row">
+                          <CsrfField token={viewer.csrfToken} />
+                          <label class="visually-hidden" for={`role-${member.userId}`}>
+                            Role of {member.email}
+                          </label>
+                          <select id={`role-${member.userId}`} name="role">
+                            {roleOptions.map((option) => (
+                              <option value={option.value} selected={option.value === member.role}>
+                                {option.label}
+                              </option>
+                            ))}
+                          </select>
+                          <button type="submit" class="button small quiet">
+                            Change role
+                          </button>
+                        </form>
+                        <a href={`${base}/${member.userId}/remove`} aria-label={`Remove ${member.email}`}>
+                          Remove
+                        </a>
+                      </div>
+                    ) : (
+                      <span class="small muted">Only an owner can change an owner.</span>
+                    )}
+                  </td>
+                )}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {manager ? (
+        <section aria-labelledby="add-member">
+          <h2 id="add-member">Add a member</h2>
+          <div class="card">
+            <p class="small muted">
+              The person needs an account here first: ask them to sign up, then add their email.
+            </p>
+            <form method="post" action={base}>
+              <CsrfField token={viewer.csrfToken} />
+              <div class="row">
+                <Input
+                  id="member-email"
+                  name="email"
+                  label="Email"
+                  type="email"
+                  value={props.addEmail}
+                  required
+                />
+                <Select
+                  id="member-role"
+                  name="role"
+                  label="Role"
+                  options={roleOptions}
+                  value={props.addRole ?? 'VIEWER'}
+                />
+                <div class="field">
+                  <button type="submit">Add member</button>
+                </div>
+              </div>
+            </form>
+          </div>
+        </section>
+      ) : (
+        <p class="muted">Only owners and admins can add or change members.</p>
+      )}
+    </Layout>
+  );
+}
+
+function RemoveMemberPage(props: { viewer: Viewer; membership: Membership; member: MemberRow }) {
+  const { membership, member, viewer } = props;
+  const self = member.userId === viewer.user.id;
+  return (
+    <Layout
+      title="Remove member"
+      viewer={viewer}
+      section={{ kind: 'organization', organizationId: membership.organizationId, page: 'members' }}
+    >
+      <h1>
+        Remove {self ? 'yourself' : member.email} from {membership.name}?
+      </h1>
+      <div class="card">
+        <p>
+          {self ? 'You' : 'They'} lose access to this organization at once, through the web and through every
+          API token.
+        </p>
+        <form method="post" action={`/orgs/${membership.organizationId}/members/${member.userId}/remove`}>
+          <CsrfField token={viewer.csrfToken} />
+          <div class="actions">
+            <button type="submit" class="danger">
+              Remove
+            </button>
+            <a href={`/orgs/${membership.organizationId}/members`}>Cancel</a>
+          </div>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
+function ActivityPage(props: {
+  viewer: Viewer;
+  membership: Membership;
+  now: Date;
+  activity: Awaited<ReturnType<typeof callActivity>>;
+}) {
+  return (
+    <Layout
+      title={`Activity · ${props.membership.name}`}
+      viewer={props.viewer}
+      section={{ kind: 'organization', organizationId: props.membership.organizationId, page: 'activity' }}
+    >
+      <h1>Activity</h1>
+      <p class="lead">
+        Tool calls in {props.membership.name} by every member, through API tokens and the web.
+      </p>
+      <CallsPerDay
+        perDay={props.activity.perDay}
+        now={props.now}
+        label={`Calls in ${props.membership.name}`}
+      />
+      <h2>Recent calls</h2>
+      <RecentCalls calls={props.activity.recent} total={props.activity.total} show={{ token: true }} />
+    </Layout>
+  );
+}
+
+function parseRole(value: string): Role | undefined {
+  return (ROLES as readonly string[]).includes(value) ? (value as Role) : undefined;
+}
+
+export function registerOrganizationRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+  const { db } = deps.database;
+
+  web.get('/orgs', (c) => {
+    const [first] = c.get('memberships');
+    if (first) return c.redirect(`/orgs/${first.organizationId}`, 303);
+    return sendPage(c, <NoOrganizationPage viewer={viewerOf(c)} />);
+  });
+
+  web.get('/orgs/new', (c) => sendPage(c, <NewOrganizationPage viewer={viewerOf(c)} />));
+
+  web.post('/orgs', async (c) => {
+    const body = await c.req.parseBody({ all: true });
+    const name = text(body, 'name').trim();
+    const user = c.get('user');
+    try {
+      const organization = await createOrganization(db, deps.now(), {
+        name,
+        description: text(body, 'description'),
+        ownerId: user.id,
+      });
+      // Tokens for "all organizations" reach the new one once their cached principal is dropped.
+      await deps.tokens.invalidateUser(user.id);
+      return c.redirect(`/orgs/${organization.id}`, 303);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'invalid_arguments') {
+        return sendPage(
+          c,
+          <NewOrganizationPage viewer={viewerOf(c)} name={name} error={error.message} />,
+          422,
+        );
+      }
+      throw error;
+    }
+  });
+
+  web.get('/orgs/switch', (c) => {
+    const membership = membershipOf(c, c.req.query('organization_id') ?? '');
+    if (!membership) return c.redirect('/orgs', 303);
+    return c.redirect(`/orgs/${membership.organizationId}`, 303);
+  });
+
+  async function membersPage(
+    c: Context<WebEnv>,
+    membership: Membership,
+    status: 200 | 403 | 404 | 409 | 422,
+    extra: { notice?: string; error?: string; addEmail?: string; addRole?: Role } = {},
+  ) {
+    const members = await listMembers(db, membership.organizationId);
+    return sendPage(
+      c,
+      <MembersPage viewer={viewerOf(c)} membership={membership} members={members} {...extra} />,
+      status,
+    );
+  }
+
+  web.get('/orgs/:org/members', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    return membersPage(c, membership, 200, { notice: MEMBER_NOTICES[c.req.query('done') ?? ''] });
+  });
+
+  web.post('/orgs/:org/members', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    if (!MANAGER_ROLES.has(membership.role)) {
+      return membersPage(c, membership, 403, { error: 'Only owners and admins can add members.' });
+    }
+    const body = await c.req.parseBody({ all: true });
+    const email = text(body, 'email').trim();
+    const role = parseRole(text(body, 'role'));
+    const fail = (status: 403 | 409 | 422, error: string) =>
+      membersPage(c, membership, status, { error, addEmail: email, ...(role ? { addRole: role } : {}) });
+    if (!role) return fail(422, 'Choose a role.');
+    if (!grantableRoles(membership.role).includes(role))
+      return fail(403, 'Only an owner can make someone an owner.');
+    const user = email ? await findUserByEmail(db, email) : undefined;
+    if (!user)
+      return fail(
+        422,
+        `There is no account with the email ${email}. Ask them to sign up first, then add them.`,
+      );
+    if (await roleOf(db, membership.organizationId, user.id)) {
+      return fail(409, `${user.email} is already a member: change their role in the table instead.`);
+    }
+    await setMembership(db, deps.now(), membership.organizationId, user.id, role);
+    await deps.tokens.invalidateUser(user.id);
+    return c.redirect(`/orgs/${membership.organizationId}/members?done=added`, 303);
+  });
+
+  /** The member named in the URL, if the viewer may manage them; otherwise the response to send. */
+  async function managedMember(
+    c: Context<WebEnv>,
+  ): Promise<{ membership: Membership; member: MemberRow } | Response> {
+    const membership = membershipOf(c, c.req.param('org') ?? '');
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const member = (await listMembers(db, membership.organizationId)).find(
+      (row) => row.userId === c.req.param('user'),
+    );
+    if (!member) return notFoundPage(c, viewerOf(c));
+    if (!MANAGER_ROLES.has(membership.role)) {
+      return membersPage(c, membership, 403, { error: 'Only owners and admins can change members.' });
+    }
+    if (!mayManage(membership.role, member)) {
+      return membersPage(c, membership, 403, { error: 'Only an owner can change or remove an owner.' });
+    }
+    return { membership, member };
+  }
+
+  web.post('/orgs/:org/members/:user/role', async (c) => {
+    const found = await managedMember(c);
+    if (found instanceof Response) return found;
+    const { membership, member } = found;
+    const role = parseRole(text(await c.req.parseBody({ all: true }), 'role'));
+    if (!role) return membersPage(c, membership, 422, { error: 'Choose a role.' });
+    if (!grantableRoles(membership.role).includes(role)) {
+      return membersPage(c, membership, 403, { error: 'Only an owner can make someone an owner.' });
+    }
+    try {
+      await setMembership(db, deps.now(), membership.organizationId, member.userId, role);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict')
+        return membersPage(c, membership, 409, { error: error.message });
+      throw error;
+    }
+    await deps.tokens.invalidateUser(member.userId);
+    return c.redirect(`/orgs/${membership.organizationId}/members?done=role`, 303);
+  });
+
+  web.get('/orgs/:org/members/:user/remove', async (c) => {
+    const found = await managedMember(c);
+    if (found instanceof Response) return found;
+    return sendPage(c, <RemoveMemberPage viewer={viewerOf(c)} {...found} />);
+  });
+
+  web.post('/orgs/:org/members/:user/remove', async (c) => {
+    const found = await managedMember(c);
+    if (found instanceof Response) return found;
+    const { membership, member } = found;
+    try {
+      await removeMembership(db, membership.organizationId, member.userId);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict')
+        return membersPage(c, membership, 409, { error: error.message });
+      throw error;
+    }
+    await deps.tokens.invalidateUser(member.userId);
+    if (member.userId === c.get('user').id) return c.redirect('/orgs', 303);
+    return c.redirect(`/orgs/${membership.organizationId}/members?done=removed`, 303);
+  });
+
+  web.get('/orgs/:org/activity', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    if (!MANAGER_ROLES.has(membership.role)) {
+      return errorPage(
+        c,
+        403,
+        'Owners and admins only',
+        'Only owners and admins of this organization see its activity.',
+        viewerOf(c),
+        {
+          kind: 'organization',
+          organizationId: membership.organizationId,
+          page: 'activity',
+        },
+      );
+    }
+    await deps.usage.flush();
+    const now = deps.now();
+    const activity = await callActivity(
+      db,
+      { organizationId: membership.organizationId },
+      activitySince(now),
+    );
+    return sendPage(
+      c,
+      <ActivityPage viewer={viewerOf(c)} membership={membership} now={now} activity={activity} />,
+    );
+  });
+}

@@ -1,0 +1,350 @@
+// Accounts in the web interface: sign-up, sign-in, throttling, sessions (cookie, expiry, sign-out), password, CSRF.
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/auth/crypto.ts';
+import { memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
+import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
+import { createTestRuntime, type TestRuntime } from '../helpers.ts';
+import { csrfOf, firstOrganizationId, manualClock, PASSWORD, textOf, WebClient } from './web-client.ts';
+
+const runtimes: TestRuntime[] = [];
+
+afterEach(async () => {
+  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
+});
+
+async function setup(clock = manualClock()) {
+  const runtime = await createTestRuntime({ now: clock.now });
+  runtimes.push(runtime);
+  return { runtime, clock, client: new WebClient(runtime) };
+}
+
+describe('sign-up', () => {
+  it('makes the first user of an empty instance OWNER of the organization they name', async () => {
+    const { runtime, client } = await setup();
+    expect((await client.get('/')).location).toBe('/signup');
+    const page = await client.get('/signup');
+    expect(textOf(page.html)).toContain('This instance has no users yet');
+    expect(page.html).toContain('name="organization"');
+
+    const response = await client.signUp('founder@example.com', 'Acme Health');
+    expect(response.status).toBe(303);
+    const organizationId = await firstOrganizationId(client);
+    const [user] = await runtime.database.db
+      .select()
+      .from(users)
+      .where(eq(users.email, 'founder@example.com'));
+    const rows = await runtime.database.db
+      .select()
+      .from(memberships)
+      .where(eq(memberships.user_id, user?.id ?? ''));
+    expect(rows).toEqual([expect.objectContaining({ organization_id: organizationId, role: 'OWNER' })]);
+    expect(user?.password_hash).toMatch(/^pbkdf2-sha256\$100000\$[0-9a-f]{32}\$[0-9a-f]{64}$/);
+
+    const home = await client.get(`/orgs/${organizationId}`);
+    expect(home.status).toBe(200);
+    expect(textOf(home.html)).toContain('Acme Health');
+    expect(textOf(home.html)).toContain('your role: OWNER');
+  });
+
+  it('gives later sign-ups an account without an organization, and asks for no organization name', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('founder@example.com', 'Acme');
+    const second = new WebClient(runtime);
+    const page = await second.get('/signup');
+    expect(page.html).not.toContain('name="organization"');
+    expect((await second.signUp('later@example.com', 'Ignored Org')).status).toBe(303);
+    const welcome = await second.get('/orgs');
+    expect(welcome.status).toBe(200);
+    expect(textOf(welcome.html)).toContain('You are not a member of any organization yet');
+    const [user] = await runtime.database.db.select().from(users).where(eq(users.email, 'later@example.com'));
+    expect(
+      await runtime.database.db
+        .select()
+        .from(memberships)
+        .where(eq(memberships.user_id, user?.id ?? '')),
+    ).toEqual([]);
+  });
+
+  it('refuses differing passwords, short passwords, a missing organization name and a taken email', async () => {
+    const { client, runtime } = await setup();
+    const mismatch = await client.submit('/signup', '/signup', {
+      email: 'a@example.com',
+      password: PASSWORD,
+      password_confirm: `${PASSWORD}x`,
+      organization: 'Org',
+    });
+    expect(mismatch.status).toBe(422);
+    expect(textOf(mismatch.html)).toContain('The two passwords differ');
+    const short = await client.signUp('a@example.com', 'Org', 'short');
+    expect(short.status).toBe(422);
+    expect(textOf(short.html)).toContain('at least 10 characters');
+    const noOrganization = await client.signUp('a@example.com');
+    expect(noOrganization.status).toBe(422);
+    expect(textOf(noOrganization.html)).toContain('Name your organization');
+    expect(await runtime.database.db.select().from(users)).toEqual([]);
+
+    await client.signUp('a@example.com', 'Org');
+    const again = await new WebClient(runtime).signUp('A@Example.com');
+    expect(again.status).toBe(422);
+    expect(textOf(again.html)).toContain('An account with this email already exists');
+  });
+});
+
+describe('sign-in and sessions', () => {
+  it('sets an HttpOnly SameSite=Lax session cookie whose value is stored only as its SHA-256', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime);
+    const response = await client.signIn('ada@example.com');
+    expect(response.status).toBe(303);
+    expect(response.location).toBe('/');
+    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('cmcp_session='));
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).not.toMatch(/Secure/);
+    const value = client.cookies.get('cmcp_session') ?? '';
+    expect(value).toMatch(/^[A-Za-z0-9_-]{43}$/); // 256 random bits
+    const stored = await runtime.database.db.select().from(sessions);
+    expect(stored.map((row) => row.id_hash)).toContain(await sha256Hex(value));
+    expect(stored.map((row) => row.id_hash)).not.toContain(value);
+  });
+
+  it('marks the cookie Secure with the __Host- prefix when the request came over HTTPS', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime, 'https://compliance.example.com');
+    const response = await client.signIn('ada@example.com');
+    expect(response.status).toBe(303);
+    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('__Host-cmcp_session='));
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect((await client.get('/settings/tokens')).status).toBe(200);
+  });
+
+  it('answers a wrong password and an unknown email with the same message', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const wrong = await new WebClient(runtime).signIn('ada@example.com', 'not the password');
+    const unknown = await new WebClient(runtime).signIn('nobody@example.com', 'not the password');
+    expect(wrong.status).toBe(422);
+    expect(unknown.status).toBe(422);
+    expect(textOf(wrong.html)).toContain('The email or the password is not correct.');
+    expect(textOf(unknown.html)).toContain('The email or the password is not correct.');
+    expect(wrong.headers.getSetCookie().some((line) => line.startsWith('cmcp_session='))).toBe(false);
+  });
+
+  it('locks an email after 5 failed sign-ins within 15 minutes, even for the right password, until the window passes', async () => {
+    const { runtime, clock } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      expect((await client.signIn('ada@example.com', `guess ${attempt}`)).status).toBe(422);
+      clock.advance(60);
+    }
+    const fifth = await client.signIn('ada@example.com', 'guess 5');
+    expect(fifth.status).toBe(429);
+    expect(textOf(fifth.html)).toContain('Too many failed sign-ins for this email address');
+
+    const right = await client.signIn('ada@example.com');
+    expect(right.status).toBe(429);
+    // At most 5 failures in any 15 minutes: the first was 4 minutes before the fifth, so 11 minutes remain.
+    expect(Number(right.headers.get('retry-after'))).toBe(11 * 60);
+    expect(right.headers.getSetCookie().some((line) => line.startsWith('cmcp_session='))).toBe(false);
+
+    clock.advance(11 * 60 - 1);
+    expect((await client.signIn('ada@example.com')).status).toBe(429);
+    clock.advance(1);
+    const after = await client.signIn('ada@example.com');
+    expect(after.status).toBe(303);
+    expect(client.cookies.has('cmcp_session')).toBe(true);
+  });
+
+  it('locks unknown emails alike, so the lock says nothing about which accounts exist', async () => {
+    const { runtime } = await setup();
+    const client = new WebClient(runtime);
+    const statuses: number[] = [];
+    for (let attempt = 1; attempt <= 6; attempt++)
+      statuses.push((await client.signIn('ghost@example.com', 'x')).status);
+    expect(statuses).toEqual([422, 422, 422, 422, 429, 429]);
+    const rows = await runtime.database.db
+      .select()
+      .from(signInAttempts)
+      .where(eq(signInAttempts.email, 'ghost@example.com'));
+    expect(rows).toHaveLength(5); // refused attempts are not even checked
+  });
+
+  it('resets the count after a successful sign-in', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime);
+    for (let attempt = 1; attempt <= 4; attempt++) await client.signIn('ada@example.com', 'wrong');
+    expect((await client.signIn('ada@example.com')).status).toBe(303);
+    const other = new WebClient(runtime);
+    for (let attempt = 1; attempt <= 4; attempt++)
+      expect((await other.signIn('ada@example.com', 'wrong')).status).toBe(422);
+  });
+
+  it('sends a signed-out visitor to the sign-in page and back to where they were going', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime);
+    const page = await client.get('/settings/tokens');
+    expect(page.status).toBe(303);
+    expect(page.location).toBe('/login?next=%2Fsettings%2Ftokens');
+    const login = await client.get(page.location ?? '');
+    const response = await client.post('/login', {
+      _csrf: csrfOf(login.html),
+      email: 'ada@example.com',
+      password: PASSWORD,
+      next: '/settings/tokens',
+    });
+    expect(response.location).toBe('/settings/tokens');
+  });
+
+  it('never redirects off the site after sign-in', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
+      const client = new WebClient(runtime);
+      const login = await client.get('/login');
+      const response = await client.post('/login', {
+        _csrf: csrfOf(login.html),
+        email: 'ada@example.com',
+        password: PASSWORD,
+        next,
+      });
+      expect(response.location).toBe('/');
+    }
+  });
+
+  it('ends a session after 12 idle hours', async () => {
+    const { runtime, clock, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    clock.advance(SESSION_IDLE_SECONDS - 60);
+    expect((await client.get('/settings/tokens')).status).toBe(200);
+    clock.advance(SESSION_IDLE_SECONDS - 60); // active a moment ago: still in
+    expect((await client.get('/settings/tokens')).status).toBe(200);
+    clock.advance(SESSION_IDLE_SECONDS);
+    const page = await client.get('/settings/tokens');
+    expect(page.status).toBe(303);
+    expect(page.location).toMatch(/^\/login/);
+    expect(await runtime.database.db.select().from(sessions)).toEqual([]);
+  });
+
+  it('ends a session 7 days after sign-in however active it is', async () => {
+    const { clock, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    let elapsed = 0;
+    while (elapsed + 6 * 3600 < SESSION_ABSOLUTE_SECONDS) {
+      clock.advance(6 * 3600);
+      elapsed += 6 * 3600;
+      expect((await client.get('/settings/tokens')).status).toBe(200);
+    }
+    clock.advance(SESSION_ABSOLUTE_SECONDS - elapsed);
+    expect((await client.get('/settings/tokens')).status).toBe(303);
+  });
+
+  it('signs out by deleting the session, so the old cookie is worthless', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const cookie = client.cookies.get('cmcp_session') ?? '';
+    const page = await client.get('/settings/tokens');
+    const response = await client.post('/logout', { _csrf: csrfOf(page.html) });
+    expect(response.location).toBe('/login?signed_out');
+    expect(client.cookies.has('cmcp_session')).toBe(false);
+    expect(await runtime.database.db.select().from(sessions)).toEqual([]);
+    const replay = new WebClient(runtime);
+    replay.cookies.set('cmcp_session', cookie);
+    expect((await replay.get('/settings/tokens')).status).toBe(303);
+  });
+});
+
+describe('password change', () => {
+  it('needs the current password, then replaces it and signs out the other sessions', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const elsewhere = new WebClient(runtime);
+    await elsewhere.signIn('ada@example.com');
+    expect((await elsewhere.get('/settings/tokens')).status).toBe(200);
+
+    const wrong = await client.submit('/settings/password', '/settings/password', {
+      current_password: 'not it at all',
+      new_password: 'a brand new passphrase',
+      new_password_confirm: 'a brand new passphrase',
+    });
+    expect(wrong.status).toBe(422);
+    expect(textOf(wrong.html)).toContain('The current password is not correct');
+
+    const changed = await client.submit('/settings/password', '/settings/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new passphrase',
+      new_password_confirm: 'a brand new passphrase',
+    });
+    expect(changed.status).toBe(200);
+    expect(textOf(changed.html)).toContain('Your password was changed');
+    expect((await client.get('/settings/tokens')).status).toBe(200);
+    expect((await elsewhere.get('/settings/tokens')).status).toBe(303);
+    expect((await new WebClient(runtime).signIn('ada@example.com')).status).toBe(422);
+    expect((await new WebClient(runtime).signIn('ada@example.com', 'a brand new passphrase')).status).toBe(
+      303,
+    );
+  });
+});
+
+describe('CSRF', () => {
+  it('refuses a signed-in POST without the token, with a wrong one, or with another session’s', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const other = new WebClient(runtime);
+    await other.signUp('bob@example.com');
+    const otherToken = csrfOf((await other.get('/settings/tokens/new')).html);
+    const fields = { name: 'sneaky', scope: 'read_write', organization_mode: 'all', expires_in_days: '90' };
+
+    for (const csrf of [undefined, 'x'.repeat(43), otherToken]) {
+      const response = await client.post('/settings/tokens', csrf ? { ...fields, _csrf: csrf } : fields);
+      expect(response.status).toBe(403);
+      expect(textOf(response.html)).toContain('This form could not be verified');
+    }
+    expect(await runtime.tokens.list((await runtime.database.db.select().from(users))[0]?.id ?? '')).toEqual(
+      [],
+    );
+    const ok = await client.submit('/settings/tokens/new', '/settings/tokens', fields);
+    expect(ok.status).toBe(201);
+  });
+
+  it('refuses a POST from another origin even with the right token', async () => {
+    const { client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const csrf = csrfOf((await client.get('/settings/tokens/new')).html);
+    const fields = { _csrf: csrf, name: 'x', scope: 'read', organization_mode: 'all', expires_in_days: '90' };
+    const crossOrigin = await client.post('/settings/tokens', fields, { origin: 'https://evil.example' });
+    expect(crossOrigin.status).toBe(403);
+    expect(textOf(crossOrigin.html)).toContain('sent from another site');
+    const crossSite = await client.post('/settings/tokens', fields, {
+      origin: null,
+      headers: { 'sec-fetch-site': 'cross-site' },
+    });
+    expect(crossSite.status).toBe(403);
+    const noOrigin = await client.post('/settings/tokens', fields, { origin: null });
+    expect(noOrigin.status).toBe(201);
+  });
+
+  it('protects the sign-in form too (login CSRF), with a token bound to a cookie', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime);
+    const noToken = await client.post('/login', { email: 'ada@example.com', password: PASSWORD });
+    expect(noToken.status).toBe(403);
+    const page = await client.get('/login');
+    const token = csrfOf(page.html);
+    const fresh = new WebClient(runtime); // has no form cookie
+    expect(
+      (await fresh.post('/login', { _csrf: token, email: 'ada@example.com', password: PASSWORD })).status,
+    ).toBe(403);
+    expect(
+      (await client.post('/login', { _csrf: token, email: 'ada@example.com', password: PASSWORD })).status,
+    ).toBe(303);
+  });
+});
