@@ -1,0 +1,173 @@
+// Benchmarks with their targets: in-process latency of direct and MCP tool calls, writes, and token checks.
+// Usage: npm run bench   (exits 1 when a target is missed)
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOrganization, createUser } from '../src/accounts.ts';
+import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
+import { loadConfig } from '../src/config.ts';
+import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { createRuntime } from '../src/runtime.ts';
+
+interface Target {
+  name: string;
+  p95Ms: number;
+  run: () => Promise<unknown>;
+  iterations: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+async function measure(target: Target) {
+  for (let i = 0; i < 20; i++) await target.run();
+  const times: number[] = [];
+  const started = performance.now();
+  for (let i = 0; i < target.iterations; i++) {
+    const t0 = performance.now();
+    await target.run();
+    times.push(performance.now() - t0);
+  }
+  const total = performance.now() - started;
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    perSecond: (target.iterations / total) * 1000,
+  };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'cmcp-bench-'));
+const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'bench.db')}`, RATE_LIMIT_PER_MINUTE: '0' });
+const database = await openNodeDatabase(config.databaseUrl);
+await migrateDatabase(database);
+const runtime = createRuntime({
+  config,
+  database,
+  cache: createMemoryTokenCache(),
+  loopbackOnly: true,
+  usageFlush: 'host',
+  log: () => {},
+});
+const flusher = setInterval(() => void runtime.usage.flush(), 1000);
+
+const user = await createUser(database.db, new Date(), {
+  email: 'bench@example.com',
+  password: 'bench password 1',
+});
+const org = await createOrganization(database.db, new Date(), { name: 'Bench', ownerId: user.id });
+const { token } = await runtime.tokens.create({
+  userId: user.id,
+  name: 'bench',
+  scope: 'read_write',
+  organizationIds: null,
+  expiresAt: null,
+});
+const headers = {
+  authorization: `Bearer ${token}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
+const direct = (tool: string, args: unknown) =>
+  runtime.app
+    .request(`http://127.0.0.1/api/mcp/tools/${tool}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(args),
+    })
+    .then((r) => r.arrayBuffer());
+
+const RISKS = 2000;
+for (let i = 0; i < RISKS; i++) {
+  await direct('addRisk', {
+    organization_id: org.id,
+    name: `Risk ${i}`,
+    description: i % 7 === 0 ? 'ransomware on backups' : 'generic scenario',
+    inherent_likelihood: (i % 5) + 1,
+    inherent_impact: ((i * 3) % 5) + 1,
+  });
+}
+
+let counter = 0;
+const targets: Target[] = [
+  {
+    name: `direct listRisks (${RISKS} risks, filter min_residual_score 15, size 20)`,
+    p95Ms: 15,
+    iterations: 500,
+    run: () => direct('listRisks', { organization_id: org.id, filter: { min_residual_score: 15 }, size: 20 }),
+  },
+  {
+    name: `direct listRisks, text query, order by residual_score`,
+    p95Ms: 25,
+    iterations: 300,
+    run: () =>
+      direct('listRisks', {
+        organization_id: org.id,
+        filter: { query: 'ransomware' },
+        order_by: { field: 'residual_score', direction: 'DESC' },
+      }),
+  },
+  {
+    name: 'MCP tools/call listRisks (fresh server + transport per request)',
+    p95Ms: 25,
+    iterations: 500,
+    run: () =>
+      runtime.app
+        .request('http://127.0.0.1/api/mcp/v1', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'listRisks', arguments: { organization_id: org.id, size: 20 } },
+          }),
+        })
+        .then((r) => r.arrayBuffer()),
+  },
+  {
+    name: 'MCP tools/list (60 tools, schemas precomputed)',
+    p95Ms: 15,
+    iterations: 300,
+    run: () =>
+      runtime.app
+        .request('http://127.0.0.1/api/mcp/v1', {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        })
+        .then((r) => r.arrayBuffer()),
+  },
+  {
+    name: 'direct addVendor (write)',
+    p95Ms: 20,
+    iterations: 300,
+    run: () => direct('addVendor', { organization_id: org.id, name: `Vendor ${counter++}` }),
+  },
+  {
+    name: 'direct getComplianceSummary',
+    p95Ms: 25,
+    iterations: 200,
+    run: () => direct('getComplianceSummary', { organization_id: org.id }),
+  },
+];
+
+let missed = 0;
+console.log(
+  `target                                                         p50 ms   p95 ms  target   calls/s`,
+);
+for (const target of targets) {
+  const result = await measure(target);
+  const ok = result.p95 <= target.p95Ms;
+  if (!ok) missed += 1;
+  console.log(
+    `${ok ? 'PASS' : 'FAIL'} ${target.name.padEnd(58)} ${result.p50.toFixed(2).padStart(6)} ${result.p95.toFixed(2).padStart(8)} ${`<=${target.p95Ms}`.padStart(7)} ${result.perSecond.toFixed(0).padStart(9)}`,
+  );
+}
+clearInterval(flusher);
+await runtime.usage.flush();
+database.client.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(`${targets.length - missed} passed, ${missed} failed`);
+process.exitCode = missed > 0 ? 1 : 0;
