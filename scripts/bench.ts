@@ -69,14 +69,16 @@ const headers = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
 };
-const direct = (tool: string, args: unknown) =>
-  runtime.app
-    .request(`http://127.0.0.1/api/mcp/tools/${tool}`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify(args),
-    })
-    .then((r) => r.arrayBuffer());
+/** POSTs a JSON body in process and reads the whole response, as a client would. */
+async function post(path: string, body: unknown): Promise<ArrayBuffer> {
+  const response = await runtime.app.request(`http://127.0.0.1${path}`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  });
+  return response.arrayBuffer();
+}
+const direct = (tool: string, args: unknown) => post(`/api/mcp/tools/${tool}`, args);
 
 const RISKS = 2000;
 for (let i = 0; i < RISKS; i++) {
@@ -113,31 +115,18 @@ const targets: Target[] = [
     p95Ms: 25,
     iterations: 500,
     run: () =>
-      runtime.app
-        .request('http://127.0.0.1/api/mcp/v1', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'tools/call',
-            params: { name: 'listRisks', arguments: { organization_id: org.id, size: 20 } },
-          }),
-        })
-        .then((r) => r.arrayBuffer()),
+      post('/api/mcp/v1', {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'listRisks', arguments: { organization_id: org.id, size: 20 } },
+      }),
   },
   {
     name: 'MCP tools/list (60 tools, schemas precomputed)',
     p95Ms: 15,
     iterations: 300,
-    run: () =>
-      runtime.app
-        .request('http://127.0.0.1/api/mcp/v1', {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-        })
-        .then((r) => r.arrayBuffer()),
+    run: () => post('/api/mcp/v1', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   },
   {
     name: 'direct addVendor (write)',
