@@ -499,6 +499,7 @@ export function registerTokenRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
   }
 
   web.get('/settings/tokens', async (c) => {
+    await deps.usage.flush(); // so "last used" includes the calls of the last second
     const tokens = await deps.tokens.list(c.get('user').id);
     return sendPage(
       c,
@@ -549,10 +550,10 @@ export function registerTokenRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
   });
 
   web.get('/settings/tokens/:id', async (c) => {
+    // Calls (and last use) are buffered for a second before they are written; show the ones just made.
+    await deps.usage.flush();
     const token = await ownToken(c, c.req.param('id'));
     if (!token) return notFoundPage(c, viewerOf(c));
-    // Calls are buffered for a second before they are written; show the ones just made.
-    await deps.usage.flush();
     const now = deps.now();
     const activity = await callActivity(deps.database.db, { tokenId: token.id }, activitySince(now));
     return sendPage(c, <TokenPage viewer={viewerOf(c)} token={token} now={now} activity={activity} />);

@@ -1,0 +1,219 @@
+// Register pages and the compliance summary: filters and pages as the tools have them, through the tool map.
+import { and, eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toolCalls } from '../../src/db/schema.ts';
+import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
+import { seedRecords } from '../fixtures.ts';
+import { createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
+import { firstOrganizationId, textOf, WebClient } from './web-client.ts';
+
+const runtimes: TestRuntime[] = [];
+
+afterEach(async () => {
+  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
+});
+
+async function setup() {
+  const runtime = await createTestRuntime();
+  runtimes.push(runtime);
+  const client = new WebClient(runtime);
+  await client.signUp('ada@example.com', 'Acme Health');
+  const organizationId = await firstOrganizationId(client);
+  const page = await client.submit('/settings/tokens/new', '/settings/tokens', {
+    name: 'seeding',
+    scope: 'read_write',
+    organization_mode: 'all',
+    expires_in_days: '30',
+  });
+  const token = /cmcp_[A-Za-z0-9_-]{43}/.exec(page.html)?.[0] ?? '';
+  return { runtime, client, organizationId, token };
+}
+
+function rowNames(html: string): string[] {
+  return [...html.matchAll(/<th scope="row"><a href="[^"]+">([^<]+)<\/a><\/th>/g)].map(
+    (match) => match[1] ?? '',
+  );
+}
+
+describe('register pages', () => {
+  it('has a page for each of the eleven kinds, each listing what the list tool returns', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    await seedRecords(runtime, token, organizationId);
+    expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
+      'vendors',
+      'risks',
+      'measures',
+      'obligations',
+      'people',
+      'frameworks',
+      'assets',
+      'data-classifications',
+      'nonconformities',
+      'continual-improvements',
+      'audits',
+    ]);
+    for (const page of REGISTER_PAGES) {
+      const response = await client.get(`/orgs/${organizationId}/${page.slug}`);
+      expect(response.status, page.slug).toBe(200);
+      expect(textOf(response.html), page.slug).toContain(`1 of 1 ${page.spec.label}`);
+      expect(rowNames(response.html), page.slug).toHaveLength(1);
+    }
+  });
+
+  it('filters risks by minimum residual score, status and text, as listRisks does', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    const add = (name: string, likelihood: number, impact: number, status = 'OPEN') =>
+      ok(runtime, token, 'addRisk', {
+        organization_id: organizationId,
+        name,
+        inherent_likelihood: likelihood,
+        inherent_impact: impact,
+        status,
+      });
+    await add('Ransomware on file servers', 5, 4); // 20
+    await add('Phishing of finance staff', 4, 4, 'IN_TREATMENT'); // 16
+    await add('Office flood', 1, 3); // 3
+    const base = `/orgs/${organizationId}/risks`;
+
+    expect(rowNames((await client.get(base)).html)).toEqual([
+      'Ransomware on file servers',
+      'Phishing of finance staff',
+      'Office flood',
+    ]); // default order: residual score, highest first
+    expect(rowNames((await client.get(`${base}?min_residual_score=15`)).html)).toEqual([
+      'Ransomware on file servers',
+      'Phishing of finance staff',
+    ]);
+    expect(rowNames((await client.get(`${base}?min_residual_score=15&status=IN_TREATMENT`)).html)).toEqual([
+      'Phishing of finance staff',
+    ]);
+    expect(rowNames((await client.get(`${base}?query=flood`)).html)).toEqual(['Office flood']);
+    expect(rowNames((await client.get(`${base}?sort=name&direction=ASC`)).html)).toEqual([
+      'Office flood',
+      'Phishing of finance staff',
+      'Ransomware on file servers',
+    ]);
+    const form = (await client.get(`${base}?min_residual_score=15`)).html;
+    expect(form).toContain('<label for="filter-min_residual_score">Min residual score</label>');
+    expect(form).toMatch(
+      /id="filter-min_residual_score" name="min_residual_score" type="number" value="15" min="1" max="25"/,
+    );
+  });
+
+  it('shows the tool’s own message for a filter value it refuses', async () => {
+    const { client, organizationId } = await setup();
+    const page = await client.get(`/orgs/${organizationId}/risks?min_residual_score=99`);
+    expect(page.status).toBe(400);
+    expect(textOf(page.html)).toContain('Invalid arguments for listRisks: filter.min_residual_score');
+  });
+
+  it('filters obligations by overdue', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    const add = (requirement: string, due_date: string, status = 'NON_COMPLIANT') =>
+      ok(runtime, token, 'addObligation', { organization_id: organizationId, requirement, due_date, status });
+    await add('Keep a record of processing', '2020-01-31');
+    await add('Annual DPIA review', '2099-12-31');
+    await add('Appoint a DPO', '2020-01-31', 'COMPLIANT');
+    const base = `/orgs/${organizationId}/obligations`;
+    expect(rowNames((await client.get(`${base}?overdue=true`)).html)).toEqual([
+      'Keep a record of processing',
+    ]);
+    expect(rowNames((await client.get(`${base}?overdue=false`)).html).sort()).toEqual([
+      'Annual DPIA review',
+      'Appoint a DPO',
+    ]);
+  });
+
+  it('pages with next_cursor, 25 at a time', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    for (let index = 0; index < 30; index++) {
+      await ok(runtime, token, 'addVendor', {
+        organization_id: organizationId,
+        name: `Vendor ${String(index).padStart(2, '0')}`,
+      });
+    }
+    const base = `/orgs/${organizationId}/vendors?sort=name&direction=ASC`;
+    const first = await client.get(base);
+    expect(rowNames(first.html)).toHaveLength(25);
+    expect(rowNames(first.html)[0]).toBe('Vendor 00');
+    expect(textOf(first.html)).toContain('25 of 30 vendors');
+    const next =
+      /<a class="button quiet" href="([^"]+)" rel="next">/.exec(first.html)?.[1]?.replace(/&amp;/g, '&') ??
+      '';
+    expect(next).toContain('cursor=');
+    const second = await client.get(next);
+    expect(rowNames(second.html)).toEqual(['Vendor 25', 'Vendor 26', 'Vendor 27', 'Vendor 28', 'Vendor 29']);
+    expect(second.html).not.toContain('rel="next"');
+    expect(second.html).toContain('First page');
+  });
+
+  it('shows a record with its references resolved to names', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    const person = await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+      organization_id: organizationId,
+      full_name: 'Grace Hopper',
+      email: 'grace@example.com',
+    });
+    const risk = await ok<{ risk: { id: string } }>(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Laptop theft',
+      inherent_likelihood: 3,
+      inherent_impact: 4,
+      owner_id: person.person.id,
+    });
+    const list = textOf((await client.get(`/orgs/${organizationId}/risks`)).html);
+    expect(list).toMatch(/Laptop theft General OPEN MITIGATE 12 12 Grace Hopper/);
+    const page = await client.get(`/orgs/${organizationId}/risks/${risk.risk.id}`);
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toContain('Laptop theft');
+    expect(text).toContain('Owner Grace Hopper');
+    expect(text).toContain('Inherent score 12');
+    expect(page.html).toContain(`href="/orgs/${organizationId}/people/${person.person.id}"`);
+    expect((await client.get(`/orgs/${organizationId}/vendors/${risk.risk.id}`)).status).toBe(404);
+  });
+
+  it('opens the organization on its compliance summary, from getComplianceSummary', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'High',
+      inherent_likelihood: 5,
+      inherent_impact: 4,
+    });
+    await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Low',
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+    });
+    await ok(runtime, token, 'addMeasure', {
+      organization_id: organizationId,
+      name: 'MFA',
+      state: 'IMPLEMENTED',
+    });
+    await ok(runtime, token, 'addMeasure', { organization_id: organizationId, name: 'Backups' });
+    await ok(runtime, token, 'addObligation', {
+      organization_id: organizationId,
+      requirement: 'Old',
+      due_date: '2020-01-01',
+    });
+    const text = textOf((await client.get(`/orgs/${organizationId}`)).html);
+    expect(text).toContain('High risks (residual ≥ 15) 1 of 2 risks, not closed');
+    expect(text).toContain('Measures implemented 50% 1 of 2 measures');
+    expect(text).toContain('Overdue obligations 1 of 1 obligations');
+  });
+
+  it('reads through the tool map: each page view is logged as a web call of the signed-in user', async () => {
+    const { runtime, client, organizationId } = await setup();
+    await client.get(`/orgs/${organizationId}/risks?min_residual_score=15`);
+    await client.get(`/orgs/${organizationId}`);
+    await runtime.usage.flush();
+    const calls = await runtime.database.db
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.surface, 'web'), eq(toolCalls.organization_id, organizationId)));
+    expect(calls.map((call) => call.tool).sort()).toEqual(['getComplianceSummary', 'listRisks']);
+    expect(calls.every((call) => call.outcome === 'ok' && call.token_id.startsWith('web:usr_'))).toBe(true);
+  });
+});
