@@ -34,7 +34,7 @@ const ORDER: RegisterKind[] = [
   'continual_improvement',
 ];
 
-export function specOf(kind: RegisterKind): RegisterSpec {
+export function specOf(kind: string): RegisterSpec {
   const spec = REGISTER_SPECS.find((item) => item.kind === kind);
   if (!spec) throw new Error(`no spec ${kind}`);
   return spec;

@@ -1,7 +1,6 @@
 // Server-side filters of every register: each declared filter is exercised with matching and non-matching records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
-import type { RegisterSpec } from '../../src/tools/register.ts';
 import {
   ASSET_TYPES,
   AUDIT_STATES,
@@ -16,6 +15,7 @@ import {
   VENDOR_CATEGORIES,
   WORKFLOW_STATUSES,
 } from '../../src/tools/states.ts';
+import { specOf } from '../fixtures.ts';
 import {
   type Actor,
   callDirect,
@@ -42,12 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.cleanup();
 });
-
-function specOf(kind: string): RegisterSpec {
-  const spec = REGISTER_SPECS.find((candidate) => candidate.kind === kind);
-  if (!spec) throw new Error(`No register spec for ${kind}`);
-  return spec;
-}
 
 const today = () => new Date().toISOString().slice(0, 10);
 const PAST = '2020-01-15';

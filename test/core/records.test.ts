@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import type { FieldSpec, RegisterSpec } from '../../src/tools/register.ts';
+import { specOf } from '../fixtures.ts';
 import {
   type Actor,
   callDirect,
@@ -28,12 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.cleanup();
 });
-
-function specOf(kind: string): RegisterSpec {
-  const spec = REGISTER_SPECS.find((candidate) => candidate.kind === kind);
-  if (!spec) throw new Error(`No register spec for ${kind}`);
-  return spec;
-}
 
 const ID_BODY = /^[0-9a-hjkmnp-tv-z]{24}$/;
 const unknownId = (prefix: string) => `${prefix}_${'0'.repeat(24)}`;
