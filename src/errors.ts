@@ -8,7 +8,6 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   unknown_tool: 404,
-  method_not_allowed: 405,
   invalid_transition: 409,
   conflict: 409,
   payload_too_large: 413,
