@@ -1,0 +1,110 @@
+// `npm run dev:worker`: migrates (and seeds) the local database, serves it over Hrana HTTP, runs `wrangler dev` on it.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { noTokenCache } from '../src/auth/token-cache.ts';
+import { createTokenService } from '../src/auth/tokens.ts';
+import { loadConfig } from '../src/config.ts';
+import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { type DemoAccount, isEmptyDatabase, seedDemo } from '../src/demo.ts';
+import { type HranaServer, startHranaServer } from '../src/dev/hrana-server.ts';
+
+const STOP_GRACE_MS = 5_000;
+const log = (line: string) => console.log(`[dev:worker] ${line}`);
+
+async function prepareDatabase(databaseUrl: string, authToken: string | undefined, seed: boolean) {
+  const database = await openNodeDatabase(databaseUrl, authToken);
+  try {
+    await migrateDatabase(database);
+    if (!seed || !(await isEmptyDatabase(database.db))) return null;
+    const now = () => new Date();
+    // Same demo data as `npm start` on an empty database.
+    const tokens = createTokenService({ db: database.db, cache: noTokenCache, cacheTtlSeconds: 0, now });
+    return await seedDemo(database.db, tokens, now);
+  } finally {
+    database.client.close();
+  }
+}
+
+function wranglerBin(): string {
+  return createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
+}
+
+function printBanner(
+  workerUrl: string,
+  databaseUrl: string,
+  libsqlUrl: string,
+  demo: DemoAccount | null,
+): void {
+  log(
+    `database ${databaseUrl} served over Hrana HTTP at ${libsqlUrl} (development only: use Turso or sqld in production)`,
+  );
+  log(`Worker starting on ${workerUrl}  (MCP endpoint: ${workerUrl}/api/mcp/v1)`);
+  if (demo) {
+    log('Demo data seeded (SEED_DEMO=false skips this). This token is shown once:');
+    log(`  ${demo.token}`);
+    log(
+      `  curl -s -X POST ${workerUrl}/api/mcp/tools/listOrganizations -H "Authorization: Bearer ${demo.token}"`,
+    );
+  } else {
+    log('Get a token with: npx compliance-mcp token create --email YOU@EXAMPLE.COM --name "Claude Desktop"');
+  }
+}
+
+async function main(): Promise<number> {
+  const config = loadConfig(process.env);
+  const port = process.env.PORT ? config.port : 8787;
+  const embedded = config.databaseUrl.startsWith('file:');
+  const demo = await prepareDatabase(config.databaseUrl, config.databaseAuthToken, config.seedDemo);
+
+  // A file database is served by the dev server; a remote one (sqld, Turso) is used by the Worker directly.
+  let hrana: HranaServer | null = null;
+  if (embedded)
+    hrana = await startHranaServer({ databaseUrl: config.databaseUrl, host: '127.0.0.1', port: 0 });
+  const libsqlUrl = hrana?.url ?? config.databaseUrl;
+
+  const workerUrl = `http://127.0.0.1:${port}`;
+  printBanner(workerUrl, config.databaseUrl, libsqlUrl, demo);
+
+  const args = [wranglerBin(), 'dev', '--port', String(port), '--ip', '127.0.0.1'];
+  args.push('--var', `LIBSQL_URL:${libsqlUrl}`, '--var', 'LOOPBACK_ONLY:true');
+  // A remote database's token goes in as a variable for this session only (never written to disk).
+  if (!embedded && config.databaseAuthToken)
+    args.push('--var', `LIBSQL_AUTH_TOKEN:${config.databaseAuthToken}`);
+  args.push(...process.argv.slice(2));
+  const wrangler: ChildProcess = spawn(process.execPath, args, {
+    stdio: 'inherit',
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  });
+
+  let stopping = false;
+  const exited = new Promise<number>((resolve) => {
+    wrangler.once('exit', (code, signal) => resolve(code ?? (signal ? 0 : 1)));
+    wrangler.once('error', (error) => {
+      console.error(`[dev:worker] could not start wrangler: ${error.message}`);
+      resolve(1);
+    });
+  });
+
+  function stop(signal: NodeJS.Signals): void {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping wrangler and the database server`);
+    // Ctrl-C in a terminal already reached wrangler (same process group); SIGTERM from a supervisor did not.
+    if (wrangler.exitCode === null) wrangler.kill(signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM');
+    setTimeout(() => {
+      if (wrangler.exitCode === null) wrangler.kill('SIGKILL');
+    }, STOP_GRACE_MS).unref();
+  }
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  const code = await exited;
+  await hrana?.close();
+  log('stopped');
+  return stopping ? 0 : code;
+}
+
+process.exitCode = await main().catch((error: unknown) => {
+  console.error(`[dev:worker] ${error instanceof Error ? error.message : String(error)}`);
+  return 1;
+});
