@@ -136,13 +136,17 @@ export function createApp(deps: AppDeps) {
     return undefined;
   }
 
+  // The MCP endpoint's own error shape (JSON-RPC), as the SDK answers: there is no stream to GET or session to DELETE.
   const methodNotAllowed = () =>
     new Response(
-      JSON.stringify(
-        toErrorBody(
-          new AppError('method_not_allowed', 'This server is stateless: use POST for MCP messages.'),
-        ),
-      ),
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: {
+          code: -32000,
+          message: 'Method not allowed: this server is stateless, send MCP messages with POST.',
+        },
+        id: null,
+      }),
       { status: 405, headers: { 'content-type': 'application/json', allow: 'POST' } },
     );
   app.on(['GET', 'DELETE', 'PUT', 'PATCH'], '/api/mcp/v1', methodNotAllowed);

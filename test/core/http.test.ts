@@ -131,6 +131,8 @@ describe('MCP endpoint', () => {
     const response = await runtime.app.request(`${BASE}/api/mcp/v1`, { method, headers: auth() });
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
+    const body = (await response.json()) as { jsonrpc: string; error: { code: number } };
+    expect(body).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 } });
   });
 
   it('answers a JSON-RPC parse error to malformed JSON', async () => {
