@@ -299,3 +299,29 @@ describe('OpenAPI', () => {
     ]);
   });
 });
+
+describe('rate limit', () => {
+  it('answers 429 rate_limited with Retry-After once a token used its calls of the minute', async () => {
+    const limited = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+    const limitedWorld = await createWorld(limited);
+    const call = () =>
+      limited.app.request(`${BASE}/api/mcp/tools/listOrganizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${limitedWorld.aliceToken}` },
+      });
+    for (let i = 0; i < 3; i++) expect((await call()).status).toBe(200);
+    const refused = await call();
+    expect(refused.status).toBe(429);
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await errorBody(refused)).code).toBe('rate_limited');
+    // Another token of the same user has its own budget.
+    const other = await limited.app.request(`${BASE}/api/mcp/tools/listOrganizations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${limitedWorld.aliceReadToken}` },
+    });
+    expect(other.status).toBe(200);
+    await limited.cleanup();
+  });
+});
