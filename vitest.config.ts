@@ -14,6 +14,16 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      // The web interface in Debian's Chromium (playwright-core, /usr/bin/chromium) against the real Node server.
+      {
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

@@ -42,6 +42,7 @@ pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius:
 .sidenav a:hover { background: var(--bg); }
 .sidenav a[aria-current="page"] { border-left-color: var(--accent); background: #eaf1fd; font-weight: 600; }
 main { flex: 1 1 auto; min-width: 0; }
+main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
 .narrow { max-width: 30rem; margin: 3rem auto; padding: 0 1.25rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
 .lead { color: var(--muted); }
@@ -52,9 +53,12 @@ main { flex: 1 1 auto; min-width: 0; }
 .field > label, fieldset legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
 .hint { display: block; color: var(--muted); font-size: 0.85rem; margin-top: 0.2rem; }
 input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], select, textarea {
-  font: inherit; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; color: var(--ink); width: 100%;
+  font: inherit; min-height: 2.5rem; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; color: var(--ink); width: 100%;
 }
-.topbar select { width: auto; padding: 0.25rem 0.4rem; }
+.topbar select { width: auto; min-height: 0; padding: 0.25rem 0.4rem; }
+.inline-form { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
+.inline-form select { width: auto; min-height: 0; padding: 0.2rem 0.4rem; }
+.error-text { color: var(--bad); }
 fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: 0.75rem 1rem; margin: 0 0 1rem; }
 .choice { display: flex; gap: 0.5rem; align-items: baseline; margin: 0.25rem 0; }
 .choice input { margin: 0; }
@@ -81,7 +85,8 @@ fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding:
 table { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
 caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); font-size: 0.85rem; caption-side: bottom; }
 th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { background: #eef1f5; font-weight: 600; white-space: nowrap; }
+th { background: #eef1f5; font-weight: 600; }
+tbody th { background: transparent; }
 tbody tr:last-child td { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .empty { padding: 1.25rem; color: var(--muted); }
@@ -92,6 +97,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .badge.bad { background: var(--bad-bg); color: var(--bad); }
 
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(13rem, 1fr)); gap: 1rem; margin-bottom: 1.5rem; }
+.breakdowns { display: grid; grid-template-columns: repeat(auto-fill, minmax(17rem, 1fr)); gap: 1rem; }
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1rem 1.25rem; }
 .stat h2 { font-size: 0.85rem; margin: 0 0 0.25rem; color: var(--muted); font-weight: 600; }
 .stat .value { font-size: 1.9rem; font-weight: 700; line-height: 1.2; }
@@ -105,6 +111,7 @@ dl.details dd { margin: 0; word-break: break-word; }
 .snippet { margin: 0.5rem 0 1.25rem; }
 .snippet-head { display: flex; justify-content: space-between; align-items: center; margin-bottom: 0.35rem; gap: 1rem; }
 .snippet-head h3 { margin: 0; }
+figure { margin: 0 0 1.25rem; }
 .chart { display: block; width: 100%; max-width: 46rem; height: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 .chart rect.bar { fill: var(--accent); }
 .chart rect.bar.errors { fill: var(--bad); }

@@ -91,8 +91,8 @@ export function Layout({
               </main>
             </div>
           ) : (
-            <main id="main" tabindex={-1} class={viewer ? 'shell' : ''}>
-              <div class={viewer ? 'wide' : ''}>{children}</div>
+            <main id="main" tabindex={-1} class="page">
+              {children}
             </main>
           )}
           <p id="copy-status" class="visually-hidden" role="status" aria-live="polite" />
@@ -132,7 +132,7 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
   const base = `/orgs/${section.organizationId}`;
   const membership = viewer.memberships.find((item) => item.organizationId === section.organizationId);
   return (
-    <nav class="sidenav" aria-label="Organization">
+    <nav class="sidenav" aria-label="Organization pages">
       <h2>{membership?.name ?? 'Organization'}</h2>
       <ul>
         <NavLink href={base} active={section.page === 'overview'}>

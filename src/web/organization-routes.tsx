@@ -143,8 +143,8 @@ function MembersPage(props: {
                 {manager && (
                   <td>
                     {mayManage(membership.role, member) ? (
-                      <div class="row">
-                        <form method="post" action={`${base}/${member.userId}/role`} class="row">
+                      <div class="inline-form">
+                        <form method="post" action={`${base}/${member.userId}/role`} class="inline-form">
                           <CsrfField token={viewer.csrfToken} />
                           <label class="visually-hidden" for={`role-${member.userId}`}>
                             Role of {member.email}

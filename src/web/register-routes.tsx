@@ -161,7 +161,7 @@ function scoreTone(score: number): 'ok' | 'warn' | 'bad' {
   return score >= 15 ? 'bad' : score >= 8 ? 'warn' : 'ok';
 }
 
-type NameIndex = Map<string, { name: string; href: string }>;
+type NameIndex = Map<string, { name: string; href: string; kind: RegisterKind }>;
 
 function displayName(record: Row): string {
   for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
@@ -239,11 +239,13 @@ function FilterForm({
   base,
   options,
   query,
+  names,
 }: {
   page: RegisterPage;
   base: string;
   options: ReturnType<typeof listOptions>;
   query: ListQuery;
+  names: NameIndex;
 }) {
   return (
     <form method="get" action={base} class="card" aria-label={`Filter ${page.title.toLowerCase()}`}>
@@ -251,6 +253,29 @@ function FilterForm({
         {options.filters.map((field) => {
           const id = `filter-${field.name}`;
           const value = query.filter[field.name] ?? '';
+          const target = refKind(page, field.name);
+          if (target) {
+            // An id filter (owner_id, framework_id): choose by name among the register's records.
+            const choices = [...names]
+              .filter(([, entry]) => entry.kind === target)
+              .map(([id, entry]) => ({ id, name: entry.name }))
+              .sort((a, b) => a.name.localeCompare(b.name));
+            if (value && !choices.some((choice) => choice.id === value))
+              choices.push({ id: value, name: value });
+            return (
+              <div class="field">
+                <label for={id}>{field.label}</label>
+                <select id={id} name={field.name}>
+                  <option value="">Any</option>
+                  {choices.map((choice) => (
+                    <option value={choice.id} selected={choice.id === value}>
+                      {choice.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            );
+          }
           if (field.kind === 'enum' || field.kind === 'boolean') {
             const values = field.kind === 'boolean' ? ['true', 'false'] : field.options;
             return (
@@ -342,7 +367,7 @@ function RegisterListPage(props: {
     >
       <h1>{page.title}</h1>
       <p class="lead">{page.spec.about}</p>
-      <FilterForm page={page} base={base} options={props.options} query={query} />
+      <FilterForm page={page} base={base} options={props.options} query={query} names={props.names} />
       {props.error && <Notice kind="error">{props.error}</Notice>}
       <div class="table-wrap">
         {props.rows.length === 0 ? (
@@ -585,7 +610,7 @@ function SummaryPage({
           of {summary.audits.total} audits
         </Stat>
       </div>
-      <div class="cards">
+      <div class="breakdowns">
         <Breakdown
           title="Risks by status"
           counts={summary.risks.by_status}
@@ -648,6 +673,7 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
         const result = await tool.run(ctx, tool.input.parse({ organization_id: organizationId, size: 100 }));
         for (const record of (result[target.spec.listKey] as Row[] | undefined) ?? []) {
           names.set(String(record.id), {
+            kind,
             name: displayName(record),
             href: `/orgs/${organizationId}/${target.slug}/${String(record.id)}`,
           });
@@ -688,29 +714,25 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     const tool = toolNamed(`list${page.spec.nounPlural}`);
     const options = listOptions(tool);
     const query = readListQuery(c, page, options);
-    const outcome = await call(c, tool.name, toolArguments(membership.organizationId, query, options));
-    const common = { viewer: viewerOf(c), membership, page, options, query };
+    const kinds = new Set(
+      [...page.columns, ...options.filters.map((field) => field.name)]
+        .map((field) => refKind(page, field))
+        .filter((kind): kind is RegisterKind => !!kind),
+    );
+    const [outcome, names] = await Promise.all([
+      call(c, tool.name, toolArguments(membership.organizationId, query, options)),
+      kinds.size > 0 ? nameIndex(c, membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
+    ]);
+    const common = { viewer: viewerOf(c), membership, page, options, query, names };
     if (!outcome.ok) {
       if (outcome.error.code !== 'invalid_arguments') return toolErrorPage(c, outcome.error, membership);
       return sendPage(
         c,
-        <RegisterListPage
-          {...common}
-          rows={[]}
-          total={0}
-          nextCursor={null}
-          names={new Map()}
-          error={outcome.error.message}
-        />,
+        <RegisterListPage {...common} rows={[]} total={0} nextCursor={null} error={outcome.error.message} />,
         400,
       );
     }
     const rows = (outcome.result[page.spec.listKey] as Row[] | undefined) ?? [];
-    const kinds = new Set(
-      page.columns.map((column) => refKind(page, column)).filter((kind): kind is RegisterKind => !!kind),
-    );
-    const names =
-      rows.length > 0 && kinds.size > 0 ? await nameIndex(c, membership.organizationId, kinds) : new Map();
     return sendPage(
       c,
       <RegisterListPage
@@ -718,7 +740,6 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
         rows={rows}
         total={Number(outcome.result.total_count ?? rows.length)}
         nextCursor={(outcome.result.next_cursor as string | null | undefined) ?? null}
-        names={names}
       />,
     );
   });

@@ -161,8 +161,19 @@ describe('register pages', () => {
       inherent_impact: 4,
       owner_id: person.person.id,
     });
-    const list = textOf((await client.get(`/orgs/${organizationId}/risks`)).html);
-    expect(list).toMatch(/Laptop theft General OPEN MITIGATE 12 12 Grace Hopper/);
+    await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Unowned',
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+    });
+    const listPage = await client.get(`/orgs/${organizationId}/risks`);
+    expect(textOf(listPage.html)).toMatch(/Laptop theft General OPEN MITIGATE 12 12 Grace Hopper/);
+    // The owner filter offers people by name, and filters by their id.
+    expect(listPage.html).toContain(`<option value="${person.person.id}">Grace Hopper</option>`);
+    expect(
+      rowNames((await client.get(`/orgs/${organizationId}/risks?owner_id=${person.person.id}`)).html),
+    ).toEqual(['Laptop theft']);
     const page = await client.get(`/orgs/${organizationId}/risks/${risk.risk.id}`);
     expect(page.status).toBe(200);
     const text = textOf(page.html);

@@ -1,0 +1,302 @@
+// The web interface in a real browser (Debian's Chromium via playwright-core) against the real Node server.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningServer, startNodeServer } from '../../src/node.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
+const PASSWORD = 'correct horse battery staple';
+
+const cleanups: Array<() => unknown> = [];
+
+afterEach(async () => {
+  // Browser first, then the server, then its database folder.
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Session {
+  server: RunningServer;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  url: string;
+}
+
+/** A fresh server on a temp database (port 0, no demo data) and a fresh browser; both stopped after the test. */
+async function start(): Promise<Session> {
+  const dir = mkdtempSync(join(tmpdir(), 'cmcp-browser-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, 'web.db')}`,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SEED_DEMO: 'false',
+  });
+  const server = await startNodeServer(config, () => {});
+  cleanups.push(() => server.close());
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  return { server, browser, context, page, url: server.url };
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+async function signUp(page: Page, url: string, email: string, organization?: string): Promise<void> {
+  await page.goto(`${url}/signup`);
+  await page.getByLabel('Your name').fill('Ada Lovelace');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  if (organization) await page.getByLabel('Organization name').fill(organization);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForLoadState();
+}
+
+async function generateToken(
+  page: Page,
+  url: string,
+  name: string,
+  scope: 'read' | 'read_write' = 'read',
+): Promise<string> {
+  await page.goto(`${url}/settings/tokens`);
+  await page.getByRole('link', { name: 'Generate New Token' }).click();
+  await page.getByLabel('Name').fill(name);
+  if (scope === 'read_write') await page.getByLabel(/^read_write/).check();
+  await page.getByRole('button', { name: 'Generate token' }).click();
+  await expect.poll(() => page.locator('h1').textContent()).toContain('created');
+  return page.locator('#token-secret').inputValue();
+}
+
+async function callTool(url: string, token: string, tool: string, args: unknown = {}) {
+  const response = await fetch(`${url}/api/mcp/tools/${tool}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Every visible form control on the page has an accessible name from a label (or aria-label/-labelledby). */
+async function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [
+      ...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+        'input, select, textarea',
+      ),
+    ]
+      .filter((element) => element.type !== 'hidden')
+      .filter((element) => {
+        const labelled = (element.labels?.length ?? 0) > 0;
+        return !labelled && !element.getAttribute('aria-label') && !element.getAttribute('aria-labelledby');
+      })
+      .map((element) => element.outerHTML),
+  );
+}
+
+describe('the web interface in Chromium', () => {
+  it('takes a new user from sign-up to a token that works, is monitored, and stops working when revoked', async () => {
+    const { page, url } = await start();
+
+    await page.goto(`${url}/`);
+    expect(new URL(page.url()).pathname).toBe('/signup');
+    await screenshot(page, '01-sign-up');
+    await signUp(page, url, 'ada@example.com', 'Acme Health');
+    expect(new URL(page.url()).pathname).toMatch(/^\/orgs\/org_[a-z0-9]+$/);
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Acme Health');
+
+    // A second organization, created from the top bar; the switcher then offers both.
+    await page.getByRole('link', { name: 'New organization' }).click();
+    await page.getByLabel('Name').fill('Acme Labs');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Acme Labs');
+    expect(
+      await page.getByRole('combobox', { name: 'Organization' }).locator('option').allTextContents(),
+    ).toEqual(['Acme Health', 'Acme Labs']);
+    await page.getByRole('combobox', { name: 'Organization' }).selectOption({ label: 'Acme Health' });
+    await page.getByRole('button', { name: 'Go' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Acme Health');
+
+    const token = await generateToken(page, url, 'Claude Code – laptop');
+    expect(token).toMatch(/^cmcp_[A-Za-z0-9_-]{43}$/);
+    expect(await page.locator('#snippet-claude-code').textContent()).toBe(
+      `claude mcp add --transport http compliance ${url}/api/mcp/v1 --header "Authorization: Bearer ${token}"`,
+    );
+    await page.getByRole('button', { name: 'Copy', exact: true }).first().click();
+    await expect
+      .poll(() => page.locator('#copy-status').textContent())
+      .toBe('Token copied to the clipboard.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
+    await screenshot(page, '04-token-created');
+
+    const listed = await callTool(url, token, 'listOrganizations');
+    expect(listed.status).toBe(200);
+    expect((listed.body.organizations as { name: string }[]).map((org) => org.name)).toEqual([
+      'Acme Health',
+      'Acme Labs',
+    ]);
+
+    await page.getByRole('link', { name: 'Done: back to API Tokens' }).click();
+    expect(await page.content()).not.toContain(token); // shown once only
+    await page.getByRole('link', { name: 'Claude Code – laptop', exact: true }).click();
+    const calls = page.locator('table', { hasText: 'Outcome' }).locator('tbody tr');
+    await expect.poll(() => calls.count()).toBe(1);
+    const cells = await calls.first().locator('td').allTextContents();
+    expect(cells.slice(1)).toEqual([
+      'HTTP (direct)',
+      'listOrganizations',
+      '—',
+      'ok',
+      expect.stringMatching(/^\d+ ms$/),
+    ]);
+    await screenshot(page, '05-token-page');
+
+    await page.getByRole('link', { name: 'Revoke this token' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Revoke “Claude Code – laptop”?');
+    await page.getByRole('button', { name: 'Revoke token' }).click();
+    await expect
+      .poll(() => page.getByRole('status').first().textContent())
+      .toContain('The token was revoked');
+    await screenshot(page, '06-token-list-revoked');
+
+    const refused = await callTool(url, token, 'listOrganizations');
+    expect(refused.status).toBe(401);
+    expect((refused.body.error as { code: string }).code).toBe('unauthorized');
+  });
+
+  it('generates a token with the keyboard alone, every input labelled and the focus visible', async () => {
+    const { page, url } = await start();
+    await signUp(page, url, 'keys@example.com', 'Keyboard Inc');
+    await page.goto(`${url}/settings/tokens/new`);
+    expect(await unlabelledControls(page)).toEqual([]);
+
+    const focused = () =>
+      page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName ?? '');
+    expect(await focused()).toBe('token-name'); // autofocus
+    await page.keyboard.type('CI reporting');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('scope-read');
+    const outline = await page.evaluate(
+      () => getComputedStyle(document.activeElement as Element).outlineStyle,
+    );
+    expect(outline).toBe('solid');
+    await page.keyboard.press('ArrowDown'); // radios move with the arrows
+    expect(await focused()).toBe('scope-read-write');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('org-all');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatch(/^org-org_/); // the organization's checkbox
+    await page.keyboard.press('Space'); // ticking it chooses "Only these"
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('token-expiry');
+    await page.keyboard.press('ArrowUp'); // 90 -> 30 days
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Generate token');
+    await page.keyboard.press('Enter');
+
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Token “CI reporting” created');
+    await page.goto(`${url}/settings/tokens`);
+    const row = (
+      await page.locator('tbody tr', { hasText: 'CI reporting' }).locator('td').allTextContents()
+    ).join(' | ');
+    expect(row).toContain('read & write');
+    expect(row).toContain('Keyboard Inc');
+    expect(row).not.toContain('All (yours');
+
+    // The first Tab of a page reaches the skip link.
+    await page.goto(`${url}/settings/tokens`);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+  });
+
+  it('labels every input of the main pages and renders them for screenshots', async () => {
+    const { page, url } = await start();
+    await page.goto(`${url}/signup`);
+    expect(await unlabelledControls(page)).toEqual([]);
+    await signUp(page, url, 'shots@example.com', 'Acme Health');
+    const organizationPath = new URL(page.url()).pathname;
+    const token = await generateToken(page, url, 'Seeding script', 'read_write');
+
+    // Some records through the API, so the pages show what they look like in use.
+    const organizationId = organizationPath.split('/')[2];
+    const person = await callTool(url, token, 'addPerson', {
+      organization_id: organizationId,
+      full_name: 'Grace Hopper',
+      email: 'grace@acme.example',
+      position: 'CTO',
+    });
+    const ownerId = (person.body.person as { id: string }).id;
+    for (const [name, likelihood, impact, status] of [
+      ['Ransomware encrypts file servers', 4, 5, 'OPEN'],
+      ['Phishing leads to account takeover', 4, 4, 'IN_TREATMENT'],
+      ['Supplier outage stops deliveries', 2, 4, 'ACCEPTED'],
+      ['Office flood', 1, 3, 'OPEN'],
+    ] as const) {
+      await callTool(url, token, 'addRisk', {
+        organization_id: organizationId,
+        name,
+        category: 'Security',
+        inherent_likelihood: likelihood,
+        inherent_impact: impact,
+        status,
+        owner_id: ownerId,
+      });
+    }
+    await callTool(url, token, 'addMeasure', {
+      organization_id: organizationId,
+      name: 'Enforce MFA',
+      state: 'IMPLEMENTED',
+    });
+    await callTool(url, token, 'addMeasure', { organization_id: organizationId, name: 'Offline backups' });
+    await callTool(url, token, 'addObligation', {
+      organization_id: organizationId,
+      requirement: 'Keep a record of processing activities',
+      source: 'GDPR Art. 30',
+      due_date: '2024-06-30',
+    });
+
+    const pages: [string, string][] = [
+      ['02-summary', organizationPath],
+      ['03-risks', `${organizationPath}/risks?min_residual_score=10`],
+      ['07-members', `${organizationPath}/members`],
+      ['08-activity', `${organizationPath}/activity`],
+      ['09-token-list', '/settings/tokens'],
+      ['10-obligations', `${organizationPath}/obligations?overdue=true`],
+    ];
+    for (const [name, path] of pages) {
+      const response = await page.goto(`${url}${path}`);
+      expect(response?.status(), path).toBe(200);
+      expect(await unlabelledControls(page), path).toEqual([]);
+      expect(await page.locator('h1').count(), path).toBe(1);
+      await screenshot(page, name);
+    }
+    await page.goto(`${url}${organizationPath}/risks?min_residual_score=10`);
+    const names = await page.locator('tbody th[scope="row"]').allTextContents();
+    expect(names).toEqual(['Ransomware encrypts file servers', 'Phishing leads to account takeover']);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(await unlabelledControls(page)).toEqual([]);
+    await screenshot(page, '00-sign-in');
+  });
+});
