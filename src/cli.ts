@@ -174,7 +174,22 @@ export async function main(
       err(`error: ${error.message}`);
       return 1;
     }
-    err(`error: ${error instanceof Error ? error.message : String(error)}`);
+    err(`error: ${describeError(error)}`);
     return 1;
   }
+}
+
+// drizzle wraps driver errors ("Failed query: <sql>"): lead with the innermost cause, e.g. a remote server's 401.
+function describeError(error: unknown): string {
+  const chain: string[] = [];
+  for (let current: unknown = error; current !== undefined && chain.length < 5; ) {
+    chain.push((current instanceof Error ? current.message : String(current)).replace(/\s+/g, ' ').trim());
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  const distinct = chain
+    .reverse()
+    .filter((message, index) => !chain.slice(index + 1).some((other) => other.includes(message)));
+  const [cause = '', ...context] = distinct;
+  const shorten = (text: string) => (text.length > 100 ? `${text.slice(0, 99)}…` : text);
+  return context.length > 0 ? `${cause} (in: ${context.map(shorten).join('; ')})` : cause;
 }
