@@ -1,4 +1,4 @@
-// Accounts: sign up (the first user founds an organization), sign in with throttling, sign out, change password.
+// Accounts: sign up (the first user must found an organization, later ones may), sign in with throttling, sign out, password.
 import type { Context, Hono } from 'hono';
 import { createOrganization, createUser, findUserByEmail, normalizeEmail } from '../accounts.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.ts';
@@ -79,8 +79,8 @@ function SignUpPage(props: { csrf: string; first: boolean; values?: SignUpValues
             </p>
           ) : (
             <p class="lead">
-              After signing up you can create your own organization, or ask an owner or admin of an existing
-              one to add you by your email address.
+              To join an existing organization, sign up and ask one of its owners or admins to add you by your
+              email address. To start your own, name it below: you will be its owner.
             </p>
           )}
           {props.error && <Notice kind="error">{props.error}</Notice>}
@@ -112,16 +112,18 @@ function SignUpPage(props: { csrf: string; first: boolean; values?: SignUpValues
               required
               autocomplete="new-password"
             />
-            {props.first && (
-              <Input
-                id="organization"
-                label="Organization name"
-                value={values.organization}
-                required
-                maxlength={200}
-                hint="The company or team whose compliance you manage, e.g. “Acme Health”."
-              />
-            )}
+            <Input
+              id="organization"
+              label={props.first ? 'Organization name' : 'New organization (optional)'}
+              value={values.organization}
+              required={props.first}
+              maxlength={200}
+              hint={
+                props.first
+                  ? 'The company or team whose compliance you manage, e.g. “Acme Health”.'
+                  : 'Leave it empty to join an existing organization instead.'
+              }
+            />
             <div class="actions">
               <button type="submit">Create account</button>
               <a href="/login">I already have an account</a>
@@ -237,15 +239,15 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       sendPage(c, <SignUpPage csrf={formToken(c)} first={first} values={values} error={message} />, 422);
     const password = text(body, 'password');
     if (password !== text(body, 'password_confirm')) return fail('The two passwords differ.');
-    if (first && (!values.organization || values.organization.length > 200)) {
-      return fail('Name your organization (1 to 200 characters).');
-    }
+    if (first && !values.organization) return fail('Name your organization.');
+    if (values.organization.length > 200) return fail('An organization name has at most 200 characters.');
     let userId: string;
     try {
       const now = deps.now();
       const user = await createUser(db, now, { email: values.email, password, name: values.name || null });
       userId = user.id;
-      if (first) await createOrganization(db, now, { name: values.organization, ownerId: user.id });
+      if (values.organization)
+        await createOrganization(db, now, { name: values.organization, ownerId: user.id });
     } catch (error) {
       if (error instanceof AppError && (error.code === 'invalid_arguments' || error.code === 'conflict')) {
         return fail(

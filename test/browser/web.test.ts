@@ -189,6 +189,7 @@ describe('the web interface in Chromium', () => {
     await signUp(page, url, 'keys@example.com', 'Keyboard Inc');
     await page.goto(`${url}/settings/tokens/new`);
     expect(await unlabelledControls(page)).toEqual([]);
+    await screenshot(page, '11-token-form');
 
     const focused = () =>
       page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName ?? '');
@@ -293,6 +294,10 @@ describe('the web interface in Chromium', () => {
     await page.goto(`${url}${organizationPath}/risks?min_residual_score=10`);
     const names = await page.locator('tbody th[scope="row"]').allTextContents();
     expect(names).toEqual(['Ransomware encrypts file servers', 'Phishing leads to account takeover']);
+    await page.getByRole('link', { name: 'Ransomware encrypts file servers' }).click();
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Ransomware encrypts file servers');
+    expect(await page.locator('dl.details').textContent()).toContain('Grace Hopper');
+    await screenshot(page, '12-risk-record');
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(new URL(page.url()).pathname).toBe('/login');

@@ -47,13 +47,14 @@ describe('sign-up', () => {
     expect(textOf(home.html)).toContain('your role: OWNER');
   });
 
-  it('gives later sign-ups an account without an organization, and asks for no organization name', async () => {
+  it('gives later sign-ups an account without an organization unless they name one', async () => {
     const { runtime, client } = await setup();
     await client.signUp('founder@example.com', 'Acme');
     const second = new WebClient(runtime);
     const page = await second.get('/signup');
-    expect(page.html).not.toContain('name="organization"');
-    expect((await second.signUp('later@example.com', 'Ignored Org')).status).toBe(303);
+    expect(page.html).toContain('<label for="organization">New organization (optional)</label>');
+    expect(page.html).not.toMatch(/id="organization"[^>]*required/);
+    expect((await second.signUp('later@example.com')).status).toBe(303);
     const welcome = await second.get('/orgs');
     expect(welcome.status).toBe(200);
     expect(textOf(welcome.html)).toContain('You are not a member of any organization yet');
@@ -64,6 +65,13 @@ describe('sign-up', () => {
         .from(memberships)
         .where(eq(memberships.user_id, user?.id ?? '')),
     ).toEqual([]);
+
+    const third = new WebClient(runtime);
+    await third.signUp('starter@example.com', 'Startup Ltd');
+    const organizationId = await firstOrganizationId(third);
+    expect(textOf((await third.get(`/orgs/${organizationId}`)).html)).toContain(
+      'Startup Ltd Compliance summary · your role: OWNER',
+    );
   });
 
   it('refuses differing passwords, short passwords, a missing organization name and a taken email', async () => {
@@ -81,7 +89,7 @@ describe('sign-up', () => {
     expect(textOf(short.html)).toContain('at least 10 characters');
     const noOrganization = await client.signUp('a@example.com');
     expect(noOrganization.status).toBe(422);
-    expect(textOf(noOrganization.html)).toContain('Name your organization');
+    expect(textOf(noOrganization.html)).toContain('Name your organization.');
     expect(await runtime.database.db.select().from(users)).toEqual([]);
 
     await client.signUp('a@example.com', 'Org');
