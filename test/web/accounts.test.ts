@@ -1,6 +1,7 @@
 // Accounts in the web interface: sign-up, sign-in, throttling, sessions (cookie, expiry, sign-out), password, CSRF.
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { findUserByEmail } from '../../src/accounts.ts';
 import { sha256Hex } from '../../src/auth/crypto.ts';
 import { memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
 import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
@@ -315,11 +316,47 @@ describe('CSRF', () => {
       expect(response.status).toBe(403);
       expect(textOf(response.html)).toContain('This form could not be verified');
     }
-    expect(await runtime.tokens.list((await runtime.database.db.select().from(users))[0]?.id ?? '')).toEqual(
-      [],
-    );
+    expect(
+      await runtime.tokens.list((await findUserByEmail(runtime.database.db, 'ada@example.com'))?.id ?? ''),
+    ).toEqual([]);
     const ok = await client.submit('/settings/tokens/new', '/settings/tokens', fields);
     expect(ok.status).toBe(201);
+  });
+
+  it('guards every signed-in form: without the token nothing changes', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const organizationId = await firstOrganizationId(client);
+    await new WebClient(runtime).signUp('bob@example.com');
+    const created = await client.submit('/settings/tokens/new', '/settings/tokens', {
+      name: 'keep',
+      scope: 'read',
+      organization_mode: 'all',
+      expires_in_days: '30',
+    });
+    const tokenId = /\/settings\/tokens\/(tok_[a-z0-9]+)/.exec(
+      (await client.get('/settings/tokens')).html,
+    )?.[1];
+    expect(created.status).toBe(201);
+    const attempts: [string, Record<string, string>][] = [
+      ['/orgs', { name: 'Forged' }],
+      [`/orgs/${organizationId}/members`, { email: 'bob@example.com', role: 'OWNER' }],
+      [`/settings/tokens/${tokenId}/revoke`, {}],
+      [
+        '/settings/password',
+        { current_password: PASSWORD, new_password: 'x'.repeat(12), new_password_confirm: 'x'.repeat(12) },
+      ],
+      ['/logout', {}],
+    ];
+    for (const [path, fields] of attempts) expect((await client.post(path, fields)).status, path).toBe(403);
+    expect(await runtime.database.db.select().from(memberships)).toHaveLength(1);
+    expect(
+      (
+        await runtime.tokens.list((await findUserByEmail(runtime.database.db, 'ada@example.com'))?.id ?? '')
+      )[0]?.state,
+    ).toBe('active');
+    expect((await client.get('/settings/tokens')).status).toBe(200); // still signed in, same password
+    expect((await new WebClient(runtime).signIn('ada@example.com')).status).toBe(303);
   });
 
   it('refuses a POST from another origin even with the right token', async () => {
