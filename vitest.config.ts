@@ -1,4 +1,4 @@
-// Test projects: `node` runs the suites in Node (in-process app and real sockets).
+// Test projects: `node` runs the suites in Node (in-process app and real sockets); `workers` and `worker-node` the Worker's.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -22,6 +22,18 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      // The Worker host: its suites inside workerd (vitest.workers.config.ts) and its Node-side checks
+      // (bundle, remote migrations, `npm run dev:worker`).
+      './vitest.workers.config.ts',
+      {
+        test: {
+          name: 'worker-node',
+          include: ['test/worker/node/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
     ],

@@ -1,0 +1,11 @@
+// Values the workers project's globalSetup (Node) hands to the pool options and to the tests in workerd.
+import type { ContractWorld } from '../../contract/host.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    libsqlUrl: string;
+    libsqlAuthToken: string;
+    contractWorld: ContractWorld;
+    measureRevocationWindow: boolean;
+  }
+}

@@ -1,0 +1,99 @@
+// The Worker entry itself: one runtime per isolate, configuration errors, the call log written after the response.
+
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { apiTokens, toolCalls } from '../../src/db/schema.ts';
+import worker, { type Env, runtimeFor } from '../../src/worker.ts';
+import { BASE } from '../contract/host.ts';
+import { cliTokenService, newAliceToken, testDatabase, world } from './helpers.ts';
+
+function listVendors(token: string): Request {
+  return new Request(`${BASE}/api/mcp/tools/listVendors`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ organization_id: world.orgTools, size: 1 }),
+  });
+}
+
+/** Calls the default export as the runtime does, with its own env and execution context. */
+async function fetchWith(request: Request, bindings: Env): Promise<Response> {
+  const ctx = createExecutionContext();
+  // workers-types' handler signature wants its own Request/Response declarations; they are the same classes here.
+  const fetch = worker.fetch as unknown as (
+    request: Request,
+    env: Env,
+    ctx: ExecutionContext,
+  ) => Promise<Response>;
+  const response = await fetch(request, bindings, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}
+
+describe('Worker entry', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    // Later tests use the runtime of the real bindings again.
+    runtimeFor(env);
+  });
+
+  it('builds the runtime once per isolate and reuses it for equal settings', () => {
+    const first = runtimeFor(env);
+    expect(runtimeFor(env)).toBe(first);
+    expect(runtimeFor({ ...env })).toBe(first);
+    expect(first.config.tokenCacheTtlSeconds).toBe(60);
+    const other = runtimeFor({ ...env, RATE_LIMIT_PER_MINUTE: '5' });
+    expect(other).not.toBe(first);
+    expect(other.config.rateLimitPerMinute).toBe(5);
+  });
+
+  it('answers 500 without internals when LIBSQL_URL is not set, and logs which setting is missing', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const response = await fetchWith(new Request(`${BASE}/healthz`), { ...env, LIBSQL_URL: '' });
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('internal');
+    expect(body.error.message).not.toMatch(/libsql|http/i);
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining('LIBSQL_URL is not set'));
+  });
+
+  it('sends LIBSQL_AUTH_TOKEN: with a wrong one the database refuses and the answer is a bare 500', async () => {
+    const database = testDatabase();
+    const created = await newAliceToken(cliTokenService(database));
+    database.client.close();
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const response = await fetchWith(listVendors(created.token), {
+      ...env,
+      LIBSQL_AUTH_TOKEN: 'wrong-token',
+    });
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).toContain('"internal"');
+    expect(text).not.toMatch(/wrong-token|127\.0\.0\.1|401|SQL/i);
+    expect(logged).toHaveBeenCalledWith(expect.stringContaining('internal error'));
+  });
+
+  it('records every tool call and the token’s last use after the response (waitUntil)', async () => {
+    const database = testDatabase();
+    const created = await newAliceToken(cliTokenService(database));
+    const response = await exports.default.fetch(listVendors(created.token));
+    expect(response.status).toBe(200);
+    let rows: (typeof toolCalls.$inferSelect)[] = [];
+    for (let attempt = 0; attempt < 50 && rows.length === 0; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      rows = await database.db.select().from(toolCalls).where(eq(toolCalls.token_id, created.id));
+    }
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      tool: 'listVendors',
+      surface: 'direct',
+      organization_id: world.orgTools,
+      outcome: 'ok',
+      user_id: world.aliceUserId,
+    });
+    const [token] = await database.db.select().from(apiTokens).where(eq(apiTokens.id, created.id));
+    expect(token?.last_used_at).toBe(rows[0]?.created_at);
+    database.client.close();
+  });
+});

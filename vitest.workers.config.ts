@@ -1,0 +1,38 @@
+// The `workers` test project: test/worker/*.test.ts run inside workerd against the Worker entry (src/worker.ts),
+// with bindings from wrangler.toml and LIBSQL_URL pointing at the Hrana dev server started by globalSetup.
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import type { Plugin } from 'vite';
+import { defineProject } from 'vitest/config';
+
+// Vite inlines node_modules for workerd and warns about each package that ships sourcemaps without their sources.
+const quietMissingSourcemapSources: Plugin = {
+  name: 'quiet-missing-sourcemap-sources',
+  configResolved(config) {
+    const warnOnce = config.logger.warnOnce.bind(config.logger);
+    config.logger.warnOnce = (message, options) => {
+      if (!message.includes('points to missing source files')) warnOnce(message, options);
+    };
+  },
+};
+
+export default defineProject({
+  plugins: [
+    quietMissingSourcemapSources,
+    cloudflareTest(({ inject }) => ({
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: {
+          LIBSQL_URL: inject('libsqlUrl'),
+          LIBSQL_AUTH_TOKEN: inject('libsqlAuthToken'),
+        },
+      },
+    })),
+  ],
+  test: {
+    name: 'workers',
+    include: ['test/worker/*.test.ts'],
+    globalSetup: ['test/worker/node/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
