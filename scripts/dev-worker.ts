@@ -42,6 +42,7 @@ function printBanner(
   if (demo) {
     log('Demo data seeded (SEED_DEMO=false skips this). This token is shown once:');
     log(`  ${demo.token}`);
+    log(`  Web sign-in: ${demo.email} / ${demo.password}`);
     log(
       `  curl -s -X POST ${workerUrl}/api/mcp/tools/listOrganizations -H "Authorization: Bearer ${demo.token}"`,
     );
