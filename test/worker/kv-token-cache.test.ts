@@ -135,7 +135,7 @@ describe('tokens through the Worker entry', () => {
     database.client.close();
   });
 
-  it.runIf(inject('measureRevocationWindow'))(
+  it(
     'measures the window of a CLI revocation: 401 once the KV entry expires',
     async () => {
       const database = testDatabase();

@@ -14,7 +14,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('libsqlAuthToken', authToken);
   project.provide('contractWorld', world);
   // Opt-in: waits for a CLI-revoked token's KV entry to expire (about 60 s).
-  project.provide('measureRevocationWindow', process.env.MEASURE_REVOCATION_WINDOW === '1');
   return async () => {
     await server.close();
     await runtime.cleanup();

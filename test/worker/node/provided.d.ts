@@ -6,6 +6,5 @@ declare module 'vitest' {
     libsqlUrl: string;
     libsqlAuthToken: string;
     contractWorld: ContractWorld;
-    measureRevocationWindow: boolean;
   }
 }
