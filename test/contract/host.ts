@@ -35,6 +35,9 @@ export interface ContractHost {
   world: ContractWorld;
 }
 
+/** What a call needs of a host: its fetch. */
+export type Fetcher = Pick<ContractHost, 'fetch'>;
+
 /** The host is built in a beforeAll (Node) or from injected values (Worker): the contract asks for it lazily. */
 export type HostRef = () => ContractHost;
 
@@ -52,13 +55,13 @@ export function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-export function send(host: ContractHost, path: string, init: RequestInit = {}): Promise<Response> {
+export function send(host: Fetcher, path: string, init: RequestInit = {}): Promise<Response> {
   return host.fetch(new Request(`${BASE}${path}`, init));
 }
 
 /** POST /api/mcp/tools/<tool>, or /api/mcp/<tool> with `variant: 'short'`. */
 export async function callDirect(
-  host: ContractHost,
+  host: Fetcher,
   token: string | null,
   tool: string,
   args: unknown = {},
@@ -79,7 +82,7 @@ export async function callDirect(
 
 /** Calls a tool directly and fails unless it answered 200. */
 export async function ok<T = Record<string, unknown>>(
-  host: ContractHost,
+  host: Fetcher,
   token: string,
   tool: string,
   args: unknown = {},

@@ -1,11 +1,11 @@
 // Valid arguments for every tool and one record of every kind, generated from the tool map's specs, over HTTP.
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import type { RegisterKind, RegisterSpec } from '../../src/tools/register.ts';
-import { type ContractHost, ok } from './host.ts';
+import { type Fetcher, ok } from './host.ts';
 
 export type RecordIds = Record<RegisterKind, string>;
 
-export function specOf(kind: RegisterKind): RegisterSpec {
+export function specOf(kind: string): RegisterSpec {
   const spec = REGISTER_SPECS.find((item) => item.kind === kind);
   if (!spec) throw new Error(`No register spec for ${kind}`);
   return spec;
@@ -40,11 +40,7 @@ const ORDER: RegisterKind[] = [
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
-export async function seedRecords(
-  host: ContractHost,
-  token: string,
-  organizationId: string,
-): Promise<RecordIds> {
+export async function seedRecords(host: Fetcher, token: string, organizationId: string): Promise<RecordIds> {
   const ids: Partial<RecordIds> = {};
   for (const kind of ORDER) {
     const spec = specOf(kind);
@@ -71,7 +67,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
 
 /** Valid arguments for a tool. Delete tools get a record added for them, so the shared ones stay. */
 export async function sampleArguments(
-  host: ContractHost,
+  host: Fetcher,
   token: string,
   toolName: string,
   organizationId: string,
