@@ -1,14 +1,10 @@
 // Records of every kind and valid sample arguments for every tool, for the in-process Node suites: the host-neutral
 // generators of test/contract/samples.ts, called through the app's own fetch.
 import type { Runtime } from '../src/runtime.ts';
-import type { Fetcher } from './contract/host.ts';
 import * as samples from './contract/samples.ts';
+import { fetcherOf } from './helpers.ts';
 
 export { exampleArguments, type RecordIds, specOf, UPDATE_SAMPLE } from './contract/samples.ts';
-
-function fetcherOf(runtime: Runtime): Fetcher {
-  return { fetch: async (request) => runtime.app.fetch(request) };
-}
 
 /** Adds one record of every kind to the organization and returns their ids. */
 export function seedRecords(

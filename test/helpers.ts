@@ -10,6 +10,8 @@ import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache
 import { type Config, loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
+import type { DirectResult, Fetcher } from './contract/host.ts';
+import * as contract from './contract/host.ts';
 
 export const BASE = 'http://127.0.0.1:8787';
 
@@ -95,50 +97,32 @@ export async function createToken(
   return created.token;
 }
 
-export interface DirectResult {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Headers;
+export { type DirectResult, errorOf } from './contract/host.ts';
+
+/** The runtime's app as the contract's fetcher (in process, no socket). */
+export function fetcherOf(runtime: Runtime): Fetcher {
+  return { fetch: async (request) => runtime.app.fetch(request) };
 }
 
 /** POST /api/mcp/tools/<tool> (or /api/mcp/<tool> with `variant: 'short'`). */
-export async function callDirect(
+export function callDirect(
   runtime: Runtime,
   token: string | null,
   tool: string,
   args: unknown = {},
   variant: 'tools' | 'short' = 'tools',
 ): Promise<DirectResult> {
-  const path = variant === 'tools' ? `/api/mcp/tools/${tool}` : `/api/mcp/${tool}`;
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (token !== null) headers.authorization = `Bearer ${token}`;
-  const response = await runtime.app.request(`${BASE}${path}`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(args),
-  });
-  return {
-    status: response.status,
-    body: (await response.json()) as Record<string, unknown>,
-    headers: response.headers,
-  };
+  return contract.callDirect(fetcherOf(runtime), token, tool, args, variant);
 }
 
 /** Calls a tool directly and fails the test unless it answered 200. */
-export async function ok<T = Record<string, unknown>>(
+export function ok<T = Record<string, unknown>>(
   runtime: Runtime,
   token: string,
   tool: string,
   args: unknown = {},
 ) {
-  const result = await callDirect(runtime, token, tool, args);
-  if (result.status !== 200)
-    throw new Error(`${tool} answered ${result.status}: ${JSON.stringify(result.body)}`);
-  return result.body as T;
-}
-
-export function errorOf(result: DirectResult): { code: string; message: string; details?: unknown } {
-  return (result.body as { error: { code: string; message: string; details?: unknown } }).error;
+  return contract.ok<T>(fetcherOf(runtime), token, tool, args);
 }
 
 /** An SDK 1.x MCP client whose HTTP goes to `app.fetch` in process. */
