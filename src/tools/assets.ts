@@ -1,10 +1,8 @@
-// Assets: physical and virtual things the organization must protect, and the vendors that host them.
-import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import { assets, assetVendors } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField } from './common-fields.ts';
-import { caseInsensitiveEnum, idOf, longText } from './fields.ts';
-import { enumFilter, filter, optional, type RegisterSpec, withDefault } from './register.ts';
+import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { caseInsensitiveEnum, longText } from './fields.ts';
+import { enumFilter, optional, type RegisterSpec, withDefault } from './register.ts';
 import { ASSET_TYPES } from './states.ts';
 
 const assetType = caseInsensitiveEnum(ASSET_TYPES).describe(
@@ -48,14 +46,9 @@ export const assetSpec: RegisterSpec = {
   search: [assets.name, assets.description, assets.data_types_stored],
   filters: {
     asset_type: enumFilter(assetType, assets.asset_type, 'Only PHYSICAL or VIRTUAL assets.'),
-    owner_id: filter(
-      idOf('per', 'Person').describe('Only assets owned by this person (`per_...`).'),
-      (value) => eq(assets.owner_id, value),
-    ),
+    owner_id: ownerFilter(assets.owner_id, 'assets'),
   },
   orderFields: {
-    created_at: { column: assets.created_at },
-    updated_at: { column: assets.updated_at },
     name: { column: assets.name },
   },
   example: {

@@ -45,8 +45,6 @@ export const auditSpec: RegisterSpec = {
     ),
   },
   orderFields: {
-    created_at: { column: audits.created_at },
-    updated_at: { column: audits.updated_at },
     valid_until: { column: audits.valid_until, nullable: true },
   },
   prepare(next, current) {

@@ -1,10 +1,8 @@
-// Continual improvements: planned improvements of the management system, with a priority and a workflow.
-import { eq } from 'drizzle-orm';
 import { continualImprovements } from '../db/schema.ts';
-import { ownerField } from './common-fields.ts';
-import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
+import { ownerField, ownerFilter } from './common-fields.ts';
+import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { checkWorkflow } from './nonconformities.ts';
-import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
 import { PRIORITIES, WORKFLOW_STATUSES } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
@@ -47,14 +45,9 @@ export const continualImprovementSpec: RegisterSpec = {
       'Only those with this status (or any of these).',
     ),
     priority: enumFilter(priority, continualImprovements.priority, 'Only this priority (or any of these).'),
-    owner_id: filter(
-      idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'),
-      (value) => eq(continualImprovements.owner_id, value),
-    ),
+    owner_id: ownerFilter(continualImprovements.owner_id, 'those'),
   },
   orderFields: {
-    created_at: { column: continualImprovements.created_at },
-    updated_at: { column: continualImprovements.updated_at },
     reference_id: { column: continualImprovements.reference_id },
     target_date: { column: continualImprovements.target_date, nullable: true },
   },

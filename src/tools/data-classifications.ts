@@ -47,8 +47,6 @@ export const dataClassificationSpec: RegisterSpec = {
     ),
   },
   orderFields: {
-    created_at: { column: dataClassifications.created_at },
-    updated_at: { column: dataClassifications.updated_at },
     name: { column: dataClassifications.name },
   },
   example: { organization_id: 'org_...', name: 'Customer PII', classification: 'CONFIDENTIAL' },

@@ -22,8 +22,6 @@ export const frameworkSpec: RegisterSpec = {
   },
   search: [frameworks.name, frameworks.description],
   orderFields: {
-    created_at: { column: frameworks.created_at },
-    updated_at: { column: frameworks.updated_at },
     name: { column: frameworks.name },
   },
   example: { organization_id: 'org_...', name: 'ISO/IEC 27001', version: '2022' },

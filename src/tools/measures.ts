@@ -1,9 +1,7 @@
-// Measures: controls the organization puts in place, with an implementation state.
-import { eq } from 'drizzle-orm';
 import { measures } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField } from './common-fields.ts';
-import { caseInsensitiveEnum, idOf, shortText } from './fields.ts';
-import { enumFilter, filter, type RegisterSpec, withDefault } from './register.ts';
+import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { caseInsensitiveEnum, shortText } from './fields.ts';
+import { enumFilter, type RegisterSpec, withDefault } from './register.ts';
 import { MEASURE_STATES } from './states.ts';
 
 const state = caseInsensitiveEnum(MEASURE_STATES).describe(
@@ -34,14 +32,9 @@ export const measureSpec: RegisterSpec = {
   search: [measures.name, measures.description],
   filters: {
     state: enumFilter(state, measures.state, 'Only measures in this state (or any of these).'),
-    owner_id: filter(
-      idOf('per', 'Person').describe('Only measures owned by this person (`per_...`).'),
-      (value) => eq(measures.owner_id, value),
-    ),
+    owner_id: ownerFilter(measures.owner_id, 'measures'),
   },
   orderFields: {
-    created_at: { column: measures.created_at },
-    updated_at: { column: measures.updated_at },
     name: { column: measures.name },
   },
   hints: {

@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm';
 import { nonconformities } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { ownerField } from './common-fields.ts';
+import { ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import {
@@ -79,14 +79,9 @@ export const nonconformitySpec: RegisterSpec = {
     audit_id: filter(idOf('aud', 'Audit').describe('Only those raised by this audit (`aud_...`).'), (value) =>
       eq(nonconformities.audit_id, value),
     ),
-    owner_id: filter(
-      idOf('per', 'Person').describe('Only those owned by this person (`per_...`).'),
-      (value) => eq(nonconformities.owner_id, value),
-    ),
+    owner_id: ownerFilter(nonconformities.owner_id, 'those'),
   },
   orderFields: {
-    created_at: { column: nonconformities.created_at },
-    updated_at: { column: nonconformities.updated_at },
     reference_id: { column: nonconformities.reference_id },
     due_date: { column: nonconformities.due_date, nullable: true },
   },

@@ -1,18 +1,8 @@
-// Obligations: legal and contractual requirements with a compliance status and a due date (overdue is derived).
-import { eq } from 'drizzle-orm';
 import { obligations } from '../db/schema.ts';
-import { ownerField } from './common-fields.ts';
-import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
+import { ownerField, ownerFilter } from './common-fields.ts';
+import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
-import {
-  derived,
-  enumFilter,
-  filter,
-  optional,
-  type RegisterSpec,
-  required,
-  withDefault,
-} from './register.ts';
+import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
 import { OBLIGATION_STATUSES, OBLIGATION_TYPES } from './states.ts';
 
 const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe(
@@ -53,14 +43,9 @@ export const obligationSpec: RegisterSpec = {
     status: enumFilter(status, obligations.status, 'Only obligations with this status (or any of these).'),
     type: enumFilter(type, obligations.type, 'Only LEGAL or CONTRACTUAL obligations.'),
     overdue: overdueFilter(obligations.due_date, obligations.status, 'COMPLIANT'),
-    owner_id: filter(
-      idOf('per', 'Person').describe('Only obligations owned by this person (`per_...`).'),
-      (value) => eq(obligations.owner_id, value),
-    ),
+    owner_id: ownerFilter(obligations.owner_id, 'obligations'),
   },
   orderFields: {
-    created_at: { column: obligations.created_at },
-    updated_at: { column: obligations.updated_at },
     due_date: { column: obligations.due_date, nullable: true },
   },
   present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_date', 'status', 'COMPLIANT', today) }),

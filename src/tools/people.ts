@@ -43,8 +43,6 @@ export const personSpec: RegisterSpec = {
     kind: enumFilter(kind, people.kind, 'Only people of this kind (or any of these).'),
   },
   orderFields: {
-    created_at: { column: people.created_at },
-    updated_at: { column: people.updated_at },
     full_name: { column: people.full_name },
   },
   hints: { add: 'The email must be unique within the organization (conflict otherwise).' },

@@ -126,6 +126,7 @@ export interface RegisterSpec {
   /** Columns searched by `filter.query` (case-insensitive substring). */
   search?: SQLiteColumn[];
   filters?: Record<string, FilterSpec>;
+  /** Sort fields besides created_at and updated_at, which every register has. */
   orderFields: Record<string, OrderField>;
   /** Validates a change and fills derived columns; `current` is null on add. */
   prepare?(next: Row, current: Row | null): void;
@@ -260,7 +261,7 @@ function filterSchema(spec: RegisterSpec): z.ZodType {
 }
 
 function orderBySchema(spec: RegisterSpec): z.ZodType {
-  const fields = Object.keys(spec.orderFields) as [string, ...string[]];
+  const fields = Object.keys(orderFieldsOf(spec)) as [string, ...string[]];
   return z
     .strictObject({
       field: z.enum(fields).describe(`Field to sort by: ${fields.join(', ')}.`),
@@ -272,8 +273,17 @@ function orderBySchema(spec: RegisterSpec): z.ZodType {
 
 // ---- tool builder -----------------------------------------------------------------------------------
 
+export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
+  return {
+    created_at: { column: spec.table.created_at },
+    updated_at: { column: spec.table.updated_at },
+    ...spec.orderFields,
+  };
+}
+
 export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf: TableOf): Tool[] {
   const { table } = spec;
+  const orderFields = orderFieldsOf(spec);
   const columns = getTableColumns(table);
   const record = recordSchema(spec);
   const Label = capitalize(spec.label);
@@ -452,7 +462,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
       const fieldName = orderArgument?.field ?? 'created_at';
       const direction: Direction = orderArgument?.direction ?? 'DESC';
-      const orderField = spec.orderFields[fieldName];
+      const orderField = orderFields[fieldName];
       if (!orderField) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
       const size = input.size ?? PAGE_SIZE.default;
       const where = and(...conditions);

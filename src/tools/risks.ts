@@ -1,9 +1,9 @@
 // Risks: likelihood x impact scoring (inherent and residual), status, treatment, and linked measures.
-import { eq, gte, lte } from 'drizzle-orm';
+import { gte, lte } from 'drizzle-orm';
 import { z } from 'zod';
 import { riskMeasures, risks } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField } from './common-fields.ts';
-import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
+import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
 import {
   derived,
   enumFilter,
@@ -82,14 +82,9 @@ export const riskSpec: RegisterSpec = {
     max_residual_score: filter(score('Only risks whose residual_score is at most this.'), (value) =>
       lte(risks.residual_score, value),
     ),
-    owner_id: filter(
-      idOf('per', 'Person').describe('Only risks owned by this person (`per_...`).'),
-      (value) => eq(risks.owner_id, value),
-    ),
+    owner_id: ownerFilter(risks.owner_id, 'risks'),
   },
   orderFields: {
-    created_at: { column: risks.created_at },
-    updated_at: { column: risks.updated_at },
     name: { column: risks.name },
     inherent_score: { column: risks.inherent_score },
     residual_score: { column: risks.residual_score },

@@ -52,8 +52,6 @@ export const vendorSpec: RegisterSpec = {
     category: enumFilter(category, vendors.category, 'Only vendors in this category (or any of these).'),
   },
   orderFields: {
-    created_at: { column: vendors.created_at },
-    updated_at: { column: vendors.updated_at },
     name: { column: vendors.name },
   },
   example: {
