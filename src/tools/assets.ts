@@ -1,3 +1,4 @@
+// Assets: physical and virtual things the organization must protect, and the vendors that host them.
 import { z } from 'zod';
 import { assets, assetVendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';

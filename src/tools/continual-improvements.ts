@@ -1,3 +1,4 @@
+// Continual improvements: planned improvements of the management system, with a priority and a workflow.
 import { continualImprovements } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';

@@ -1,3 +1,4 @@
+// Measures: controls the organization puts in place, with an implementation state.
 import { measures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';

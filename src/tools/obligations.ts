@@ -1,3 +1,4 @@
+// Obligations: legal and contractual requirements with a compliance status and a due date (overdue is derived).
 import { obligations } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
