@@ -6,7 +6,7 @@ import type { Principal } from './auth/principal.ts';
 import { parseBearer, type TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
-import { AppError, toErrorBody } from './errors.ts';
+import { AppError, describeError, toErrorBody } from './errors.ts';
 import { randomBase32 } from './ids.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { errorResponse, handleDirectCall } from './surfaces/direct.ts';
@@ -65,10 +65,14 @@ export function createApp(deps: AppDeps) {
     usage: deps.usage,
     now,
     rateLimiter: deps.rateLimiter ?? createRateLimiter(deps.config.rateLimitPerMinute),
-    logError: (requestId, error) =>
+    // The stack's frames but not its first line: drizzle's messages carry query parameters (hashes, CSRF tokens).
+    logError: (requestId, error) => {
+      const frames =
+        error instanceof Error ? (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)) : [];
       log(
-        `[${requestId}] internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      ),
+        `[${requestId}] internal error: ${describeError(error)}${frames.length ? `\n${frames.slice(0, 8).join('\n')}` : ''}`,
+      );
+    },
   };
   const mcp = createMcpSurface({
     tools,

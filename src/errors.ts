@@ -66,3 +66,22 @@ export function notFound(what: string): AppError {
 export function invalidArguments(message: string, details?: ErrorDetail[]): AppError {
   return new AppError('invalid_arguments', message, details);
 }
+
+/**
+ * One line for the operator's log: the error's name, code and message, without the query parameters drizzle puts in
+ * its messages (they can hold password hashes, CSRF tokens or session hashes) and without a stack.
+ */
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (let cause = error, depth = 0; cause !== undefined && cause !== null && depth < 4; depth++) {
+    if (!(cause instanceof Error)) {
+      parts.push(String(cause));
+      break;
+    }
+    const code = (cause as { code?: unknown }).code;
+    const message = cause.message.split(/\n\s*params:/)[0] ?? '';
+    parts.push(`${cause.name}${typeof code === 'string' ? ` ${code}` : ''}: ${message}`);
+    cause = cause.cause;
+  }
+  return parts.join(' <- ');
+}

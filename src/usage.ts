@@ -3,6 +3,7 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from './db/client.ts';
 import { apiTokens, toolCalls } from './db/schema.ts';
+import { describeError } from './errors.ts';
 
 export type Surface = 'mcp' | 'direct' | 'web';
 
@@ -29,7 +30,6 @@ const MAX_BUFFERED = 10_000;
 
 export function createUsageRecorder(db: Db, log: (message: string) => void = console.error): UsageRecorder {
   let buffer: ToolCallRecord[] = [];
-  let flushing: Promise<void> | null = null;
 
   async function write(entries: ToolCallRecord[]): Promise<void> {
     const lastUse = new Map<string, string>();
@@ -48,33 +48,27 @@ export function createUsageRecorder(db: Db, log: (message: string) => void = con
     await db.batch([db.insert(toolCalls).values(entries), ...updates]);
   }
 
-  async function flushAll(): Promise<void> {
-    while (buffer.length > 0) {
-      const entries = buffer.slice(0, 500);
-      buffer = buffer.slice(entries.length);
-      try {
-        await write(entries);
-      } catch (error) {
-        // Keep the entries for the next flush rather than lose them; the cap bounds memory if the database is gone.
-        buffer = [...entries, ...buffer].slice(0, MAX_BUFFERED);
-        log(`usage: could not record ${entries.length} tool calls: ${String(error)}`);
-        return;
-      }
-    }
-  }
-
   return {
     record(entry) {
-      if (buffer.length >= MAX_BUFFERED) buffer.shift();
       buffer.push(entry);
+      // Past the cap the oldest entries go first (the database has been unreachable for a long while).
+      if (buffer.length > MAX_BUFFERED) buffer = buffer.slice(-MAX_BUFFERED);
     },
-    flush() {
-      // One flush at a time: a second caller waits for the running one, then flushes what came since.
-      const run = (flushing ?? Promise.resolve()).then(flushAll);
-      flushing = run.finally(() => {
-        if (flushing === run) flushing = null;
-      });
-      return run;
+    async flush() {
+      // Each flush takes its own entries at once, so concurrent flushes never write one twice and never wait on
+      // each other (on Workers a request must not await another request's promise).
+      while (buffer.length > 0) {
+        const entries = buffer.splice(0, 500);
+        try {
+          await write(entries);
+        } catch (error) {
+          buffer = [...entries, ...buffer].slice(-MAX_BUFFERED);
+          log(
+            `usage: could not record ${entries.length} tool calls, kept for the next flush: ${describeError(error)}`,
+          );
+          return;
+        }
+      }
     },
     pending: () => buffer.length,
   };
