@@ -104,11 +104,17 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
         return { ok: true, principal: cached, tokenHash };
       }
       const result = await loadPrincipal(tokenHash);
-      if (result.ok) {
-        const ttl = Math.min(cacheTtlSeconds, secondsUntil(result.principal.expiresAt));
-        if (ttl > 0) await cache.put(tokenHash, result.principal, ttl);
+      if (!result.ok) return result;
+      const ttl = Math.min(cacheTtlSeconds, secondsUntil(result.principal.expiresAt));
+      if (ttl <= 0) return result;
+      await cache.put(tokenHash, result.principal, ttl);
+      // A revocation or membership change that ran between the read and the put deleted the entry before the
+      // put wrote it back. Reading again after the put closes that window: a change from now on deletes our entry.
+      const again = await loadPrincipal(tokenHash);
+      if (!again.ok || JSON.stringify(again.principal) !== JSON.stringify(result.principal)) {
+        await cache.delete(tokenHash);
       }
-      return result;
+      return again;
     },
 
     async create(input: {
