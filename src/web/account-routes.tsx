@@ -19,10 +19,13 @@ import {
   loadSession,
 } from './sessions.ts';
 import {
-  recordSignInAttempt,
+  attemptWaitSeconds,
+  markAttemptSucceeded,
+  releaseAttempt,
+  reserveAttempt,
+  SIGN_IN_LIMIT,
   SIGN_IN_MAX_FAILURES,
   SIGN_IN_WINDOW_SECONDS,
-  signInWaitSeconds,
 } from './sign-in-throttle.ts';
 import { viewerOf } from './viewer.ts';
 
@@ -290,16 +293,17 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     };
     if (!email || !password) return page(422, 'Enter your email and password.');
 
-    const wait = await signInWaitSeconds(db, email, now);
-    if (wait > 0) return locked(wait);
+    // Counted as a failure before the password is checked, in one statement: parallel tries cannot outrun the limit.
+    const attempt = await reserveAttempt(db, email, SIGN_IN_LIMIT, now);
+    if (attempt === undefined) return locked(await attemptWaitSeconds(db, email, SIGN_IN_LIMIT, now));
     const user = await findUserByEmail(db, email);
     const valid = await verifyPassword(password, user?.password_hash ?? (await decoy()));
-    await recordSignInAttempt(db, email, Boolean(user && valid), now);
     if (!user || !valid) {
-      const waitNow = await signInWaitSeconds(db, email, now);
+      const waitNow = await attemptWaitSeconds(db, email, SIGN_IN_LIMIT, now);
       if (waitNow > 0) return locked(waitNow);
       return page(422, 'The email or the password is not correct.');
     }
+    await markAttemptSucceeded(db, attempt);
     await deleteEndedSessions(db, user.id, now);
     await createSession(c, db, user.id, now);
     return c.redirect(next, 303);
@@ -320,16 +324,17 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     const fail = (status: 422 | 429, error: string) =>
       sendPage(c, <PasswordPage viewer={viewer} error={error} />, status);
     const now = deps.now();
-    const wait = await signInWaitSeconds(db, viewer.user.email, now);
-    if (wait > 0) {
+    const attempt = await reserveAttempt(db, viewer.user.email, SIGN_IN_LIMIT, now);
+    if (attempt === undefined) {
+      const wait = await attemptWaitSeconds(db, viewer.user.email, SIGN_IN_LIMIT, now);
       c.header('retry-after', String(wait));
       return fail(429, `Too many wrong passwords. Try again in ${minutes(wait)}.`);
     }
     const stored = await passwordHashOf(db, viewer.user.id);
     if (!stored || !(await verifyPassword(text(body, 'current_password'), stored))) {
-      await recordSignInAttempt(db, viewer.user.email, false, now);
       return fail(422, 'The current password is not correct.');
     }
+    await releaseAttempt(db, attempt); // only wrong current passwords count
     const next = text(body, 'new_password');
     if (next.length < MIN_PASSWORD_LENGTH)
       return fail(422, `The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);

@@ -184,6 +184,29 @@ describe('sign-in and sessions', () => {
     expect(rows).toHaveLength(5); // refused attempts are not even checked
   });
 
+  it('counts a burst of parallel wrong passwords before checking any, so it gets no more than 5 guesses', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const client = new WebClient(runtime);
+    const csrf = csrfOf((await client.get('/login')).html);
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, attempt) =>
+        client.post('/login', { _csrf: csrf, email: 'ada@example.com', password: `guess ${attempt}` }),
+      ),
+    );
+    const statuses = burst.map((response) => response.status);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(15);
+    expect(statuses.every((status) => status === 422 || status === 429)).toBe(true);
+    const rows = await runtime.database.db
+      .select()
+      .from(signInAttempts)
+      .where(eq(signInAttempts.email, 'ada@example.com'));
+    expect(rows.length).toBeLessThanOrEqual(5); // only the checked passwords are recorded
+    const right = await client.signIn('ada@example.com');
+    expect(right.status).toBe(429);
+    expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it('resets the count after a successful sign-in', async () => {
     const { runtime } = await setup();
     await new WebClient(runtime).signUp('ada@example.com', 'Org');
