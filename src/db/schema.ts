@@ -289,6 +289,8 @@ export const assets = sqliteTable(
     amount: integer('amount').notNull(),
     owner_id: text('owner_id'),
     data_types_stored: text('data_types_stored'),
+    /** Random per update: the batch's vendor_ids statements run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
     ...timestamps,
   },
   (t) => [
@@ -321,6 +323,8 @@ export const dataClassifications = sqliteTable(
     description: text('description'),
     classification: text('classification').notNull(),
     owner_id: text('owner_id'),
+    /** Random per update: the batch's vendor_ids statements run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
     ...timestamps,
   },
   (t) => [

@@ -4,7 +4,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { AppError, notFound } from '../errors.ts';
-import { ID_PREFIXES, type IdPrefix, newId } from '../ids.ts';
+import { ID_PREFIXES, type IdPrefix, newId, randomBase32 } from '../ids.ts';
 import { requireOrganization } from './access.ts';
 import { cursorSchema, directionSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
 import {
@@ -284,7 +284,10 @@ export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
 export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf: TableOf): Tool[] {
   const { table } = spec;
   const orderFields = orderFieldsOf(spec);
-  const columns = getTableColumns(table);
+  const { write_nonce: nonceColumn, ...columns } = getTableColumns(table);
+  if ((spec.relations ?? []).some((relation) => relation.writable) && !nonceColumn) {
+    throw new Error(`${spec.kind}: a register with writable relations needs a write_nonce column`);
+  }
   const record = recordSchema(spec);
   const Label = capitalize(spec.label);
   const relationColumns = Object.fromEntries(
@@ -351,28 +354,33 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     });
   }
 
-  function relationWrites(
-    ctx: ToolContext,
-    id: string,
-    organizationId: string,
-    values: Row,
-    replace: boolean,
-  ) {
+  /**
+   * Statements that set the relation lists given in `values`. With a `nonce` (an update), each runs only if the
+   * record carries that nonce, i.e. only if the batch's update is the one that landed: a refused update
+   * (conflict) leaves the lists as they were.
+   */
+  function relationWrites(ctx: ToolContext, id: string, organizationId: string, values: Row, nonce?: string) {
+    const landed = nonce
+      ? sql`exists (select 1 from ${table} where ${table.id} = ${id} and ${nonceColumn} = ${nonce})`
+      : sql`1`;
     const statements: BatchItem<'sqlite'>[] = [];
     for (const relation of spec.relations ?? []) {
       const value = values[relation.field];
       if (!relation.writable || !Array.isArray(value)) continue;
-      if (replace) statements.push(ctx.db.delete(relation.table).where(eq(relation.ownerColumn, id)));
-      const ids = [...new Set(value.map(String))];
-      if (ids.length > 0) {
+      if (nonce)
+        statements.push(ctx.db.delete(relation.table).where(and(eq(relation.ownerColumn, id), landed)));
+      for (const targetId of new Set(value.map(String))) {
+        const row: Record<string, string> = {
+          [relation.ownerColumn.name]: id,
+          [relation.targetColumn.name]: targetId,
+          [relation.organizationColumn.name]: organizationId,
+        };
+        // Columns in the table's order, as drizzle lists them in `insert into ... (columns) select ...`.
+        const selected = Object.values(getTableColumns(relation.table)).map(
+          (column) => sql`${row[column.name] ?? null}`,
+        );
         statements.push(
-          ctx.db.insert(relation.table).values(
-            ids.map((targetId) => ({
-              [relation.ownerColumn.name]: id,
-              [relation.targetColumn.name]: targetId,
-              [relation.organizationColumn.name]: organizationId,
-            })) as never,
-          ),
+          ctx.db.insert(relation.table).select(sql`select ${sql.join(selected, sql`, `)} where ${landed}`),
         );
       }
     }
@@ -555,7 +563,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       };
       await ctx.db.batch([
         ctx.db.insert(table).values(row as never),
-        ...relationWrites(ctx, id, organization_id, values, false),
+        ...relationWrites(ctx, id, organization_id, values),
       ]);
       return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
     },
@@ -600,13 +608,15 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const updatedAt = now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
       const set: Row = { ...columnValues(next), updated_at: updatedAt };
       for (const fixed of ['id', 'organization_id', 'created_at']) delete set[fixed];
+      const nonce = nonceColumn ? randomBase32(16) : undefined;
+      if (nonce) set.write_nonce = nonce;
       const [updated] = await ctx.db.batch([
         ctx.db
           .update(table)
           .set(set as never)
           .where(and(eq(table.id, id), eq(table.updated_at, previous)))
           .returning({ id: table.id }),
-        ...relationWrites(ctx, id, organizationId, provided, true),
+        ...relationWrites(ctx, id, organizationId, provided, nonce),
       ]);
       if ((updated as unknown[]).length === 0) {
         throw new AppError(
