@@ -33,6 +33,18 @@ try {
   process.exit(1);
 }
 console.log(`libsql dev server on ${server.url} (${databaseUrl})`);
+// Browsers are kept out whatever the token: requests with an Origin header, a non-loopback Host or a body other than
+// application/json are refused.
+console.log(
+  authToken
+    ? 'Clients need Authorization: Bearer $LIBSQL_DEV_AUTH_TOKEN (wrangler dev: --var LIBSQL_AUTH_TOKEN:...).'
+    : 'No token required (LIBSQL_DEV_AUTH_TOKEN sets one): any program that reaches the port can use the database.',
+);
+if (!/^(?:localhost|127(?:\.\d{1,3}){3}|::1)$/i.test(host)) {
+  console.warn(
+    `Listening on ${host}, but only requests for localhost, 127.0.0.0/8 or [::1] are answered (DNS-rebinding guard).`,
+  );
+}
 
 let stopping = false;
 function stop(signal: NodeJS.Signals): void {

@@ -443,6 +443,45 @@ function sha256(text: string): Buffer {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Browser guards: a web page the developer visits must not reach the database through this server
+
+// `localhost`, 127.0.0.0/8 or [::1], with any port. A DNS-rebinding page is served under its own name, never these.
+const LOOPBACK_HOST = /^(?:localhost|127(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}|\[::1\])(?::\d{1,5})?$/i;
+
+function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
+}
+
+/** `application/json`, with or without parameters: what `@libsql/client/web` sends (hrana-client http/stream.js). */
+function isJsonContentType(value: string | null): boolean {
+  return value?.split(';', 1)[0]?.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * libSQL clients send neither an Origin header nor a non-loopback Host. Browsers send Origin on every cross-origin
+ * request (a "simple" text/plain POST included, which gets no preflight), and a DNS-rebinding page's Host is the
+ * attacker's name.
+ */
+function refuseBrowserRequest(req: Request): Response | undefined {
+  if (req.headers.has('origin')) {
+    return jsonResponse(403, {
+      message: 'Requests with an Origin header (from web pages) are refused by the libsql dev server',
+      code: 'FORBIDDEN',
+    });
+  }
+  // Behind @hono/node-server the URL comes from the Host header, or from an absolute request target that the
+  // Host header may contradict, so both must be loopback.
+  const hostHeader = req.headers.get('host');
+  if (!isLoopbackHost(new URL(req.url).host) || (hostHeader !== null && !isLoopbackHost(hostHeader))) {
+    return jsonResponse(403, {
+      message: 'The libsql dev server only answers requests for localhost, 127.0.0.0/8 or [::1]',
+      code: 'FORBIDDEN',
+    });
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Streams
 
 interface Stream {
@@ -767,6 +806,13 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
   }
 
   async function handlePipeline(req: Request): Promise<Response> {
+    // A form or a text/plain fetch from a page must never be parsed as a pipeline, whatever it carries.
+    if (!isJsonContentType(req.headers.get('content-type'))) {
+      return jsonResponse(415, {
+        message: 'A pipeline must be sent as Content-Type: application/json',
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+      });
+    }
     if (!authorized(req))
       return jsonResponse(401, { message: 'Missing or wrong bearer token', code: 'UNAUTHORIZED' });
     let pipeline: PipelineRequest;
@@ -831,6 +877,8 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
   }
 
   async function fetch(req: Request): Promise<Response> {
+    const refused = refuseBrowserRequest(req);
+    if (refused) return refused;
     if (closed) return jsonResponse(503, { message: 'The libsql dev server is shutting down' });
     const path = new URL(req.url).pathname.replace(/\/+$/, '');
     if (path === '/v2/pipeline') {
@@ -867,13 +915,20 @@ function createInternalHandler(options: HranaHandlerOptions): InternalHandler {
   return { fetch, close, ready };
 }
 
-/** Web-standard handler, usable in process (e.g. as a custom `fetch` for the libSQL client) or behind any server. */
+/**
+ * Web-standard handler, usable in process (e.g. as a custom `fetch` for the libSQL client) or behind any server.
+ * It answers only requests without an Origin header, for a loopback host (so an in-process client's URL must be
+ * e.g. `http://localhost`), and pipelines sent as `application/json`.
+ */
 export function createHranaHandler(options: HranaHandlerOptions): HranaHandler {
   const { fetch, close } = createInternalHandler(options);
   return { fetch, close };
 }
 
-/** Listens on 127.0.0.1 by default: the server has no TLS and is meant for one developer's machine. */
+/**
+ * Listens on 127.0.0.1 by default: the server has no TLS and is meant for one developer's machine. On any other
+ * address it still answers only requests for a loopback Host (e.g. through a forwarded port).
+ */
 export async function startHranaServer(options: HranaServerOptions): Promise<HranaServer> {
   const handler = createInternalHandler({
     databaseUrl: options.databaseUrl,

@@ -1,6 +1,7 @@
 // @vitest-environment node
 // The libSQL dev server, driven by the real `@libsql/client/web` over HTTP (and in process for protocol details).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient as createFileClient } from '@libsql/client';
@@ -44,7 +45,7 @@ function startHandler(streamIdleMs?: number) {
   cleanups.push(() => handler.close());
   async function pipeline(body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
     const res = await handler.fetch(
-      new Request('http://hrana.test/v2/pipeline', {
+      new Request('http://localhost/v2/pipeline', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: typeof body === 'string' ? body : JSON.stringify(body),
@@ -53,6 +54,62 @@ function startHandler(streamIdleMs?: number) {
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
   return { handler, databaseUrl, pipeline };
+}
+
+/** A raw HTTP request, so Host, Origin and Content-Type are exactly what a browser (or an attacker) would send. */
+function rawRequest(
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; contentType: string | undefined; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/v2/pipeline',
+        headers: options.headers ?? {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body }),
+        );
+      },
+    );
+    req.once('error', reject);
+    req.end(options.body);
+  });
+}
+
+/** What a hostile page would POST: a whole-database wipe, as one pipeline. */
+const WIPE = JSON.stringify({
+  baton: null,
+  requests: [{ type: 'execute', stmt: { sql: 'DROP TABLE victim' } }, { type: 'close' }],
+});
+
+async function victimTable(databaseUrl: string): Promise<string[]> {
+  const client = createFileClient({ url: databaseUrl });
+  try {
+    const rs = await client.execute(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'victim'",
+    );
+    return rs.rows.map((row) => String(row.name));
+  } finally {
+    client.close();
+  }
+}
+
+async function startServerWithVictim(authToken?: string) {
+  const started = await startServer(authToken);
+  const client = createFileClient({ url: started.databaseUrl });
+  await client.execute('CREATE TABLE victim (id INTEGER PRIMARY KEY)');
+  client.close();
+  return started;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -369,6 +426,126 @@ describe('libsql dev server over HTTP', () => {
   });
 });
 
+describe('libsql dev server against browsers (cross-site POST, DNS rebinding)', () => {
+  it.each([
+    'text/plain',
+    'text/plain;charset=UTF-8',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json-patch+json',
+    'text/plain, application/json',
+  ])('refuses a pipeline sent as %s with 415, before running anything', async (contentType) => {
+    const { databaseUrl, server } = await startServerWithVictim();
+    const res = await rawRequest(server.port, { headers: { 'content-type': contentType }, body: WIPE });
+    expect(res.status).toBe(415);
+    expect(res.contentType).toBe('application/json');
+    expect(JSON.parse(res.body)).toMatchObject({ message: expect.stringMatching(/application\/json/) });
+    expect(await victimTable(databaseUrl)).toEqual(['victim']);
+  });
+
+  it('refuses a pipeline with no Content-Type at all', async () => {
+    const { databaseUrl, server } = await startServerWithVictim();
+    expect((await rawRequest(server.port, { body: WIPE })).status).toBe(415);
+    expect(await victimTable(databaseUrl)).toEqual(['victim']);
+  });
+
+  it('accepts application/json with parameters, in any case, as the libSQL client sends it', async () => {
+    const { server } = await startServer();
+    for (const contentType of ['application/json', 'Application/JSON; charset=utf-8']) {
+      const res = await rawRequest(server.port, {
+        headers: { 'content-type': contentType },
+        body: JSON.stringify({ baton: null, requests: [{ type: 'close' }] }),
+      });
+      expect(res.status, contentType).toBe(200);
+    }
+  });
+
+  it.each(['https://evil.example', 'null', 'http://127.0.0.1:5173'])(
+    'refuses any request with an Origin header (%s) with 403',
+    async (origin) => {
+      const { databaseUrl, server } = await startServerWithVictim();
+      const post = await rawRequest(server.port, {
+        headers: { origin, 'content-type': 'application/json' },
+        body: WIPE,
+      });
+      expect(post.status).toBe(403);
+      expect(post.contentType).toBe('application/json');
+      expect(JSON.parse(post.body)).toMatchObject({ message: expect.stringMatching(/Origin/) });
+      const probe = await rawRequest(server.port, { method: 'GET', path: '/v2', headers: { origin } });
+      expect(probe.status).toBe(403);
+      expect(await victimTable(databaseUrl)).toEqual(['victim']);
+    },
+  );
+
+  it('refuses a non-loopback Host (DNS rebinding) with 403, even with the right token', async () => {
+    const { databaseUrl, server } = await startServerWithVictim('s3cret-token');
+    const json = { 'content-type': 'application/json', authorization: 'Bearer s3cret-token' };
+    for (const host of [
+      `rebind.evil.example:${server.port}`,
+      'rebind.evil.example',
+      `localhost.evil.example:${server.port}`,
+      `127.0.0.1.evil.example:${server.port}`,
+      `10.0.0.1:${server.port}`,
+    ]) {
+      const res = await rawRequest(server.port, { headers: { ...json, host }, body: WIPE });
+      expect(res.status, host).toBe(403);
+      expect(JSON.parse(res.body), host).toMatchObject({ message: expect.stringMatching(/localhost/) });
+      const probe = await rawRequest(server.port, { method: 'GET', path: '/v2', headers: { host } });
+      expect(probe.status, host).toBe(403);
+    }
+    // An absolute request target does not get around the Host header either.
+    const absolute = await rawRequest(server.port, {
+      path: `http://127.0.0.1:${server.port}/v2/pipeline`,
+      headers: { ...json, host: 'rebind.evil.example' },
+      body: WIPE,
+    });
+    expect(absolute.status).toBe(403);
+    expect(await victimTable(databaseUrl)).toEqual(['victim']);
+  });
+
+  it('answers loopback Hosts: localhost, 127.0.0.0/8 and [::1], on any port', async () => {
+    const { server } = await startServer();
+    for (const host of [
+      `localhost:${server.port}`,
+      'localhost',
+      'LOCALHOST:8080',
+      `127.0.0.1:${server.port}`,
+      '127.1.2.3',
+      '[::1]:9000',
+    ]) {
+      const res = await rawRequest(server.port, {
+        headers: { host, 'content-type': 'application/json' },
+        body: JSON.stringify({ baton: null, requests: [{ type: 'close' }] }),
+      });
+      expect(res.status, host).toBe(200);
+    }
+  });
+
+  it('still needs the bearer token from a loopback client without Origin', async () => {
+    const { databaseUrl, server } = await startServerWithVictim('s3cret-token');
+    const res = await rawRequest(server.port, {
+      headers: { 'content-type': 'application/json' },
+      body: WIPE,
+    });
+    expect(res.status).toBe(401);
+    expect(await victimTable(databaseUrl)).toEqual(['victim']);
+  });
+
+  it('applies the same checks in process: a non-loopback URL, an Origin or a text/plain body is refused', async () => {
+    const { handler } = startHandler();
+    const body = JSON.stringify({ baton: null, requests: [{ type: 'close' }] });
+    const json = { 'content-type': 'application/json' };
+    const post = (url: string, headers: Record<string, string>) =>
+      handler.fetch(new Request(url, { method: 'POST', headers, body }));
+    expect((await post('http://hrana.test/v2/pipeline', json)).status).toBe(403);
+    expect(
+      (await post('http://localhost/v2/pipeline', { ...json, origin: 'https://evil.example' })).status,
+    ).toBe(403);
+    expect((await post('http://localhost/v2/pipeline', { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post('http://127.0.0.1/v2/pipeline', json)).status).toBe(200);
+  });
+});
+
 describe('libsql dev server handler (in process)', () => {
   it('rejects malformed pipelines and unknown batons with HTTP 400', async () => {
     const { pipeline } = startHandler();
@@ -476,7 +653,7 @@ describe('libsql dev server handler (in process)', () => {
 
   it('expires idle streams and rolls back their transaction', async () => {
     const { handler } = startHandler(150);
-    const client = webClient({ url: 'http://hrana.test', fetch: (req: Request) => handler.fetch(req) });
+    const client = webClient({ url: 'http://localhost', fetch: (req: Request) => handler.fetch(req) });
     await client.execute('CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)');
 
     const abandoned = await client.transaction('write');
