@@ -1,5 +1,6 @@
 // `npm run dev:worker`: migrates (and seeds) the local database, serves it over Hrana HTTP, runs `wrangler dev` on it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { noTokenCache } from '../src/auth/token-cache.ts';
 import { createTokenService } from '../src/auth/tokens.ts';
@@ -25,6 +26,16 @@ async function prepareDatabase(databaseUrl: string, authToken: string | undefine
   }
 }
 
+/** A `LIBSQL_AUTH_TOKEN` the user passes on to wrangler (`npm run dev:worker -- --var LIBSQL_AUTH_TOKEN:...`). */
+function tokenInWranglerArgs(args: string[]): string | undefined {
+  let token: string | undefined;
+  for (const arg of args) {
+    const match = /^(?:--var=)?LIBSQL_AUTH_TOKEN:(.+)$/.exec(arg);
+    if (match?.[1]) token = match[1];
+  }
+  return token;
+}
+
 function wranglerBin(): string {
   return createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
 }
@@ -34,10 +45,16 @@ function printBanner(
   databaseUrl: string,
   libsqlUrl: string,
   demo: DemoAccount | null,
+  devServer: boolean,
 ): void {
   log(
     `database ${databaseUrl} served over Hrana HTTP at ${libsqlUrl} (development only: use Turso or sqld in production)`,
   );
+  if (devServer) {
+    log(
+      '  behind a bearer token (LIBSQL_DEV_AUTH_TOKEN, else a random one for this session), given to the Worker as LIBSQL_AUTH_TOKEN',
+    );
+  }
   log(`Worker starting on ${workerUrl}  (MCP endpoint: ${workerUrl}/api/mcp/v1)`);
   if (demo) {
     log('Demo data seeded (SEED_DEMO=false skips this). This token is shown once:');
@@ -57,21 +74,36 @@ async function main(): Promise<number> {
   const embedded = config.databaseUrl.startsWith('file:');
   const demo = await prepareDatabase(config.databaseUrl, config.databaseAuthToken, config.seedDemo);
 
+  const extraArgs = process.argv.slice(2);
   // A file database is served by the dev server; a remote one (sqld, Turso) is used by the Worker directly.
   let hrana: HranaServer | null = null;
-  if (embedded)
-    hrana = await startHranaServer({ databaseUrl: config.databaseUrl, host: '127.0.0.1', port: 0 });
+  let devAuthToken: string | undefined;
+  const userArgToken = embedded ? tokenInWranglerArgs(extraArgs) : undefined;
+  if (embedded) {
+    // Always behind a token, so no other local program or page gets in without it: the user's own
+    // (--var LIBSQL_AUTH_TOKEN:... for wrangler, or LIBSQL_DEV_AUTH_TOKEN), else a random one for this session.
+    devAuthToken = userArgToken || process.env.LIBSQL_DEV_AUTH_TOKEN || randomBytes(32).toString('base64url');
+    hrana = await startHranaServer({
+      databaseUrl: config.databaseUrl,
+      host: '127.0.0.1',
+      port: 0,
+      authToken: devAuthToken,
+    });
+  }
   const libsqlUrl = hrana?.url ?? config.databaseUrl;
 
   const workerUrl = `http://127.0.0.1:${port}`;
-  printBanner(workerUrl, config.databaseUrl, libsqlUrl, demo);
+  printBanner(workerUrl, config.databaseUrl, libsqlUrl, demo, hrana !== null);
 
   const args = [wranglerBin(), 'dev', '--port', String(port), '--ip', '127.0.0.1'];
   args.push('--var', `LIBSQL_URL:${libsqlUrl}`, '--var', 'LOOPBACK_ONLY:true');
-  // A remote database's token goes in as a variable for this session only (never written to disk).
+  // Tokens go in as variables for this session only (never written to disk): the dev server's (unless the user's
+  // own --var, passed on below, already carries it), or a remote database's.
+  if (devAuthToken !== undefined && userArgToken === undefined)
+    args.push('--var', `LIBSQL_AUTH_TOKEN:${devAuthToken}`);
   if (!embedded && config.databaseAuthToken)
     args.push('--var', `LIBSQL_AUTH_TOKEN:${config.databaseAuthToken}`);
-  args.push(...process.argv.slice(2));
+  args.push(...extraArgs);
   const wrangler: ChildProcess = spawn(process.execPath, args, {
     stdio: 'inherit',
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },

@@ -138,6 +138,23 @@ describe('npm run dev:worker', () => {
     );
   });
 
+  it('keeps the database server behind a random token that only the Worker has, and away from web pages', async () => {
+    const [, libsqlPort = '0'] = output.match(/Hrana HTTP at http:\/\/127\.0\.0\.1:(\d+)/) ?? [];
+    const pipeline = (headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${libsqlPort}/v2/pipeline`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ baton: null, requests: [{ type: 'execute', stmt: { sql: 'SELECT 1' } }] }),
+      });
+    // Another local program without the token (the Worker's requests above got through with it).
+    expect((await pipeline({ 'content-type': 'application/json' })).status).toBe(401);
+    // A page's cross-site "simple" POST.
+    expect((await pipeline({ 'content-type': 'text/plain', origin: 'https://evil.example' })).status).toBe(
+      403,
+    );
+    expect(output).not.toMatch(/LIBSQL_AUTH_TOKEN:/);
+  });
+
   it('stops wrangler and the database server on Ctrl-C', async () => {
     const [, libsqlPort = '0'] = output.match(/Hrana HTTP at http:\/\/127\.0\.0\.1:(\d+)/) ?? [];
     expect(await listening(Number(libsqlPort))).toBe(true);
