@@ -29,10 +29,27 @@ import {
 } from './sign-in-throttle.ts';
 import { viewerOf } from './viewer.ts';
 
-/** Only a path on this site (not `//host`, not a URL) may be the target after sign-in. */
+const LOCAL_ORIGIN = 'http://local.invalid';
+/** Control characters (browsers drop tabs and newlines from URLs; a newline breaks the header), backslashes. */
+const UNSAFE_IN_NEXT = /[\p{Cc}\\]/u;
+
+/**
+ * The target after sign-in: only a path on this site (not `//host`, not a URL, nothing a browser would read as
+ * another host), returned as the parsed path, query and fragment; '/' for anything else.
+ */
 export function safeNext(value: string | undefined): string {
-  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return '/';
-  return value;
+  if (!value?.startsWith('/') || UNSAFE_IN_NEXT.test(value)) return '/';
+  let url: URL;
+  try {
+    url = new URL(value, LOCAL_ORIGIN);
+  } catch {
+    return '/';
+  }
+  if (url.origin !== LOCAL_ORIGIN) return '/';
+  const target = `${url.pathname}${url.search}${url.hash}`;
+  // Dot segments can leave `//host` after parsing (`/.//evil.example`): a browser would read that as a host.
+  if (!target.startsWith('/') || target.startsWith('//')) return '/';
+  return target;
 }
 
 // Verifying against a real hash when the email is unknown keeps both answers equally slow.

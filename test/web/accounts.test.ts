@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findUserByEmail } from '../../src/accounts.ts';
 import { sha256Hex } from '../../src/auth/crypto.ts';
 import { memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
+import { safeNext } from '../../src/web/account-routes.tsx';
 import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
 import { createTestRuntime, type TestRuntime } from '../helpers.ts';
 import { csrfOf, firstOrganizationId, manualClock, PASSWORD, textOf, WebClient } from './web-client.ts';
@@ -99,6 +100,20 @@ describe('sign-up', () => {
     expect(textOf(again.html)).toContain('An account with this email already exists');
   });
 });
+
+/** Targets after sign-in that must not leave the site (or break the Location header). */
+const offSite = [
+  '//evil.example',
+  '/\\evil.example',
+  '/\t/evil.example/x',
+  '/\n/x',
+  '/\r\nset-cookie: x=1',
+  '/.//evil.example',
+  '/%2e//evil.example',
+  'https://evil.example',
+  'javascript:alert(1)',
+  '',
+];
 
 describe('sign-in and sessions', () => {
   it('sets an HttpOnly SameSite=Lax session cookie whose value is stored only as its SHA-256', async () => {
@@ -238,7 +253,7 @@ describe('sign-in and sessions', () => {
   it('never redirects off the site after sign-in', async () => {
     const { runtime } = await setup();
     await new WebClient(runtime).signUp('ada@example.com', 'Org');
-    for (const next of ['//evil.example/', 'https://evil.example/', '/\\evil.example']) {
+    for (const next of ['//evil.example/', 'https://evil.example/', ...offSite]) {
       const client = new WebClient(runtime);
       const login = await client.get('/login');
       const response = await client.post('/login', {
@@ -249,6 +264,31 @@ describe('sign-in and sessions', () => {
       });
       expect(response.location).toBe('/');
     }
+  });
+
+  it('keeps only a path on this site as the target after sign-in (safeNext)', () => {
+    for (const next of offSite) expect(safeNext(next), JSON.stringify(next)).toBe('/');
+    expect(safeNext(undefined)).toBe('/');
+    expect(safeNext('/orgs/org_x/risks?x=1')).toBe('/orgs/org_x/risks?x=1');
+    expect(safeNext('/orgs/org_x/risks?q=a%20b#top')).toBe('/orgs/org_x/risks?q=a%20b#top');
+  });
+
+  it('redirects a signed-in visitor of /login?next= only within the site, never with a broken header', async () => {
+    const { client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    for (const next of offSite) {
+      const page = await client.get(`/login?next=${encodeURIComponent(next)}`);
+      expect(page.status, JSON.stringify(next)).toBe(303);
+      expect(page.location, JSON.stringify(next)).toBe('/');
+    }
+    // The raw forms from the report: %09 and %0a decoded into the query value.
+    for (const query of ['/%09/evil.example/x', '/%0a/x', '/%0d%0a/x']) {
+      const page = await client.get(`/login?next=${query}`);
+      expect(page.status, query).toBe(303);
+      expect(page.location, query).toBe('/');
+    }
+    const legit = await client.get(`/login?next=${encodeURIComponent('/orgs/org_x/risks?x=1')}`);
+    expect(legit.location).toBe('/orgs/org_x/risks?x=1');
   });
 
   it('ends a session after 12 idle hours', async () => {
