@@ -4,7 +4,7 @@ import { createOrganization, createUser, requireUserByEmail, setMembership } fro
 import { ROLES, type Role, type TokenScope } from './auth/principal.ts';
 import { noTokenCache } from './auth/token-cache.ts';
 import { createTokenService } from './auth/tokens.ts';
-import { loadConfig } from './config.ts';
+import { loadConfig, redactDatabaseUrl } from './config.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { seedDemo } from './demo.ts';
 import { AppError } from './errors.ts';
@@ -73,7 +73,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     strict: true,
   });
   const command = positionals.join(' ');
-  if (values.help || command === '' || command === 'help') throw new UsageError('');
+  if (command === '') throw new UsageError('');
   const config = loadConfig(env);
 
   if (command === 'serve') {
@@ -96,7 +96,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     const tokens = createTokenService({ db, cache: noTokenCache, cacheTtlSeconds: 0, now });
     switch (command) {
       case 'migrate':
-        return { ok: true, database: config.databaseUrl.replace(/\/\/[^@/]*@/, '//') };
+        return { ok: true, database: redactDatabaseUrl(config.databaseUrl) };
       case 'user create': {
         const user = await createUser(db, now(), {
           email: need(values, 'email'),
@@ -160,6 +160,10 @@ export async function main(
   out: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   err: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): Promise<number> {
+  if (argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    out(USAGE);
+    return 0;
+  }
   try {
     const result = await run(argv, env);
     if (result !== undefined) out(JSON.stringify(result));

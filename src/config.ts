@@ -49,6 +49,11 @@ export interface Config {
 
 export const VERSION = '0.1.0';
 
+/** A database URL fit for logs: no user:password@ and no query string (which may carry `authToken=`). */
+export function redactDatabaseUrl(url: string): string {
+  return url.replace(/\/\/[^@/]*@/, '//').replace(/\?.*$/, '');
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const parsed = EnvSchema.safeParse(withoutEmpty(env));
   if (!parsed.success) {

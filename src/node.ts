@@ -1,7 +1,7 @@
 // Node host: embedded libSQL (migrated on start), in-process token cache, @hono/node-server, demo seed on first start.
 import { serve } from '@hono/node-server';
 import { createMemoryTokenCache } from './auth/token-cache.ts';
-import type { Config } from './config.ts';
+import { type Config, redactDatabaseUrl } from './config.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
@@ -50,7 +50,7 @@ export async function startNodeServer(
   log(`  MCP endpoint (Streamable HTTP): ${url}/api/mcp/v1`);
   log(`  Direct calls:                   POST ${url}/api/mcp/tools/<tool>`);
   log(`  OpenAPI:                        ${url}/api/mcp/openapi.json`);
-  log(`  Database:                       ${config.databaseUrl}`);
+  log(`  Database:                       ${redactDatabaseUrl(config.databaseUrl)}`);
   if (demo) {
     log('');
     log('Demo data seeded (SEED_DEMO=false skips this). This token is shown once:');

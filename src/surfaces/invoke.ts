@@ -58,11 +58,20 @@ export async function invokeTool(
   return outcome;
 }
 
-/** A constraint the checks did not foresee (e.g. two concurrent inserts) is a conflict, not an internal error. */
+// SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (extended result codes).
+const DUPLICATE_RAW_CODES = new Set([2067, 1555]);
+
+/**
+ * A uniqueness the checks did not foresee (e.g. two concurrent inserts) is a conflict. Other constraint failures
+ * (NOT NULL, CHECK) are bugs: they stay internal errors and are logged.
+ */
 function fromDatabaseError(error: unknown): unknown {
   for (let cause = error, depth = 0; cause instanceof Error && depth < 5; cause = cause.cause, depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+    const { code, rawCode } = cause as { code?: unknown; rawCode?: unknown };
+    const duplicate =
+      (typeof rawCode === 'number' && DUPLICATE_RAW_CODES.has(rawCode)) ||
+      /(UNIQUE|PRIMARY KEY) constraint failed/.test(cause.message);
+    if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT') && duplicate) {
       return new AppError(
         'conflict',
         'The change conflicts with an existing record. Read the records again and retry.',
@@ -82,16 +91,25 @@ function normalizeKeys(value: unknown, path: string): unknown {
   if (Array.isArray(value)) return value;
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
+  const spelledAs = new Map<string, string>();
   for (const [key, item] of Object.entries(value)) {
     const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-    if (Object.hasOwn(out, snake)) {
+    const earlier = spelledAs.get(snake);
+    if (earlier !== undefined) {
       throw new AppError(
         'invalid_arguments',
-        `Argument ${path}${snake} is given twice (as ${key} and ${snake}).`,
+        `Argument ${path}${snake} is given twice (as ${earlier} and ${key}).`,
         [{ path: `${path}${snake}`, message: 'Given twice' }],
       );
     }
-    out[snake] = normalizeKeys(item, `${path}${snake}.`);
+    spelledAs.set(snake, key);
+    // defineProperty: a key such as `__proto__` stays an own key (and is refused as unknown), never a prototype.
+    Object.defineProperty(out, snake, {
+      value: normalizeKeys(item, `${path}${snake}.`),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }

@@ -2,10 +2,19 @@
 import { z } from 'zod';
 import { type IdPrefix, isIdOf } from '../ids.ts';
 
-/** Accepts any letter case on input (`open` = `OPEN`); outputs and lists the upper-case values. */
+/**
+ * Accepts any letter case, and spaces or hyphens for underscores, on input (`open` = `OPEN`, `not started` =
+ * `NOT_STARTED`); outputs and lists the upper-case values.
+ */
 export function caseInsensitiveEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.preprocess(
-    (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),
+    (value) =>
+      typeof value === 'string'
+        ? value
+            .trim()
+            .toUpperCase()
+            .replace(/[\s-]+/g, '_')
+        : value,
     z.enum(values),
   );
 }

@@ -33,7 +33,7 @@ export function checkWorkflow(label: string, next: Row, current: Row | null, nee
         field: 'status',
         current: current?.status ?? null,
         requested: 'CLOSED',
-        allowed: current ? (WORKFLOW_TRANSITIONS[String(current.status)] ?? []) : WORKFLOW_STATUSES,
+        missing: 'corrective_action',
       },
     );
   }

@@ -664,7 +664,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         if (row && row.n > 0) {
           throw new AppError(
             'conflict',
-            `Cannot delete this ${spec.label}: ${row.n} ${reference.label} still point at it. Delete or change those first.`,
+            `Cannot delete this ${spec.label}: ${reference.label} still point at it (${row.n}). Delete or change those first.`,
           );
         }
       }

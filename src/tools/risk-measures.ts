@@ -1,5 +1,5 @@
 // Linking risks to the measures that mitigate them (many-to-many, within one organization).
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { measures, riskMeasures, risks } from '../db/schema.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -41,6 +41,20 @@ async function linkedMeasures(ctx: ToolContext, riskId: string): Promise<string[
   return rows.map((row) => row.id);
 }
 
+/**
+ * Moves the risk's updated_at forward when the statement just before it (in the same batch) changed a link, so
+ * `expected_updated_at` also guards `measure_ids`. `changes()` is the row count of that previous statement.
+ */
+function touchRiskIfChanged(ctx: ToolContext, riskId: string) {
+  const now = ctx.now().toISOString();
+  return ctx.db
+    .update(risks)
+    .set({
+      updated_at: sql`case when ${now} > ${risks.updated_at} then ${now} else strftime('%Y-%m-%dT%H:%M:%fZ', ${risks.updated_at}, '+0.001 seconds') end`,
+    })
+    .where(and(eq(risks.id, riskId), sql`changes() > 0`));
+}
+
 export const riskMeasureTools: Tool[] = [
   defineTool({
     name: 'linkRiskMeasure',
@@ -53,15 +67,18 @@ export const riskMeasureTools: Tool[] = [
     output: linkOutput,
     async run(ctx, input) {
       const organizationId = await loadPair(ctx, input.risk_id, input.measure_id);
-      await ctx.db
-        .insert(riskMeasures)
-        .values({
-          risk_id: input.risk_id,
-          measure_id: input.measure_id,
-          organization_id: organizationId,
-          created_at: ctx.now().toISOString(),
-        })
-        .onConflictDoNothing();
+      await ctx.db.batch([
+        ctx.db
+          .insert(riskMeasures)
+          .values({
+            risk_id: input.risk_id,
+            measure_id: input.measure_id,
+            organization_id: organizationId,
+            created_at: ctx.now().toISOString(),
+          })
+          .onConflictDoNothing(),
+        touchRiskIfChanged(ctx, input.risk_id),
+      ]);
       return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
     },
   }),
@@ -76,9 +93,12 @@ export const riskMeasureTools: Tool[] = [
     output: linkOutput,
     async run(ctx, input) {
       await loadPair(ctx, input.risk_id, input.measure_id);
-      await ctx.db
-        .delete(riskMeasures)
-        .where(and(eq(riskMeasures.risk_id, input.risk_id), eq(riskMeasures.measure_id, input.measure_id)));
+      await ctx.db.batch([
+        ctx.db
+          .delete(riskMeasures)
+          .where(and(eq(riskMeasures.risk_id, input.risk_id), eq(riskMeasures.measure_id, input.measure_id))),
+        touchRiskIfChanged(ctx, input.risk_id),
+      ]);
       return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
     },
   }),

@@ -145,6 +145,15 @@ describe('compliance-mcp CLI', () => {
     expect(String(demo.password).length).toBeGreaterThanOrEqual(10);
   });
 
+  it('prints the usage on stdout and exits 0 when asked for help', async () => {
+    for (const argv of [['--help'], ['help'], ['token', 'create', '-h']]) {
+      const result = await cli(...argv);
+      expect(result.code).toBe(0);
+      expect(result.out.join('\n')).toContain('token create --email E --name N');
+      expect(result.err).toEqual([]);
+    }
+  });
+
   it.each([
     [['user', 'create', '--email', 'owner@example.com', '--password', 'long enough pw'], 1, /already exists/],
     [['user', 'create', '--email', 'short@example.com', '--password', 'short'], 1, /at least 10/],

@@ -305,6 +305,7 @@ describe('closing a nonconformity needs a corrective action', () => {
       expect(result.status, `corrective_action ${JSON.stringify(corrective)}`).toBe(409);
       expect(errorOf(result).code).toBe('invalid_transition');
       expect(errorOf(result).message).toContain('corrective_action');
+      expect(errorOf(result).details).toMatchObject({ requested: 'CLOSED', missing: 'corrective_action' });
     }
     expect(await get(nonconformityMachine(), record.id)).toEqual(record);
   });
