@@ -112,6 +112,12 @@ export function createApp(deps: AppDeps) {
     let document = openApiByBase.get(key);
     if (!document) {
       const subset = only ? new Set(only.split(',').map((name) => name.trim())) : undefined;
+      const unknown = [...(subset ?? [])].filter((name) => !tools.has(name));
+      if (unknown.length > 0) {
+        throw new AppError('invalid_arguments', `Unknown tools in ?tools=: ${unknown.join(', ')}.`, [
+          { path: 'tools', message: `Not a tool: ${unknown.join(', ')}` },
+        ]);
+      }
       document = JSON.stringify(buildOpenApi(tools, deps.config.version, base, subset));
       if (openApiByBase.size < 100) openApiByBase.set(key, document);
     }

@@ -15,6 +15,7 @@ export const ERROR_JSON_SCHEMA = {
   properties: {
     error: {
       type: 'object',
+      description: 'Why the call failed (a refused call changes nothing).',
       properties: {
         code: {
           type: 'string',

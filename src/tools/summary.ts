@@ -55,45 +55,57 @@ export const summaryTool: Tool = defineTool({
   output: z.object({
     organization_id: z.string().describe('The organization summarised.'),
     generated_at: z.string().describe('When the summary was computed (ISO 8601).'),
-    risks: z.object({
-      total: total('risks'),
-      by_status: countsOf(RISK_STATUSES, 'Risks in status'),
-      residual_score_threshold: z.number().int().describe('The threshold used.'),
-      at_or_above_threshold: z
-        .number()
-        .int()
-        .describe('Risks not CLOSED whose residual_score >= the threshold.'),
-    }),
-    measures: z.object({
-      total: total('measures'),
-      by_state: countsOf(MEASURE_STATES, 'Measures in state'),
-      implemented_share: z
-        .number()
-        .nullable()
-        .describe(
-          'IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.',
-        ),
-    }),
-    obligations: z.object({
-      total: total('obligations'),
-      by_status: countsOf(OBLIGATION_STATUSES, 'Obligations with status'),
-      overdue: z.number().int().describe('Due date passed and not COMPLIANT.'),
-    }),
-    nonconformities: z.object({
-      total: total('nonconformities'),
-      by_status: countsOf(WORKFLOW_STATUSES, 'Nonconformities with status'),
-      open: z.number().int().describe('Not CLOSED (OPEN or IN_PROGRESS).'),
-      overdue: z.number().int().describe('Due date passed and not CLOSED.'),
-    }),
-    continual_improvements: z.object({
-      total: total('continual improvements'),
-      open: z.number().int().describe('Not CLOSED.'),
-    }),
-    audits: z.object({
-      total: total('audits'),
-      by_state: countsOf(AUDIT_STATES, 'Audits in state'),
-      in_progress: z.number().int().describe('Audits IN_PROGRESS.'),
-    }),
+    risks: z
+      .object({
+        total: total('risks'),
+        by_status: countsOf(RISK_STATUSES, 'Risks in status'),
+        residual_score_threshold: z.number().int().describe('The threshold used.'),
+        at_or_above_threshold: z
+          .number()
+          .int()
+          .describe('Risks not CLOSED whose residual_score >= the threshold.'),
+      })
+      .describe('Risks of the organization.'),
+    measures: z
+      .object({
+        total: total('measures'),
+        by_state: countsOf(MEASURE_STATES, 'Measures in state'),
+        implemented_share: z
+          .number()
+          .nullable()
+          .describe(
+            'IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.',
+          ),
+      })
+      .describe('Measures (controls) of the organization.'),
+    obligations: z
+      .object({
+        total: total('obligations'),
+        by_status: countsOf(OBLIGATION_STATUSES, 'Obligations with status'),
+        overdue: z.number().int().describe('Due date passed and not COMPLIANT.'),
+      })
+      .describe('Obligations of the organization.'),
+    nonconformities: z
+      .object({
+        total: total('nonconformities'),
+        by_status: countsOf(WORKFLOW_STATUSES, 'Nonconformities with status'),
+        open: z.number().int().describe('Not CLOSED (OPEN or IN_PROGRESS).'),
+        overdue: z.number().int().describe('Due date passed and not CLOSED.'),
+      })
+      .describe('Nonconformities of the organization.'),
+    continual_improvements: z
+      .object({
+        total: total('continual improvements'),
+        open: z.number().int().describe('Not CLOSED.'),
+      })
+      .describe('Continual improvements of the organization.'),
+    audits: z
+      .object({
+        total: total('audits'),
+        by_state: countsOf(AUDIT_STATES, 'Audits in state'),
+        in_progress: z.number().int().describe('Audits IN_PROGRESS.'),
+      })
+      .describe('Audits of the organization.'),
   }),
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');

@@ -288,6 +288,14 @@ describe('OpenAPI', () => {
     for (const operation of operations) expect(operation.description.length).toBeLessThanOrEqual(300);
   });
 
+  it('refuses to narrow to a tool that does not exist', async () => {
+    const response = await runtime.app.request(`${BASE}/api/mcp/openapi.json?tools=listRisks,listUnicorns`);
+    expect(response.status).toBe(400);
+    const error = await errorBody(response);
+    expect(error.code).toBe('invalid_arguments');
+    expect(error.message).toContain('listUnicorns');
+  });
+
   it('can be narrowed to some tools for clients with an operation limit', async () => {
     const response = await runtime.app.request(
       `${BASE}/api/mcp/openapi.json?tools=listOrganizations,listRisks`,

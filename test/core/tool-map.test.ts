@@ -34,6 +34,7 @@ type JsonSchema = {
   description?: string;
   properties?: Record<string, JsonSchema>;
   anyOf?: JsonSchema[];
+  items?: JsonSchema;
 };
 
 /** Every property of an object schema, recursively, that lacks a description. */
@@ -43,7 +44,10 @@ function undescribed(schema: JsonSchema, path = ''): string[] {
     const here = path ? `${path}.${name}` : name;
     const described = property.description || property.anyOf?.some((option) => option.description);
     if (!described) missing.push(here);
-    for (const option of [property, ...(property.anyOf ?? [])]) missing.push(...undescribed(option, here));
+    for (const option of [property, ...(property.anyOf ?? [])]) {
+      missing.push(...undescribed(option, here));
+      if (option.items) missing.push(...undescribed(option.items, `${here}[]`));
+    }
   }
   return missing;
 }
@@ -77,6 +81,17 @@ describe('tools/list', () => {
     const missing = tools.flatMap((tool) =>
       undescribed(tool.inputSchema as JsonSchema).map((path) => `${tool.name}: ${path}`),
     );
+    expect(missing).toEqual([]);
+  });
+
+  it('describes every output field of every tool, error results included', async () => {
+    const { tools } = await client.listTools();
+    const missing = tools.flatMap((tool) => {
+      const output = tool.outputSchema as JsonSchema;
+      return [output, ...(output.anyOf ?? [])].flatMap((branch) =>
+        undescribed(branch).map((path) => `${tool.name}: ${path}`),
+      );
+    });
     expect(missing).toEqual([]);
   });
 
