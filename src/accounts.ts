@@ -1,5 +1,5 @@
 // Users, organizations and memberships: the operations the CLI and the web interface share.
-import { and, count, eq } from 'drizzle-orm';
+import { and, eq, ne, or, sql } from 'drizzle-orm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import type { Role } from './auth/principal.ts';
 import type { Db } from './db/client.ts';
@@ -80,6 +80,112 @@ export async function createOrganization(
   return { id };
 }
 
+const LAST_OWNER = 'An organization keeps at least one OWNER. Make someone else OWNER first.';
+export const MEMBERSHIP_CHANGED_MEANWHILE =
+  'This membership was changed meanwhile (in another tab, or by someone else). Reload the page and try again.';
+
+async function requireOrganization(db: Db, organizationId: string): Promise<void> {
+  const [organization] = await db
+    .select({ id: organizations.id })
+    .from(organizations)
+    .where(eq(organizations.id, organizationId));
+  if (!organization) throw new AppError('not_found', `No organization ${organizationId}.`);
+}
+
+/**
+ * True while the organization has an OWNER other than `userId`. Evaluated inside the statement that demotes or
+ * removes `userId`, so two owners acting on each other at once cannot both pass it.
+ */
+function anotherOwner(organizationId: string, userId: string) {
+  return sql`(select count(*) from ${memberships} as others where others.organization_id = ${organizationId} and others.role = 'OWNER' and others.user_id <> ${userId}) >= 1`;
+}
+
+/** Adds a member; a user who is already a member (whatever their role) is a conflict, never overwritten. */
+export async function addMembership(
+  db: Db,
+  now: Date,
+  organizationId: string,
+  userId: string,
+  role: Role,
+): Promise<void> {
+  await requireOrganization(db, organizationId);
+  const added = await db
+    .insert(memberships)
+    .values({ organization_id: organizationId, user_id: userId, role, created_at: now.toISOString() })
+    .onConflictDoNothing({ target: [memberships.organization_id, memberships.user_id] })
+    .returning({ role: memberships.role });
+  if (added.length === 0) throw new AppError('conflict', 'This user is already a member.');
+}
+
+/**
+ * Changes a member's role from `from` (the role the person saw) to `to`, in one statement: if the member left or
+ * their role changed meanwhile nothing changes, and the last OWNER is never demoted.
+ */
+export async function changeRole(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  from: Role,
+  to: Role,
+): Promise<void> {
+  const changed = await db
+    .update(memberships)
+    .set({ role: to })
+    .where(
+      and(
+        eq(memberships.organization_id, organizationId),
+        eq(memberships.user_id, userId),
+        eq(memberships.role, from),
+        from === 'OWNER' && to !== 'OWNER' ? anotherOwner(organizationId, userId) : undefined,
+      ),
+    )
+    .returning({ role: memberships.role });
+  if (changed.length === 0) await explainRefusal(db, organizationId, userId, from);
+}
+
+/**
+ * Removes a member, in one statement that keeps the last OWNER; with `expectedRole`, only while they still have
+ * that role (the one the caller's permission check saw).
+ */
+export async function removeMembership(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  expectedRole?: Role,
+): Promise<void> {
+  const removed = await db
+    .delete(memberships)
+    .where(
+      and(
+        eq(memberships.organization_id, organizationId),
+        eq(memberships.user_id, userId),
+        expectedRole ? eq(memberships.role, expectedRole) : undefined,
+        or(ne(memberships.role, 'OWNER'), anotherOwner(organizationId, userId)),
+      ),
+    )
+    .returning({ role: memberships.role });
+  if (removed.length === 0) await explainRefusal(db, organizationId, userId, expectedRole);
+}
+
+/** Why a guarded change touched no row: the last-owner rule, or the membership changed (or went) meanwhile. */
+async function explainRefusal(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  expectedRole: Role | undefined,
+): Promise<never> {
+  const current = await roleOf(db, organizationId, userId);
+  if (current === 'OWNER' && (expectedRole === undefined || expectedRole === 'OWNER'))
+    throw new AppError('conflict', LAST_OWNER);
+  if (current === undefined && expectedRole === undefined)
+    throw new AppError('not_found', `User ${userId} is not a member of ${organizationId}.`);
+  throw new AppError('conflict', MEMBERSHIP_CHANGED_MEANWHILE);
+}
+
+/**
+ * The operator's add-or-change (CLI `member add`): makes the user a member with `role`, in one statement that
+ * never demotes the last OWNER.
+ */
 export async function setMembership(
   db: Db,
   now: Date,
@@ -87,24 +193,20 @@ export async function setMembership(
   userId: string,
   role: Role,
 ): Promise<void> {
-  const [organization] = await db
-    .select({ id: organizations.id })
-    .from(organizations)
-    .where(eq(organizations.id, organizationId));
-  if (!organization) throw new AppError('not_found', `No organization ${organizationId}.`);
-  const current = await roleOf(db, organizationId, userId);
-  if (current === 'OWNER' && role !== 'OWNER') await refuseLastOwner(db, organizationId);
-  await db
+  await requireOrganization(db, organizationId);
+  const written = await db
     .insert(memberships)
     .values({ organization_id: organizationId, user_id: userId, role, created_at: now.toISOString() })
-    .onConflictDoUpdate({ target: [memberships.organization_id, memberships.user_id], set: { role } });
-}
-
-export async function removeMembership(db: Db, organizationId: string, userId: string): Promise<void> {
-  if ((await roleOf(db, organizationId, userId)) === 'OWNER') await refuseLastOwner(db, organizationId);
-  await db
-    .delete(memberships)
-    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.user_id, userId)));
+    .onConflictDoUpdate({
+      target: [memberships.organization_id, memberships.user_id],
+      set: { role },
+      setWhere:
+        role === 'OWNER'
+          ? undefined
+          : or(ne(memberships.role, 'OWNER'), anotherOwner(organizationId, userId)),
+    })
+    .returning({ role: memberships.role });
+  if (written.length === 0) throw new AppError('conflict', LAST_OWNER);
 }
 
 export async function roleOf(db: Db, organizationId: string, userId: string): Promise<Role | undefined> {
@@ -113,17 +215,4 @@ export async function roleOf(db: Db, organizationId: string, userId: string): Pr
     .from(memberships)
     .where(and(eq(memberships.organization_id, organizationId), eq(memberships.user_id, userId)));
   return row?.role;
-}
-
-async function refuseLastOwner(db: Db, organizationId: string): Promise<void> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(memberships)
-    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')));
-  if ((row?.n ?? 0) <= 1) {
-    throw new AppError(
-      'conflict',
-      'An organization keeps at least one OWNER. Make someone else OWNER first.',
-    );
-  }
 }

@@ -1,6 +1,13 @@
 // Organizations: the switcher, creating one, members (OWNER/ADMIN manage them) and the activity page.
 import type { Context, Hono } from 'hono';
-import { createOrganization, findUserByEmail, removeMembership, roleOf, setMembership } from '../accounts.ts';
+import {
+  addMembership,
+  changeRole,
+  createOrganization,
+  findUserByEmail,
+  MEMBERSHIP_CHANGED_MEANWHILE,
+  removeMembership,
+} from '../accounts.ts';
 import { ROLES, type Role } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import { activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
@@ -146,6 +153,8 @@ function MembersPage(props: {
                       <div class="inline-form">
                         <form method="post" action={`${base}/${member.userId}/role`} class="inline-form">
                           <CsrfField token={viewer.csrfToken} />
+                          {/* The role shown: if it changed meanwhile, the change is refused instead of applied. */}
+                          <input type="hidden" name="current_role" value={member.role} />
                           <label class="visually-hidden" for={`role-${member.userId}`}>
                             Role of {member.email}
                           </label>
@@ -357,10 +366,14 @@ export function registerOrganizationRoutes(web: Hono<WebEnv>, deps: WebDeps): vo
         422,
         `There is no account with the email ${email}. Ask them to sign up first, then add them.`,
       );
-    if (await roleOf(db, membership.organizationId, user.id)) {
-      return fail(409, `${user.email} is already a member: change their role in the table instead.`);
+    try {
+      // Never overwrites: of an OWNER and a VIEWER added at once, the second is told the user is already a member.
+      await addMembership(db, deps.now(), membership.organizationId, user.id, role);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict')
+        return fail(409, `${user.email} is already a member: change their role in the table instead.`);
+      throw error;
     }
-    await setMembership(db, deps.now(), membership.organizationId, user.id, role);
     await deps.tokens.invalidateUser(user.id);
     return c.redirect(`/orgs/${membership.organizationId}/members?done=added`, 303);
   });
@@ -388,13 +401,17 @@ export function registerOrganizationRoutes(web: Hono<WebEnv>, deps: WebDeps): vo
     const found = await managedMember(c);
     if (found instanceof Response) return found;
     const { membership, member } = found;
-    const role = parseRole(text(await c.req.parseBody({ all: true }), 'role'));
+    const body = await c.req.parseBody({ all: true });
+    const role = parseRole(text(body, 'role'));
     if (!role) return membersPage(c, membership, 422, { error: 'Choose a role.' });
     if (!grantableRoles(membership.role).includes(role)) {
       return membersPage(c, membership, 403, { error: 'Only an owner can make someone an owner.' });
     }
+    // The change applies to the role the form showed, which must still be the role just checked above.
+    const shown = parseRole(text(body, 'current_role'));
     try {
-      await setMembership(db, deps.now(), membership.organizationId, member.userId, role);
+      if (shown !== member.role) throw new AppError('conflict', MEMBERSHIP_CHANGED_MEANWHILE);
+      if (role !== shown) await changeRole(db, membership.organizationId, member.userId, shown, role);
     } catch (error) {
       if (error instanceof AppError && error.code === 'conflict')
         return membersPage(c, membership, 409, { error: error.message });
@@ -415,7 +432,8 @@ export function registerOrganizationRoutes(web: Hono<WebEnv>, deps: WebDeps): vo
     if (found instanceof Response) return found;
     const { membership, member } = found;
     try {
-      await removeMembership(db, membership.organizationId, member.userId);
+      // Only while they still have the role the permission check saw (an ADMIN never removes a new OWNER).
+      await removeMembership(db, membership.organizationId, member.userId, member.role);
     } catch (error) {
       if (error instanceof AppError && error.code === 'conflict')
         return membersPage(c, membership, 409, { error: error.message });

@@ -1,7 +1,7 @@
 // Organizations in the web interface: isolation (404 across organizations), members and their rules, activity.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findUserByEmail } from '../../src/accounts.ts';
+import { findUserByEmail, setMembership } from '../../src/accounts.ts';
 import { memberships } from '../../src/db/schema.ts';
 import { callDirect, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, firstOrganizationId, textOf, WebClient } from './web-client.ts';
@@ -31,6 +31,49 @@ async function world() {
 
 async function addMember(owner: WebClient, organizationId: string, email: string, role: string) {
   return owner.submit(`/orgs/${organizationId}/members`, `/orgs/${organizationId}/members`, { email, role });
+}
+
+/** The role form of one member as the members page shows it: its CSRF token and the role it shows (if any). */
+async function roleForm(client: WebClient, organizationId: string, userId: string) {
+  const page = await client.get(`/orgs/${organizationId}/members`);
+  const form = new RegExp(`action="/orgs/${organizationId}/members/${userId}/role"[\\s\\S]*?</form>`).exec(
+    page.html,
+  )?.[0];
+  const shown = form ? /name="current_role" value="([A-Z]+)"/.exec(form)?.[1] : undefined;
+  return { _csrf: csrfOf(page.html), ...(shown ? { current_role: shown } : {}) };
+}
+
+/** Changes a member's role through the members page, as a person would (the form carries the role it showed). */
+async function changeRole(client: WebClient, organizationId: string, userId: string, role: string) {
+  const form = await roleForm(client, organizationId, userId);
+  return client.post(`/orgs/${organizationId}/members/${userId}/role`, { ...form, role });
+}
+
+/**
+ * Makes every statement wait for the event loop first, as a round trip to a remote libSQL server does, so that
+ * concurrent requests interleave between their statements (the embedded client would run each to the end).
+ */
+function withRoundTrips(runtime: TestRuntime): void {
+  const client = runtime.database.client;
+  const execute = client.execute.bind(client);
+  const batch = client.batch.bind(client);
+  const roundTrip = () => new Promise((resolve) => setTimeout(resolve, 1));
+  client.execute = (async (...args: Parameters<typeof execute>) => {
+    await roundTrip();
+    return execute(...args);
+  }) as typeof client.execute;
+  client.batch = async (...args: Parameters<typeof batch>) => {
+    await roundTrip();
+    return batch(...args);
+  };
+}
+
+async function ownersOf(runtime: TestRuntime, organizationId: string): Promise<string[]> {
+  const rows = await runtime.database.db
+    .select()
+    .from(memberships)
+    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')));
+  return rows.map((row) => row.user_id);
 }
 
 async function tokenFor(client: WebClient): Promise<string> {
@@ -149,30 +192,12 @@ describe('members', () => {
     });
     expect(byViewer.status).toBe(403);
 
-    const adminGrantsOwner = await bob.submit(
-      `/orgs/${alpha}/members`,
-      `/orgs/${alpha}/members/${await userId('carol@example.com')}/role`,
-      {
-        role: 'OWNER',
-      },
-    );
+    const adminGrantsOwner = await changeRole(bob, alpha, await userId('carol@example.com'), 'OWNER');
     expect(adminGrantsOwner.status).toBe(403);
     expect(textOf(adminGrantsOwner.html)).toContain('Only an owner can make someone an owner.');
-    const adminDemotesOwner = await bob.submit(
-      `/orgs/${alpha}/members`,
-      `/orgs/${alpha}/members/${await userId('alice@example.com')}/role`,
-      {
-        role: 'VIEWER',
-      },
-    );
+    const adminDemotesOwner = await changeRole(bob, alpha, await userId('alice@example.com'), 'VIEWER');
     expect(adminDemotesOwner.status).toBe(403);
-    const adminPromotes = await bob.submit(
-      `/orgs/${alpha}/members`,
-      `/orgs/${alpha}/members/${await userId('carol@example.com')}/role`,
-      {
-        role: 'EDITOR',
-      },
-    );
+    const adminPromotes = await changeRole(bob, alpha, await userId('carol@example.com'), 'EDITOR');
     expect(adminPromotes.location).toBe(`/orgs/${alpha}/members?done=role`);
     const roles = await runtime.database.db
       .select()
@@ -188,9 +213,7 @@ describe('members', () => {
   it('refuses to demote or remove the last owner, with the reason on the page', async () => {
     const { alice, alpha, userId } = await world();
     const aliceId = await userId('alice@example.com');
-    const demote = await alice.submit(`/orgs/${alpha}/members`, `/orgs/${alpha}/members/${aliceId}/role`, {
-      role: 'ADMIN',
-    });
+    const demote = await changeRole(alice, alpha, aliceId, 'ADMIN');
     expect(demote.status).toBe(409);
     expect(textOf(demote.html)).toContain('An organization keeps at least one OWNER');
     const remove = await alice.submit(
@@ -217,6 +240,140 @@ describe('members', () => {
     expect(removed.location).toBe(`/orgs/${alpha}/members?done=removed`);
     expect((await callDirect(runtime, token, 'listVendors', { organization_id: alpha })).status).toBe(404);
     expect((await carol.get(`/orgs/${alpha}`)).status).toBe(404);
+  });
+});
+
+/**
+ * Of two owners acting on each other at once, one succeeds; the other is refused: by the last-owner rule, or (if
+ * it started after the first had finished) because it is no longer an owner, or no longer a member.
+ */
+function expectOneWinner(responses: { status: number; html: string }[]): void {
+  const winners = responses.filter((response) => response.status === 303);
+  expect(winners, responses.map((response) => response.status).join(', ')).toHaveLength(1);
+  for (const response of responses.filter((item) => item.status !== 303)) {
+    expect([403, 404, 409]).toContain(response.status);
+    if (response.status === 409)
+      expect(textOf(response.html)).toContain('An organization keeps at least one OWNER');
+  }
+}
+
+describe('members changed concurrently', () => {
+  it('leaves exactly one OWNER when two owners demote each other at the same time', async () => {
+    const { runtime, alice, alpha, bob, userId } = await world();
+    await addMember(alice, alpha, 'bob@example.com', 'OWNER');
+    const aliceId = await userId('alice@example.com');
+    const bobId = await userId('bob@example.com');
+    const aliceForm = await roleForm(alice, alpha, bobId);
+    const bobForm = await roleForm(bob, alpha, aliceId);
+    withRoundTrips(runtime);
+    const responses = await Promise.all([
+      alice.post(`/orgs/${alpha}/members/${bobId}/role`, { ...aliceForm, role: 'ADMIN' }),
+      bob.post(`/orgs/${alpha}/members/${aliceId}/role`, { ...bobForm, role: 'ADMIN' }),
+    ]);
+    expect(await ownersOf(runtime, alpha)).toHaveLength(1);
+    expectOneWinner(responses);
+  });
+
+  it('leaves exactly one OWNER when two owners remove each other at the same time', async () => {
+    const { runtime, alice, alpha, bob, userId } = await world();
+    await addMember(alice, alpha, 'bob@example.com', 'OWNER');
+    const aliceId = await userId('alice@example.com');
+    const bobId = await userId('bob@example.com');
+    const aliceConfirm = await alice.get(`/orgs/${alpha}/members/${bobId}/remove`);
+    const bobConfirm = await bob.get(`/orgs/${alpha}/members/${aliceId}/remove`);
+    withRoundTrips(runtime);
+    const responses = await Promise.all([
+      alice.post(`/orgs/${alpha}/members/${bobId}/remove`, { _csrf: csrfOf(aliceConfirm.html) }),
+      bob.post(`/orgs/${alpha}/members/${aliceId}/remove`, { _csrf: csrfOf(bobConfirm.html) }),
+    ]);
+    expect(await ownersOf(runtime, alpha)).toHaveLength(1);
+    expectOneWinner(responses);
+  });
+
+  it('does not re-add a member whose stale role form is sent while (or after) they are removed', async () => {
+    const { runtime, alice, alpha, userId } = await world();
+    await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
+    const carolId = await userId('carol@example.com');
+    const form = await roleForm(alice, alpha, carolId);
+    const confirm = await alice.get(`/orgs/${alpha}/members/${carolId}/remove`);
+    withRoundTrips(runtime);
+    const [removed, changed] = await Promise.all([
+      alice.post(`/orgs/${alpha}/members/${carolId}/remove`, { _csrf: csrfOf(confirm.html) }),
+      alice.post(`/orgs/${alpha}/members/${carolId}/role`, { ...form, role: 'ADMIN' }),
+    ]);
+    const carolRows = () =>
+      runtime.database.db
+        .select()
+        .from(memberships)
+        .where(and(eq(memberships.organization_id, alpha), eq(memberships.user_id, carolId)));
+    // Whichever came first, the removal stands: the role form changes a membership, it never creates one.
+    expect(removed.status).toBe(303);
+    expect([303, 404, 409]).toContain(changed.status);
+    expect(await carolRows()).toEqual([]);
+    const late = await alice.post(`/orgs/${alpha}/members/${carolId}/role`, { ...form, role: 'ADMIN' });
+    expect(late.status).toBe(404);
+    expect(await carolRows()).toEqual([]);
+  });
+
+  it('refuses a role form whose member changed since the page was shown, asking to reload', async () => {
+    const { runtime, alice, alpha, bob, userId } = await world();
+    await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
+    await addMember(alice, alpha, 'carol@example.com', 'VIEWER');
+    const carolId = await userId('carol@example.com');
+    const stale = await roleForm(bob, alpha, carolId); // shows VIEWER
+    expect(stale.current_role).toBe('VIEWER');
+    expect((await changeRole(alice, alpha, carolId, 'ADMIN')).status).toBe(303);
+    const response = await bob.post(`/orgs/${alpha}/members/${carolId}/role`, { ...stale, role: 'EDITOR' });
+    expect(response.status).toBe(409);
+    expect(textOf(response.html)).toContain('changed meanwhile');
+    expect(textOf(response.html)).toContain('Reload');
+    const [row] = await runtime.database.db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.organization_id, alpha), eq(memberships.user_id, carolId)));
+    expect(row?.role).toBe('ADMIN');
+  });
+
+  it('keeps the last OWNER when the operator’s add-or-change (CLI member add) demotes two owners at once', async () => {
+    const { runtime, alice, alpha, userId } = await world();
+    await addMember(alice, alpha, 'bob@example.com', 'OWNER');
+    const aliceId = await userId('alice@example.com');
+    const bobId = await userId('bob@example.com');
+    withRoundTrips(runtime);
+    const results = await Promise.allSettled([
+      setMembership(runtime.database.db, new Date(), alpha, aliceId, 'ADMIN'),
+      setMembership(runtime.database.db, new Date(), alpha, bobId, 'EDITOR'),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const refused = results.find((result) => result.status === 'rejected');
+    expect(String(refused?.reason)).toContain('An organization keeps at least one OWNER');
+    expect(await ownersOf(runtime, alpha)).toHaveLength(1);
+    // Adding someone new, or re-stating an owner's role, still works.
+    await setMembership(runtime.database.db, new Date(), alpha, await userId('carol@example.com'), 'VIEWER');
+    const [owner] = await ownersOf(runtime, alpha);
+    await setMembership(runtime.database.db, new Date(), alpha, owner ?? '', 'OWNER');
+    expect(await ownersOf(runtime, alpha)).toEqual([owner]);
+  });
+
+  it('never lets an admin’s “add as VIEWER” overwrite an OWNER added at the same time', async () => {
+    const { runtime, alice, alpha, bob, userId } = await world();
+    await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
+    const carolId = await userId('carol@example.com');
+    const ownerForm = csrfOf((await alice.get(`/orgs/${alpha}/members`)).html);
+    const adminForm = csrfOf((await bob.get(`/orgs/${alpha}/members`)).html);
+    withRoundTrips(runtime);
+    const [byOwner, byAdmin] = await Promise.all([
+      alice.post(`/orgs/${alpha}/members`, { _csrf: ownerForm, email: 'carol@example.com', role: 'OWNER' }),
+      bob.post(`/orgs/${alpha}/members`, { _csrf: adminForm, email: 'carol@example.com', role: 'VIEWER' }),
+    ]);
+    expect([byOwner.status, byAdmin.status].sort()).toEqual([303, 409]);
+    const refused = byOwner.status === 409 ? byOwner : byAdmin;
+    expect(textOf(refused.html)).toContain('already a member');
+    const [row] = await runtime.database.db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.organization_id, alpha), eq(memberships.user_id, carolId)));
+    expect(row?.role).toBe(byOwner.status === 303 ? 'OWNER' : 'VIEWER');
   });
 });
 
