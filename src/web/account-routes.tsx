@@ -20,12 +20,15 @@ import {
 } from './sessions.ts';
 import {
   attemptWaitSeconds,
+  isSignInKey,
   markAttemptSucceeded,
   releaseAttempt,
   reserveAttempt,
   SIGN_IN_LIMIT,
   SIGN_IN_MAX_FAILURES,
   SIGN_IN_WINDOW_SECONDS,
+  SIGN_UP_KEY,
+  SIGN_UP_LIMIT,
 } from './sign-in-throttle.ts';
 import { viewerOf } from './viewer.ts';
 
@@ -255,21 +258,33 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       email: text(body, 'email').trim(),
       organization: text(body, 'organization').trim(),
     };
-    const fail = (message: string) =>
-      sendPage(c, <SignUpPage csrf={formToken(c)} first={first} values={values} error={message} />, 422);
+    const fail = (message: string, status: 422 | 429 = 422) =>
+      sendPage(c, <SignUpPage csrf={formToken(c)} first={first} values={values} error={message} />, status);
     const password = text(body, 'password');
     if (password !== text(body, 'password_confirm')) return fail('The two passwords differ.');
     if (first && !values.organization) return fail('Name your organization.');
     if (values.organization.length > 200) return fail('An organization name has at most 200 characters.');
+    const now = deps.now();
+    // Each sign-up costs a password hash: counted in one statement before it, so a burst cannot outrun the limit.
+    const attempt = await reserveAttempt(db, SIGN_UP_KEY, SIGN_UP_LIMIT, now);
+    if (attempt === undefined) {
+      const wait = await attemptWaitSeconds(db, SIGN_UP_KEY, SIGN_UP_LIMIT, now);
+      c.header('retry-after', String(wait));
+      return fail(
+        `Too many new accounts on this instance (${SIGN_UP_LIMIT.max} within ${SIGN_UP_LIMIT.windowSeconds / 60} minutes). Try again in ${minutes(wait)}.`,
+        429,
+      );
+    }
     let userId: string;
     try {
-      const now = deps.now();
       const user = await createUser(db, now, { email: values.email, password, name: values.name || null });
       userId = user.id;
       if (values.organization)
         await createOrganization(db, now, { name: values.organization, ownerId: user.id });
     } catch (error) {
       if (error instanceof AppError && (error.code === 'invalid_arguments' || error.code === 'conflict')) {
+        // createUser refuses (bad email, short password, taken email) before hashing: that costs nothing.
+        await releaseAttempt(db, attempt);
         return fail(
           error.code === 'conflict'
             ? 'An account with this email already exists. Sign in instead.'
@@ -309,6 +324,8 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       );
     };
     if (!email || !password) return page(422, 'Enter your email and password.');
+    // No account has an email without `@`; such keys belong to other counters (sign-ups, password changes).
+    if (!isSignInKey(email)) return page(422, 'The email or the password is not correct.');
 
     // Counted as a failure before the password is checked, in one statement: parallel tries cannot outrun the limit.
     const attempt = await reserveAttempt(db, email, SIGN_IN_LIMIT, now);

@@ -1,4 +1,5 @@
-// Slows down password guessing: after 5 failed sign-ins for an email within 15 minutes, that email waits.
+// Slows down password guessing: after 5 failed sign-ins for an email within 15 minutes, that email waits. The same
+// table, under keys that are not emails, limits sign-ups (each costs a password hash).
 // An attempt is reserved (recorded as a failure) in one statement before its password is checked, so parallel
 // requests cannot all pass the check: the 6th reservation within the window is refused whatever the timing.
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
@@ -20,6 +21,18 @@ export const SIGN_IN_LIMIT: AttemptLimit = {
   max: SIGN_IN_MAX_FAILURES,
   windowSeconds: SIGN_IN_WINDOW_SECONDS,
 };
+
+/**
+ * Sign-ups of the whole instance (each costs a password hash): at most 20 in any 15 minutes. Never marked as
+ * succeeded, so every sign-up counts. The key has no `@`, so no sign-in (whose key is an email) can reach it.
+ */
+export const SIGN_UP_KEY = 'signup:';
+export const SIGN_UP_LIMIT: AttemptLimit = { max: 20, windowSeconds: 15 * 60 };
+
+/** Sign-in keys are emails: anything without an `@` is refused unchecked, so it never touches the other keys. */
+export function isSignInKey(email: string): boolean {
+  return email.includes('@');
+}
 
 function windowStartOf(limit: AttemptLimit, now: Date): string {
   return new Date(now.getTime() - limit.windowSeconds * 1000).toISOString();

@@ -99,6 +99,55 @@ describe('sign-up', () => {
     expect(again.status).toBe(422);
     expect(textOf(again.html)).toContain('An account with this email already exists');
   });
+
+  it('allows 20 sign-ups per 15 minutes on an instance, then answers 429 with Retry-After', async () => {
+    const { runtime, clock } = await setup();
+    for (let index = 1; index <= 20; index++) {
+      expect((await new WebClient(runtime).signUp(`user${index}@example.com`, 'Org')).status).toBe(303);
+      clock.advance(10);
+    }
+    const refused = await new WebClient(runtime).signUp('late@example.com', 'Org');
+    expect(refused.status).toBe(429);
+    expect(textOf(refused.html)).toContain('Too many new accounts on this instance');
+    // The first of the 20 was 200 seconds ago: it leaves the window 700 seconds from now.
+    expect(Number(refused.headers.get('retry-after'))).toBe(15 * 60 - 200);
+    expect(await findUserByEmail(runtime.database.db, 'late@example.com')).toBeUndefined();
+    // Nothing is hashed for a refused sign-up; forms refused before hashing do not use up the allowance.
+    clock.advance(15 * 60 - 200);
+    expect((await new WebClient(runtime).signUp('not an email', 'Org')).status).toBe(422);
+    expect((await new WebClient(runtime).signUp('user2@example.com', 'Org')).status).toBe(422);
+    expect((await new WebClient(runtime).signUp('late@example.com', 'Org')).status).toBe(303);
+  });
+
+  it('counts sign-ups sent in parallel before hashing any password', async () => {
+    const { runtime } = await setup();
+    const clients = Array.from({ length: 25 }, () => new WebClient(runtime));
+    const forms = await Promise.all(
+      clients.map(async (client) => csrfOf((await client.get('/signup')).html)),
+    );
+    const responses = await Promise.all(
+      clients.map((client, index) =>
+        client.post('/signup', {
+          _csrf: forms[index] ?? '',
+          email: `burst${index}@example.com`,
+          password: PASSWORD,
+          password_confirm: PASSWORD,
+          organization: 'Org',
+        }),
+      ),
+    );
+    expect(responses.filter((response) => response.status === 303)).toHaveLength(20);
+    expect(responses.filter((response) => response.status === 429)).toHaveLength(5);
+    expect(await runtime.database.db.select().from(users)).toHaveLength(20);
+  });
+
+  it('keeps sign-in failures of a non-email apart from the sign-up allowance', async () => {
+    const { runtime } = await setup();
+    const client = new WebClient(runtime);
+    for (let attempt = 1; attempt <= 6; attempt++)
+      expect((await client.signIn('signup:', 'x')).status).toBe(422);
+    expect(await runtime.database.db.select().from(signInAttempts)).toEqual([]);
+  });
 });
 
 /** Targets after sign-in that must not leave the site (or break the Location header). */
