@@ -22,6 +22,8 @@ import {
   attemptWaitSeconds,
   isSignInKey,
   markAttemptSucceeded,
+  PASSWORD_CHANGE_LIMIT,
+  passwordChangeKey,
   releaseAttempt,
   reserveAttempt,
   SIGN_IN_LIMIT,
@@ -358,9 +360,11 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     const fail = (status: 422 | 429, error: string) =>
       sendPage(c, <PasswordPage viewer={viewer} error={error} />, status);
     const now = deps.now();
-    const attempt = await reserveAttempt(db, viewer.user.email, SIGN_IN_LIMIT, now);
+    // The signed-in user's own counter (not the sign-in one of their email), reserved before the check.
+    const key = passwordChangeKey(viewer.user.id);
+    const attempt = await reserveAttempt(db, key, PASSWORD_CHANGE_LIMIT, now);
     if (attempt === undefined) {
-      const wait = await attemptWaitSeconds(db, viewer.user.email, SIGN_IN_LIMIT, now);
+      const wait = await attemptWaitSeconds(db, key, PASSWORD_CHANGE_LIMIT, now);
       c.header('retry-after', String(wait));
       return fail(429, `Too many wrong passwords. Try again in ${minutes(wait)}.`);
     }
@@ -368,7 +372,7 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     if (!stored || !(await verifyPassword(text(body, 'current_password'), stored))) {
       return fail(422, 'The current password is not correct.');
     }
-    await releaseAttempt(db, attempt); // only wrong current passwords count
+    await markAttemptSucceeded(db, attempt); // the right current password resets the count
     const next = text(body, 'new_password');
     if (next.length < MIN_PASSWORD_LENGTH)
       return fail(422, `The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);

@@ -1,5 +1,6 @@
 // Slows down password guessing: after 5 failed sign-ins for an email within 15 minutes, that email waits. The same
-// table, under keys that are not emails, limits sign-ups (each costs a password hash).
+// table, under keys that are not emails, limits sign-ups (each costs a password hash) and wrong current passwords
+// on the password page (per user).
 // An attempt is reserved (recorded as a failure) in one statement before its password is checked, so parallel
 // requests cannot all pass the check: the 6th reservation within the window is refused whatever the timing.
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
@@ -28,6 +29,15 @@ export const SIGN_IN_LIMIT: AttemptLimit = {
  */
 export const SIGN_UP_KEY = 'signup:';
 export const SIGN_UP_LIMIT: AttemptLimit = { max: 20, windowSeconds: 15 * 60 };
+
+/**
+ * Wrong current passwords on the password page, per signed-in user: a counter of its own, so strangers failing to
+ * sign in with someone's email cannot stop that person from changing their password (and the reverse).
+ */
+export function passwordChangeKey(userId: string): string {
+  return `password-change:${userId}`;
+}
+export const PASSWORD_CHANGE_LIMIT: AttemptLimit = { max: 5, windowSeconds: 15 * 60 };
 
 /** Sign-in keys are emails: anything without an `@` is refused unchecked, so it never touches the other keys. */
 export function isSignInKey(email: string): boolean {

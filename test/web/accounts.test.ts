@@ -412,6 +412,67 @@ describe('password change', () => {
       303,
     );
   });
+
+  it('is not locked by strangers’ failed sign-ins for the same email', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const stranger = new WebClient(runtime);
+    for (let attempt = 1; attempt <= 6; attempt++)
+      await stranger.signIn('ada@example.com', `guess ${attempt}`);
+    expect((await stranger.signIn('ada@example.com', 'guess 7')).status).toBe(429);
+
+    const changed = await client.submit('/settings/password', '/settings/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new passphrase',
+      new_password_confirm: 'a brand new passphrase',
+    });
+    expect(changed.status).toBe(200);
+    expect(textOf(changed.html)).toContain('Your password was changed');
+  });
+
+  it('limits wrong current passwords to 5 in 15 minutes per user, apart from sign-ins', async () => {
+    const { runtime, clock, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const change = (current: string) =>
+      client.submit('/settings/password', '/settings/password', {
+        current_password: current,
+        new_password: 'a brand new passphrase',
+        new_password_confirm: 'a brand new passphrase',
+      });
+    for (let attempt = 1; attempt <= 5; attempt++) {
+      expect((await change(`wrong ${attempt}`)).status).toBe(422);
+      clock.advance(60);
+    }
+    const locked = await change(PASSWORD);
+    expect(locked.status).toBe(429);
+    expect(textOf(locked.html)).toContain('Too many wrong passwords');
+    expect(Number(locked.headers.get('retry-after'))).toBe(10 * 60);
+    // Signing in is a different counter: still possible, from here or elsewhere.
+    expect((await new WebClient(runtime).signIn('ada@example.com')).status).toBe(303);
+    clock.advance(10 * 60);
+    expect((await change(PASSWORD)).status).toBe(200);
+  });
+
+  it('counts parallel wrong current passwords before checking them', async () => {
+    const { runtime, client } = await setup();
+    await client.signUp('ada@example.com', 'Org');
+    const csrf = csrfOf((await client.get('/settings/password')).html);
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, (_, attempt) =>
+        client.post('/settings/password', {
+          _csrf: csrf,
+          current_password: `wrong ${attempt}`,
+          new_password: 'a brand new passphrase',
+          new_password_confirm: 'a brand new passphrase',
+        }),
+      ),
+    );
+    expect(burst.filter((response) => response.status === 422).length).toBeLessThanOrEqual(5);
+    expect(burst.filter((response) => response.status === 429).length).toBeGreaterThanOrEqual(15);
+    const rows = await runtime.database.db.select().from(signInAttempts);
+    expect(rows.filter((row) => row.email.startsWith('password-change:'))).toHaveLength(5);
+    expect(rows.filter((row) => row.email === 'ada@example.com')).toEqual([]);
+  });
 });
 
 describe('CSRF', () => {
