@@ -175,8 +175,12 @@ function fingerprint(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
+/** The tab icon: a shield with a check mark, in the header's colours. */
+export const FAVICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M16 2 4 7v8c0 7.5 5.1 13.4 12 15 6.9-1.6 12-7.5 12-15V7z" fill="#1e3a5f"/><path d="m10 16 4 4 8-9" fill="none" stroke="#fff" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/></svg>`;
+
 /** Content-addressed asset paths, so browsers may cache them for a year and still get a new release at once. */
 export const ASSET_PATHS = {
   css: `/assets/app.${fingerprint(STYLESHEET)}.css`,
   js: `/assets/app.${fingerprint(SCRIPT)}.js`,
+  icon: `/assets/icon.${fingerprint(FAVICON)}.svg`,
 } as const;

@@ -3,7 +3,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
 import { registerAccountRoutes } from './account-routes.tsx';
-import { ASSET_PATHS, SCRIPT, STYLESHEET } from './assets.ts';
+import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { registerOrganizationRoutes } from './organization-routes.tsx';
@@ -50,6 +50,13 @@ export function createWebRoutes(deps: WebDeps) {
   );
   web.get(ASSET_PATHS.js, (c) =>
     c.body(SCRIPT, 200, { ...assetHeaders, 'content-type': 'text/javascript; charset=utf-8' }),
+  );
+  web.get(ASSET_PATHS.icon, (c) =>
+    c.body(FAVICON, 200, { ...assetHeaders, 'content-type': 'image/svg+xml' }),
+  );
+  // Browsers ask for /favicon.ico on their own; the same icon answers it.
+  web.get('/favicon.ico', (c) =>
+    c.body(FAVICON, 200, { 'cache-control': 'public, max-age=86400', 'content-type': 'image/svg+xml' }),
   );
 
   const limitForm = bodyLimit({

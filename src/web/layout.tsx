@@ -40,6 +40,7 @@ export function Layout({
           <meta name="viewport" content="width=device-width, initial-scale=1" />
           <title>{`${title} · Compliance MCP`}</title>
           <link rel="stylesheet" href={ASSET_PATHS.css} />
+          <link rel="icon" type="image/svg+xml" href={ASSET_PATHS.icon} />
           <script src={ASSET_PATHS.js} defer />
         </head>
         <body>
