@@ -354,6 +354,25 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     });
   }
 
+  /** SQL: `id` is a record of `kind` in the organization. */
+  function existsInOrganization(kind: RegisterKind, organizationId: string, id: string): SQL {
+    const target = tableOf(kind);
+    return sql`exists (select 1 from ${target} where ${target.id} = ${id} and ${target.organization_id} = ${organizationId})`;
+  }
+
+  /**
+   * SQL: every record the row's reference fields point at still exists. Part of the write statement itself, so a
+   * record deleted between the checks and the write cannot be left pointed at.
+   */
+  function referencesExist(organizationId: string, values: Row): SQL {
+    const conditions = Object.entries(spec.fields)
+      .filter(([name, field]) => field.ref && typeof values[name] === 'string')
+      .map(([name, field]) =>
+        existsInOrganization(field.ref as RegisterKind, organizationId, String(values[name])),
+      );
+    return conditions.length > 0 ? sql.join(conditions, sql` and `) : sql`1`;
+  }
+
   /**
    * Statements that set the relation lists given in `values`. With a `nonce` (an update), each runs only if the
    * record carries that nonce, i.e. only if the batch's update is the one that landed: a refused update
@@ -362,7 +381,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   function relationWrites(ctx: ToolContext, id: string, organizationId: string, values: Row, nonce?: string) {
     const landed = nonce
       ? sql`exists (select 1 from ${table} where ${table.id} = ${id} and ${nonceColumn} = ${nonce})`
-      : sql`1`;
+      : sql`exists (select 1 from ${table} where ${table.id} = ${id})`;
     const statements: BatchItem<'sqlite'>[] = [];
     for (const relation of spec.relations ?? []) {
       const value = values[relation.field];
@@ -380,11 +399,21 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           (column) => sql`${row[column.name] ?? null}`,
         );
         statements.push(
-          ctx.db.insert(relation.table).select(sql`select ${sql.join(selected, sql`, `)} where ${landed}`),
+          ctx.db
+            .insert(relation.table)
+            .select(
+              sql`select ${sql.join(selected, sql`, `)} where ${landed} and ${existsInOrganization(relation.target, organizationId, targetId)}`,
+            ),
         );
       }
     }
     return statements;
+  }
+
+  /** After a guarded write wrote nothing: names the reference that vanished, or reports a conflict. */
+  async function referenceVanished(ctx: ToolContext, organizationId: string, values: Row): Promise<never> {
+    await checkReferences(ctx, organizationId, values);
+    throw new AppError('conflict', `A record this ${spec.label} points at changed meanwhile. Retry.`);
   }
 
   /** Refuses a value that another record of the organization already has in a unique field. */
@@ -561,10 +590,18 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         created_at: timestamp,
         updated_at: timestamp,
       };
-      await ctx.db.batch([
-        ctx.db.insert(table).values(row as never),
+      // insert ... select ... where <references exist>: columns in the table's order, values as the driver wants them.
+      const selected = Object.values(getTableColumns(table)).map(
+        (column) => sql`${column.mapToDriverValue((row as Row)[column.name] ?? null)}`,
+      );
+      const [inserted] = await ctx.db.batch([
+        ctx.db
+          .insert(table)
+          .select(sql`select ${sql.join(selected, sql`, `)} where ${referencesExist(organization_id, next)}`)
+          .returning({ id: table.id }),
         ...relationWrites(ctx, id, organization_id, values),
       ]);
+      if ((inserted as unknown[]).length === 0) await referenceVanished(ctx, organization_id, values);
       return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
     },
   });
@@ -614,11 +651,12 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         ctx.db
           .update(table)
           .set(set as never)
-          .where(and(eq(table.id, id), eq(table.updated_at, previous)))
+          .where(and(eq(table.id, id), eq(table.updated_at, previous), referencesExist(organizationId, next)))
           .returning({ id: table.id }),
         ...relationWrites(ctx, id, organizationId, provided, nonce),
       ]);
       if ((updated as unknown[]).length === 0) {
+        await checkReferences(ctx, organizationId, next);
         throw new AppError(
           'conflict',
           `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
@@ -656,29 +694,52 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     async run(ctx, input) {
       await load(ctx, input.id, 'write');
       const restricting = references.filter((reference) => reference.onDelete === 'restrict');
-      for (const reference of restricting) {
-        const [row] = await ctx.db
-          .select({ n: count() })
-          .from(reference.table)
-          .where(eq(reference.column, input.id));
-        if (row && row.n > 0) {
-          throw new AppError(
-            'conflict',
-            `Cannot delete this ${spec.label}: ${reference.label} still point at it (${row.n}). Delete or change those first.`,
-          );
+      const refuseIfReferenced = async () => {
+        for (const reference of restricting) {
+          const [row] = await ctx.db
+            .select({ n: count() })
+            .from(reference.table)
+            .where(eq(reference.column, input.id));
+          if (row && row.n > 0) {
+            throw new AppError(
+              'conflict',
+              `Cannot delete this ${spec.label}: ${reference.label} still point at it (${row.n}). Delete or change those first.`,
+            );
+          }
         }
-      }
+      };
+      await refuseIfReferenced();
+      // The same checks inside the statements: a reference added meanwhile keeps the record, and the clean-up of
+      // the records that pointed at it runs only once it is really gone.
+      const unreferenced = restricting.map(
+        (reference) =>
+          sql`not exists (select 1 from ${reference.table} where ${reference.column} = ${input.id})`,
+      );
+      const gone = sql`not exists (select 1 from ${table} where ${table.id} = ${input.id})`;
+      const now = ctx.now().toISOString();
       const cleanup: BatchItem<'sqlite'>[] = references
         .filter((reference) => reference.onDelete !== 'restrict')
-        .map((reference) =>
-          reference.onDelete === 'delete_rows'
-            ? ctx.db.delete(reference.table).where(eq(reference.column, input.id))
-            : ctx.db
-                .update(reference.table)
-                .set({ [reference.column.name]: null } as never)
-                .where(eq(reference.column, input.id)),
-        );
-      await ctx.db.batch([ctx.db.delete(table).where(eq(table.id, input.id)), ...cleanup]);
+        .map((reference) => {
+          const where = and(eq(reference.column, input.id), gone);
+          if (reference.onDelete === 'delete_rows') return ctx.db.delete(reference.table).where(where);
+          // Clearing the field changes those records: their updated_at moves, so stale updates of them conflict.
+          const touched = 'updated_at' in getTableColumns(reference.table) ? { updated_at: now } : {};
+          return ctx.db
+            .update(reference.table)
+            .set({ [reference.column.name]: null, ...touched } as never)
+            .where(where);
+        });
+      const [deleted] = await ctx.db.batch([
+        ctx.db
+          .delete(table)
+          .where(and(eq(table.id, input.id), ...unreferenced))
+          .returning({ id: table.id }),
+        ...cleanup,
+      ]);
+      if ((deleted as unknown[]).length === 0) {
+        await refuseIfReferenced();
+        throw notFound(Label);
+      }
       return { id: input.id, deleted: true as const };
     },
   });

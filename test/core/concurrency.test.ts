@@ -16,27 +16,28 @@ beforeAll(async () => {
 
 afterAll(async () => runtime.cleanup());
 
-/** Runs a tool as Alice; `meanwhile` changes the record after the tool read it, just before its write batch. */
+/**
+ * Runs a tool as Alice; `meanwhile` runs another request's write just before the tool's batch number `atBatch`
+ * (1-based; reference checks are a batch of their own, before the write).
+ */
 async function runWithInterleavedWrite(
   tool: string,
   args: Record<string, unknown>,
-  meanwhile: () => Promise<void>,
+  meanwhile: () => Promise<unknown>,
+  atBatch = 1,
 ) {
   const auth = await runtime.tokens.authenticate(world.aliceToken);
   if (!auth.ok) throw new Error('alice token refused');
   const definition = TOOLS.get(tool);
   if (!definition) throw new Error(tool);
   const real = runtime.database.db;
-  let interleaved = false;
+  let batches = 0;
   const db = new Proxy(real, {
     get(target, property, receiver) {
       if (property !== 'batch') return Reflect.get(target, property, receiver);
       return async (statements: Parameters<typeof real.batch>[0]) => {
-        // The first batch of update tools is their write (their reads are single queries).
-        if (!interleaved) {
-          interleaved = true;
-          await meanwhile();
-        }
+        batches += 1;
+        if (batches === atBatch) await meanwhile();
         return real.batch(statements);
       };
     },
@@ -109,5 +110,89 @@ describe('update under a concurrent write', () => {
     );
     expect(updated.data_classification).toMatchObject({ name: 'Customer PII', vendor_ids: [v3.vendor.id] });
     expect(updated.data_classification).not.toHaveProperty('write_nonce');
+  });
+});
+
+describe('references under a concurrent delete', () => {
+  async function person(name: string): Promise<string> {
+    const result = await ok<{ person: { id: string } }>(runtime, world.aliceToken, 'addPerson', {
+      organization_id: world.orgA,
+      full_name: name,
+      email: `${crypto.randomUUID()}@example.com`,
+    });
+    return result.person.id;
+  }
+
+  it('refuses to add a record owned by a person deleted between the checks and the write', async () => {
+    const owner = await person('Leaving soon');
+    const outcome = await runWithInterleavedWrite(
+      'addRisk',
+      {
+        organization_id: world.orgA,
+        name: 'Orphan risk',
+        inherent_likelihood: 2,
+        inherent_impact: 3,
+        owner_id: owner,
+      },
+      () => ok(runtime, world.aliceToken, 'deletePerson', { id: owner }),
+      2,
+    );
+    expect(outcome.ok).toBe(false);
+    expect((outcome as { error: { code?: string } }).error.code).toBe('not_found');
+    const list = await ok<{ total_count: number }>(runtime, world.aliceToken, 'listRisks', {
+      organization_id: world.orgA,
+      filter: { query: 'Orphan risk' },
+    });
+    expect(list.total_count).toBe(0);
+  });
+
+  it('keeps a framework that an audit started to use between the checks and the delete', async () => {
+    const framework = await ok<{ framework: { id: string } }>(runtime, world.aliceToken, 'addFramework', {
+      organization_id: world.orgA,
+      name: 'SOC 2',
+    });
+    let auditId = '';
+    const outcome = await runWithInterleavedWrite(
+      'deleteFramework',
+      { id: framework.framework.id },
+      async () => {
+        const audit = await ok<{ audit: { id: string } }>(runtime, world.aliceToken, 'addAudit', {
+          organization_id: world.orgA,
+          framework_id: framework.framework.id,
+        });
+        auditId = audit.audit.id;
+      },
+    );
+    expect(outcome.ok).toBe(false);
+    expect((outcome as { error: { code?: string } }).error.code).toBe('conflict');
+    const audit = await ok<{ audit: { framework_id: string } }>(runtime, world.aliceToken, 'getAudit', {
+      id: auditId,
+    });
+    expect(audit.audit.framework_id).toBe(framework.framework.id);
+    await ok(runtime, world.aliceToken, 'getFramework', { id: framework.framework.id });
+  });
+
+  it('does not write back the owner of a record whose owner was deleted meanwhile', async () => {
+    const owner = await person('Owner gone');
+    const risk = await ok<{ risk: { id: string } }>(runtime, world.aliceToken, 'addRisk', {
+      organization_id: world.orgA,
+      name: 'Owned risk',
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+      owner_id: owner,
+    });
+    const outcome = await runWithInterleavedWrite('updateRisk', { id: risk.risk.id, note: 'late edit' }, () =>
+      ok(runtime, world.aliceToken, 'deletePerson', { id: owner }),
+    );
+    expect(outcome.ok).toBe(false);
+    const after = await ok<{ risk: { owner_id: string | null; note: string | null } }>(
+      runtime,
+      world.aliceToken,
+      'getRisk',
+      {
+        id: risk.risk.id,
+      },
+    );
+    expect(after.risk).toMatchObject({ owner_id: null, note: null });
   });
 });
