@@ -4,13 +4,23 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { type FilterSpec, filter, type Row } from './register.ts';
 
+/** SQL: the due date is before `today` and the status is not `done`. */
+export function overdueCondition(
+  dueColumn: SQLiteColumn,
+  statusColumn: SQLiteColumn,
+  done: string,
+  today: string,
+): SQL {
+  return and(isNotNull(dueColumn), lt(dueColumn, today), ne(statusColumn, done)) as SQL;
+}
+
 export function overdueFilter(dueColumn: SQLiteColumn, statusColumn: SQLiteColumn, done: string): FilterSpec {
   return filter(
     z
       .boolean()
       .describe(`true: only overdue (due date passed and status not ${done}); false: only not overdue.`),
     (value, today) => {
-      const overdue = and(isNotNull(dueColumn), lt(dueColumn, today), ne(statusColumn, done)) as SQL;
+      const overdue = overdueCondition(dueColumn, statusColumn, done, today);
       return value ? overdue : not(overdue);
     },
   );

@@ -389,22 +389,13 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       if (nonce)
         statements.push(ctx.db.delete(relation.table).where(and(eq(relation.ownerColumn, id), landed)));
       for (const targetId of new Set(value.map(String))) {
-        const row: Record<string, string> = {
+        const row: Row = {
           [relation.ownerColumn.name]: id,
           [relation.targetColumn.name]: targetId,
           [relation.organizationColumn.name]: organizationId,
         };
-        // Columns in the table's order, as drizzle lists them in `insert into ... (columns) select ...`.
-        const selected = Object.values(getTableColumns(relation.table)).map(
-          (column) => sql`${row[column.name] ?? null}`,
-        );
-        statements.push(
-          ctx.db
-            .insert(relation.table)
-            .select(
-              sql`select ${sql.join(selected, sql`, `)} where ${landed} and ${existsInOrganization(relation.target, organizationId, targetId)}`,
-            ),
-        );
+        const condition = sql`${landed} and ${existsInOrganization(relation.target, organizationId, targetId)}`;
+        statements.push(ctx.db.insert(relation.table).select(selectRow(relation.table, row, condition)));
       }
     }
     return statements;
@@ -590,14 +581,10 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         created_at: timestamp,
         updated_at: timestamp,
       };
-      // insert ... select ... where <references exist>: columns in the table's order, values as the driver wants them.
-      const selected = Object.values(getTableColumns(table)).map(
-        (column) => sql`${column.mapToDriverValue((row as Row)[column.name] ?? null)}`,
-      );
       const [inserted] = await ctx.db.batch([
         ctx.db
           .insert(table)
-          .select(sql`select ${sql.join(selected, sql`, `)} where ${referencesExist(organization_id, next)}`)
+          .select(selectRow(table, row, referencesExist(organization_id, next)))
           .returning({ id: table.id }),
         ...relationWrites(ctx, id, organization_id, values),
       ]);
@@ -745,6 +732,18 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   });
 
   return [list, get, add, update, remove];
+}
+
+/**
+ * `select <row's values> where <condition>`, for `insert into table select ...`: an insert that happens only if the
+ * condition holds. Values come in the table's column order (the order drizzle lists the columns in), converted
+ * as the driver wants them (JSON columns serialised).
+ */
+function selectRow(table: SQLiteTable, row: Row, condition: SQL): SQL {
+  const values = Object.values(getTableColumns(table)).map(
+    (column) => sql`${column.mapToDriverValue(row[column.name] ?? null)}`,
+  );
+  return sql`select ${sql.join(values, sql`, `)} where ${condition}`;
 }
 
 export function capitalize(text: string): string {

@@ -1,5 +1,5 @@
 // getComplianceSummary: one call that tells an assistant where an organization stands.
-import { and, count, eq, gte, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
+import { and, count, eq, gte, ne, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
@@ -12,6 +12,7 @@ import {
 } from '../db/schema.ts';
 import { requireOrganization } from './access.ts';
 import { idOf } from './fields.ts';
+import { overdueCondition } from './overdue.ts';
 import {
   AUDIT_STATES,
   MEASURE_STATES,
@@ -140,22 +141,11 @@ export const summaryTool: Tool = defineTool({
       ),
       grouped(measures, measures.state),
       grouped(obligations, obligations.status),
-      counted(
-        obligations,
-        and(
-          isNotNull(obligations.due_date),
-          lt(obligations.due_date, today),
-          ne(obligations.status, 'COMPLIANT'),
-        ),
-      ),
+      counted(obligations, overdueCondition(obligations.due_date, obligations.status, 'COMPLIANT', today)),
       grouped(nonconformities, nonconformities.status),
       counted(
         nonconformities,
-        and(
-          isNotNull(nonconformities.due_date),
-          lt(nonconformities.due_date, today),
-          ne(nonconformities.status, 'CLOSED'),
-        ),
+        overdueCondition(nonconformities.due_date, nonconformities.status, 'CLOSED', today),
       ),
       grouped(continualImprovements, continualImprovements.status),
       grouped(audits, audits.state),
