@@ -1,7 +1,8 @@
-// The record of every tool call ("monitoring of token use"), buffered so the hot path never waits for a write.
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+// The record of every tool call ("monitoring of token use"). A write's row goes into the write's own batch (durable
+// with it); every other row is buffered so the hot path never waits for a write.
+import { and, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { Db } from './db/client.ts';
+import { type Db, selectRow } from './db/client.ts';
 import { apiTokens, toolCalls } from './db/schema.ts';
 import { describeError } from './errors.ts';
 
@@ -19,8 +20,39 @@ export interface ToolCallRecord {
   created_at: string;
 }
 
+/**
+ * Whether the call's row may already be in the database: `no` (buffer it), `yes` (a write's batch wrote it; the
+ * buffer only moves the token's `last_used_at`), `maybe` (a write's batch carried it but the call failed: the
+ * buffer writes it unless the batch's `ok` row of this call is there).
+ */
+export type LoggedInBatch = 'no' | 'yes' | 'maybe';
+
+/**
+ * `insert into tool_calls select <entry> where <condition>`: the call's row, written only if `condition` holds when
+ * the statement runs (inside a batch).
+ */
+export function callLogRow(db: Db, entry: ToolCallRecord, condition: SQL): BatchItem<'sqlite'> {
+  return db.insert(toolCalls).select(selectRow(toolCalls, { ...entry, id: null }, condition));
+}
+
+/** SQL: this call's `ok` row is in the log (the same token, tool, surface and time: one call). */
+function loggedOk(entry: ToolCallRecord): SQL {
+  return sql`exists (select 1 from ${toolCalls} where ${and(
+    eq(toolCalls.token_id, entry.token_id),
+    eq(toolCalls.created_at, entry.created_at),
+    eq(toolCalls.tool, entry.tool),
+    eq(toolCalls.surface, entry.surface),
+    eq(toolCalls.outcome, 'ok'),
+  )})`;
+}
+
+interface Buffered {
+  entry: ToolCallRecord;
+  logged: LoggedInBatch;
+}
+
 export interface UsageRecorder {
-  record(entry: ToolCallRecord): void;
+  record(entry: ToolCallRecord, logged?: LoggedInBatch): void;
   /** Writes what is buffered: the call rows and each token's `last_used_at`, in one batch. */
   flush(): Promise<void>;
   pending(): number;
@@ -29,11 +61,11 @@ export interface UsageRecorder {
 const MAX_BUFFERED = 10_000;
 
 export function createUsageRecorder(db: Db, log: (message: string) => void = console.error): UsageRecorder {
-  let buffer: ToolCallRecord[] = [];
+  let buffer: Buffered[] = [];
 
-  async function write(entries: ToolCallRecord[]): Promise<void> {
+  async function write(items: Buffered[]): Promise<void> {
     const lastUse = new Map<string, string>();
-    for (const entry of entries) {
+    for (const { entry } of items) {
       const seen = lastUse.get(entry.token_id);
       if (!seen || seen < entry.created_at) lastUse.set(entry.token_id, entry.created_at);
     }
@@ -45,12 +77,22 @@ export function createUsageRecorder(db: Db, log: (message: string) => void = con
           and(eq(apiTokens.id, tokenId), or(isNull(apiTokens.last_used_at), lt(apiTokens.last_used_at, at))),
         ),
     );
-    await db.batch([db.insert(toolCalls).values(entries), ...updates]);
+    const plain = items.filter((item) => item.logged === 'no').map((item) => item.entry);
+    const guarded = items
+      .filter((item) => item.logged === 'maybe')
+      .map((item) => callLogRow(db, item.entry, sql`not ${loggedOk(item.entry)}`));
+    const statements = [
+      ...(plain.length > 0 ? [db.insert(toolCalls).values(plain)] : []),
+      ...guarded,
+      ...updates,
+    ];
+    const [first, ...rest] = statements;
+    if (first) await db.batch([first, ...rest]);
   }
 
   return {
-    record(entry) {
-      buffer.push(entry);
+    record(entry, logged = 'no') {
+      buffer.push({ entry, logged });
       // Past the cap the oldest entries go first (the database has been unreachable for a long while).
       if (buffer.length > MAX_BUFFERED) buffer = buffer.slice(-MAX_BUFFERED);
     },
@@ -58,13 +100,13 @@ export function createUsageRecorder(db: Db, log: (message: string) => void = con
       // Each flush takes its own entries at once, so concurrent flushes never write one twice and never wait on
       // each other (on Workers a request must not await another request's promise).
       while (buffer.length > 0) {
-        const entries = buffer.splice(0, 500);
+        const items = buffer.splice(0, 500);
         try {
-          await write(entries);
+          await write(items);
         } catch (error) {
-          buffer = [...entries, ...buffer].slice(-MAX_BUFFERED);
+          buffer = [...items, ...buffer].slice(-MAX_BUFFERED);
           log(
-            `usage: could not record ${entries.length} tool calls, kept for the next flush: ${describeError(error)}`,
+            `usage: could not record ${items.length} tool calls, kept for the next flush: ${describeError(error)}`,
           );
           return;
         }

@@ -1,6 +1,8 @@
 // The database handle every part of the app receives: drizzle over a libSQL client (embedded file or HTTP).
 import type { Client } from '@libsql/client';
+import { getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
+import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.ts';
 
 export type Db = LibSQLDatabase<typeof schema>;
@@ -20,6 +22,18 @@ export const BUSY_TIMEOUT_MS = 5000;
 /** Embedded files: WAL (persistent in the file) so readers never wait for a writer. */
 export async function prepareEmbeddedFile(client: Client): Promise<void> {
   await client.execute('PRAGMA journal_mode = WAL');
+}
+
+/**
+ * `select <row's values> where <condition>`, for `insert into table select ...`: an insert that happens only if the
+ * condition holds. Values come in the table's column order (the order drizzle lists the columns in), converted
+ * as the driver wants them (JSON columns serialised).
+ */
+export function selectRow(table: SQLiteTable, row: Record<string, unknown>, condition: SQL): SQL {
+  const values = Object.values(getTableColumns(table)).map(
+    (column) => sql`${column.mapToDriverValue(row[column.name] ?? null)}`,
+  );
+  return sql`select ${sql.join(values, sql`, `)} where ${condition}`;
 }
 
 export { schema };

@@ -6,7 +6,7 @@ import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
-import type { Surface, UsageRecorder } from '../usage.ts';
+import { callLogRow, type Surface, type ToolCallRecord, type UsageRecorder } from '../usage.ts';
 
 export interface InvokeDeps {
   db: Db;
@@ -27,7 +27,28 @@ export async function invokeTool(
   requestId: string,
 ): Promise<InvokeResult> {
   const started = performance.now();
-  const ctx: ToolContext = { db: deps.db, principal, now: deps.now, organizationId: null };
+  const entry = (outcome: string): ToolCallRecord => ({
+    token_id: principal.tokenId,
+    user_id: principal.userId,
+    tool: tool.name,
+    surface,
+    organization_id: ctx.organizationId,
+    outcome,
+    duration_ms: Math.round(performance.now() - started),
+    created_at: deps.now().toISOString(),
+  });
+  // A write's `ok` row rides in the write's own batch, so a crash cannot keep the write and lose its row.
+  let inBatch: ToolCallRecord | undefined;
+  const ctx: ToolContext = {
+    db: deps.db,
+    principal,
+    now: deps.now,
+    organizationId: null,
+    writeExtras(landed) {
+      inBatch = entry('ok');
+      return [callLogRow(deps.db, inBatch, landed)];
+    },
+  };
   let outcome: InvokeResult;
   try {
     const wait = deps.rateLimiter.take(principal.tokenId);
@@ -45,16 +66,10 @@ export async function invokeTool(
     if (!(error instanceof AppError)) deps.logError(requestId, error);
     outcome = { ok: false, error: asAppError(error) };
   }
-  deps.usage.record({
-    token_id: principal.tokenId,
-    user_id: principal.userId,
-    tool: tool.name,
-    surface,
-    organization_id: ctx.organizationId,
-    outcome: outcome.ok ? 'ok' : outcome.error.code,
-    duration_ms: Math.round(performance.now() - started),
-    created_at: deps.now().toISOString(),
-  });
+  if (!inBatch) deps.usage.record(entry(outcome.ok ? 'ok' : outcome.error.code));
+  else if (outcome.ok) deps.usage.record(inBatch, 'yes');
+  // The batch may or may not have landed before the failure: the same call's time, so its `ok` row is recognised.
+  else deps.usage.record({ ...entry(outcome.error.code), created_at: inBatch.created_at }, 'maybe');
   return outcome;
 }
 

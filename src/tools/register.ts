@@ -3,6 +3,7 @@ import { and, count, eq, getTableColumns, inArray, ne, or, type SQL, sql } from 
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
+import { selectRow } from '../db/client.ts';
 import { AppError, notFound } from '../errors.ts';
 import { ID_PREFIXES, type IdPrefix, newId, randomBase32 } from '../ids.ts';
 import { requireOrganization } from './access.ts';
@@ -17,6 +18,7 @@ import {
   orderBy,
 } from './pagination.ts';
 import {
+  CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
   DELETE_ANNOTATIONS,
   defineTool,
@@ -586,6 +588,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .insert(table)
           .select(selectRow(table, row, referencesExist(organization_id, next)))
           .returning({ id: table.id }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
         ...relationWrites(ctx, id, organization_id, values),
       ]);
       if ((inserted as unknown[]).length === 0) await referenceVanished(ctx, organization_id, values);
@@ -640,6 +643,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .set(set as never)
           .where(and(eq(table.id, id), eq(table.updated_at, previous), referencesExist(organizationId, next)))
           .returning({ id: table.id }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
         ...relationWrites(ctx, id, organizationId, provided, nonce),
       ]);
       if ((updated as unknown[]).length === 0) {
@@ -721,6 +725,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .delete(table)
           .where(and(eq(table.id, input.id), ...unreferenced))
           .returning({ id: table.id }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
         ...cleanup,
       ]);
       if ((deleted as unknown[]).length === 0) {
@@ -732,18 +737,6 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   });
 
   return [list, get, add, update, remove];
-}
-
-/**
- * `select <row's values> where <condition>`, for `insert into table select ...`: an insert that happens only if the
- * condition holds. Values come in the table's column order (the order drizzle lists the columns in), converted
- * as the driver wants them (JSON columns serialised).
- */
-function selectRow(table: SQLiteTable, row: Row, condition: SQL): SQL {
-  const values = Object.values(getTableColumns(table)).map(
-    (column) => sql`${column.mapToDriverValue(row[column.name] ?? null)}`,
-  );
-  return sql`select ${sql.join(values, sql`, `)} where ${condition}`;
 }
 
 export function capitalize(text: string): string {

@@ -78,6 +78,7 @@ export const riskMeasureTools: Tool[] = [
           })
           .onConflictDoNothing(),
         touchRiskIfChanged(ctx, input.risk_id),
+        ...ctx.writeExtras(sql`1`),
       ]);
       return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
     },
@@ -98,6 +99,7 @@ export const riskMeasureTools: Tool[] = [
           .delete(riskMeasures)
           .where(and(eq(riskMeasures.risk_id, input.risk_id), eq(riskMeasures.measure_id, input.measure_id))),
         touchRiskIfChanged(ctx, input.risk_id),
+        ...ctx.writeExtras(sql`1`),
       ]);
       return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
     },

@@ -1,4 +1,6 @@
 // The shape of a tool in the map: metadata, zod input/output schemas, scope and a `run` that returns plain data.
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
@@ -18,7 +20,15 @@ export interface ToolContext {
   now: () => Date;
   /** The organization the call acted in, set by the access checks; recorded in the call log. */
   organizationId: string | null;
+  /** Statements the invocation seam adds to a write tool's batch (this call's log row), taking effect only where `landed` holds. */
+  writeExtras(landed: SQL): BatchItem<'sqlite'>[];
 }
+
+/** A `landed` for `writeExtras` placed right after the write's statement: that statement changed a row. */
+export const CHANGED_A_ROW: SQL = sql`changes() > 0`;
+
+/** For contexts outside the invocation seam (seeding, display lookups): nothing to add. */
+export const NO_WRITE_EXTRAS = (): BatchItem<'sqlite'>[] => [];
 
 export interface Tool {
   name: string;

@@ -5,7 +5,7 @@ import type { AppError } from '../errors.ts';
 import { invokeTool } from '../surfaces/invoke.ts';
 import { jsonSchemasOf } from '../surfaces/schemas.ts';
 import type { RegisterKind } from '../tools/register.ts';
-import type { Tool, ToolContext } from '../tools/types.ts';
+import { NO_WRITE_EXTRAS, type Tool, type ToolContext } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
 import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
@@ -663,6 +663,7 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       principal: webPrincipal(c.get('user'), c.get('memberships')),
       now: deps.now,
       organizationId: null,
+      writeExtras: NO_WRITE_EXTRAS,
     };
     await Promise.all(
       [...kinds].map(async (kind) => {

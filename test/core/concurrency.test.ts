@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/index.ts';
-import type { ToolContext } from '../../src/tools/types.ts';
+import { NO_WRITE_EXTRAS, type ToolContext } from '../../src/tools/types.ts';
 import { createTestRuntime, createWorld, ok, type TestRuntime, type World } from '../helpers.ts';
 
 let runtime: TestRuntime;
@@ -42,7 +42,13 @@ async function runWithInterleavedWrite(
       };
     },
   });
-  const ctx: ToolContext = { db, principal: auth.principal, organizationId: null, now: () => new Date() };
+  const ctx: ToolContext = {
+    db,
+    principal: auth.principal,
+    organizationId: null,
+    now: () => new Date(),
+    writeExtras: NO_WRITE_EXTRAS,
+  };
   return definition.run(ctx, definition.input.parse(args)).then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
