@@ -52,7 +52,7 @@ main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
 .field { margin-bottom: 1rem; }
 .field > label, fieldset legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
 .hint { display: block; color: var(--muted); font-size: 0.85rem; margin-top: 0.2rem; }
-input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], select, textarea {
+input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], input[type="date"], input[type="url"], select, textarea {
   font: inherit; min-height: 2.5rem; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; color: var(--ink); width: 100%;
 }
 .topbar select { width: auto; min-height: 0; padding: 0.25rem 0.4rem; }

@@ -1,6 +1,6 @@
 // What the web routes receive (dependencies) and what each request carries (the signed-in user and session).
 import type { Context } from 'hono';
-import type { Principal, Role } from '../auth/principal.ts';
+import type { Principal, Role, TokenScope } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
@@ -42,6 +42,8 @@ export type WebEnv = {
     user: SignedInUser;
     session: WebSession;
     memberships: Membership[];
+    /** A message from the previous request (post/redirect/get), shown once. */
+    flash?: string;
   };
 };
 
@@ -49,11 +51,23 @@ export type WebContext = Context<WebEnv>;
 
 /** The signed-in user as a tool caller: read scope over every organization they belong to. */
 export function webPrincipal(user: SignedInUser, memberships: Membership[]): Principal {
+  return webPrincipalWithScope(user, memberships, 'read');
+}
+
+/**
+ * The signed-in user as a tool caller that may write: the rights are exactly their role in each organization
+ * (the tools refuse a VIEWER's write with insufficient_scope, as for an API token).
+ */
+export function webWriterPrincipal(user: SignedInUser, memberships: Membership[]): Principal {
+  return webPrincipalWithScope(user, memberships, 'read_write');
+}
+
+function webPrincipalWithScope(user: SignedInUser, memberships: Membership[], scope: TokenScope): Principal {
   return {
     // Not an API token: web calls are logged under this pseudo token id (surface "web"), per user.
     tokenId: `web:${user.id}`,
     userId: user.id,
-    scope: 'read',
+    scope,
     roles: Object.fromEntries(memberships.map((membership) => [membership.organizationId, membership.role])),
     expiresAt: null,
   };

@@ -6,8 +6,10 @@ import { registerAccountRoutes } from './account-routes.tsx';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
+import { takeFlash } from './flash.ts';
 import { registerOrganizationRoutes } from './organization-routes.tsx';
 import { loadMemberships } from './queries.ts';
+import { registerRecordFormRoutes } from './record-form-routes.tsx';
 import { registerRegisterRoutes } from './register-routes.tsx';
 import { errorPage } from './render.tsx';
 import { clearSessionCookie, loadSession } from './sessions.ts';
@@ -85,6 +87,7 @@ export function createWebRoutes(deps: WebDeps) {
     flushAfterResponse(c, deps);
   };
   for (const path of SIGNED_IN_PATHS) web.use(path, requireUser);
+  web.use('/orgs/*', takeFlash);
 
   async function refusedPost(c: Context<WebEnv>, csrfToken: string): Promise<Response | null> {
     const reason = crossSiteReason(c, deps.config);
@@ -104,6 +107,8 @@ export function createWebRoutes(deps: WebDeps) {
   registerAccountRoutes(web, deps);
   registerTokenRoutes(web, deps);
   registerOrganizationRoutes(web, deps);
+  // Before the register pages: `/orgs/:org/:register/new` must not be read as a record id.
+  registerRecordFormRoutes(web, deps);
   // Last: its `/orgs/:org/:register` pattern must not shadow members and activity.
   registerRegisterRoutes(web, deps);
   return web;

@@ -11,6 +11,8 @@ export interface Viewer {
   user: SignedInUser;
   csrfToken: string;
   memberships: Membership[];
+  /** The one-time message left by the previous form post, if any. */
+  flash?: string | undefined;
 }
 
 export type Section =
@@ -88,11 +90,13 @@ export function Layout({
             <div class="shell">
               <SideNav section={section} viewer={viewer} />
               <main id="main" tabindex={-1}>
+                {viewer.flash && <Notice kind="ok">{viewer.flash}</Notice>}
                 {children}
               </main>
             </div>
           ) : (
             <main id="main" tabindex={-1} class="page">
+              {viewer?.flash && <Notice kind="ok">{viewer.flash}</Notice>}
               {children}
             </main>
           )}

@@ -75,3 +75,12 @@ export function fieldLabel(field: string): string {
   const words = field.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }
+
+/** What a person calls a record: its name, full name, reference or requirement, else its id. */
+export function displayName(record: Record<string, unknown>): string {
+  for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
+    const value = record[key];
+    if (typeof value === 'string' && value) return value;
+  }
+  return String(record.id);
+}

@@ -9,7 +9,14 @@ import { NO_WRITE_EXTRAS, type Tool, type ToolContext } from '../tools/types.ts'
 import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
 import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
-import { fieldLabel, type RegisterPage, registerPageByKind, registerPageBySlug } from './register-pages.ts';
+import { AddRecordLink, RecordActions } from './record-form-routes.tsx';
+import {
+  displayName,
+  fieldLabel,
+  type RegisterPage,
+  registerPageByKind,
+  registerPageBySlug,
+} from './register-pages.ts';
 import { errorPage, notFoundPage, sendPage } from './render.tsx';
 import { viewerOf } from './viewer.ts';
 
@@ -162,14 +169,6 @@ function scoreTone(score: number): 'ok' | 'warn' | 'bad' {
 }
 
 type NameIndex = Map<string, { name: string; href: string; kind: RegisterKind }>;
-
-function displayName(record: Row): string {
-  for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
-    const value = record[key];
-    if (typeof value === 'string' && value) return value;
-  }
-  return String(record.id);
-}
 
 /** Which register a field points into (owner_id -> person, vendor_ids -> vendor, ...). */
 function refKind(page: RegisterPage, field: string): RegisterKind | undefined {
@@ -367,6 +366,7 @@ function RegisterListPage(props: {
     >
       <h1>{page.title}</h1>
       <p class="lead">{page.spec.about}</p>
+      <AddRecordLink membership={membership} page={page} />
       <FilterForm page={page} base={base} options={props.options} query={query} names={props.names} />
       {props.error && <Notice kind="error">{props.error}</Notice>}
       <div class="table-wrap">
@@ -469,9 +469,7 @@ function RecordPage(props: {
             ))}
         </dl>
       </div>
-      <p class="small muted">
-        Records are changed through the API tools (e.g. update{page.spec.noun}) with a read_write token.
-      </p>
+      <RecordActions membership={membership} page={page} record={record} />
     </Layout>
   );
 }

@@ -4,5 +4,10 @@ import type { WebEnv } from './context.ts';
 import type { Viewer } from './layout.tsx';
 
 export function viewerOf(c: Context<WebEnv>): Viewer {
-  return { user: c.get('user'), csrfToken: c.get('session').csrfToken, memberships: c.get('memberships') };
+  return {
+    user: c.get('user'),
+    csrfToken: c.get('session').csrfToken,
+    memberships: c.get('memberships'),
+    flash: c.get('flash'),
+  };
 }

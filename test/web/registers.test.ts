@@ -5,7 +5,7 @@ import { toolCalls } from '../../src/db/schema.ts';
 import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
 import { seedRecords } from '../fixtures.ts';
 import { createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
-import { firstOrganizationId, textOf, WebClient } from './web-client.ts';
+import { signUpWithToken, textOf } from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
 
@@ -16,17 +16,7 @@ afterEach(async () => {
 async function setup() {
   const runtime = await createTestRuntime();
   runtimes.push(runtime);
-  const client = new WebClient(runtime);
-  await client.signUp('ada@example.com', 'Acme Health');
-  const organizationId = await firstOrganizationId(client);
-  const page = await client.submit('/settings/tokens/new', '/settings/tokens', {
-    name: 'seeding',
-    scope: 'read_write',
-    organization_mode: 'all',
-    expires_in_days: '30',
-  });
-  const token = /cmcp_[A-Za-z0-9_-]{43}/.exec(page.html)?.[0] ?? '';
-  return { runtime, client, organizationId, token };
+  return { runtime, ...(await signUpWithToken(runtime)) };
 }
 
 function rowNames(html: string): string[] {

@@ -146,3 +146,18 @@ export function manualClock(start = new Date()) {
     },
   };
 }
+
+/** Ada signs up with an organization (Acme Health) and generates a read_write token for all her organizations. */
+export async function signUpWithToken(runtime: Runtime) {
+  const client = new WebClient(runtime);
+  await client.signUp('ada@example.com', 'Acme Health');
+  const organizationId = await firstOrganizationId(client);
+  const page = await client.submit('/settings/tokens/new', '/settings/tokens', {
+    name: 'seeding',
+    scope: 'read_write',
+    organization_mode: 'all',
+    expires_in_days: '30',
+  });
+  const token = /cmcp_[A-Za-z0-9_-]{43}/.exec(page.html)?.[0] ?? '';
+  return { client, organizationId, token };
+}

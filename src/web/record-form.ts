@@ -1,0 +1,315 @@
+// Record forms generated from the tool map: fields from the add/update tools' input schemas, values to arguments.
+import type { AppError } from '../errors.ts';
+import { jsonSchemasOf } from '../surfaces/schemas.ts';
+import type { ToolMap } from '../tools/index.ts';
+import type { RegisterKind, RegisterSpec } from '../tools/register.ts';
+import type { Tool } from '../tools/types.ts';
+import type { FormBody } from './forms.tsx';
+import { fieldLabel, registerPageByKind } from './register-pages.ts';
+
+export type FormFieldKind =
+  | 'text'
+  | 'textarea'
+  | 'enum'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'date'
+  | 'url'
+  | 'email'
+  | 'list'
+  | 'ref'
+  | 'refs';
+
+export interface FormField {
+  name: string;
+  label: string;
+  kind: FormFieldKind;
+  /** Must be given on add and cannot be emptied on edit. */
+  required: boolean;
+  /** May be cleared (null) on edit. */
+  nullable: boolean;
+  options: string[];
+  min?: number;
+  max?: number;
+  maxLength?: number;
+  description: string;
+  /** ref/refs: the register the ids point into. */
+  target?: RegisterKind;
+  /** The value filled in on add when the person leaves the field alone. */
+  defaultValue?: string;
+  /** refs set through link/unlink tools (a risk's measure_ids) rather than the add/update arguments. */
+  links?: { link: string; unlink: string; ownerArgument: string; targetArgument: string };
+}
+
+/** What the person typed or chose, as strings: redisplayed as is when the tool refuses them. */
+export type FormValues = Record<string, string | string[]>;
+
+interface JsonSchema {
+  type?: string;
+  enum?: string[];
+  anyOf?: JsonSchema[];
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+}
+
+/** Arguments the form never shows: the record's identity and the stale-form guard travel as hidden fields. */
+const HIDDEN_ARGUMENTS = new Set(['organization_id', 'id', 'expected_updated_at']);
+const LONG_TEXT = 500;
+
+/** `anyOf: [X, {type: null}]` -> X, nullable. */
+function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
+  const options = schema.anyOf;
+  if (!options) return { schema, nullable: false };
+  const nonNull = options.filter((option) => option.type !== 'null');
+  const [only] = nonNull;
+  if (nonNull.length === 1 && only) {
+    return {
+      schema: { ...only, description: only.description ?? schema.description },
+      nullable: nonNull.length < options.length,
+    };
+  }
+  return { schema, nullable: false };
+}
+
+function kindOf(schema: JsonSchema, target: RegisterKind | undefined): FormFieldKind {
+  if (schema.type === 'array') return target ? 'refs' : 'list';
+  if (target) return 'ref';
+  if (schema.enum) return 'enum';
+  if (schema.type === 'integer') return 'integer';
+  if (schema.type === 'number') return 'number';
+  if (schema.type === 'boolean') return 'boolean';
+  if (schema.pattern === '^\\d{4}-\\d{2}-\\d{2}$' || schema.format === 'date') return 'date';
+  if (schema.format === 'uri') return 'url';
+  if (schema.format === 'email') return 'email';
+  if ((schema.maxLength ?? 0) > LONG_TEXT) return 'textarea';
+  return 'text';
+}
+
+function targetOf(spec: RegisterSpec, name: string): RegisterKind | undefined {
+  return spec.fields[name]?.ref ?? spec.relations?.find((relation) => relation.field === name)?.target;
+}
+
+const formCache = new WeakMap<RegisterSpec, FormField[]>();
+
+/**
+ * The fields of a kind's add and edit forms, in the add tool's order: what its JSON Schema says (required, enum,
+ * integer bounds, dates, URLs, lists), which register a reference points into (from the spec), and relation lists
+ * that only dedicated tools change (a risk's measures, through linkRiskMeasure / unlinkRiskMeasure).
+ */
+export function formFieldsOf(spec: RegisterSpec, tools: ToolMap): FormField[] {
+  const cached = formCache.get(spec);
+  if (cached) return cached;
+  const add = tools.get(`add${spec.noun}`);
+  const update = tools.get(`update${spec.noun}`);
+  if (!add || !update) throw new Error(`The tool map has no add/update tool for ${spec.kind}`);
+  const addInput = jsonSchemasOf(add).input as JsonSchema;
+  const updateInput = jsonSchemasOf(update).input as JsonSchema;
+  const required = new Set(addInput.required ?? []);
+  const properties = { ...updateInput.properties, ...addInput.properties };
+  const fields: FormField[] = [];
+  for (const [name, raw] of Object.entries(properties)) {
+    if (HIDDEN_ARGUMENTS.has(name)) continue;
+    const { schema, nullable } = unwrapNullable(raw);
+    const target = targetOf(spec, name);
+    const fieldSpec = spec.fields[name];
+    const field: FormField = {
+      name,
+      label: fieldLabel(name),
+      kind: kindOf(schema, target),
+      required: required.has(name),
+      nullable,
+      options: schema.enum ?? [],
+      description: schema.description ?? raw.description ?? '',
+    };
+    if (schema.minimum !== undefined) field.min = schema.minimum;
+    if (schema.maximum !== undefined) field.max = schema.maximum;
+    if (schema.maxLength !== undefined) field.maxLength = schema.maxLength;
+    if (target) field.target = target;
+    if (fieldSpec?.mode === 'default' && fieldSpec.defaultValue !== undefined) {
+      const value = fieldSpec.defaultValue;
+      if (typeof value === 'string' || typeof value === 'number') field.defaultValue = String(value);
+    }
+    fields.push(field);
+  }
+  for (const relation of spec.relations ?? []) {
+    if (relation.writable) continue;
+    const targetPage = registerPageByKind(relation.target);
+    if (!targetPage) continue;
+    const link = `link${spec.noun}${targetPage.spec.noun}`;
+    const unlink = `unlink${spec.noun}${targetPage.spec.noun}`;
+    if (!tools.has(link) || !tools.has(unlink)) continue;
+    fields.push({
+      name: relation.field,
+      label: fieldLabel(relation.field),
+      kind: 'refs',
+      required: false,
+      nullable: true,
+      options: [],
+      description: relation.description,
+      target: relation.target,
+      links: { link, unlink, ownerArgument: `${spec.kind}_id`, targetArgument: `${relation.target}_id` },
+    });
+  }
+  formCache.set(spec, fields);
+  return fields;
+}
+
+/** Reads the form's fields from a posted body. */
+export function valuesFromBody(fields: FormField[], body: FormBody): FormValues {
+  const values: FormValues = {};
+  for (const field of fields) {
+    const raw = body[field.name];
+    const all = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter(
+      (item): item is string => typeof item === 'string',
+    );
+    values[field.name] = field.kind === 'refs' ? all.flatMap(splitIds) : (all[0] ?? '');
+  }
+  return values;
+}
+
+/** A record's current values, as the edit form shows them. */
+export function valuesFromRecord(fields: FormField[], record: Record<string, unknown>): FormValues {
+  const values: FormValues = {};
+  for (const field of fields) {
+    const value = record[field.name];
+    if (field.kind === 'refs') values[field.name] = Array.isArray(value) ? value.map(String) : [];
+    else if (field.kind === 'list')
+      values[field.name] = Array.isArray(value) ? value.map(String).join('\n') : '';
+    else if (field.kind === 'boolean') values[field.name] = value === true ? 'true' : '';
+    else values[field.name] = value === null || value === undefined ? '' : String(value);
+  }
+  return values;
+}
+
+/** The add form's starting values: each field's default. */
+export function defaultValues(fields: FormField[]): FormValues {
+  return Object.fromEntries(
+    fields.map((field) => [field.name, field.kind === 'refs' ? [] : (field.defaultValue ?? '')]),
+  );
+}
+
+function splitIds(value: string): string[] {
+  return value
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+function single(values: FormValues, name: string): string {
+  const value = values[name];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * The tool arguments for what the person entered. Empty fields are left out on add (so defaults apply) and
+ * cleared (null, or an empty list) on edit; a required field left empty is passed on so the tool refuses it
+ * and the form can say so next to the field. Values that do not parse are passed as typed, for the same reason.
+ */
+export function argumentsFromValues(
+  fields: FormField[],
+  values: FormValues,
+  mode: 'add' | 'update',
+): Record<string, unknown> {
+  const args: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (field.links) continue;
+    if (field.kind === 'refs') {
+      const ids = values[field.name];
+      const list = Array.isArray(ids) ? ids : [];
+      if (mode === 'update' || list.length > 0) args[field.name] = list;
+      continue;
+    }
+    const text = single(values, field.name);
+    if (field.kind === 'boolean') {
+      args[field.name] = text === 'true' || text === 'on';
+      continue;
+    }
+    if (field.kind === 'list') {
+      const items = text
+        .split(/[\n,]/)
+        .map((item) => item.trim())
+        .filter(Boolean);
+      if (mode === 'update' || items.length > 0) args[field.name] = items;
+      continue;
+    }
+    if (text === '') {
+      if (mode === 'add' && !field.required) continue;
+      if (mode === 'update' && field.nullable) args[field.name] = null;
+      else if (field.kind === 'integer' || field.kind === 'number') args[field.name] = null;
+      else args[field.name] = '';
+      continue;
+    }
+    if (field.kind === 'integer' || field.kind === 'number') {
+      const numeric = field.kind === 'integer' ? /^[-+]?\d+$/ : /^[-+]?(\d+\.?\d*|\.\d+)$/;
+      args[field.name] = numeric.test(text) ? Number(text) : text;
+      continue;
+    }
+    args[field.name] = text;
+  }
+  return args;
+}
+
+/** A refused call, laid out for the form: messages next to the fields they concern, the rest above the form. */
+export interface FormErrors {
+  fields: Record<string, string>;
+  form: string | null;
+  /** The record changed since the form was loaded: offer to reload it. */
+  stale: boolean;
+}
+
+export function formErrorsOf(error: AppError, fields: FormField[], values: FormValues): FormErrors {
+  const names = new Set(fields.map((field) => field.name));
+  const out: FormErrors = { fields: {}, form: null, stale: false };
+  const details = error.details;
+  if (error.code === 'invalid_transition' && details && typeof details === 'object' && 'field' in details) {
+    const name = String((details as { field: unknown }).field);
+    if (names.has(name)) out.fields[name] = error.message;
+    else out.form = error.message;
+    return out;
+  }
+  if (Array.isArray(details)) {
+    for (const detail of details as { path?: unknown; message?: unknown }[]) {
+      const name = String(detail.path ?? '').split('.')[0] ?? '';
+      const message = String(detail.message ?? '');
+      if (!names.has(name)) {
+        out.form = out.form ? `${out.form} ${message}` : error.message;
+        continue;
+      }
+      const field = fields.find((item) => item.name === name);
+      const typed = values[name];
+      const empty =
+        typed === undefined || (typeof typed === 'string' ? typed.trim() === '' : typed.length === 0);
+      const explained =
+        field && empty && field.required ? 'This field is required.' : friendlier(message, field);
+      out.fields[name] = out.fields[name] ? `${out.fields[name]} ${explained}` : explained;
+    }
+    if (Object.keys(out.fields).length === 0 && !out.form) out.form = error.message;
+    else if (error.code !== 'invalid_arguments' && !out.form) out.form = error.message;
+    return out;
+  }
+  out.form = error.message;
+  out.stale = error.code === 'conflict';
+  return out;
+}
+
+/** zod's type messages say what a program sent; a person typed text into a box. */
+function friendlier(message: string, field: FormField | undefined): string {
+  if (field && /expected (number|int), received/.test(message)) {
+    return field.kind === 'integer' ? 'Enter a whole number.' : 'Enter a number.';
+  }
+  return message;
+}
+
+/** The tool that lists the records a picker offers. */
+export function listToolFor(tools: ToolMap, kind: RegisterKind): Tool | undefined {
+  const page = registerPageByKind(kind);
+  return page ? tools.get(`list${page.spec.nounPlural}`) : undefined;
+}
