@@ -4,7 +4,7 @@ import { WRITER_ROLES } from '../auth/principal.ts';
 import type { AppError } from '../errors.ts';
 import { invokeTool } from '../surfaces/invoke.ts';
 import { capitalize, orderFieldsOf, type RegisterKind } from '../tools/register.ts';
-import type { Tool, ToolContext } from '../tools/types.ts';
+import { NO_WRITE_EXTRAS, type Tool, type ToolContext } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal, webWriterPrincipal } from './context.ts';
 import { setFlash } from './flash.ts';
 import { CsrfField, Layout, Notice, type Viewer } from './layout.tsx';
@@ -414,6 +414,7 @@ export function registerRecordFormRoutes(web: Hono<WebEnv>, deps: WebDeps): void
       principal: webPrincipal(c.get('user'), c.get('memberships')),
       now: deps.now,
       organizationId: null,
+      writeExtras: NO_WRITE_EXTRAS,
     };
     const pickers: Pickers = {};
     await Promise.all(
