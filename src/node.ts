@@ -2,12 +2,15 @@
 import { serve } from '@hono/node-server';
 import { createMemoryTokenCache } from './auth/token-cache.ts';
 import { type Config, redactDatabaseUrl } from './config.ts';
+import { optimizeDatabase } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { isLoopbackHost } from './surfaces/origin.ts';
 
 const USAGE_FLUSH_MS = 1000;
+/** `PRAGMA optimize` this often, so statistics follow registers that grow while the server runs. */
+const OPTIMIZE_MS = 60 * 60 * 1000;
 
 export interface RunningServer {
   url: string;
@@ -45,6 +48,12 @@ export async function startNodeServer(
   const url = `http://${host}:${port}`;
   const flushTimer = setInterval(() => void runtime.usage.flush(), USAGE_FLUSH_MS);
   flushTimer.unref();
+  const optimizeTimer = setInterval(() => {
+    optimizeDatabase(database.client, false).catch((error: unknown) =>
+      log(`PRAGMA optimize failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }, OPTIMIZE_MS);
+  optimizeTimer.unref();
 
   log(`compliance-mcp ${config.version} listening on ${url}`);
   log(`  MCP endpoint (Streamable HTTP): ${url}/api/mcp/v1`);
@@ -73,6 +82,7 @@ export async function startNodeServer(
       if (closed) return;
       closed = true;
       clearInterval(flushTimer);
+      clearInterval(optimizeTimer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive connections would hold close() open; the requests they carried are done.

@@ -3,7 +3,13 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
-import { BUSY_TIMEOUT_MS, createDatabase, type Database, prepareEmbeddedFile } from './client.ts';
+import {
+  BUSY_TIMEOUT_MS,
+  createDatabase,
+  type Database,
+  optimizeDatabase,
+  prepareEmbeddedFile,
+} from './client.ts';
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -21,4 +27,6 @@ export async function openNodeDatabase(url: string, authToken?: string): Promise
 export async function migrateDatabase(database: Database): Promise<void> {
   const { migrate } = await import('drizzle-orm/libsql/migrator');
   await migrate(database.db, { migrationsFolder: MIGRATIONS_FOLDER });
+  // Fresh statistics for the planner after a schema change (and on every start, which migrates first).
+  await optimizeDatabase(database.client, true);
 }

@@ -1,6 +1,8 @@
-// Keyset pagination: opaque cursors over (order expression, id), stable while rows are inserted.
-import { and, asc, desc, eq, gt, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+// Keyset pagination: opaque cursors over (order column, id), stable while rows are inserted. Every page is an
+// index range on (organization_id, <order column>, id) (row values, NULLs as their own range), and total_count
+// is counted once, on the first page, up to TOTAL_COUNT_CAP, then carried in the cursor.
+import { asc, desc, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { invalidArguments } from '../errors.ts';
 
@@ -8,27 +10,34 @@ export type Direction = 'ASC' | 'DESC';
 
 export interface OrderField {
   column: SQLiteColumn;
-  /** Nullable text columns sort as '' so the keyset comparison stays total. */
+  /** The column may hold NULL: NULLs sort first ascending and last descending (as SQLite sorts them). */
   nullable?: boolean;
 }
 
-interface CursorPayload {
+/** total_count counts at most this many matches; beyond it, total_count_capped is true. */
+export const TOTAL_COUNT_CAP = 1000;
+
+export interface CursorPayload {
   f: string;
   d: Direction;
-  v: string | number;
+  /** Order value of the last row of the page; null for a NULL in a nullable order column. */
+  v: string | number | null;
   i: string;
+  /** total_count and total_count_capped as counted on the first page, with a fingerprint of the filter. */
+  t?: number;
+  c?: boolean;
+  h?: string;
 }
 
 const CursorSchema = z.object({
   f: z.string(),
   d: z.enum(['ASC', 'DESC']),
-  v: z.union([z.string(), z.number()]),
+  v: z.union([z.string(), z.number(), z.null()]),
   i: z.string(),
+  t: z.number().int().min(0).optional(),
+  c: z.boolean().optional(),
+  h: z.string().optional(),
 });
-
-export function orderExpression(field: OrderField): SQL {
-  return field.nullable ? sql`ifnull(${field.column}, '')` : sql`${field.column}`;
-}
 
 export function encodeCursor(payload: CursorPayload): string {
   const json = JSON.stringify(payload);
@@ -58,24 +67,87 @@ export function decodeCursor(cursor: string, field: string, direction: Direction
   return payload;
 }
 
-/** WHERE part that starts after the cursor row. */
-export function afterCursor(
+/**
+ * The index on (organization_id, <column>, id) that every page sorted by `column` walks. Found in the table's
+ * drizzle schema, so a sort field without its index fails when the tools are built, not at scale.
+ */
+export function orderIndexName(table: SQLiteTable, column: SQLiteColumn): string {
+  const { indexes, name } = getTableConfig(table);
+  const columns = getTableColumns(table);
+  const wanted = ['organization_id', column.name, 'id'];
+  for (const index of indexes) {
+    const names = index.config.columns.map((item) =>
+      'name' in item && columns[item.name as string] === item ? item.name : null,
+    );
+    if (names.length === wanted.length && names.every((item, at) => item === wanted[at])) {
+      return index.config.name;
+    }
+  }
+  throw new Error(
+    `${name}: sorting by ${column.name} needs an index on (organization_id, ${column.name}, id)`,
+  );
+}
+
+/**
+ * One index range of a page, in order. A nullable order column has two: its non-NULL values (a row-value range)
+ * and its NULLs (sorted by id), NULLs first ascending and last descending; a page may span both.
+ */
+export interface PageRange {
+  where: SQL | undefined;
+  orderBy: SQL[];
+}
+
+export function pageRanges(
   field: OrderField,
   idColumn: SQLiteColumn,
-  cursor: CursorPayload,
-): SQL | undefined {
-  const expression = orderExpression(field);
-  const beyond = cursor.d === 'ASC' ? gt : lt;
-  return or(beyond(expression, cursor.v), and(eq(expression, cursor.v), beyond(idColumn, cursor.i)));
-}
-
-export function orderBy(field: OrderField, idColumn: SQLiteColumn, direction: Direction): SQL[] {
+  direction: Direction,
+  cursor: CursorPayload | null,
+): PageRange[] {
   const by = direction === 'ASC' ? asc : desc;
-  return [by(orderExpression(field)), by(idColumn)];
+  const op = sql.raw(direction === 'ASC' ? '>' : '<');
+  const column = field.column;
+  const values: PageRange = {
+    where: undefined,
+    orderBy: [by(column), by(idColumn)],
+  };
+  if (!field.nullable) {
+    if (cursor) values.where = sql`(${column}, ${idColumn}) ${op} (${cursor.v}, ${cursor.i})`;
+    return [values];
+  }
+  // Cursors issued before NULLs had their own range carried '' for NULL; no date column holds ''.
+  const cursorValue = cursor ? (cursor.v === '' ? null : cursor.v) : undefined;
+  values.where =
+    cursorValue === undefined || cursorValue === null
+      ? sql`${column} is not null`
+      : sql`${column} is not null and (${column}, ${idColumn}) ${op} (${cursorValue}, ${cursor?.i})`;
+  const nulls: PageRange = {
+    where:
+      cursorValue === null
+        ? sql`${column} is null and ${idColumn} ${op} ${cursor?.i}`
+        : sql`${column} is null`,
+    orderBy: [by(idColumn)],
+  };
+  if (direction === 'ASC') {
+    // NULLs first: a cursor on a value has left them behind.
+    return cursorValue === undefined || cursorValue === null ? [nulls, values] : [values];
+  }
+  // NULLs last: a cursor on a NULL has left every value behind.
+  return cursorValue === null ? [nulls] : [values, nulls];
 }
 
-export function cursorValue(field: OrderField, row: Record<string, unknown>): string | number {
+export function cursorValue(field: OrderField, row: Record<string, unknown>): string | number | null {
   const value = row[field.column.name];
-  if (value === null || value === undefined) return '';
+  if (value === null || value === undefined) return null;
   return typeof value === 'number' ? value : String(value);
+}
+
+/** A short fingerprint of the filter, so a cursor's carried total_count is not reused for another filter. */
+export function filterFingerprint(filter: unknown): string {
+  const text = JSON.stringify(filter ?? null);
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < text.length; index++) {
+    hash ^= text.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0).toString(36);
 }

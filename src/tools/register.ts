@@ -1,5 +1,5 @@
 // The register spec (one per organization-scoped kind) and the builder of its list/get/add/update/delete tools.
-import { and, count, eq, getTableColumns, inArray, ne, or, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
@@ -9,14 +9,18 @@ import { ID_PREFIXES, type IdPrefix, newId, randomBase32 } from '../ids.ts';
 import { requireOrganization } from './access.ts';
 import { cursorSchema, directionSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
 import {
-  afterCursor,
+  type CursorPayload,
   cursorValue,
   type Direction,
   decodeCursor,
   encodeCursor,
+  filterFingerprint,
   type OrderField,
-  orderBy,
+  orderIndexName,
+  pageRanges,
+  TOTAL_COUNT_CAP,
 } from './pagination.ts';
+import { searchCondition } from './search.ts';
 import {
   CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
@@ -286,6 +290,9 @@ export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
 export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf: TableOf): Tool[] {
   const { table } = spec;
   const orderFields = orderFieldsOf(spec);
+  const orderIndexes = Object.fromEntries(
+    Object.entries(orderFields).map(([name, field]) => [name, orderIndexName(table, field.column)]),
+  );
   const { write_nonce: nonceColumn, ...columns } = getTableColumns(table);
   if ((spec.relations ?? []).some((relation) => relation.writable) && !nonceColumn) {
     throw new Error(`${spec.kind}: a register with writable relations needs a write_nonce column`);
@@ -299,6 +306,14 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     ]),
   );
   const selection = { ...columns, ...relationColumns };
+  // The same columns as SQL expressions: list pages read `<table> indexed by <sort index>`, which drizzle does not
+  // know as the table itself (it would refuse plain column references).
+  const listSelection = {
+    ...Object.fromEntries(
+      Object.entries(columns).map(([name, column]) => [name, sql`${column}`.mapWith(column)]),
+    ),
+    ...relationColumns,
+  };
 
   function today(ctx: ToolContext): string {
     return ctx.now().toISOString().slice(0, 10);
@@ -457,7 +472,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     description: [
       `List the ${spec.labelPlural} of an organization. ${spec.about}`,
       `Filter on the server with \`filter\` (${[spec.search?.length ? 'query' : null, ...Object.keys(spec.filters ?? {})].filter(Boolean).join(', ')}) rather than fetching everything.`,
-      `Pages: \`size\` 1-100 (default 20); pass \`next_cursor\` back as \`cursor\` until it is null. \`total_count\` counts all matches.`,
+      `Pages: \`size\` 1-100 (default 20); pass \`next_cursor\` back as \`cursor\` until it is null. \`total_count\` counts all matches up to ${TOTAL_COUNT_CAP} (\`total_count_capped\` true: more).`,
       spec.hints?.list ?? '',
       `Use get${spec.noun} for one ${spec.label} by id.`,
     ]
@@ -472,7 +487,17 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         .string()
         .nullable()
         .describe('Cursor of the next page, or null when this is the last page.'),
-      total_count: z.number().int().describe('Number of records matching the filter, over all pages.'),
+      total_count: z
+        .number()
+        .int()
+        .describe(
+          `Number of ${spec.labelPlural} matching the filter over all pages, counted when the first page was read (later pages repeat it) and at most ${TOTAL_COUNT_CAP}.`,
+        ),
+      total_count_capped: z
+        .boolean()
+        .describe(
+          `True when more than ${TOTAL_COUNT_CAP} ${spec.labelPlural} match: total_count then shows ${TOTAL_COUNT_CAP}, read "more than ${TOTAL_COUNT_CAP}". Narrow the filter or page through them.`,
+        ),
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
@@ -480,46 +505,66 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const filterValues = (input.filter ?? {}) as Row;
       for (const [name, value] of Object.entries(filterValues)) {
         if (value === undefined) continue;
-        if (name === 'query') {
-          const pattern = `%${String(value).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-          conditions.push(
-            or(...(spec.search ?? []).map((column) => sql`${column} like ${pattern} escape '\\'`)),
-          );
-        } else {
-          conditions.push(spec.filters?.[name]?.where(value, today(ctx)));
-        }
+        if (name === 'query') conditions.push(searchCondition(table, spec.search ?? [], String(value)));
+        else conditions.push(spec.filters?.[name]?.where(value, today(ctx)));
       }
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
       const fieldName = orderArgument?.field ?? 'created_at';
       const direction: Direction = orderArgument?.direction ?? 'DESC';
       const orderField = orderFields[fieldName];
-      if (!orderField) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
+      const orderIndex = orderIndexes[fieldName];
+      if (!orderField || !orderIndex) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
       const size = input.size ?? PAGE_SIZE.default;
       const where = and(...conditions);
-      const pageConditions = [where];
-      if (input.cursor)
-        pageConditions.push(
-          afterCursor(orderField, table.id, decodeCursor(input.cursor, fieldName, direction)),
-        );
-      const [rows, totals] = await ctx.db.batch([
+      const cursor = input.cursor ? decodeCursor(input.cursor, fieldName, direction) : null;
+      const fingerprint = filterFingerprint(input.filter);
+      // Each range walks the sort index (INDEXED BY: a filter's own index would need a sort of all its matches).
+      const ranges = pageRanges(orderField, table.id, direction, cursor).map((range) =>
         ctx.db
-          .select(selection)
-          .from(table)
-          .where(and(...pageConditions))
-          .orderBy(...orderBy(orderField, table.id, direction))
+          .select(listSelection)
+          .from(sql`${table} indexed by ${sql.identifier(orderIndex)}`)
+          .where(and(where, range.where))
+          .orderBy(...range.orderBy)
           .limit(size + 1),
-        ctx.db.select({ total: count() }).from(table).where(where),
+      );
+      // total_count: counted on the first page (at most TOTAL_COUNT_CAP + 1 matches read), then carried in the cursor.
+      const carried = cursor?.t !== undefined && cursor.h === fingerprint ? cursor : null;
+      const counting = carried
+        ? []
+        : [
+            ctx.db.select({ total: count() }).from(
+              ctx.db
+                .select({ one: sql`1` })
+                .from(table)
+                .where(where)
+                .limit(TOTAL_COUNT_CAP + 1)
+                .as('matches'),
+            ),
+          ];
+      const results = await ctx.db.batch([...ranges, ...counting] as unknown as [
+        BatchItem<'sqlite'>,
+        ...BatchItem<'sqlite'>[],
       ]);
-      const page = (rows as Row[]).slice(0, size);
+      const rows = (results.slice(0, ranges.length) as Row[][]).flat();
+      const counted = carried ? null : Number((results[ranges.length] as { total: number }[])[0]?.total ?? 0);
+      const total_count = carried ? (carried.t ?? 0) : Math.min(counted ?? 0, TOTAL_COUNT_CAP);
+      const total_count_capped = carried ? carried.c === true : (counted ?? 0) > TOTAL_COUNT_CAP;
+      const page = rows.slice(0, size);
       const last = page.at(-1);
-      const next_cursor =
-        rows.length > size && last
-          ? encodeCursor({ f: fieldName, d: direction, v: cursorValue(orderField, last), i: String(last.id) })
-          : null;
+      const payload = (row: Row): CursorPayload => ({
+        f: fieldName,
+        d: direction,
+        v: cursorValue(orderField, row),
+        i: String(row.id),
+        t: total_count,
+        c: total_count_capped,
+        h: fingerprint,
+      });
       return {
         [spec.listKey]: page.map((row) => present(row, ctx)),
-        next_cursor,
-        total_count: totals[0]?.total ?? 0,
+        next_cursor: rows.length > size && last ? encodeCursor(payload(last)) : null,
+        total_count,
+        total_count_capped,
       };
     },
   });

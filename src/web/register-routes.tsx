@@ -351,6 +351,8 @@ function RegisterListPage(props: {
   query: ListQuery;
   rows: Row[];
   total: number;
+  /** More records match than `total` (the list tools count up to a cap). */
+  totalCapped?: boolean;
   nextCursor: string | null;
   names: NameIndex;
   error?: string;
@@ -379,7 +381,7 @@ function RegisterListPage(props: {
         ) : (
           <table>
             <caption>
-              {props.rows.length} of {props.total}{' '}
+              {props.rows.length} of {props.totalCapped ? `more than ${props.total}` : props.total}{' '}
               {props.total === 1 ? page.spec.label : page.spec.labelPlural}
               {query.cursor ? ' (a later page)' : ''}.
             </caption>
@@ -738,6 +740,7 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
         {...common}
         rows={rows}
         total={Number(outcome.result.total_count ?? rows.length)}
+        totalCapped={outcome.result.total_count_capped === true}
         nextCursor={(outcome.result.next_cursor as string | null | undefined) ?? null}
       />,
     );

@@ -149,7 +149,12 @@ describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_
     expect(record.updated_at).toBe(record.created_at);
     expect(await scope.get(spec.kind, record.id)).toEqual(record);
     const listed = await ok(runtime, scope.token, tool('list'), { organization_id: scope.org });
-    expect(listed).toEqual({ [spec.listKey]: [record], next_cursor: null, total_count: 1 });
+    expect(listed).toEqual({
+      [spec.listKey]: [record],
+      next_cursor: null,
+      total_count: 1,
+      total_count_capped: false,
+    });
   });
 
   it('add with only the required fields applies the defaults and leaves optional fields null', async () => {

@@ -1,0 +1,173 @@
+// Query plans of every list query: for each register, each documented filter (and filter.query, long and short) and
+// each order_by field in both directions, first page and a page after a cursor, the statements the list tool runs
+// are recorded and explained. None may scan a register table without an index or sort in a temporary B-tree: a
+// page must cost O(page), whatever the register's size. Generated from the register specs, not a hand list.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type InStatement } from '@libsql/client';
+import { getTableName } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryTokenCache } from '../../src/auth/token-cache.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDatabase, type Database } from '../../src/db/client.ts';
+import { migrateDatabase } from '../../src/db/open-node.ts';
+import { ID_PREFIXES } from '../../src/ids.ts';
+import { createRuntime, type Runtime } from '../../src/runtime.ts';
+import { REGISTER_SPECS } from '../../src/tools/index.ts';
+import { encodeCursor } from '../../src/tools/pagination.ts';
+import { orderFieldsOf, type RegisterSpec } from '../../src/tools/register.ts';
+import * as states from '../../src/tools/states.ts';
+import { type Actor, callDirect, createActor, createOrg, createToken } from '../helpers.ts';
+
+let dir: string;
+let database: Database;
+let runtime: Runtime;
+let token: string;
+let org: string;
+let recorded: InStatement[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cmcp-plans-'));
+  const url = `file:${join(dir, 'plans.db')}`;
+  const client = createClient({ url });
+  // Records every statement the app sends (drizzle runs list pages as one batch).
+  const recording = new Proxy(client, {
+    get(target, property, receiver) {
+      if (property === 'batch') {
+        return (statements: InStatement[], mode?: Parameters<typeof client.batch>[1]) => {
+          recorded.push(...statements);
+          return target.batch(statements, mode);
+        };
+      }
+      if (property === 'execute') {
+        return (statement: InStatement) => {
+          recorded.push(statement);
+          return target.execute(statement);
+        };
+      }
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  database = createDatabase(recording);
+  await migrateDatabase(database);
+  runtime = createRuntime({
+    config: loadConfig({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0' }),
+    database,
+    cache: createMemoryTokenCache(),
+    loopbackOnly: true,
+    usageFlush: 'host',
+    log: () => {},
+  });
+  const alice: Actor = await createActor(runtime, 'alice');
+  org = await createOrg(runtime, alice, 'Plans');
+  token = await createToken(runtime, alice, {});
+});
+
+afterAll(async () => {
+  database?.client.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const ENUM_VALUES = (Object.values(states) as unknown[]).filter(
+  (value): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string'),
+);
+const CANDIDATES: unknown[] = [
+  ...new Set(ENUM_VALUES.flat()),
+  true,
+  15,
+  '2026-01-15',
+  ...Object.values(ID_PREFIXES).map((prefix) => `${prefix}_${'a'.repeat(24)}`),
+];
+
+/** Values a filter accepts, found by trying candidates against its schema: the first one, and null if allowed. */
+function sampleValues(spec: RegisterSpec, name: string): unknown[] {
+  const schema = spec.filters?.[name]?.schema;
+  if (!schema) throw new Error(`${spec.kind}.${name}: no schema`);
+  const first = CANDIDATES.find((candidate) => schema.safeParse(candidate).success);
+  if (first === undefined) throw new Error(`${spec.kind}.${name}: no sample value accepted`);
+  return schema.safeParse(null).success ? [first, null] : [first];
+}
+
+function filtersOf(spec: RegisterSpec): Record<string, unknown>[] {
+  const filters: Record<string, unknown>[] = [{}];
+  if (spec.search?.length) filters.push({ query: 'needle' }, { query: 'ne' });
+  for (const name of Object.keys(spec.filters ?? {})) {
+    for (const value of sampleValues(spec, name)) filters.push({ [name]: value });
+  }
+  return filters;
+}
+
+function cursorsOf(field: string, direction: 'ASC' | 'DESC', nullable: boolean, sample: string | number) {
+  const cursors: (string | undefined)[] = [
+    undefined,
+    encodeCursor({ f: field, d: direction, v: sample, i: 'x' }),
+  ];
+  if (nullable) cursors.push(encodeCursor({ f: field, d: direction, v: null, i: 'x' }));
+  return cursors;
+}
+
+const registerTables = new Set(REGISTER_SPECS.map((spec) => getTableName(spec.table)));
+
+/** Plan lines that make a page cost more than O(page). */
+async function badPlanLines(statement: InStatement): Promise<string[]> {
+  const { sql, args } = typeof statement === 'string' ? { sql: statement, args: [] } : statement;
+  const plan = await database.client.execute({ sql: `explain query plan ${sql}`, args: args ?? [] });
+  const details = plan.rows.map((row) => String(row.detail));
+  return details.filter((detail) => {
+    if (/USE TEMP B-TREE FOR (?:ORDER BY|RIGHT PART OF ORDER BY|LAST TERM OF ORDER BY)/.test(detail))
+      return true;
+    const scan = /^SCAN (\w+)(.*)$/.exec(detail);
+    return !!scan && registerTables.has(scan[1] ?? '') && !/USING (?:COVERING )?INDEX/.test(scan[2] ?? '');
+  });
+}
+
+describe('list query plans', () => {
+  for (const spec of REGISTER_SPECS) {
+    it(`${spec.nounPlural}: every filter and order uses an index, without a sort`, async () => {
+      const orders = orderFieldsOf(spec);
+      const tool = `list${spec.nounPlural}`;
+      let explained = 0;
+      for (const filter of filtersOf(spec)) {
+        for (const [field, order] of Object.entries(orders)) {
+          const sample = order.column.dataType === 'number' ? 3 : '2026-01-15';
+          for (const direction of ['ASC', 'DESC'] as const) {
+            for (const cursor of cursorsOf(field, direction, order.nullable === true, sample)) {
+              recorded = [];
+              const args = { organization_id: org, filter, order_by: { field, direction }, cursor };
+              const result = await callDirect(runtime, token, tool, args);
+              expect(result.status, `${tool} ${JSON.stringify(args)}: ${JSON.stringify(result.body)}`).toBe(
+                200,
+              );
+              const statements = recorded.filter((statement) => {
+                const text = typeof statement === 'string' ? statement : statement.sql;
+                return /^select\b/i.test(text) && text.includes(`"${getTableName(spec.table)}"`);
+              });
+              expect(statements.length, `${tool}: no list statement recorded`).toBeGreaterThan(0);
+              for (const statement of statements) {
+                const bad = await badPlanLines(statement);
+                const text = typeof statement === 'string' ? statement : statement.sql;
+                expect(bad, `${tool} ${JSON.stringify(args)}\n${text}`).toEqual([]);
+                explained += 1;
+              }
+            }
+          }
+        }
+      }
+      expect(explained).toBeGreaterThan(Object.keys(orders).length * 4);
+    });
+  }
+
+  it('would catch a sort in a temporary B-tree and a full scan', async () => {
+    expect(await badPlanLines('select * from risks order by note')).toEqual(
+      expect.arrayContaining(['SCAN risks', 'USE TEMP B-TREE FOR ORDER BY']),
+    );
+    expect(
+      await badPlanLines({
+        sql: 'select * from risks where organization_id = ? order by created_at desc, id desc limit 21',
+        args: ['org_x'],
+      }),
+    ).toEqual([]);
+  });
+});
