@@ -7,7 +7,7 @@ import type { Db } from './db/client.ts';
 import { users } from './db/schema.ts';
 import { randomBase32 } from './ids.ts';
 import { TOOLS } from './tools/index.ts';
-import { NO_WRITE_EXTRAS, type ToolContext } from './tools/types.ts';
+import { contextOutsideSeam } from './tools/types.ts';
 
 export interface DemoAccount {
   email: string;
@@ -41,7 +41,7 @@ export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): P
     roles: { [organization.id]: 'OWNER' },
     expiresAt: null,
   };
-  const ctx: ToolContext = { db, principal, now, organizationId: null, writeExtras: NO_WRITE_EXTRAS };
+  const ctx = contextOutsideSeam(db, principal, now, 'cli');
   const org = organization.id;
   async function add(tool: string, args: Record<string, unknown>): Promise<string> {
     const definition = TOOLS.get(tool);

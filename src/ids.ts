@@ -15,6 +15,8 @@ export const ID_PREFIXES = {
   nonconformity: 'ncf',
   continual_improvement: 'cim',
   audit: 'aud',
+  change: 'chg',
+  call: 'cal',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -6,7 +6,8 @@ import { type Db, selectRow } from './db/client.ts';
 import { apiTokens, toolCalls } from './db/schema.ts';
 import { describeError } from './errors.ts';
 
-export type Surface = 'mcp' | 'direct' | 'web';
+/** Where a call came in; `cli` is the operator CLI (e.g. the demo seed), which runs tools without a token. */
+export type Surface = 'mcp' | 'direct' | 'web' | 'cli';
 
 export interface ToolCallRecord {
   token_id: string;
@@ -18,6 +19,8 @@ export interface ToolCallRecord {
   outcome: string;
   duration_ms: number;
   created_at: string;
+  /** Links the call to the change-history rows its writes made. */
+  call_id?: string | null;
 }
 
 /**

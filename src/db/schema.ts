@@ -105,16 +105,52 @@ export const toolCalls = sqliteTable(
     token_id: text('token_id').notNull(),
     user_id: text('user_id').notNull(),
     tool: text('tool').notNull(),
-    surface: text('surface', { enum: ['mcp', 'direct', 'web'] }).notNull(),
+    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli'] }).notNull(),
     organization_id: text('organization_id'),
     /** `ok` or the error code returned. */
     outcome: text('outcome').notNull(),
     duration_ms: integer('duration_ms').notNull(),
     created_at: text('created_at').notNull(),
+    /** The call's own id (`cal_...`), also on the record_changes rows its writes made. */
+    call_id: text('call_id'),
   },
   (t) => [
     index('tool_calls_token_idx').on(t.token_id, t.created_at),
     index('tool_calls_org_idx').on(t.organization_id, t.created_at),
+  ],
+);
+
+/**
+ * The change history: one row per add, update, delete, link or unlink of a register record, written in the same
+ * batch as the change itself. Rows outlive the records they describe (no foreign key on record_id).
+ */
+export const recordChanges = sqliteTable(
+  'record_changes',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id').notNull(),
+    kind: text('kind').notNull(),
+    record_id: text('record_id').notNull(),
+    action: text('action', { enum: ['add', 'update', 'delete', 'link', 'unlink'] }).notNull(),
+    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli'] }).notNull(),
+    user_id: text('user_id').notNull(),
+    /** The API token (or connected client) used; null for changes made in the web interface. */
+    token_id: text('token_id'),
+    /** The tool call that made the change (tool_calls.call_id). */
+    call_id: text('call_id'),
+    tool: text('tool').notNull(),
+    /** The changed fields' values before the change (null for an add), a JSON object. */
+    before: text('before', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    /** The changed fields' values after the change (null for a delete), a JSON object. */
+    after: text('after', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('record_changes_org_idx').on(t.organization_id, t.created_at, t.id),
+    index('record_changes_record_idx').on(t.record_id, t.created_at, t.id),
+    index('record_changes_token_idx').on(t.token_id, t.created_at),
+    index('record_changes_user_idx').on(t.user_id, t.created_at),
+    index('record_changes_call_idx').on(t.call_id),
   ],
 );
 

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
 import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
+import { newId } from '../ids.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
@@ -36,6 +37,7 @@ export async function invokeTool(
     outcome,
     duration_ms: Math.round(performance.now() - started),
     created_at: deps.now().toISOString(),
+    call_id: ctx.callId,
   });
   // A write's `ok` row rides in the write's own batch, so a crash cannot keep the write and lose its row.
   let inBatch: ToolCallRecord | undefined;
@@ -48,6 +50,8 @@ export async function invokeTool(
       inBatch = entry('ok');
       return [callLogRow(deps.db, inBatch, landed)];
     },
+    surface,
+    callId: newId('cal'),
   };
   let outcome: InvokeResult;
   try {

@@ -1,6 +1,7 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it.
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
+import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
 import { frameworkSpec } from './frameworks.ts';
@@ -52,6 +53,7 @@ const allTools: Tool[] = [
   ...REGISTER_SPECS.flatMap((spec) => registerTools(spec, graph, tableOf)),
   ...riskMeasureTools,
   summaryTool,
+  listChangesTool(REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]]),
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;

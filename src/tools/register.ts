@@ -7,6 +7,7 @@ import { selectRow } from '../db/client.ts';
 import { AppError, notFound } from '../errors.ts';
 import { ID_PREFIXES, type IdPrefix, newId, randomBase32 } from '../ids.ts';
 import { requireOrganization } from './access.ts';
+import { changeAfterWrite, changesOfRows } from './changes.ts';
 import { cursorSchema, directionSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
 import {
   type CursorPayload,
@@ -150,6 +151,10 @@ export interface Reference {
   column: SQLiteColumn;
   onDelete: 'set_null' | 'restrict' | 'delete_rows';
   label: string;
+  /** The register whose records hold the reference field (set_null/restrict), for their change history. */
+  kind?: RegisterKind;
+  /** For a link row pointing at the deleted record: whose list it is part of, for that record's history. */
+  listOf?: { kind: RegisterKind; field: string; relation: RelationSpec };
 }
 
 export type ReferenceGraph = Map<RegisterKind, Reference[]>;
@@ -168,6 +173,7 @@ export function buildReferenceGraph(specs: RegisterSpec[]): ReferenceGraph {
         column,
         onDelete: field.mode === 'required' ? 'restrict' : 'set_null',
         label: spec.labelPlural,
+        kind: spec.kind,
       });
     }
     for (const relation of spec.relations ?? []) {
@@ -176,6 +182,7 @@ export function buildReferenceGraph(specs: RegisterSpec[]): ReferenceGraph {
         column: relation.targetColumn,
         onDelete: 'delete_rows',
         label: '',
+        listOf: { kind: spec.kind, field: relation.field, relation },
       });
       add(spec.kind, {
         table: relation.table,
@@ -327,6 +334,25 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       out[relation.field] = ids.filter((id): id is string => typeof id === 'string').sort();
     }
     return spec.present ? spec.present(out, today(ctx)) : out;
+  }
+
+  /** The values a history entry shows: every stored field and every relation list (sorted ids). */
+  function historyValues(row: Row): Row {
+    const out: Row = {};
+    for (const name of Object.keys(spec.fields)) if (name in columns) out[name] = row[name] ?? null;
+    for (const relation of spec.relations ?? []) out[relation.field] = idList(row[relation.field]);
+    return out;
+  }
+
+  /** Only the fields whose value differs, before and after. */
+  function changedValues(before: Row, after: Row): { before: Row; after: Row } {
+    const changed = Object.keys(after).filter(
+      (name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]),
+    );
+    return {
+      before: Object.fromEntries(changed.map((name) => [name, before[name]])),
+      after: Object.fromEntries(changed.map((name) => [name, after[name]])),
+    };
   }
 
   async function load(ctx: ToolContext, id: string, mode: 'read' | 'write'): Promise<Row> {
@@ -633,6 +659,16 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .insert(table)
           .select(selectRow(table, row, referencesExist(organization_id, next)))
           .returning({ id: table.id }),
+        changeAfterWrite(ctx, {
+          tool: `add${spec.noun}`,
+          kind: spec.kind,
+          recordId: id,
+          organizationId: organization_id,
+          action: 'add',
+          before: null,
+          after: historyValues({ ...values, ...next }),
+          at: timestamp,
+        }),
         ...ctx.writeExtras(CHANGED_A_ROW),
         ...relationWrites(ctx, id, organization_id, values),
       ]);
@@ -688,6 +724,15 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .set(set as never)
           .where(and(eq(table.id, id), eq(table.updated_at, previous), referencesExist(organizationId, next)))
           .returning({ id: table.id }),
+        changeAfterWrite(ctx, {
+          tool: `update${spec.noun}`,
+          kind: spec.kind,
+          recordId: id,
+          organizationId,
+          action: 'update',
+          ...changedValues(historyValues(current), historyValues(next)),
+          at: updatedAt,
+        }),
         ...ctx.writeExtras(CHANGED_A_ROW),
         ...relationWrites(ctx, id, organizationId, provided, nonce),
       ]);
@@ -728,7 +773,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       deleted: z.literal(true).describe('Always true when the call succeeds.'),
     }),
     async run(ctx, input) {
-      await load(ctx, input.id, 'write');
+      const current = await load(ctx, input.id, 'write');
       const restricting = references.filter((reference) => reference.onDelete === 'restrict');
       const refuseIfReferenced = async () => {
         for (const reference of restricting) {
@@ -765,12 +810,25 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
             .set({ [reference.column.name]: null, ...touched } as never)
             .where(where);
         });
+      const tool = `delete${spec.noun}`;
       const [deleted] = await ctx.db.batch([
         ctx.db
           .delete(table)
           .where(and(eq(table.id, input.id), ...unreferenced))
           .returning({ id: table.id }),
+        changeAfterWrite(ctx, {
+          tool,
+          kind: spec.kind,
+          recordId: input.id,
+          organizationId: String(current.organization_id),
+          action: 'delete',
+          before: historyValues(current),
+          after: null,
+          at: now,
+        }),
         ...ctx.writeExtras(CHANGED_A_ROW),
+        // Before the clean-up: the records it changes get their own history rows.
+        ...references.flatMap((reference) => cascadeChanges(ctx, tool, reference, input.id, gone, now)),
         ...cleanup,
       ]);
       if ((deleted as unknown[]).length === 0) {
@@ -782,6 +840,67 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   });
 
   return [list, get, add, update, remove];
+}
+
+/**
+ * History rows for the records a delete changes besides the deleted one: those whose reference field it clears,
+ * and those whose relation list (e.g. an asset's vendor_ids) loses it. Run before the clean-up, only once the
+ * record is gone.
+ */
+function cascadeChanges(
+  ctx: ToolContext,
+  tool: string,
+  reference: Reference,
+  deletedId: string,
+  gone: SQL,
+  at: string,
+): BatchItem<'sqlite'>[] {
+  const where = and(eq(reference.column, deletedId), gone) as SQL;
+  if (reference.onDelete === 'set_null' && reference.kind) {
+    const referring = reference.table as RegisterTable;
+    return [
+      changesOfRows(ctx, {
+        tool,
+        kind: reference.kind,
+        table: referring,
+        idColumn: referring.id,
+        organizationColumn: referring.organization_id,
+        before: sql`json_object(${reference.column.name}, ${reference.column})`,
+        after: sql`json_object(${reference.column.name}, null)`,
+        at,
+        where,
+      }),
+    ];
+  }
+  if (reference.onDelete === 'delete_rows' && reference.listOf) {
+    const { kind, field, relation } = reference.listOf;
+    // The owner's list as a sorted JSON array, with or without the deleted id; `inner` aliases the link table so
+    // the bare column names refer to the outer row.
+    const target = sql`inner_link.${sql.identifier(relation.targetColumn.name)}`;
+    const owner = sql`inner_link.${sql.identifier(relation.ownerColumn.name)}`;
+    const list = (withDeleted: boolean) =>
+      sql`json((select json_group_array(x) from (select ${target} as x from ${relation.table} as inner_link where ${owner} = ${relation.ownerColumn}${withDeleted ? sql`` : sql` and ${target} != ${deletedId}`} order by x)))`;
+    return [
+      changesOfRows(ctx, {
+        tool,
+        kind,
+        table: relation.table,
+        idColumn: relation.ownerColumn,
+        organizationColumn: relation.organizationColumn,
+        before: sql`json_object(${field}, ${list(true)})`,
+        after: sql`json_object(${field}, ${list(false)})`,
+        at,
+        where,
+      }),
+    ];
+  }
+  return [];
+}
+
+/** A relation list as stored or read back (JSON text or array): unique ids, sorted. */
+function idList(raw: unknown): string[] {
+  const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : Array.isArray(raw) ? raw : [];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))].sort();
 }
 
 export function capitalize(text: string): string {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { measures, riskMeasures, risks } from '../db/schema.ts';
 import { AppError, notFound } from '../errors.ts';
 import { requireOrganization } from './access.ts';
+import { changesOfRows } from './changes.ts';
 import { idOf } from './fields.ts';
 import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from './types.ts';
 
@@ -55,6 +56,28 @@ function touchRiskIfChanged(ctx: ToolContext, riskId: string) {
     .where(and(eq(risks.id, riskId), sql`changes() > 0`));
 }
 
+/**
+ * The history row of a link or unlink, after the touch of the risk: written only if that touch changed the risk,
+ * i.e. only if the link really changed. measure_ids before and after are read by SQL at that moment.
+ */
+function linkChange(ctx: ToolContext, tool: string, input: { risk_id: string; measure_id: string }) {
+  const linking = tool === 'linkRiskMeasure';
+  const list = (variant: 'as_is' | 'without' | 'with') =>
+    sql`json_object('measure_ids', json((select json_group_array(x) from (select ${riskMeasures.measure_id} as x from ${riskMeasures} where ${riskMeasures.risk_id} = ${input.risk_id}${variant === 'without' ? sql` and ${riskMeasures.measure_id} != ${input.measure_id}` : variant === 'with' ? sql` union select ${input.measure_id}` : sql``} order by x))))`;
+  return changesOfRows(ctx, {
+    tool,
+    kind: 'risk',
+    action: linking ? 'link' : 'unlink',
+    table: risks,
+    idColumn: risks.id,
+    organizationColumn: risks.organization_id,
+    before: list(linking ? 'without' : 'with'),
+    after: list('as_is'),
+    at: ctx.now().toISOString(),
+    where: sql`${risks.id} = ${input.risk_id} and changes() > 0`,
+  });
+}
+
 export const riskMeasureTools: Tool[] = [
   defineTool({
     name: 'linkRiskMeasure',
@@ -78,6 +101,7 @@ export const riskMeasureTools: Tool[] = [
           })
           .onConflictDoNothing(),
         touchRiskIfChanged(ctx, input.risk_id),
+        linkChange(ctx, 'linkRiskMeasure', input),
         ...ctx.writeExtras(sql`1`),
       ]);
       return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };
@@ -99,6 +123,7 @@ export const riskMeasureTools: Tool[] = [
           .delete(riskMeasures)
           .where(and(eq(riskMeasures.risk_id, input.risk_id), eq(riskMeasures.measure_id, input.measure_id))),
         touchRiskIfChanged(ctx, input.risk_id),
+        linkChange(ctx, 'unlinkRiskMeasure', input),
         ...ctx.writeExtras(sql`1`),
       ]);
       return { risk_id: input.risk_id, measure_ids: await linkedMeasures(ctx, input.risk_id) };

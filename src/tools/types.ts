@@ -4,6 +4,8 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
+import { newId } from '../ids.ts';
+import type { Surface } from '../usage.ts';
 
 export type ToolScope = 'read' | 'write';
 
@@ -22,6 +24,10 @@ export interface ToolContext {
   organizationId: string | null;
   /** Statements the invocation seam adds to a write tool's batch (this call's log row), taking effect only where `landed` holds. */
   writeExtras(landed: SQL): BatchItem<'sqlite'>[];
+  /** Where the call came in (recorded with every change it makes). */
+  surface: Surface;
+  /** The call's own id (`cal_...`): on its call-log row and on the change-history rows of its writes. */
+  callId: string;
 }
 
 /** A `landed` for `writeExtras` placed right after the write's statement: that statement changed a row. */
@@ -29,6 +35,27 @@ export const CHANGED_A_ROW: SQL = sql`changes() > 0`;
 
 /** For contexts outside the invocation seam (seeding, display lookups): nothing to add. */
 export const NO_WRITE_EXTRAS = (): BatchItem<'sqlite'>[] => [];
+
+/**
+ * A context for running a tool outside the invocation seam (display lookups, seeding, tests): a call id of its own
+ * for any history rows, and nothing added to write batches.
+ */
+export function contextOutsideSeam(
+  db: Db,
+  principal: Principal,
+  now: () => Date,
+  surface: Surface,
+): ToolContext {
+  return {
+    db,
+    principal,
+    now,
+    organizationId: null,
+    writeExtras: NO_WRITE_EXTRAS,
+    surface,
+    callId: newId('cal'),
+  };
+}
 
 export interface Tool {
   name: string;

@@ -24,6 +24,7 @@ const SURFACE_LABELS: Record<CallRow['surface'], string> = {
   mcp: 'MCP',
   direct: 'HTTP (direct)',
   web: 'Web',
+  cli: 'CLI',
 };
 
 export function CallsPerDay({ perDay, now, label }: { perDay: DayCount[]; now: Date; label: string }) {

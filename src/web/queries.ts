@@ -2,6 +2,7 @@
 import { and, asc, count, desc, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { apiTokens, memberships, organizations, toolCalls, users } from '../db/schema.ts';
+import type { Surface } from '../usage.ts';
 import type { Membership } from './context.ts';
 
 export async function loadMemberships(db: Db, userId: string): Promise<Membership[]> {
@@ -65,7 +66,7 @@ export async function listMembers(db: Db, organizationId: string): Promise<Membe
 export interface CallRow {
   id: number;
   created_at: string;
-  surface: 'mcp' | 'direct' | 'web';
+  surface: Surface;
   tool: string;
   organization_id: string | null;
   organization_name: string | null;

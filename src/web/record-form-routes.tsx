@@ -4,7 +4,7 @@ import { WRITER_ROLES } from '../auth/principal.ts';
 import type { AppError } from '../errors.ts';
 import { invokeTool } from '../surfaces/invoke.ts';
 import { capitalize, orderFieldsOf, type RegisterKind } from '../tools/register.ts';
-import { NO_WRITE_EXTRAS, type Tool, type ToolContext } from '../tools/types.ts';
+import { contextOutsideSeam, type Tool } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal, webWriterPrincipal } from './context.ts';
 import { setFlash } from './flash.ts';
 import { CsrfField, Layout, Notice, type Viewer } from './layout.tsx';
@@ -409,13 +409,12 @@ export function registerRecordFormRoutes(web: Hono<WebEnv>, deps: WebDeps): void
     fields: FormField[],
   ): Promise<Pickers> {
     const kinds = new Set(fields.map((field) => field.target).filter((kind): kind is RegisterKind => !!kind));
-    const ctx: ToolContext = {
-      db: deps.database.db,
-      principal: webPrincipal(c.get('user'), c.get('memberships')),
-      now: deps.now,
-      organizationId: null,
-      writeExtras: NO_WRITE_EXTRAS,
-    };
+    const ctx = contextOutsideSeam(
+      deps.database.db,
+      webPrincipal(c.get('user'), c.get('memberships')),
+      deps.now,
+      'web',
+    );
     const pickers: Pickers = {};
     await Promise.all(
       [...kinds].map(async (kind) => {

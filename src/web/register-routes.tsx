@@ -5,7 +5,7 @@ import type { AppError } from '../errors.ts';
 import { invokeTool } from '../surfaces/invoke.ts';
 import { jsonSchemasOf } from '../surfaces/schemas.ts';
 import type { RegisterKind } from '../tools/register.ts';
-import { NO_WRITE_EXTRAS, type Tool, type ToolContext } from '../tools/types.ts';
+import { contextOutsideSeam, type Tool } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
 import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
@@ -658,13 +658,12 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     kinds: Set<RegisterKind>,
   ): Promise<NameIndex> {
     const names: NameIndex = new Map();
-    const ctx: ToolContext = {
-      db: deps.database.db,
-      principal: webPrincipal(c.get('user'), c.get('memberships')),
-      now: deps.now,
-      organizationId: null,
-      writeExtras: NO_WRITE_EXTRAS,
-    };
+    const ctx = contextOutsideSeam(
+      deps.database.db,
+      webPrincipal(c.get('user'), c.get('memberships')),
+      deps.now,
+      'web',
+    );
     await Promise.all(
       [...kinds].map(async (kind) => {
         const target = registerPageByKind(kind);

@@ -76,6 +76,8 @@ export async function sampleArguments(
   if (toolName === 'listOrganizations') return {};
   if (toolName === 'getOrganization') return { id: organizationId };
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
+  if (toolName === 'listChanges')
+    return { organization_id: organizationId, filter: { record_id: ids.vendor } };
   if (toolName === 'linkRiskMeasure' || toolName === 'unlinkRiskMeasure') {
     return { risk_id: ids.risk, measure_id: ids.measure };
   }
@@ -120,6 +122,15 @@ export function answerMismatches(
   }
   if (toolName === 'getComplianceSummary') {
     expectEqual('organization_id', answer.organization_id, organizationId);
+    return problems;
+  }
+  if (toolName === 'listChanges') {
+    const changes = answer.changes as { record_id: string; organization_id: string; action: string }[];
+    expectEqual('first change of the seeded vendor', changes.at(-1)?.action, 'add');
+    if (
+      changes.some((change) => change.record_id !== ids.vendor || change.organization_id !== organizationId)
+    )
+      problems.push('a change of another record or organization');
     return problems;
   }
   if (toolName === 'linkRiskMeasure' || toolName === 'unlinkRiskMeasure') {

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/index.ts';
-import { NO_WRITE_EXTRAS, type ToolContext } from '../../src/tools/types.ts';
+import { contextOutsideSeam } from '../../src/tools/types.ts';
 import { createTestRuntime, createWorld, ok, type TestRuntime, type World } from '../helpers.ts';
 
 let runtime: TestRuntime;
@@ -15,6 +15,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => runtime.cleanup());
+
+/** The tools whose changes the history holds for a record, oldest first. */
+async function historyOf(recordId: string): Promise<string[]> {
+  const rows = await runtime.database.db.all<{ tool: string }>(
+    sql`select tool from record_changes where record_id = ${recordId} order by created_at, id`,
+  );
+  return rows.map((row) => row.tool);
+}
 
 /**
  * Runs a tool as Alice; `meanwhile` runs another request's write just before the tool's batch number `atBatch`
@@ -42,13 +50,7 @@ async function runWithInterleavedWrite(
       };
     },
   });
-  const ctx: ToolContext = {
-    db,
-    principal: auth.principal,
-    organizationId: null,
-    now: () => new Date(),
-    writeExtras: NO_WRITE_EXTRAS,
-  };
+  const ctx = contextOutsideSeam(db, auth.principal, () => new Date(), 'direct');
   return definition.run(ctx, definition.input.parse(args)).then(
     (value) => ({ ok: true as const, value }),
     (error: unknown) => ({ ok: false as const, error }),
@@ -92,6 +94,7 @@ describe('update under a concurrent write', () => {
       description: 'other writer',
       vendor_ids: [v1.vendor.id],
     });
+    expect(await historyOf(asset.asset.id)).toEqual(['addAsset']);
   });
 
   it('applies the update and the relation list together when nothing interleaves', async () => {
@@ -150,6 +153,10 @@ describe('references under a concurrent delete', () => {
       filter: { query: 'Orphan risk' },
     });
     expect(list.total_count).toBe(0);
+    const orphans = await runtime.database.db.all(
+      sql`select id from record_changes where tool = 'addRisk' and after like '%Orphan risk%'`,
+    );
+    expect(orphans).toEqual([]);
   });
 
   it('keeps a framework that an audit started to use between the checks and the delete', async () => {
@@ -176,6 +183,7 @@ describe('references under a concurrent delete', () => {
     });
     expect(audit.audit.framework_id).toBe(framework.framework.id);
     await ok(runtime, world.aliceToken, 'getFramework', { id: framework.framework.id });
+    expect(await historyOf(framework.framework.id)).toEqual(['addFramework']);
   });
 
   it('does not write back the owner of a record whose owner was deleted meanwhile', async () => {
@@ -200,5 +208,7 @@ describe('references under a concurrent delete', () => {
       },
     );
     expect(after.risk).toMatchObject({ owner_id: null, note: null });
+    // The delete's clearing of the owner is in the history; the refused update is not.
+    expect(await historyOf(risk.risk.id)).toEqual(['addRisk', 'deletePerson']);
   });
 });

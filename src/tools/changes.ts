@@ -1,0 +1,328 @@
+// The change history: the statements that record a change inside the write's own batch, and the listChanges tool.
+import { and, count, eq, getTableColumns, gte, lt, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { selectRow } from '../db/client.ts';
+import { apiTokens, recordChanges, users } from '../db/schema.ts';
+import { newId } from '../ids.ts';
+import { requireOrganization } from './access.ts';
+import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
+import {
+  type CursorPayload,
+  cursorValue,
+  decodeCursor,
+  encodeCursor,
+  filterFingerprint,
+  type OrderField,
+  pageRanges,
+  TOTAL_COUNT_CAP,
+} from './pagination.ts';
+import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
+
+export const CHANGE_ACTIONS = ['add', 'update', 'delete', 'link', 'unlink'] as const;
+export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
+export const CHANGE_SURFACES = ['mcp', 'direct', 'web', 'cli'] as const;
+
+type Values = Record<string, unknown>;
+
+export interface Change {
+  /** The tool that made it (e.g. `updateRisk`). */
+  tool: string;
+  kind: string;
+  recordId: string;
+  organizationId: string;
+  action: ChangeAction;
+  before: Values | null;
+  after: Values | null;
+  at: string;
+}
+
+/** Who made a change, as stored on its row: web changes carry the user, API changes also the token. */
+function actorOf(ctx: ToolContext) {
+  return {
+    surface: ctx.surface,
+    user_id: ctx.principal.userId,
+    token_id: ctx.surface === 'web' ? null : ctx.principal.tokenId,
+    call_id: ctx.callId,
+  };
+}
+
+/**
+ * The history row of a change, inserted only if the statement just before it in the batch wrote a row
+ * (`changes()` counts the rows of the previous INSERT/UPDATE/DELETE, not those of triggers): a refused or
+ * conflicting write leaves no history, and nothing is written without its history row. Place it right after the
+ * write; `ctx.writeExtras(CHANGED_A_ROW)` may follow it, as this insert writes a row exactly when the write did.
+ */
+export function changeAfterWrite(ctx: ToolContext, change: Change): BatchItem<'sqlite'> {
+  return changeWhere(ctx, change, sql`changes() > 0`);
+}
+
+/** The history row of a change, inserted only if `condition` holds when the statement runs. */
+export function changeWhere(ctx: ToolContext, change: Change, condition: SQL): BatchItem<'sqlite'> {
+  const row = {
+    id: newId('chg'),
+    organization_id: change.organizationId,
+    kind: change.kind,
+    record_id: change.recordId,
+    action: change.action,
+    tool: change.tool,
+    before: change.before,
+    after: change.after,
+    created_at: change.at,
+    ...actorOf(ctx),
+  };
+  return ctx.db.insert(recordChanges).select(selectRow(recordChanges, row, condition));
+}
+
+/**
+ * History rows for every record of `table` that `where` selects, each with its own id and the before/after JSON
+ * computed per row by SQL (e.g. the records whose owner is cleared because the owner was deleted).
+ */
+export function changesOfRows(
+  ctx: ToolContext,
+  options: {
+    tool: string;
+    kind: string;
+    action?: ChangeAction;
+    table: SQLiteTable;
+    idColumn: SQLiteColumn;
+    organizationColumn: SQLiteColumn;
+    before: SQL;
+    after: SQL;
+    at: string;
+    where: SQL;
+  },
+): BatchItem<'sqlite'> {
+  const actor = actorOf(ctx);
+  // 12 random bytes as hex: 96 bits, and hex digits are valid characters of our ids.
+  const values: Record<keyof typeof recordChanges.$inferInsert, SQL> = {
+    id: sql`'chg_' || lower(hex(randomblob(12)))`,
+    organization_id: sql`${options.organizationColumn}`,
+    kind: sql`${options.kind}`,
+    record_id: sql`${options.idColumn}`,
+    action: sql`${options.action ?? 'update'}`,
+    surface: sql`${actor.surface}`,
+    user_id: sql`${actor.user_id}`,
+    token_id: sql`${actor.token_id}`,
+    call_id: sql`${actor.call_id}`,
+    tool: sql`${options.tool}`,
+    before: options.before,
+    after: options.after,
+    created_at: sql`${options.at}`,
+  };
+  // In the table's column order, which is the order drizzle lists the insert's columns in.
+  const ordered = Object.values(getTableColumns(recordChanges)).map(
+    (column) => values[column.name as keyof typeof values],
+  );
+  return ctx.db
+    .insert(recordChanges)
+    .select(sql`select ${sql.join(ordered, sql`, `)} from ${options.table} where ${options.where}`);
+}
+
+// ---- listChanges ------------------------------------------------------------------------------------------
+
+/** An instant: an ISO 8601 time or a date (midnight UTC), compared as the stored `toISOString()` text. */
+const instantSchema = z
+  .string()
+  .trim()
+  .refine((value) => /^\d{4}-\d{2}-\d{2}([T ].*)?$/.test(value) && !Number.isNaN(Date.parse(value)), {
+    message: 'Expected an ISO 8601 time or date, e.g. 2026-11-01 or 2026-11-01T09:30:00Z',
+  })
+  .transform((value) => new Date(Date.parse(value)).toISOString());
+
+const jsonObject = (what: string) => z.record(z.string(), z.unknown()).nullable().describe(what);
+
+export const changeSchema = z
+  .object({
+    id: z.string().describe('Id of the history entry (`chg_...`).'),
+    organization_id: z.string().describe('Organization of the record (`org_...`).'),
+    kind: z.string().describe('Kind of record, e.g. risk, vendor, measure.'),
+    record_id: z.string().describe('Id of the record changed; it may since have been deleted.'),
+    action: z
+      .enum(CHANGE_ACTIONS)
+      .describe(
+        `What happened: ${CHANGE_ACTIONS.join(', ')} (link/unlink: a measure linked to or unlinked from a risk).`,
+      ),
+    surface: z
+      .enum(CHANGE_SURFACES)
+      .describe(
+        'Where the change came from: mcp (an AI client over MCP), direct (HTTP call), web (the web interface), cli (operator CLI).',
+      ),
+    user_id: z.string().describe('The user who made it (`usr_...`); for API calls the token holder.'),
+    user_email: z.string().nullable().describe("That user's email, null if the account is gone."),
+    token_id: z
+      .string()
+      .nullable()
+      .describe(
+        'The API token or connected client used (`tok_...`); null for changes made in the web interface.',
+      ),
+    token_name: z.string().nullable().describe("That token's name, null if none or gone."),
+    call_id: z
+      .string()
+      .nullable()
+      .describe('The tool call that made it (`cal_...`), as on the activity log.'),
+    tool: z.string().describe('The tool that made it, e.g. updateRisk.'),
+    before: jsonObject(
+      'Values before the change of the fields it changed (the whole record for a delete); null for an add.',
+    ),
+    after: jsonObject(
+      'Values after the change of the fields it changed (the whole record for an add); null for a delete.',
+    ),
+    created_at: timestampSchema.describe('When it happened (ISO 8601).'),
+  })
+  .describe('One change of one record.');
+
+export type ChangeRow = z.output<typeof changeSchema>;
+
+const createdAt: OrderField = { column: recordChanges.created_at };
+
+/** listChanges for the given register kinds (the tool map passes its own). */
+export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
+  return defineTool({
+    name: 'listChanges',
+    title: 'List record changes (history)',
+    description: [
+      "The change history of an organization's records, newest first: every add, update, delete and risk-measure link/unlink, with who made it (user, and the API token or connected client; web interface changes have no token), through which surface (mcp, direct, web), when, and the fields' values before and after.",
+      'Use it to review what an AI client or a person changed, to answer "who changed this record and when", or for an audit trail; deleted records keep their history.',
+      'Filter with `filter` (record_id, kind, action, token_id, user_id, surface, call_id, since, until).',
+      `Pages: \`size\` 1-100 (default 20); pass \`next_cursor\` back as \`cursor\` until it is null. \`total_count\` counts matches up to ${TOTAL_COUNT_CAP}.`,
+      'Example: {"organization_id": "org_...", "filter": {"record_id": "rsk_...", "since": "2026-11-01"}}.',
+    ].join(' '),
+    scope: 'read',
+    annotations: READ_ANNOTATIONS,
+    input: z.strictObject({
+      organization_id: idOf('org', 'Organization').describe(
+        'Organization whose history to read (`org_...`).',
+      ),
+      filter: z
+        .strictObject({
+          record_id: z
+            .string()
+            .trim()
+            .min(1)
+            .max(100)
+            .optional()
+            .describe('Only changes of this record (any kind of id, e.g. `rsk_...`).'),
+          kind: z
+            .preprocess(
+              (value) =>
+                typeof value === 'string'
+                  ? value
+                      .trim()
+                      .toLowerCase()
+                      .replace(/[\s-]+/g, '_')
+                  : value,
+              z.enum(kinds),
+            )
+            .optional()
+            .describe(`Only records of this kind: ${kinds.join(', ')}.`),
+          action: caseInsensitiveEnum(['ADD', 'UPDATE', 'DELETE', 'LINK', 'UNLINK'])
+            .transform((value) => value.toLowerCase() as ChangeAction)
+            .optional()
+            .describe(`Only this action: ${CHANGE_ACTIONS.join(', ')}.`),
+          token_id: idOf('tok', 'Token')
+            .optional()
+            .describe('Only changes made with this API token (`tok_...`).'),
+          user_id: idOf('usr', 'User').optional().describe('Only changes made by this user (`usr_...`).'),
+          surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI'])
+            .transform((value) => value.toLowerCase() as (typeof CHANGE_SURFACES)[number])
+            .optional()
+            .describe('Only changes through this surface: mcp, direct, web or cli.'),
+          call_id: idOf('cal', 'Call').optional().describe('Only the changes of this tool call (`cal_...`).'),
+          since: instantSchema
+            .optional()
+            .describe(
+              'Only changes at or after this time (ISO 8601 time, or a date meaning its midnight UTC).',
+            ),
+          until: instantSchema
+            .optional()
+            .describe('Only changes before this time (ISO 8601 time, or a date meaning its midnight UTC).'),
+        })
+        .optional()
+        .describe('Server-side filters; all given filters must match.'),
+      size: sizeSchema.optional(),
+      cursor: cursorSchema.optional(),
+    }),
+    output: z.object({
+      changes: z.array(changeSchema).describe('This page of changes, newest first.'),
+      next_cursor: z
+        .string()
+        .nullable()
+        .describe('Cursor of the next page, or null when this is the last page.'),
+      total_count: z
+        .number()
+        .int()
+        .describe(
+          `Number of changes matching the filter over all pages, counted when the first page was read (later pages repeat it) and at most ${TOTAL_COUNT_CAP}.`,
+        ),
+      total_count_capped: z
+        .boolean()
+        .describe(
+          `True when more than ${TOTAL_COUNT_CAP} changes match: total_count then shows ${TOTAL_COUNT_CAP}. Narrow the filter (e.g. since/until) or page through them.`,
+        ),
+    }),
+    async run(ctx, input) {
+      requireOrganization(ctx, input.organization_id, 'read');
+      const filter = input.filter ?? {};
+      const where = and(
+        eq(recordChanges.organization_id, input.organization_id),
+        filter.record_id !== undefined ? eq(recordChanges.record_id, filter.record_id) : undefined,
+        filter.kind !== undefined ? eq(recordChanges.kind, filter.kind) : undefined,
+        filter.action !== undefined ? eq(recordChanges.action, filter.action) : undefined,
+        filter.token_id !== undefined ? eq(recordChanges.token_id, filter.token_id) : undefined,
+        filter.user_id !== undefined ? eq(recordChanges.user_id, filter.user_id) : undefined,
+        filter.surface !== undefined ? eq(recordChanges.surface, filter.surface) : undefined,
+        filter.call_id !== undefined ? eq(recordChanges.call_id, filter.call_id) : undefined,
+        filter.since !== undefined ? gte(recordChanges.created_at, filter.since) : undefined,
+        filter.until !== undefined ? lt(recordChanges.created_at, filter.until) : undefined,
+      );
+      const size = input.size ?? PAGE_SIZE.default;
+      const cursor = input.cursor ? decodeCursor(input.cursor, 'created_at', 'DESC') : null;
+      const [range] = pageRanges(createdAt, recordChanges.id, 'DESC', cursor);
+      // total_count: counted on the first page (at most TOTAL_COUNT_CAP + 1 matches read), then carried in the cursor.
+      const fingerprint = filterFingerprint(input.filter);
+      const carried = cursor?.t !== undefined && cursor.h === fingerprint ? cursor : null;
+      const pageQuery = ctx.db
+        .select({
+          ...getTableColumns(recordChanges),
+          user_email: users.email,
+          token_name: apiTokens.name,
+        })
+        .from(recordChanges)
+        .leftJoin(users, eq(users.id, recordChanges.user_id))
+        .leftJoin(apiTokens, eq(apiTokens.id, recordChanges.token_id))
+        .where(and(where, range?.where))
+        .orderBy(...(range?.orderBy ?? []))
+        .limit(size + 1);
+      const countQuery = ctx.db.select({ total: count() }).from(
+        ctx.db
+          .select({ one: sql`1` })
+          .from(recordChanges)
+          .where(where)
+          .limit(TOTAL_COUNT_CAP + 1)
+          .as('matches'),
+      );
+      const [rows, totals] = carried ? [await pageQuery, null] : await ctx.db.batch([pageQuery, countQuery]);
+      const counted = totals ? Number(totals[0]?.total ?? 0) : 0;
+      const total_count = carried ? (carried.t ?? 0) : Math.min(counted, TOTAL_COUNT_CAP);
+      const total_count_capped = carried ? carried.c === true : counted > TOTAL_COUNT_CAP;
+      const last = rows.length > size ? rows[size - 1] : undefined;
+      const payload = (row: Record<string, unknown>): CursorPayload => ({
+        f: 'created_at',
+        d: 'DESC',
+        v: cursorValue(createdAt, row),
+        i: String(row.id),
+        t: total_count,
+        c: total_count_capped,
+        h: fingerprint,
+      });
+      return {
+        changes: rows.slice(0, size),
+        next_cursor: last ? encodeCursor(payload(last)) : null,
+        total_count,
+        total_count_capped,
+      };
+    },
+  });
+}
