@@ -71,6 +71,10 @@ export const summaryTool: Tool = defineTool({
       .object({
         total: total('measures'),
         by_state: countsOf(MEASURE_STATES, 'Measures in state'),
+        applicable: z
+          .number()
+          .int()
+          .describe('Measures that count toward implemented_share: all but NOT_APPLICABLE.'),
         implemented_share: z
           .number()
           .nullable()
@@ -170,6 +174,7 @@ export const summaryTool: Tool = defineTool({
       measures: {
         total: sum(measureCounts),
         by_state: measureCounts,
+        applicable,
         implemented_share:
           applicable > 0 ? Math.round(((measureCounts.IMPLEMENTED ?? 0) / applicable) * 1000) / 1000 : null,
       },

@@ -483,7 +483,12 @@ interface Summary {
     residual_score_threshold: number;
     at_or_above_threshold: number;
   };
-  measures: { total: number; by_state: Record<string, number>; implemented_share: number | null };
+  measures: {
+    total: number;
+    by_state: Record<string, number>;
+    applicable: number;
+    implemented_share: number | null;
+  };
   obligations: { total: number; by_status: Record<string, number>; overdue: number };
   nonconformities: { total: number; by_status: Record<string, number>; open: number; overdue: number };
   continual_improvements: { total: number; open: number };
@@ -577,7 +582,9 @@ function SummaryPage({
           value={share === null ? '—' : `${Math.round(share * 100)}%`}
           href={`${base}/measures`}
         >
-          {summary.measures.by_state.IMPLEMENTED ?? 0} of {summary.measures.total} measures
+          {summary.measures.by_state.IMPLEMENTED ?? 0} of {summary.measures.applicable} applicable measures
+          {summary.measures.applicable < summary.measures.total &&
+            ` (${summary.measures.total - summary.measures.applicable} not applicable)`}
         </Stat>
         <Stat
           title="Overdue obligations"

@@ -138,6 +138,7 @@ describe('getComplianceSummary', () => {
       measures: {
         total: 5,
         by_state: { NOT_STARTED: 1, IN_PROGRESS: 0, IMPLEMENTED: 2, NOT_APPLICABLE: 2 },
+        applicable: 3,
         implemented_share: 0.667,
       },
       obligations: {
@@ -194,6 +195,7 @@ describe('getComplianceSummary', () => {
     expect(body.measures).toEqual({
       total: 0,
       by_state: { NOT_STARTED: 0, IN_PROGRESS: 0, IMPLEMENTED: 0, NOT_APPLICABLE: 0 },
+      applicable: 0,
       implemented_share: null,
     });
     expect(body.obligations).toMatchObject({ total: 0, overdue: 0 });

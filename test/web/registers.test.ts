@@ -201,8 +201,19 @@ describe('register pages', () => {
     });
     const text = textOf((await client.get(`/orgs/${organizationId}`)).html);
     expect(text).toContain('High risks (residual ≥ 15) 1 of 2 risks, not closed');
-    expect(text).toContain('Measures implemented 50% 1 of 2 measures');
+    expect(text).toContain('Measures implemented 50% 1 of 2 applicable measures');
+    expect(text).not.toContain('not applicable)');
     expect(text).toContain('Overdue obligations 1 of 1 obligations');
+  });
+
+  it('counts the measures of the implemented share the way the share does: NOT_APPLICABLE left out of both', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    for (const state of ['IMPLEMENTED', 'NOT_STARTED', 'IN_PROGRESS', 'NOT_APPLICABLE']) {
+      await ok(runtime, token, 'addMeasure', { organization_id: organizationId, name: `M ${state}`, state });
+    }
+    const text = textOf((await client.get(`/orgs/${organizationId}`)).html);
+    // 1 of 3 is 33%; the old text said "1 of 4 measures" next to 33%.
+    expect(text).toContain('Measures implemented 33% 1 of 3 applicable measures (1 not applicable)');
   });
 
   it('reads through the tool map: each page view is logged as a web call of the signed-in user', async () => {
