@@ -238,6 +238,15 @@ export const risks = sqliteTable(
     index('risks_org_status_idx').on(t.organization_id, t.status),
     index('risks_org_treatment_idx').on(t.organization_id, t.treatment),
     index('risks_org_owner_idx').on(t.organization_id, t.owner_id),
+    // Covers the heat map's grouped count (and the exact likelihood/impact filters) without reading the rows.
+    index('risks_org_heat_idx').on(
+      t.organization_id,
+      t.inherent_likelihood,
+      t.inherent_impact,
+      t.residual_likelihood,
+      t.residual_impact,
+      t.status,
+    ),
   ],
 );
 

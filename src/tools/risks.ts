@@ -1,5 +1,6 @@
 // Risks: likelihood x impact scoring (inherent and residual), status, treatment, and linked measures.
-import { gte, lte } from 'drizzle-orm';
+import { eq, gte, lte } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { riskMeasures, risks } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
@@ -24,6 +25,28 @@ const status = caseInsensitiveEnum(RISK_STATUSES).describe(
 const treatment = caseInsensitiveEnum(RISK_TREATMENTS).describe(
   `Treatment decision: ${RISK_TREATMENTS.join(', ')} (case-insensitive).`,
 );
+/** Exact likelihood/impact filters: a likelihood and an impact of one stage select one cell of the heat map. */
+function heatMapCellFilters() {
+  const exact = (column: SQLiteColumn, stage: string, pair: string) =>
+    filter(
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(5)
+        .describe(
+          `Only risks whose ${column.name} (${stage}) is exactly this, 1-5. With ${pair}: the risks of one cell of the heat map in getComplianceSummary.`,
+        ),
+      (value) => eq(column, value),
+    );
+  return {
+    inherent_likelihood: exact(risks.inherent_likelihood, 'before measures', 'inherent_impact'),
+    inherent_impact: exact(risks.inherent_impact, 'before measures', 'inherent_likelihood'),
+    residual_likelihood: exact(risks.residual_likelihood, 'after measures', 'residual_impact'),
+    residual_impact: exact(risks.residual_impact, 'after measures', 'residual_likelihood'),
+  };
+}
+
 const score = (what: string) => z.number().int().min(1).max(25).describe(what);
 
 export const riskSpec: RegisterSpec = {
@@ -83,6 +106,7 @@ export const riskSpec: RegisterSpec = {
       lte(risks.residual_score, value),
     ),
     owner_id: ownerFilter(risks.owner_id, 'risks'),
+    ...heatMapCellFilters(),
   },
   orderFields: {
     name: { column: risks.name },
@@ -98,7 +122,7 @@ export const riskSpec: RegisterSpec = {
     next.residual_score = Number(next.residual_likelihood) * Number(next.residual_impact);
   },
   hints: {
-    list: 'For high risks use filter.min_residual_score (e.g. 15) and order_by residual_score DESC.',
+    list: 'For high risks use filter.min_residual_score (e.g. 15) and order_by residual_score DESC. For the risks of one heat-map cell use filter.inherent_likelihood + filter.inherent_impact (or the residual pair).',
     add: 'Scores are computed: inherent_score = inherent_likelihood x inherent_impact; residual values default to the inherent ones. Status defaults to OPEN.',
     update:
       'Status moves freely between OPEN, IN_TREATMENT, MITIGATED, ACCEPTED and CLOSED, except that a CLOSED risk can only go back to OPEN (invalid_transition otherwise). Scores are recomputed.',

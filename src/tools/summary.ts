@@ -34,13 +34,42 @@ function tally(values: readonly string[], rows: { key: unknown; n: number }[]): 
   return out;
 }
 
+const heatCells = z.array(
+  z.object({
+    likelihood: z.number().int().describe('Likelihood, 1 (lowest) to 5 (highest).'),
+    impact: z.number().int().describe('Impact, 1 (lowest) to 5 (highest).'),
+    count: z.number().int().describe('Risks not CLOSED in this cell (at least 1).'),
+  }),
+);
+
+type HeatCell = { likelihood: number; impact: number; count: number };
+
+/** Folds the grouped (inherent L, I, residual L, I) counts into the two grids, cells in likelihood, impact order. */
+function heatMapOf(rows: { il: number; ii: number; rl: number; ri: number; n: number }[]) {
+  const inherent = new Map<string, HeatCell>();
+  const residual = new Map<string, HeatCell>();
+  const add = (cells: Map<string, HeatCell>, likelihood: number, impact: number, n: number) => {
+    const key = `${likelihood}:${impact}`;
+    const cell = cells.get(key) ?? { likelihood, impact, count: 0 };
+    cell.count += n;
+    cells.set(key, cell);
+  };
+  for (const row of rows) {
+    add(inherent, Number(row.il), Number(row.ii), Number(row.n));
+    add(residual, Number(row.rl), Number(row.ri), Number(row.n));
+  }
+  const sorted = (cells: Map<string, HeatCell>) =>
+    [...cells.values()].sort((a, b) => a.likelihood - b.likelihood || a.impact - b.impact);
+  return { inherent: sorted(inherent), residual: sorted(residual) };
+}
+
 const total = (what: string) => z.number().int().describe(`Number of ${what}.`);
 
 export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    'Where an organization stands, in one call: risks by status and how many have a residual score at or above a threshold (default 15), measures by state and the implemented share, overdue obligations, open and overdue nonconformities, open continual improvements and audits in progress. Use it for status reports; use the list tools with filters to see the records behind a number.',
+    'Where an organization stands, in one call: risks by status, how many have a residual score at or above a threshold (default 15) and the 5x5 likelihood x impact heat map (inherent and residual), measures by state and the implemented share, overdue obligations, open and overdue nonconformities, open continual improvements and audits in progress. Use it for status reports; use the list tools with filters to see the records behind a number.',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   input: z.strictObject({
@@ -65,6 +94,18 @@ export const summaryTool: Tool = defineTool({
           .number()
           .int()
           .describe('Risks not CLOSED whose residual_score >= the threshold.'),
+        heat_map: z
+          .object({
+            inherent: heatCells.describe(
+              'Risks not CLOSED per inherent_likelihood x inherent_impact cell (before measures).',
+            ),
+            residual: heatCells.describe(
+              'Risks not CLOSED per residual_likelihood x residual_impact cell (after measures).',
+            ),
+          })
+          .describe(
+            'The 5x5 likelihood x impact heat map of the risks not CLOSED, inherent and residual; cells without risks are left out. List the risks of a cell with listRisks filter {inherent_likelihood, inherent_impact} (or residual_likelihood, residual_impact) and status.',
+          ),
       })
       .describe('Risks of the organization.'),
     measures: z
@@ -137,6 +178,7 @@ export const summaryTool: Tool = defineTool({
       ncOverdue,
       ciRows,
       auditRows,
+      heatRows,
     ] = await ctx.db.batch([
       grouped(risks, risks.status),
       counted(
@@ -153,6 +195,23 @@ export const summaryTool: Tool = defineTool({
       ),
       grouped(continualImprovements, continualImprovements.status),
       grouped(audits, audits.state),
+      // One grouped pass over the heat-map index (it covers every column used): at most 625 groups.
+      ctx.db
+        .select({
+          il: risks.inherent_likelihood,
+          ii: risks.inherent_impact,
+          rl: risks.residual_likelihood,
+          ri: risks.residual_impact,
+          n: count(),
+        })
+        .from(risks)
+        .where(and(eq(risks.organization_id, organizationId), ne(risks.status, 'CLOSED')))
+        .groupBy(
+          risks.inherent_likelihood,
+          risks.inherent_impact,
+          risks.residual_likelihood,
+          risks.residual_impact,
+        ),
     ]);
     const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
     const riskCounts = tally(RISK_STATUSES, riskRows);
@@ -170,6 +229,7 @@ export const summaryTool: Tool = defineTool({
         by_status: riskCounts,
         residual_score_threshold: input.residual_score_threshold,
         at_or_above_threshold: highRows[0]?.n ?? 0,
+        heat_map: heatMapOf(heatRows),
       },
       measures: {
         total: sum(measureCounts),

@@ -116,6 +116,23 @@ figure { margin: 0 0 1.25rem; }
 .chart rect.bar { fill: var(--accent); }
 .chart rect.bar.errors { fill: var(--bad); }
 .chart text { font-size: 10px; fill: var(--muted); }
+.heatmaps { margin: 1.5rem 0; }
+.heatmaps h2 { margin-bottom: 0.25rem; }
+.heatmap-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); gap: 1rem; }
+.heatmap-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+table.heatmap { table-layout: fixed; min-width: 24rem; }
+table.heatmap caption { caption-side: top; color: var(--ink); font-size: 0.92rem; }
+table.heatmap th { font-size: 0.78rem; text-align: center; padding: 0.35rem; }
+.heatmap .level-name { display: block; font-weight: 400; color: var(--muted); }
+.heatmap td.cell { text-align: center; padding: 0; border: 2px solid var(--card); vertical-align: middle; }
+.heatmap td.cell > * { display: block; padding: 0.35rem 0.2rem; color: var(--ink); text-decoration: none; }
+.heatmap td.cell.ok { background: var(--ok-bg); }
+.heatmap td.cell.warn { background: var(--warn-bg); }
+.heatmap td.cell.bad { background: var(--bad-bg); }
+.heatmap td.cell a:hover, .heatmap td.cell a:focus-visible { outline: 3px solid var(--accent); outline-offset: -3px; }
+.heatmap .count { display: block; font-size: 1.25rem; font-weight: 700; line-height: 1.2; }
+.heatmap td.cell:not(.filled) .count { color: var(--muted); font-weight: 400; }
+.heatmap .band { display: block; font-size: 0.7rem; color: var(--muted); }
 .pager { display: flex; gap: 0.75rem; align-items: center; margin-top: 0.75rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 footer.page-footer { text-align: center; color: var(--muted); font-size: 0.8rem; padding: 1rem; }

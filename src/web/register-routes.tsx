@@ -7,6 +7,7 @@ import { jsonSchemasOf } from '../surfaces/schemas.ts';
 import type { RegisterKind } from '../tools/register.ts';
 import { contextOutsideSeam, type Tool } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
+import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
 import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
 import { AddRecordLink, RecordActions } from './record-form-routes.tsx';
@@ -108,6 +109,9 @@ function toolArguments(
     const raw = query.filter[field.name];
     if (raw === undefined) continue;
     if (field.kind === 'integer') filter[field.name] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    // Several values of an enum, comma-separated (e.g. every status but CLOSED from the heat map): any of them.
+    else if (field.kind === 'enum' && raw.includes(','))
+      filter[field.name] = raw.split(',').map((value) => value.trim());
     else if (field.kind === 'boolean')
       filter[field.name] = raw === 'true' ? true : raw === 'false' ? false : raw;
     else filter[field.name] = raw;
@@ -282,6 +286,11 @@ function FilterForm({
                 <label for={id}>{field.label}</label>
                 <select id={id} name={field.name}>
                   <option value="">Any</option>
+                  {value && !values.includes(value) && (
+                    <option value={value} selected>
+                      {value.replace(/_/g, ' ').replace(/,/g, ', ')}
+                    </option>
+                  )}
                   {values.map((option) => (
                     <option value={option} selected={option === value}>
                       {field.kind === 'boolean'
@@ -356,6 +365,8 @@ function RegisterListPage(props: {
   nextCursor: string | null;
   names: NameIndex;
   error?: string;
+  /** The risks register shows the heat map above its filters. */
+  heatMap?: HeatMap | undefined;
 }) {
   const { page, membership, query } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
@@ -369,6 +380,7 @@ function RegisterListPage(props: {
       <h1>{page.title}</h1>
       <p class="lead">{page.spec.about}</p>
       <AddRecordLink membership={membership} page={page} />
+      {props.heatMap && <RiskHeatMaps organizationId={membership.organizationId} heatMap={props.heatMap} />}
       <FilterForm page={page} base={base} options={props.options} query={query} names={props.names} />
       {props.error && <Notice kind="error">{props.error}</Notice>}
       <div class="table-wrap">
@@ -482,6 +494,7 @@ interface Summary {
     by_status: Record<string, number>;
     residual_score_threshold: number;
     at_or_above_threshold: number;
+    heat_map: HeatMap;
   };
   measures: {
     total: number;
@@ -617,6 +630,7 @@ function SummaryPage({
           of {summary.audits.total} audits
         </Stat>
       </div>
+      <RiskHeatMaps organizationId={membership.organizationId} heatMap={summary.risks.heat_map} />
       <div class="breakdowns">
         <Breakdown
           title="Risks by status"
@@ -690,6 +704,12 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     return names;
   }
 
+  /** The heat map of the organization's risks, from the summary tool (one grouped query over an index). */
+  async function heatMapOf(c: Context<WebEnv>, organizationId: string): Promise<HeatMap | undefined> {
+    const outcome = await call(c, 'getComplianceSummary', { organization_id: organizationId });
+    return outcome.ok ? (outcome.result as unknown as Summary).risks.heat_map : undefined;
+  }
+
   function toolErrorPage(c: Context<WebEnv>, error: AppError, membership: Membership) {
     if (error.code === 'not_found') return notFoundPage(c, viewerOf(c));
     return errorPage(c, error.status as 400, 'Something went wrong', error.message, viewerOf(c), {
@@ -726,11 +746,12 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
         .map((field) => refKind(page, field))
         .filter((kind): kind is RegisterKind => !!kind),
     );
-    const [outcome, names] = await Promise.all([
+    const [outcome, names, heatMap] = await Promise.all([
       call(c, tool.name, toolArguments(membership.organizationId, query, options)),
       kinds.size > 0 ? nameIndex(c, membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
+      page.kind === 'risk' ? heatMapOf(c, membership.organizationId) : Promise.resolve(undefined),
     ]);
-    const common = { viewer: viewerOf(c), membership, page, options, query, names };
+    const common = { viewer: viewerOf(c), membership, page, options, query, names, heatMap };
     if (!outcome.ok) {
       if (outcome.error.code !== 'invalid_arguments') return toolErrorPage(c, outcome.error, membership);
       return sendPage(

@@ -280,6 +280,35 @@ describe('risk score filters', () => {
     },
   );
 
+  filterTest(
+    ['risk.inherent_likelihood', 'risk.inherent_impact', 'risk.residual_likelihood', 'risk.residual_impact'],
+    'the exact likelihood and impact filters select one heat-map cell, inherent or residual',
+    async () => {
+      const scope = await newScope();
+      const add = (inherent: [number, number], residual: [number, number]) =>
+        scope.add('risk', {
+          inherent_likelihood: inherent[0],
+          inherent_impact: inherent[1],
+          residual_likelihood: residual[0],
+          residual_impact: residual[1],
+        });
+      const a = await add([4, 5], [2, 5]);
+      const b = await add([4, 4], [2, 2]);
+      const c = await add([1, 5], [1, 5]);
+      expect(await scope.ids('risk', { inherent_likelihood: 4, inherent_impact: 5 })).toEqual(idsOf(a));
+      expect(await scope.ids('risk', { inherent_likelihood: 4 })).toEqual(idsOf(a, b));
+      expect(await scope.ids('risk', { inherent_impact: 5 })).toEqual(idsOf(a, c));
+      expect(await scope.ids('risk', { residual_likelihood: 2, residual_impact: 5 })).toEqual(idsOf(a));
+      expect(await scope.ids('risk', { residual_impact: 5 })).toEqual(idsOf(a, c));
+      expect(await scope.ids('risk', { residual_likelihood: 5 })).toEqual([]);
+      for (const bad of [0, 6, 2.5, '3']) {
+        const refused = await scope.listCall('risk', { inherent_likelihood: bad });
+        expect(refused.status, `inherent_likelihood ${bad}`).toBe(400);
+        expect(errorOf(refused).message).toContain('filter.inherent_likelihood');
+      }
+    },
+  );
+
   it('combines filters: all given filters must match', async () => {
     const scope = await newScope();
     const residual = { residual_likelihood: null, residual_impact: null };

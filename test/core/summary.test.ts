@@ -134,6 +134,18 @@ describe('getComplianceSummary', () => {
         by_status: { OPEN: 3, IN_TREATMENT: 1, MITIGATED: 1, ACCEPTED: 1, CLOSED: 2 },
         residual_score_threshold: 15,
         at_or_above_threshold: 4,
+        // Not CLOSED: six risks, all inherent 5x5; one per residual cell.
+        heat_map: {
+          inherent: [{ likelihood: 5, impact: 5, count: 6 }],
+          residual: [
+            { likelihood: 2, impact: 2, count: 1 },
+            { likelihood: 2, impact: 5, count: 1 },
+            { likelihood: 3, impact: 5, count: 1 },
+            { likelihood: 4, impact: 4, count: 1 },
+            { likelihood: 4, impact: 5, count: 1 },
+            { likelihood: 5, impact: 5, count: 1 },
+          ],
+        },
       },
       measures: {
         total: 5,
@@ -191,6 +203,7 @@ describe('getComplianceSummary', () => {
       by_status: { OPEN: 0, IN_TREATMENT: 0, MITIGATED: 0, ACCEPTED: 0, CLOSED: 0 },
       residual_score_threshold: 15,
       at_or_above_threshold: 0,
+      heat_map: { inherent: [], residual: [] },
     });
     expect(body.measures).toEqual({
       total: 0,

@@ -6,8 +6,8 @@ import { newId } from '../../src/ids.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { formFieldsOf } from '../../src/web/record-form.ts';
 import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
-import { addMember, createActor, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
-import { csrfOf, type Fields, signUpWithToken, textOf, WebClient } from './web-client.ts';
+import { addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
+import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
 
@@ -16,10 +16,8 @@ afterEach(async () => {
 });
 
 async function setup() {
-  const runtime = await createTestRuntime();
-  runtimes.push(runtime);
-  const signedUp = await signUpWithToken(runtime);
-  return { runtime, ...signedUp, base: `/orgs/${signedUp.organizationId}` };
+  const signedUp = await signedUpRuntime(runtimes);
+  return { ...signedUp, base: `/orgs/${signedUp.organizationId}` };
 }
 
 /** A second person in the organization with the given role, signed in on their own client. */

@@ -1,7 +1,7 @@
 // A browser stand-in for in-process web tests: a cookie jar, same-origin form posts with the page's CSRF token.
 import { expect } from 'vitest';
 import type { Runtime } from '../../src/runtime.ts';
-import { BASE } from '../helpers.ts';
+import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -160,4 +160,11 @@ export async function signUpWithToken(runtime: Runtime) {
   });
   const token = /cmcp_[A-Za-z0-9_-]{43}/.exec(page.html)?.[0] ?? '';
   return { client, organizationId, token };
+}
+
+/** A fresh test runtime (tracked in `runtimes` for clean-up) where Ada has signed up and holds a read_write token. */
+export async function signedUpRuntime(runtimes: TestRuntime[]) {
+  const runtime = await createTestRuntime();
+  runtimes.push(runtime);
+  return { runtime, ...(await signUpWithToken(runtime)) };
 }

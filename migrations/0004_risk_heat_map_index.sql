@@ -1,0 +1,1 @@
+CREATE INDEX `risks_org_heat_idx` ON `risks` (`organization_id`,`inherent_likelihood`,`inherent_impact`,`residual_likelihood`,`residual_impact`,`status`);
