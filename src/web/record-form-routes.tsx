@@ -86,6 +86,7 @@ function FieldControl(props: {
   value: string | string[];
   error?: string;
   picker?: Picker;
+  autofocus?: boolean;
 }) {
   const { field, error, picker } = props;
   const id = controlId(field);
@@ -97,6 +98,7 @@ function FieldControl(props: {
     name: field.name,
     'aria-describedby': describedBy || undefined,
     'aria-invalid': error ? ('true' as const) : undefined,
+    autofocus: props.autofocus || undefined,
   };
   const text = typeof props.value === 'string' ? props.value : props.value.join('\n');
   const label = `${field.label}${field.required ? '' : ' (optional)'}`;
@@ -274,6 +276,8 @@ function RecordFormPage(props: {
   const title = editing ? `Edit ${page.spec.label}: ${displayName(record)}` : `Add ${page.spec.label}`;
   const fieldErrors = errors?.fields ?? {};
   const erroneous = props.fields.filter((field) => fieldErrors[field.name]);
+  // Keyboard users start where there is work: the first field in error, else the first field of a new record.
+  const focusField = erroneous[0] ?? (editing ? undefined : props.fields[0]);
   return (
     <Layout
       title={`${title} · ${page.title}`}
@@ -324,6 +328,7 @@ function RecordFormPage(props: {
         {props.fields.map((field) => (
           <FieldControl
             field={field}
+            autofocus={field === focusField}
             value={props.values[field.name] ?? ''}
             {...(fieldErrors[field.name] ? { error: fieldErrors[field.name] } : {})}
             {...(field.target && props.pickers[field.target] ? { picker: props.pickers[field.target] } : {})}

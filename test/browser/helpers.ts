@@ -1,0 +1,118 @@
+// Browser test helpers: a fresh Node server and Debian's Chromium (playwright-core), screenshots, sign-up, tokens.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterEach, expect } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningServer, startNodeServer } from '../../src/node.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-results/screenshots');
+const PASSWORD = 'correct horse battery staple';
+
+const cleanups: Array<() => unknown> = [];
+
+/** Registers the clean-up of what `start` opened: call once at the top of a test file. */
+export function stopAfterEach(): void {
+  afterEach(async () => {
+    // Browser first, then the server, then its database folder.
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+}
+
+export interface Session {
+  server: RunningServer;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  url: string;
+}
+
+/** A fresh server on a temp database (port 0, no demo data) and a fresh browser; both stopped after the test. */
+export async function start(): Promise<Session> {
+  const dir = mkdtempSync(join(tmpdir(), 'cmcp-browser-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, 'web.db')}`,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    SEED_DEMO: 'false',
+  });
+  const server = await startNodeServer(config, () => {});
+  cleanups.push(() => server.close());
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  cleanups.push(() => browser.close());
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  return { server, browser, context, page, url: server.url };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+export async function signUp(page: Page, url: string, email: string, organization?: string): Promise<void> {
+  await page.goto(`${url}/signup`);
+  await page.getByLabel('Your name').fill('Ada Lovelace');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByLabel('Repeat the password').fill(PASSWORD);
+  if (organization) await page.getByLabel('Organization name').fill(organization);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForLoadState();
+}
+
+export async function generateToken(
+  page: Page,
+  url: string,
+  name: string,
+  scope: 'read' | 'read_write' = 'read',
+): Promise<string> {
+  await page.goto(`${url}/settings/tokens`);
+  await page.getByRole('link', { name: 'Generate New Token' }).click();
+  await page.getByLabel('Name').fill(name);
+  if (scope === 'read_write') await page.getByLabel(/^read_write/).check();
+  await page.getByRole('button', { name: 'Generate token' }).click();
+  await expect.poll(() => page.locator('h1').textContent()).toContain('created');
+  return page.locator('#token-secret').inputValue();
+}
+
+export async function callTool(url: string, token: string, tool: string, args: unknown = {}) {
+  const response = await fetch(`${url}/api/mcp/tools/${tool}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(args),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Every visible form control on the page has an accessible name from a label (or aria-label/-labelledby). */
+export async function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [
+      ...document.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(
+        'input, select, textarea',
+      ),
+    ]
+      .filter((element) => element.type !== 'hidden')
+      .filter((element) => {
+        const labelled = (element.labels?.length ?? 0) > 0;
+        return !labelled && !element.getAttribute('aria-label') && !element.getAttribute('aria-labelledby');
+      })
+      .map((element) => element.outerHTML),
+  );
+}
