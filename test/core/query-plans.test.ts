@@ -77,6 +77,7 @@ const CANDIDATES: unknown[] = [
   ...new Set(ENUM_VALUES.flat()),
   true,
   15,
+  3, // a likelihood or an impact (1..5)
   '2026-01-15',
   ...Object.values(ID_PREFIXES).map((prefix) => `${prefix}_${'a'.repeat(24)}`),
 ];
