@@ -1,5 +1,6 @@
 // Token-use monitoring views: calls per day (an SVG chart with a table behind it) and the list of recent calls.
 
+import { TOOLS } from '../tools/index.ts';
 import { Badge, Time } from './layout.tsx';
 import type { CallRow, DayCount } from './queries.ts';
 
@@ -105,6 +106,20 @@ export function CallsPerDay({ perDay, now, label }: { perDay: DayCount[]; now: D
   );
 }
 
+/** A successful write links to what it changed in the history (the rows carrying its call id). */
+function ChangesOf({ call }: { call: CallRow }) {
+  if (call.outcome !== 'ok' || !call.call_id || !call.organization_id) return null;
+  if (TOOLS.get(call.tool)?.scope !== 'write') return null;
+  return (
+    <>
+      <br />
+      <a class="small" href={`/orgs/${call.organization_id}/history?call_id=${call.call_id}`}>
+        What it changed
+      </a>
+    </>
+  );
+}
+
 export function RecentCalls({
   calls,
   total,
@@ -149,6 +164,7 @@ export function RecentCalls({
               <td>{SURFACE_LABELS[call.surface] ?? call.surface}</td>
               <td>
                 <code>{call.tool}</code>
+                <ChangesOf call={call} />
               </td>
               {show.organization && <td>{call.organization_name ?? <span class="muted">—</span>}</td>}
               {show.token && (

@@ -106,6 +106,11 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 dl.details { display: grid; grid-template-columns: minmax(10rem, max-content) 1fr; gap: 0.4rem 1.5rem; margin: 0; }
 dl.details dt { font-weight: 600; color: var(--muted); }
 dl.details dd { margin: 0; word-break: break-word; }
+ul.changes { margin: 0; padding-left: 1rem; }
+ul.changes li { word-break: break-word; }
+ul.changes del { color: var(--bad); }
+ul.changes ins { color: var(--ok); text-decoration: none; font-weight: 600; }
+.actions-row { display: flex; gap: 0.75rem; flex-wrap: wrap; align-items: center; margin: 0 0 1rem; }
 .secret { display: flex; gap: 0.5rem; align-items: stretch; }
 .secret input { font-family: ui-monospace, Menlo, Consolas, monospace; }
 .snippet { margin: 0.5rem 0 1.25rem; }

@@ -7,6 +7,7 @@ import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
+import { registerHistoryRoutes } from './history.tsx';
 import { registerOrganizationRoutes } from './organization-routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { registerRecordFormRoutes } from './record-form-routes.tsx';
@@ -107,6 +108,8 @@ export function createWebRoutes(deps: WebDeps) {
   registerAccountRoutes(web, deps);
   registerTokenRoutes(web, deps);
   registerOrganizationRoutes(web, deps);
+  // Before the register pages: `/orgs/:org/history` is not a register.
+  registerHistoryRoutes(web, deps);
   // Before the register pages: `/orgs/:org/:register/new` must not be read as a record id.
   registerRecordFormRoutes(web, deps);
   // Last: its `/orgs/:org/:register` pattern must not shadow members and activity.

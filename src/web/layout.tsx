@@ -154,6 +154,9 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
       </ul>
       <h2>Administration</h2>
       <ul>
+        <NavLink href={`${base}/history`} active={section.page === 'history'}>
+          History
+        </NavLink>
         <NavLink href={`${base}/members`} active={section.page === 'members'}>
           Members
         </NavLink>

@@ -75,6 +75,8 @@ export interface CallRow {
   token_id: string;
   token_name: string | null;
   user_email: string | null;
+  /** Shared with the change-history rows the call's writes made. */
+  call_id: string | null;
 }
 
 export interface DayCount {
@@ -98,6 +100,7 @@ function callSelection() {
     token_id: toolCalls.token_id,
     token_name: apiTokens.name,
     user_email: users.email,
+    call_id: toolCalls.call_id,
   };
 }
 

@@ -4,10 +4,13 @@ import type { Child } from 'hono/jsx';
 import type { AppError } from '../errors.ts';
 import { invokeTool } from '../surfaces/invoke.ts';
 import { jsonSchemasOf } from '../surfaces/schemas.ts';
-import type { RegisterKind } from '../tools/register.ts';
+import type { ChangeRow } from '../tools/changes.ts';
+import { type RegisterKind, recordSchema } from '../tools/register.ts';
 import { contextOutsideSeam, type Tool } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
+import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from './export.ts';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
+import { HistoryTable } from './history.tsx';
 import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
 import { AddRecordLink, RecordActions } from './record-form-routes.tsx';
@@ -22,6 +25,13 @@ import { errorPage, notFoundPage, sendPage } from './render.tsx';
 import { viewerOf } from './viewer.ts';
 
 const PAGE_SIZE = 25;
+/** Records per page of an export: the list tools' largest page. */
+const EXPORT_PAGE_SIZE = 100;
+
+/** The CSV columns of a register: its record's fields in the tool's order, without the organization. */
+function exportColumns(page: RegisterPage): string[] {
+  return Object.keys(recordSchema(page.spec).shape).filter((field) => field !== 'organization_id');
+}
 type Row = Record<string, unknown>;
 
 // ---- filters, derived from the list tool's own input schema -------------------------------------------------
@@ -382,6 +392,18 @@ function RegisterListPage(props: {
       <AddRecordLink membership={membership} page={page} />
       {props.heatMap && <RiskHeatMaps organizationId={membership.organizationId} heatMap={props.heatMap} />}
       <FilterForm page={page} base={base} options={props.options} query={query} names={props.names} />
+      <p class="actions-row small">
+        <a href={`${base}/export.csv${queryString(query)}`} download>
+          Export CSV
+        </a>
+        <a href={`${base}/export.json${queryString(query)}`} download>
+          Export JSON
+        </a>
+        <span class="muted">(every {page.spec.label} matching these filters)</span>
+        <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
+          History of {page.spec.labelPlural}
+        </a>
+      </p>
       {props.error && <Notice kind="error">{props.error}</Notice>}
       <div class="table-wrap">
         {props.rows.length === 0 ? (
@@ -451,6 +473,7 @@ function RecordPage(props: {
   page: RegisterPage;
   record: Row;
   names: NameIndex;
+  history: RecordHistory;
 }) {
   const { page, membership, record } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
@@ -484,9 +507,37 @@ function RecordPage(props: {
         </dl>
       </div>
       <RecordActions membership={membership} page={page} record={record} />
+      <h2 id="history">History</h2>
+      {props.history.error ? (
+        <Notice kind="error">{props.history.error}</Notice>
+      ) : (
+        <HistoryTable
+          changes={props.history.changes}
+          organizationId={membership.organizationId}
+          showRecord={false}
+          caption={`The ${props.history.changes.length} most recent of ${props.history.total} changes of this ${page.spec.label}, newest first.`}
+        />
+      )}
+      {props.history.more && (
+        <p>
+          <a href={`/orgs/${membership.organizationId}/history?record_id=${String(record.id)}`}>
+            All changes of this {page.spec.label}
+          </a>
+        </p>
+      )}
     </Layout>
   );
 }
+
+interface RecordHistory {
+  changes: ChangeRow[];
+  total: number;
+  more: boolean;
+  error?: string;
+}
+
+/** How many changes a record page shows; the history page has the rest. */
+const RECORD_HISTORY_SIZE = 20;
 
 interface Summary {
   risks: {
@@ -773,6 +824,65 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     );
   });
 
+  /**
+   * The register's records matching the page's filters and sort, as CSV or JSON, streamed page by page (keyset) so
+   * that no export holds more than one page in memory. The first page goes through the seam (checked, logged once
+   * as this export); the rest page on from its cursor.
+   */
+  async function exportRegister(c: Context<WebEnv>, format: 'csv' | 'json') {
+    const membership = membershipOf(c, c.req.param('org') ?? '');
+    const page = registerPageBySlug(c.req.param('register') ?? '');
+    if (!membership || !page) return notFoundPage(c, viewerOf(c));
+    const tool = toolNamed(`list${page.spec.nounPlural}`);
+    const options = listOptions(tool);
+    const query = { ...readListQuery(c, page, options), cursor: undefined };
+    const args = { ...toolArguments(membership.organizationId, query, options), size: EXPORT_PAGE_SIZE };
+    const outcome = await call(c, tool.name, args);
+    if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
+    const ctx = contextOutsideSeam(
+      deps.database.db,
+      webPrincipal(c.get('user'), c.get('memberships')),
+      deps.now,
+      'web',
+    );
+    const pageOf = (result: Row): Page<Row> => ({
+      rows: (result[page.spec.listKey] as Row[] | undefined) ?? [],
+      nextCursor: (result.next_cursor as string | null | undefined) ?? null,
+    });
+    const next = async (cursor: string) => pageOf(await tool.run(ctx, tool.input.parse({ ...args, cursor })));
+    const onError = (error: unknown) => deps.invoke.logError(c.get('requestId'), error);
+    const columns = exportColumns(page);
+    let written = 0;
+    const body =
+      format === 'csv'
+        ? streamPages<Row>({
+            first: pageOf(outcome.result),
+            next,
+            head: CSV_BOM + csvLine(columns),
+            encode: (rows) => rows.map((row) => csvLine(columns.map((column) => row[column]))).join(''),
+            tail: '',
+            onError,
+          })
+        : streamPages<Row>({
+            first: pageOf(outcome.result),
+            next,
+            head: '[',
+            encode: (rows) =>
+              rows.map((row) => `${written++ === 0 ? '' : ','}\n${JSON.stringify(row)}`).join(''),
+            tail: '\n]\n',
+            onError,
+          });
+    return downloadResponse(body, {
+      organizationName: membership.name,
+      what: page.slug,
+      date: deps.now(),
+      format,
+    });
+  }
+
+  web.get('/orgs/:org/:register/export.csv', (c) => exportRegister(c, 'csv'));
+  web.get('/orgs/:org/:register/export.json', (c) => exportRegister(c, 'json'));
+
   web.get('/orgs/:org/:register/:id', async (c) => {
     const membership = membershipOf(c, c.req.param('org'));
     const page = registerPageBySlug(c.req.param('register'));
@@ -789,10 +899,31 @@ export function registerRegisterRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
         .map((field) => refKind(page, field))
         .filter((kind): kind is RegisterKind => !!kind),
     );
-    const names = kinds.size > 0 ? await nameIndex(c, membership.organizationId, kinds) : new Map();
+    const [names, changes] = await Promise.all([
+      kinds.size > 0 ? nameIndex(c, membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
+      call(c, 'listChanges', {
+        organization_id: membership.organizationId,
+        filter: { record_id: id },
+        size: RECORD_HISTORY_SIZE,
+      }),
+    ]);
+    const history: RecordHistory = changes.ok
+      ? {
+          changes: changes.result.changes as ChangeRow[],
+          total: Number(changes.result.total_count),
+          more: changes.result.next_cursor !== null,
+        }
+      : { changes: [], total: 0, more: false, error: changes.error.message };
     return sendPage(
       c,
-      <RecordPage viewer={viewerOf(c)} membership={membership} page={page} record={record} names={names} />,
+      <RecordPage
+        viewer={viewerOf(c)}
+        membership={membership}
+        page={page}
+        record={record}
+        names={names}
+        history={history}
+      />,
     );
   });
 }
