@@ -79,6 +79,23 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
   return { schema, nullable: false };
 }
 
+/**
+ * The schema's description, minus what only a program needs: id prefixes, "null clears it", spelling tolerance and
+ * the names of the tools that change a field.
+ */
+export function humanHint(description: string): string {
+  return description
+    .replace(/\s*\(`[a-z]+_\.\.\.`\)/g, '')
+    .replace(/;\s*null clears it/g, '')
+    .replace(/\s*\(case-insensitive\)/g, '')
+    .replace(/\(case-insensitive;\s*/g, '(')
+    .replace(/\s*Replaces the whole list when given\./g, '')
+    .replace(/^Ids of the /, 'The ')
+    .replace(/\s*\(change with \w+ \/ \w+\)/g, '')
+    .replace(/\s+\./g, '.')
+    .trim();
+}
+
 function kindOf(schema: JsonSchema, target: RegisterKind | undefined): FormFieldKind {
   if (schema.type === 'array') return target ? 'refs' : 'list';
   if (target) return 'ref';
@@ -127,7 +144,7 @@ export function formFieldsOf(spec: RegisterSpec, tools: ToolMap): FormField[] {
       required: required.has(name),
       nullable,
       options: schema.enum ?? [],
-      description: schema.description ?? raw.description ?? '',
+      description: humanHint(schema.description ?? raw.description ?? ''),
     };
     if (schema.minimum !== undefined) field.min = schema.minimum;
     if (schema.maximum !== undefined) field.max = schema.maximum;
@@ -153,7 +170,7 @@ export function formFieldsOf(spec: RegisterSpec, tools: ToolMap): FormField[] {
       required: false,
       nullable: true,
       options: [],
-      description: relation.description,
+      description: humanHint(relation.description),
       target: relation.target,
       links: { link, unlink, ownerArgument: `${spec.kind}_id`, targetArgument: `${relation.target}_id` },
     });

@@ -382,6 +382,40 @@ describe('record forms', () => {
   });
 });
 
+describe('record forms: pickers of large registers', () => {
+  it('takes an id with 100 suggestions when the register holds more than a picker lists', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const ids: string[] = [];
+    for (let index = 0; index < 101; index++) {
+      const added = await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+        organization_id: organizationId,
+        full_name: `Person ${String(index).padStart(3, '0')}`,
+        email: `person${index}@example.com`,
+      });
+      ids.push(added.person.id);
+    }
+    const form = await client.get(`${base}/risks/new`);
+    expect(form.html).toMatch(
+      /<input id="field-owner_id" name="owner_id"[^>]*type="text"[^>]*list="field-owner_id-choices"/,
+    );
+    const suggestions = [...form.html.matchAll(/<option value="(per_[a-z0-9]+)" label="Person (\d+)"/g)];
+    expect(suggestions).toHaveLength(100);
+    expect(suggestions[0]?.[2]).toBe('000'); // by name
+    expect(textOf(form.html)).toContain(
+      'An id. Suggestions list 100 of 101; search the register for the others.',
+    );
+    const last = ids[100] ?? '';
+    const added = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
+      ...RISK_FORM,
+      owner_id: last,
+    });
+    expect(added.status).toBe(303);
+    const id = (added.location ?? '').split('/').at(-1) ?? '';
+    const risk = await ok<{ risk: { owner_id: string } }>(runtime, token, 'getRisk', { id });
+    expect(risk.risk.owner_id).toBe(last);
+  });
+});
+
 describe('record forms: who may use them', () => {
   it('shows a VIEWER no forms and refuses a forged POST with 403', async () => {
     const { runtime, client: owner, organizationId, token, base } = await setup();
