@@ -1,0 +1,115 @@
+// Exports on the Worker host: a signed-in person downloads a register and the history, streamed from the Worker
+// over the libSQL HTTP client, with the same content as on Node.
+import { exports } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { createOrganization, createUser } from '../../src/accounts.ts';
+import { BASE } from '../contract/host.ts';
+import { cliTokenService, testDatabase } from './helpers.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** Cookies as a browser keeps them between requests to the Worker. */
+function cookieJar() {
+  const cookies = new Map<string, string>();
+  return {
+    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+    keep(response: Response) {
+      for (const line of response.headers.getSetCookie()) {
+        const pair = line.split(';')[0] ?? '';
+        const index = pair.indexOf('=');
+        cookies.set(pair.slice(0, index), pair.slice(index + 1));
+      }
+    },
+  };
+}
+
+async function signedIn(email: string) {
+  const jar = cookieJar();
+  const form = await exports.default.fetch(new Request(`${BASE}/login`));
+  jar.keep(form);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const response = await exports.default.fetch(
+    new Request(`${BASE}/login`, {
+      method: 'POST',
+      // As a browser's form post: the 303 is ours to see, not followed (the session cookie comes with it).
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: new URL(BASE).origin,
+        cookie: jar.header(),
+      },
+      body: new URLSearchParams({ _csrf: csrf, email, password: PASSWORD }).toString(),
+    }),
+  );
+  expect(response.status).toBe(303);
+  jar.keep(response);
+  return (path: string) =>
+    exports.default.fetch(new Request(`${BASE}${path}`, { headers: { cookie: jar.header() } }));
+}
+
+describe('exports on the Worker', () => {
+  it('streams a register as CSV and JSON and the history as CSV, filters honoured', async () => {
+    const database = testDatabase();
+    const email = `exporter-${crypto.randomUUID()}@example.com`;
+    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const org = (
+      await createOrganization(database.db, new Date(), { name: 'Worker Export Org', ownerId: user.id })
+    ).id;
+    const get = await signedIn(email);
+    // 150 vendors: more than one page of 100, so the stream pages on over HTTP to the database.
+    const now = new Date().toISOString();
+    const values = Array.from(
+      { length: 150 },
+      (_, index) =>
+        `('ven_${String(index).padStart(24, '0')}', '${org}', 'Vendor ${index}${index === 7 ? ', "quoted"' : ''}', 'OTHER', '${now}', '${now}')`,
+    ).join(',');
+    await database.client.execute(
+      `insert into vendors (id, organization_id, name, category, created_at, updated_at) values ${values}`,
+    );
+
+    const csv = await get(`/orgs/${org}/vendors/export.csv?sort=name&direction=ASC`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="worker-export-org-vendors-.*\.csv"$/,
+    );
+    const lines = (await csv.text()).split('\r\n').filter(Boolean);
+    expect(lines).toHaveLength(151);
+    expect(lines[0]?.startsWith('id,name,description,category')).toBe(true);
+    expect(lines.some((line) => line.includes('"Vendor 7, ""quoted"""'))).toBe(true);
+
+    const json = await get(`/orgs/${org}/vendors/export.json?query=Vendor 1`);
+    const vendors = (await json.json()) as { name: string }[];
+    // Vendor 1, 10-19, 100-149.
+    expect(vendors).toHaveLength(1 + 10 + 50);
+    expect(vendors.every((vendor) => vendor.name.startsWith('Vendor 1'))).toBe(true);
+
+    // One change through the API, recorded in its batch over HTTP, then exported.
+    const created = await cliTokenService(database).create({
+      userId: user.id,
+      name: 'worker export',
+      scope: 'read_write',
+      organizationIds: null,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const updated = await exports.default.fetch(
+      new Request(`${BASE}/api/mcp/tools/updateVendor`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'ven_000000000000000000000003', name: '=Renamed' }),
+      }),
+    );
+    expect(updated.status).toBe(200);
+    const history = await get(`/orgs/${org}/history/export.csv`);
+    expect(history.status).toBe(200);
+    const historyLines = (await history.text()).split('\r\n').filter(Boolean);
+    expect(historyLines[0]).toBe(
+      'time,change_id,kind,record_id,action,surface,user_id,user_email,token_id,token_name,call_id,tool,field,before,after',
+    );
+    expect(historyLines).toHaveLength(2);
+    expect(historyLines[1]).toContain(
+      `vendor,ven_000000000000000000000003,update,direct,${user.id},${email},${created.id},worker export,`,
+    );
+    expect(historyLines[1]?.endsWith(",updateVendor,name,Vendor 3,'=Renamed")).toBe(true);
+    database.client.close();
+  });
+});
