@@ -8,6 +8,10 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { AppError, describeError, toErrorBody } from './errors.ts';
 import { randomBase32 } from './ids.ts';
+import { type ClientMetadataFetcher, webClientMetadataFetcher } from './oauth/client-metadata.ts';
+import { createOAuthServices } from './oauth/index.ts';
+import { acceptsAudience, baseUrlOf, resourceMetadataUrlOf } from './oauth/resource.ts';
+import { createOAuthRoutes } from './oauth/routes.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { errorResponse, handleDirectCall } from './surfaces/direct.ts';
 import type { InvokeDeps } from './surfaces/invoke.ts';
@@ -31,16 +35,26 @@ export interface AppDeps {
   log?: (message: string) => void;
   /** `after-response`: flush the call log after each request (Workers, via waitUntil); `host`: the host flushes it. */
   usageFlush?: 'after-response' | 'host';
+  /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
+  clientMetadataFetcher?: ClientMetadataFetcher;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };
 
 const WWW_AUTHENTICATE_REALM = 'Bearer realm="compliance-mcp"';
 
-function unauthorized(message: string, invalidToken: boolean): Response {
-  const challenge = invalidToken
-    ? `${WWW_AUTHENTICATE_REALM}, error="invalid_token", error_description="${message.replace(/["\\]/g, "'")}"`
-    : WWW_AUTHENTICATE_REALM;
+/** The Bearer challenge: realm, where OAuth clients find how to get a token (RFC 9728), and the error if any. */
+function bearerChallenge(base: string, error?: { code: string; message: string; scope?: string }): string {
+  const parts = [WWW_AUTHENTICATE_REALM, `resource_metadata="${resourceMetadataUrlOf(base)}"`];
+  if (error) {
+    parts.push(`error="${error.code}"`, `error_description="${error.message.replace(/["\\]/g, "'")}"`);
+    if (error.scope) parts.push(`scope="${error.scope}"`);
+  }
+  return parts.join(', ');
+}
+
+function unauthorized(base: string, message: string, invalidToken: boolean): Response {
+  const challenge = bearerChallenge(base, invalidToken ? { code: 'invalid_token', message } : undefined);
   return new Response(JSON.stringify(toErrorBody(new AppError('unauthorized', message))), {
     status: 401,
     headers: { 'content-type': 'application/json', 'www-authenticate': challenge },
@@ -54,6 +68,7 @@ const AUTH_MESSAGES = {
   unknown: 'Unknown API token. Generate a new one in Settings > API Tokens.',
   expired: 'This API token has expired. Generate a new one in Settings > API Tokens.',
   revoked: 'This API token has been revoked. Generate a new one in Settings > API Tokens.',
+  audience: 'This token was issued for another resource (RFC 8707 audience); get a token for this server.',
 } as const;
 
 export function createApp(deps: AppDeps) {
@@ -82,6 +97,13 @@ export function createApp(deps: AppDeps) {
     jsonSchemaValidator: deps.jsonSchemaValidator,
   });
   const openApiByBase = new Map<string, string>();
+  const oauth = createOAuthServices({
+    db: deps.database.db,
+    tokens: deps.tokens,
+    now,
+    fetcher: deps.clientMetadataFetcher ?? webClientMetadataFetcher,
+    allowLocalClientMetadata: deps.config.oauthAllowLocalClientMetadata,
+  });
 
   const app = new Hono<AppEnv>();
 
@@ -94,12 +116,23 @@ export function createApp(deps: AppDeps) {
 
   app.onError((error, c) => {
     if (!(error instanceof AppError)) invoke.logError(c.get('requestId') ?? '-', error);
-    return errorResponse(
+    const response = errorResponse(
       error instanceof AppError ? error : new AppError('internal', toErrorBody(error).error.message),
     );
+    // RFC 6750 §3.1: the scope that would allow the call, so an OAuth client can ask for it.
+    if (error instanceof AppError && error.code === 'insufficient_scope') {
+      const base = baseUrlOf(deps.config, c.req.url);
+      const challenge = { code: 'insufficient_scope', message: error.message, scope: 'read_write' };
+      response.headers.set('www-authenticate', bearerChallenge(base, challenge));
+    }
+    return response;
   });
 
-  app.route('/', createWebRoutes({ ...deps, tools, invoke, now }));
+  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth }));
+  app.route(
+    '/',
+    createOAuthRoutes({ config: deps.config, oauth, logError: (error) => invoke.logError('oauth', error) }),
+  );
 
   app.notFound(() => errorResponse(new AppError('not_found', 'No such route.')));
 
@@ -134,11 +167,15 @@ export function createApp(deps: AppDeps) {
 
   async function authenticate(c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> {
     const header = c.req.header('authorization');
-    if (header === undefined || header === '') return unauthorized(AUTH_MESSAGES.missing, false);
+    const base = baseUrlOf(deps.config, c.req.url);
+    if (header === undefined || header === '') return unauthorized(base, AUTH_MESSAGES.missing, false);
     const secret = parseBearer(header);
-    if (!secret) return unauthorized(AUTH_MESSAGES.malformed, true);
+    if (!secret) return unauthorized(base, AUTH_MESSAGES.malformed, true);
     const result = await deps.tokens.authenticate(secret);
-    if (!result.ok) return unauthorized(AUTH_MESSAGES[result.reason], true);
+    if (!result.ok) return unauthorized(base, AUTH_MESSAGES[result.reason], true);
+    const audience = result.principal.audience;
+    if (audience !== undefined && !acceptsAudience(base, audience))
+      return unauthorized(base, AUTH_MESSAGES.audience, true);
     c.set('principal', result.principal);
     await next();
     // Workers write the call log after the response is sent; the Node host flushes it on an interval.

@@ -31,6 +31,8 @@ const EnvSchema = z.object({
   TOKEN_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(10),
   /** Tool calls allowed per token per minute; 0 disables the limit. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  /** Development only: OAuth client_id URLs over http and on loopback or private addresses are fetched. */
+  OAUTH_ALLOW_LOCAL_CLIENT_METADATA: booleanFlag.default(false),
 });
 
 export interface Config {
@@ -44,6 +46,7 @@ export interface Config {
   maxBodyBytes: number;
   tokenCacheTtlSeconds: number;
   rateLimitPerMinute: number;
+  oauthAllowLocalClientMetadata: boolean;
   version: string;
 }
 
@@ -72,6 +75,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     maxBodyBytes: value.MAX_BODY_BYTES,
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
+    oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
     version: VERSION,
   };
 }

@@ -17,6 +17,8 @@ export const ID_PREFIXES = {
   audit: 'aud',
   change: 'chg',
   call: 'cal',
+  oauth_grant: 'grt',
+  oauth_client: 'cli',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

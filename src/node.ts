@@ -5,6 +5,7 @@ import { type Config, redactDatabaseUrl } from './config.ts';
 import { optimizeDatabase } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
+import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { isLoopbackHost } from './surfaces/origin.ts';
 
@@ -31,6 +32,7 @@ export async function startNodeServer(
     cache: createMemoryTokenCache(),
     loopbackOnly: isLoopbackHost(config.host),
     usageFlush: 'host',
+    clientMetadataFetcher: nodeClientMetadataFetcher,
   });
   const demo =
     config.seedDemo && (await isEmptyDatabase(database.db))

@@ -5,6 +5,7 @@ import type { TokenCache } from './auth/token-cache.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import type { OriginPolicy } from './surfaces/origin.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
 
@@ -30,6 +31,7 @@ export function createRuntime(options: {
   usageFlush: 'after-response' | 'host';
   now?: () => Date;
   log?: (message: string) => void;
+  clientMetadataFetcher?: ClientMetadataFetcher;
 }): Runtime {
   const now = options.now ?? (() => new Date());
   const tokens = createTokenService({
@@ -49,6 +51,7 @@ export function createRuntime(options: {
     originPolicy: originPolicyFor(options.config, options.loopbackOnly),
     usageFlush: options.usageFlush,
     log: options.log,
+    clientMetadataFetcher: options.clientMetadataFetcher,
   });
   return { app, database: options.database, tokens, usage, config: options.config };
 }

@@ -9,6 +9,7 @@ import type { Role, TokenScope } from '../src/auth/principal.ts';
 import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import type { ClientMetadataFetcher } from '../src/oauth/client-metadata.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import type { DirectResult, Fetcher } from './contract/host.ts';
 import * as contract from './contract/host.ts';
@@ -25,6 +26,7 @@ export async function createTestRuntime(
     now?: () => Date;
     cache?: TokenCache;
     loopbackOnly?: boolean;
+    clientMetadataFetcher?: ClientMetadataFetcher;
   } = {},
 ): Promise<TestRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
@@ -39,6 +41,7 @@ export async function createTestRuntime(
     usageFlush: 'host',
     now: options.now,
     log: () => {},
+    clientMetadataFetcher: options.clientMetadataFetcher,
   });
   return {
     ...runtime,

@@ -15,7 +15,8 @@ function isPrincipal(value: unknown): value is Principal {
     (candidate.scope === 'read' || candidate.scope === 'read_write') &&
     typeof candidate.roles === 'object' &&
     candidate.roles !== null &&
-    (candidate.expiresAt === null || typeof candidate.expiresAt === 'string')
+    (candidate.expiresAt === null || typeof candidate.expiresAt === 'string') &&
+    (candidate.audience === undefined || typeof candidate.audience === 'string')
   );
 }
 

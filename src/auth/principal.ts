@@ -14,6 +14,8 @@ export interface Principal {
   roles: Record<string, Role>;
   /** ISO time after which the token is refused; null = never expires. */
   expiresAt: string | null;
+  /** OAuth access tokens only: the resource (RFC 8707) the token was issued for; it is refused elsewhere. */
+  audience?: string;
 }
 
 export function roleIn(principal: Principal, organizationId: string): Role | undefined {

@@ -53,6 +53,20 @@ export interface CreatedToken {
   expires_at: string | null;
 }
 
+/** Which of `organizationIds` the user is not a member of (a token may only be restricted to their own). */
+export async function organizationsNotJoined(
+  db: Db,
+  userId: string,
+  organizationIds: string[],
+): Promise<string[]> {
+  const found = await db
+    .select({ id: memberships.organization_id })
+    .from(memberships)
+    .where(and(eq(memberships.user_id, userId), inArray(memberships.organization_id, organizationIds)));
+  const member = new Set(found.map((row) => row.id));
+  return organizationIds.filter((id) => !member.has(id));
+}
+
 export interface TokenServiceDeps {
   db: Db;
   cache: TokenCache;
@@ -84,6 +98,7 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
       scope: row.scope,
       roles,
       expiresAt: row.expires_at,
+      ...(row.resource ? { audience: row.resource } : {}),
     };
     return { ok: true, principal, tokenHash };
   }
@@ -139,17 +154,7 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
             'Restrict the token to at least one organization, or to none.',
           );
         }
-        const found = await db
-          .select({ id: memberships.organization_id })
-          .from(memberships)
-          .where(
-            and(
-              eq(memberships.user_id, input.userId),
-              inArray(memberships.organization_id, input.organizationIds),
-            ),
-          );
-        const member = new Set(found.map((row) => row.id));
-        const missing = input.organizationIds.filter((id) => !member.has(id));
+        const missing = await organizationsNotJoined(db, input.userId, input.organizationIds);
         if (missing.length > 0)
           throw new AppError('not_found', `Organization not found: ${missing.join(', ')}`);
       }
@@ -184,6 +189,16 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
       return rows.length > 0;
     },
 
+    /** Revokes every access token of an OAuth grant (a connected client) and drops them from the cache. */
+    async revokeGrantTokens(grantId: string): Promise<void> {
+      const rows = await db
+        .update(apiTokens)
+        .set({ revoked_at: now().toISOString() })
+        .where(and(eq(apiTokens.grant_id, grantId), isNull(apiTokens.revoked_at)))
+        .returning({ token_hash: apiTokens.token_hash });
+      await Promise.all(rows.map((row) => cache.delete(row.token_hash)));
+    },
+
     /** Drops every token of a user from the cache, e.g. after their memberships changed. */
     async invalidateUser(userId: string): Promise<void> {
       const rows = await db
@@ -197,7 +212,8 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
       const rows = await db
         .select()
         .from(apiTokens)
-        .where(eq(apiTokens.user_id, userId))
+        // OAuth access tokens are listed per connected client (their grant), not one by one.
+        .where(and(eq(apiTokens.user_id, userId), isNull(apiTokens.grant_id)))
         .orderBy(desc(apiTokens.created_at), desc(apiTokens.id));
       const nowIso = now().toISOString();
       return rows.map((row) => ({

@@ -64,12 +64,84 @@ export const apiTokens = sqliteTable(
     expires_at: text('expires_at'),
     revoked_at: text('revoked_at'),
     last_used_at: text('last_used_at'),
+    /** Set on access tokens issued by OAuth: the grant (connected client) they belong to. */
+    grant_id: text('grant_id'),
+    /** OAuth access tokens: the resource (RFC 8707 audience) they were issued for; null for API tokens. */
+    resource: text('resource'),
   },
   (t) => [
     uniqueIndex('api_tokens_hash_unique').on(t.token_hash),
     index('api_tokens_user_idx').on(t.user_id, t.created_at),
+    index('api_tokens_grant_idx').on(t.grant_id),
   ],
 );
+
+/** OAuth clients: registered dynamically (RFC 7591) or known by their metadata document URL (cached here). */
+export const oauthClients = sqliteTable(
+  'oauth_clients',
+  {
+    /** `cli_...` for registered clients; the HTTPS URL of the metadata document otherwise. */
+    client_id: text('client_id').primaryKey(),
+    kind: text('kind', { enum: ['registered', 'metadata_document'] }).notNull(),
+    client_name: text('client_name'),
+    client_uri: text('client_uri'),
+    redirect_uris: text('redirect_uris', { mode: 'json' }).$type<string[]>().notNull(),
+    token_endpoint_auth_method: text('token_endpoint_auth_method', {
+      enum: ['none', 'client_secret_post', 'client_secret_basic'],
+    }).notNull(),
+    /** SHA-256 of the client secret (confidential registered clients), hex. */
+    client_secret_hash: text('client_secret_hash'),
+    /** The registration as sent (registered) or the document as fetched (metadata_document), JSON. */
+    metadata: text('metadata').notNull(),
+    created_at: text('created_at').notNull(),
+    /** Metadata documents: when the cached copy must be fetched again. */
+    refresh_after: text('refresh_after'),
+  },
+  (t) => [index('oauth_clients_created_idx').on(t.kind, t.created_at)],
+);
+
+/** One person's consent to one OAuth client: scope, organizations, resource and expiry; its refresh token. */
+export const oauthGrants = sqliteTable(
+  'oauth_grants',
+  {
+    id: text('id').primaryKey(),
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    client_id: text('client_id').notNull(),
+    /** The client's name when consent was given (the client record may change or expire from the cache). */
+    client_name: text('client_name').notNull(),
+    redirect_uri: text('redirect_uri').notNull(),
+    scope: text('scope', { enum: ['read', 'read_write'] }).notNull(),
+    organization_ids: text('organization_ids', { mode: 'json' }).$type<string[] | null>(),
+    resource: text('resource').notNull(),
+    created_at: text('created_at').notNull(),
+    /** The grant (and its refresh token) ends here; access tokens never outlive it. */
+    expires_at: text('expires_at').notNull(),
+    revoked_at: text('revoked_at'),
+    /**
+     * SHA-256 of the current refresh token (`cmcpr_<grant id>.<secret>`); null until the code is exchanged. A token
+     * naming this grant with another hash was replaced earlier: presenting it means it leaked, and ends the grant.
+     */
+    refresh_hash: text('refresh_hash'),
+  },
+  (t) => [index('oauth_grants_user_idx').on(t.user_id, t.created_at)],
+);
+
+/** Authorization codes: single use, minutes long, bound to client, redirect URI, PKCE challenge and grant. */
+export const oauthCodes = sqliteTable('oauth_codes', {
+  /** SHA-256 of the code, hex. */
+  code_hash: text('code_hash').primaryKey(),
+  grant_id: text('grant_id')
+    .notNull()
+    .references(() => oauthGrants.id),
+  client_id: text('client_id').notNull(),
+  redirect_uri: text('redirect_uri').notNull(),
+  code_challenge: text('code_challenge').notNull(),
+  created_at: text('created_at').notNull(),
+  expires_at: text('expires_at').notNull(),
+  used_at: text('used_at'),
+});
 
 export const sessions = sqliteTable(
   'sessions',

@@ -4,6 +4,7 @@ import type { Principal, Role, TokenScope } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { OAuthServices } from '../oauth/index.ts';
 import type { InvokeDeps } from '../surfaces/invoke.ts';
 import type { ToolMap } from '../tools/index.ts';
 import type { UsageRecorder } from '../usage.ts';
@@ -17,6 +18,7 @@ export interface WebDeps {
   invoke: InvokeDeps;
   now: () => Date;
   usageFlush?: 'after-response' | 'host';
+  oauth: OAuthServices;
 }
 
 export interface SignedInUser {

@@ -4,6 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
 import { registerAccountRoutes } from './account-routes.tsx';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
+import { registerConnectedClientRoutes } from './connected-clients.tsx';
+import { registerConsentRoutes } from './consent.tsx';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
@@ -25,7 +27,7 @@ const MAX_FORM_BYTES = 64 * 1024;
  * Paths that need a signed-in user (`/orgs/*` also matches `/orgs`). The sub-app is mounted at `/`, so its
  * middleware is never registered on `*`, which would run for the API routes too.
  */
-const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout'];
+const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', '/oauth/authorize'];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
 export function createWebRoutes(deps: WebDeps) {
@@ -107,6 +109,8 @@ export function createWebRoutes(deps: WebDeps) {
 
   registerAccountRoutes(web, deps);
   registerTokenRoutes(web, deps);
+  registerConsentRoutes(web, deps);
+  registerConnectedClientRoutes(web, deps);
   registerOrganizationRoutes(web, deps);
   // Before the register pages: `/orgs/:org/history` is not a register.
   registerHistoryRoutes(web, deps);

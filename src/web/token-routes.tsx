@@ -3,9 +3,12 @@ import type { Context, Hono } from 'hono';
 import type { TokenScope } from '../auth/principal.ts';
 import type { TokenSummary } from '../auth/tokens.ts';
 import { AppError } from '../errors.ts';
+import type { ConnectedClient } from '../oauth/grants.ts';
 import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
+import { ConnectedClients } from './connected-clients.tsx';
 import type { Membership, WebDeps, WebEnv } from './context.ts';
 import { type FormBody, Input, Select, text, texts } from './forms.tsx';
+import { OrganizationsFieldset, ScopeFieldset } from './grant-fields.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { callActivity } from './queries.ts';
 import { notFoundPage, sendPage } from './render.tsx';
@@ -60,16 +63,19 @@ function organizationNames(token: TokenSummary, memberships: Membership[]): stri
 
 const DONE_MESSAGES: Record<string, string> = {
   revoked: 'The token was revoked. Clients using it are refused from now on.',
+  'client-revoked': 'The connected client was revoked. Its tokens are refused from now on.',
 };
 
 function TokenListPage({
   viewer,
   tokens,
+  clients,
   now,
   done,
 }: {
   viewer: Viewer;
   tokens: TokenSummary[];
+  clients: ConnectedClient[];
   now: Date;
   done?: string;
 }) {
@@ -160,6 +166,7 @@ function TokenListPage({
           </table>
         )}
       </div>
+      <ConnectedClients clients={clients} viewer={viewer} />
     </Layout>
   );
 }
@@ -191,75 +198,14 @@ function TokenFormPage({
             autofocus
             hint="Where it will be used, e.g. “Claude Code – work laptop” or “CI reporting (staging)”."
           />
-          <fieldset>
-            <legend>Scope</legend>
-            <div class="choice">
-              <input
-                type="radio"
-                id="scope-read"
-                name="scope"
-                value="read"
-                checked={values.scope === 'read'}
-              />
-              <label for="scope-read">
-                <strong>read</strong> – list and get records (recommended)
-              </label>
-            </div>
-            <div class="choice">
-              <input
-                type="radio"
-                id="scope-read-write"
-                name="scope"
-                value="read_write"
-                checked={values.scope === 'read_write'}
-              />
-              <label for="scope-read-write">
-                <strong>read_write</strong> – also add, update and delete records, where your role allows it
-              </label>
-            </div>
-          </fieldset>
-          <fieldset>
-            <legend>Organizations</legend>
-            <div class="choice">
-              <input
-                type="radio"
-                id="org-all"
-                name="organization_mode"
-                value="all"
-                checked={values.organizations === 'all'}
-              />
-              <label for="org-all">All organizations you belong to, now and later</label>
-            </div>
-            <div class="choice">
-              <input
-                type="radio"
-                id="org-some"
-                name="organization_mode"
-                value="some"
-                checked={values.organizations === 'some'}
-              />
-              <label for="org-some">Only these:</label>
-            </div>
-            <div class="indent">
-              {viewer.memberships.length === 0 && (
-                <p class="muted small">You do not belong to any organization yet.</p>
-              )}
-              {viewer.memberships.map((membership) => (
-                <div class="choice">
-                  <input
-                    type="checkbox"
-                    id={`org-${membership.organizationId}`}
-                    name="organizations"
-                    value={membership.organizationId}
-                    checked={selected.has(membership.organizationId)}
-                  />
-                  <label for={`org-${membership.organizationId}`}>
-                    {membership.name} <span class="muted small">({membership.role})</span>
-                  </label>
-                </div>
-              ))}
-            </div>
-          </fieldset>
+          <ScopeFieldset idPrefix="scope" name="scope" legend="Scope" value={values.scope} recommendRead />
+          <OrganizationsFieldset
+            idPrefix="org"
+            legend="Organizations"
+            memberships={viewer.memberships}
+            mode={values.organizations}
+            selected={selected}
+          />
           <Select
             id="token-expiry"
             name="expires_in_days"
@@ -501,9 +447,16 @@ export function registerTokenRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
   web.get('/settings/tokens', async (c) => {
     await deps.usage.flush(); // so "last used" includes the calls of the last second
     const tokens = await deps.tokens.list(c.get('user').id);
+    const clients = await deps.oauth.grants.listForUser(c.get('user').id);
     return sendPage(
       c,
-      <TokenListPage viewer={viewerOf(c)} tokens={tokens} now={deps.now()} done={c.req.query('done')} />,
+      <TokenListPage
+        viewer={viewerOf(c)}
+        tokens={tokens}
+        clients={clients}
+        now={deps.now()}
+        done={c.req.query('done')}
+      />,
     );
   });
 

@@ -1,0 +1,87 @@
+// Address checks for fetching client metadata documents: no loopback, private, link-local or reserved targets.
+
+/** Why `address` (an IPv4 or IPv6 literal) must not be fetched from, or null when it is a public address. */
+export function refusedAddress(address: string): string | null {
+  const bare = address.replace(/^\[|\]$/g, '').toLowerCase();
+  if (bare.includes(':')) return refusedIpv6(bare);
+  const v4 = parseIpv4(bare);
+  return v4 ? refusedIpv4(v4) : 'not an IP address';
+}
+
+function parseIpv4(value: string): number[] | null {
+  const parts = value.split('.');
+  if (parts.length !== 4) return null;
+  const octets = parts.map((part) => (/^\d{1,3}$/.test(part) ? Number(part) : Number.NaN));
+  return octets.every((octet) => Number.isInteger(octet) && octet >= 0 && octet <= 255) ? octets : null;
+}
+
+function refusedIpv4([a = 0, b = 0]: number[]): string | null {
+  if (a === 0) return 'a "this network" address';
+  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'a private address';
+  if (a === 127) return 'a loopback address';
+  if (a === 169 && b === 254) return 'a link-local address';
+  if (a === 100 && b >= 64 && b <= 127) return 'a shared (carrier-grade NAT) address';
+  if (a === 192 && b === 0) return 'a reserved address';
+  if (a === 198 && (b === 18 || b === 19)) return 'a benchmarking address';
+  if (a >= 224) return 'a multicast or reserved address';
+  return null;
+}
+
+function expandIpv6(value: string): number[] | null {
+  let text = value.split('%')[0] ?? '';
+  // An embedded IPv4 tail (::ffff:10.0.0.1) becomes two groups.
+  const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4Tail?.[1]) {
+    const v4 = parseIpv4(v4Tail[1]);
+    if (!v4) return null;
+    text = `${text.slice(0, -v4Tail[1].length)}${((v4[0] ?? 0) * 256 + (v4[1] ?? 0)).toString(16)}:${((v4[2] ?? 0) * 256 + (v4[3] ?? 0)).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 1 ? missing !== 0 : missing < 0) return null;
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
+  const numbers = groups.map((group) =>
+    /^[0-9a-f]{1,4}$/.test(group) ? Number.parseInt(group, 16) : Number.NaN,
+  );
+  return numbers.length === 8 && numbers.every((n) => !Number.isNaN(n)) ? numbers : null;
+}
+
+function refusedIpv6(value: string): string | null {
+  const groups = expandIpv6(value);
+  if (!groups) return 'not an IP address';
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = groups;
+  if (groups.every((group) => group === 0)) return 'the unspecified address';
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0 && g6 === 0 && g7 === 1)
+    return 'a loopback address';
+  // IPv4-mapped (::ffff:a.b.c.d) and NAT64 (64:ff9b::a.b.c.d): judge the IPv4 address inside.
+  const mapped = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff;
+  const nat64 = g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0;
+  if (mapped || nat64) return refusedIpv4([g6 >> 8, g6 & 255, g7 >> 8, g7 & 255]);
+  if ((g0 & 0xfe00) === 0xfc00) return 'a unique local (private) address';
+  if ((g0 & 0xffc0) === 0xfe80) return 'a link-local address';
+  if ((g0 & 0xff00) === 0xff00) return 'a multicast address';
+  if (g0 === 0x2001 && g1 === 0xdb8) return 'a documentation address';
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0)
+    return 'an IPv4-compatible address';
+  return null;
+}
+
+export function isIpLiteral(hostname: string): boolean {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  return bare.includes(':') || parseIpv4(bare) !== null;
+}
+
+/** Host names that always mean this machine or the local network, whatever DNS says. */
+export function isLocalHostname(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return (
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    name.endsWith('.local') ||
+    name.endsWith('.internal') ||
+    !name.includes('.')
+  );
+}

@@ -1,0 +1,98 @@
+// This service as an OAuth protected resource and authorization server: its identifiers and metadata documents.
+import type { Config } from '../config.ts';
+
+export const MCP_PATH = '/api/mcp/v1';
+export const OAUTH_SCOPES = ['read', 'read_write'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+
+export const OAUTH_PATHS = {
+  authorize: '/oauth/authorize',
+  token: '/oauth/token',
+  register: '/oauth/register',
+  revoke: '/oauth/revoke',
+  protectedResource: '/.well-known/oauth-protected-resource',
+  authorizationServer: '/.well-known/oauth-authorization-server',
+} as const;
+
+/** Access tokens live one hour; the refresh token lives as long as the grant the person chose. */
+export const ACCESS_TOKEN_SECONDS = 3600;
+/** Authorization codes are single use and expire after this long. */
+export const CODE_SECONDS = 300;
+
+/** The public base URL: PUBLIC_URL when set, else the origin the request was sent to. */
+export function baseUrlOf(config: Config, requestUrl: string): string {
+  return config.publicUrl ?? new URL(requestUrl).origin;
+}
+
+/** The resource identifier of the MCP endpoint (RFC 8707), what tokens are issued for by default. */
+export function mcpResourceOf(base: string): string {
+  return `${base}${MCP_PATH}`;
+}
+
+export function resourceMetadataUrlOf(base: string): string {
+  return `${base}${OAUTH_PATHS.protectedResource}${MCP_PATH}`;
+}
+
+/**
+ * The resource a token may be bound to, in canonical form, or null when `value` names another resource. This
+ * service is one resource reachable as its origin (the root metadata document) or as its MCP endpoint.
+ */
+export function canonicalResource(base: string, value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if (url.hash || url.search || url.username || url.password) return null;
+  const origin = new URL(base).origin;
+  if (url.origin !== origin) return null;
+  if (url.pathname === '/' || url.pathname === '') return base;
+  if (url.pathname.replace(/\/+$/, '') === MCP_PATH) return mcpResourceOf(base);
+  return null;
+}
+
+/** True when a token bound to `audience` may be used at this service (reached at `base`). */
+export function acceptsAudience(base: string, audience: string): boolean {
+  return audience === base || audience === mcpResourceOf(base);
+}
+
+/** RFC 9728 protected resource metadata; `resource` is the URL the document describes. */
+export function protectedResourceMetadata(base: string, resource: string) {
+  return {
+    resource,
+    authorization_servers: [base],
+    scopes_supported: [...OAUTH_SCOPES],
+    bearer_methods_supported: ['header'],
+    resource_name: 'Compliance MCP',
+    resource_documentation: `${base}/`,
+  };
+}
+
+/** RFC 8414 authorization server metadata (with the MCP additions: PKCE S256, client ID metadata documents). */
+export function authorizationServerMetadata(base: string) {
+  const clientAuthMethods = ['none', 'client_secret_post', 'client_secret_basic'];
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${base}${OAUTH_PATHS.token}`,
+    registration_endpoint: `${base}${OAUTH_PATHS.register}`,
+    revocation_endpoint: `${base}${OAUTH_PATHS.revoke}`,
+    scopes_supported: [...OAUTH_SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
+    token_endpoint_auth_methods_supported: clientAuthMethods,
+    revocation_endpoint_auth_methods_supported: clientAuthMethods,
+    code_challenge_methods_supported: ['S256'],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${base}/`,
+  };
+}
+
+/** The scope a request asks for: read_write when it names it, else read (unknown scope values are ignored). */
+export function requestedScope(scope: string | undefined): OAuthScope {
+  const names = (scope ?? '').split(' ').filter(Boolean);
+  return names.includes('read_write') ? 'read_write' : 'read';
+}
