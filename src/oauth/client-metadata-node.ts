@@ -12,7 +12,7 @@ import {
 } from './client-metadata.ts';
 
 /** A DNS lookup that refuses names resolving to loopback, private, link-local or reserved addresses. */
-function checkedLookup(allowLocal: boolean): LookupFunction {
+export function checkedLookup(allowLocal: boolean): LookupFunction {
   return (hostname, options, callback) => {
     lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
@@ -61,11 +61,13 @@ export const nodeClientMetadataFetcher: ClientMetadataFetcher = (url, limits) =>
         response.on('data', (chunk: Buffer) => {
           size += chunk.byteLength;
           if (size > limits.maxBytes) {
-            request.destroy(
+            // Settle first: destroying the socket also ends the response, which must not resolve a partial body.
+            fail(
               new ClientMetadataError(
                 `The client metadata document is larger than ${limits.maxBytes} bytes.`,
               ),
             );
+            request.destroy();
             return;
           }
           chunks.push(chunk);

@@ -6,7 +6,14 @@ import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens, oauthGrants, toolCalls } from '../../src/db/schema.ts';
 import { pkceChallengeOf } from '../../src/oauth/grants.ts';
 import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
-import { csrfOf, firstOrganizationId, manualClock, textOf, WebClient } from '../web/web-client.ts';
+import {
+  csrfOf,
+  firstOrganizationId,
+  hiddenFieldsOf,
+  manualClock,
+  textOf,
+  WebClient,
+} from '../web/web-client.ts';
 
 const runtimes: TestRuntime[] = [];
 afterEach(async () => {
@@ -68,12 +75,7 @@ function authorizeQuery(clientId: string, challenge: string, extra: Record<strin
 async function consent(web: WebClient, query: string, fields: Record<string, string | string[]> = {}) {
   const page = await web.get(`/oauth/authorize?${query}`);
   expect(page.status, page.html.slice(0, 300)).toBe(200);
-  const hidden = Object.fromEntries(
-    [...page.html.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)"/g)].map((match) => [
-      match[1] as string,
-      (match[2] as string).replace(/&amp;/g, '&'),
-    ]),
-  );
+  const hidden = hiddenFieldsOf(page.html);
   const answer = await web.post('/oauth/authorize', {
     ...hidden,
     _csrf: csrfOf(page.html),

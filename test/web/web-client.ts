@@ -112,6 +112,16 @@ export function csrfOf(html: string): string {
   return match[1];
 }
 
+/** The hidden inputs of a page's forms, by name (e.g. to resubmit the OAuth consent form). */
+export function hiddenFieldsOf(html: string): Record<string, string> {
+  return Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)"/g)].map((match) => [
+      match[1] as string,
+      (match[2] as string).replace(/&amp;/g, '&'),
+    ]),
+  );
+}
+
 /** The text of a page without tags, whitespace collapsed: for asserting on what a person reads. */
 export function textOf(html: string): string {
   return html
