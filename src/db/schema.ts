@@ -206,7 +206,7 @@ export const recordChanges = sqliteTable(
     action: text('action', { enum: ['add', 'update', 'delete', 'link', 'unlink'] }).notNull(),
     surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli'] }).notNull(),
     user_id: text('user_id').notNull(),
-    /** The API token (or connected client) used; null for changes made in the web interface. */
+    /** The API token (or connected client) used; null for changes made in the web interface or by the operator CLI. */
     token_id: text('token_id'),
     /** The tool call that made the change (tool_calls.call_id). */
     call_id: text('call_id'),

@@ -38,12 +38,12 @@ export interface Change {
   at: string;
 }
 
-/** Who made a change, as stored on its row: web changes carry the user, API changes also the token. */
+/** Who made a change, as stored on its row: API changes carry the user and the token; web and CLI ones, no token. */
 function actorOf(ctx: ToolContext) {
   return {
     surface: ctx.surface,
     user_id: ctx.principal.userId,
-    token_id: ctx.surface === 'web' ? null : ctx.principal.tokenId,
+    token_id: ctx.surface === 'web' || ctx.surface === 'cli' ? null : ctx.principal.tokenId,
     call_id: ctx.callId,
   };
 }
@@ -155,7 +155,7 @@ export const changeSchema = z
       .string()
       .nullable()
       .describe(
-        'The API token or connected client used (`tok_...`); null for changes made in the web interface.',
+        'The API token or connected client used (`tok_...`); null for changes made in the web interface or by the operator CLI.',
       ),
     token_name: z.string().nullable().describe("That token's name, null if none or gone."),
     call_id: z

@@ -30,11 +30,16 @@ const ACTION_TONES: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
   unlink: undefined,
 };
 
-/** A value as the history shows it: lists joined, nothing as a dash, long text cut. */
-function shown(value: unknown): string {
+/** Names of records by id, where the page knows them (a record page knows those its fields point at). */
+export type KnownNames = ReadonlyMap<string, { name: string }>;
+
+/** A value as the history shows it: ids as the names the page knows, lists joined, nothing as a dash, long text cut. */
+function shown(value: unknown, names?: KnownNames): string {
   if (value === null || value === undefined || value === '') return '—';
-  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(String).join(', ');
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const named = (item: unknown) =>
+    typeof item === 'string' ? (names?.get(item)?.name ?? item) : String(item);
+  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(named).join(', ');
+  const text = typeof value === 'object' ? JSON.stringify(value) : named(value);
   return text.length > 200 ? `${text.slice(0, 197)}…` : text;
 }
 
@@ -69,10 +74,10 @@ function Who({ change }: { change: ChangeRow }) {
   );
 }
 
-function Changes({ change }: { change: ChangeRow }) {
+function Changes({ change, names }: { change: ChangeRow; names?: KnownNames | undefined }) {
   const fields = changedFields(change).filter(
     // An add lists what was set; empty optional fields say nothing.
-    (item) => change.action !== 'add' || shown(item.after) !== '—',
+    (item) => change.action !== 'add' || shown(item.after, names) !== '—',
   );
   if (fields.length === 0) return <span class="muted">no field changed</span>;
   return (
@@ -81,12 +86,12 @@ function Changes({ change }: { change: ChangeRow }) {
         <li>
           <strong>{fieldLabel(item.field)}</strong>:{' '}
           {change.action === 'add' ? (
-            <span>{shown(item.after)}</span>
+            <span>{shown(item.after, names)}</span>
           ) : change.action === 'delete' ? (
-            <del>{shown(item.before)}</del>
+            <del>{shown(item.before, names)}</del>
           ) : (
             <>
-              <del>{shown(item.before)}</del> → <ins>{shown(item.after)}</ins>
+              <del>{shown(item.before, names)}</del> → <ins>{shown(item.after, names)}</ins>
             </>
           )}
         </li>
@@ -101,11 +106,13 @@ export function HistoryTable({
   organizationId,
   showRecord,
   caption,
+  names,
 }: {
   changes: ChangeRow[];
   organizationId: string;
   showRecord: boolean;
   caption: string;
+  names?: KnownNames;
 }) {
   if (changes.length === 0) return <p class="empty">No changes recorded.</p>;
   return (
@@ -144,7 +151,7 @@ export function HistoryTable({
                   <code class="small">{change.tool}</code>
                 </td>
                 <td>
-                  <Changes change={change} />
+                  <Changes change={change} names={names} />
                 </td>
               </tr>
             );

@@ -515,6 +515,7 @@ function RecordPage(props: {
           changes={props.history.changes}
           organizationId={membership.organizationId}
           showRecord={false}
+          names={props.names}
           caption={`The ${props.history.changes.length} most recent of ${props.history.total} changes of this ${page.spec.label}, newest first.`}
         />
       )}

@@ -2,8 +2,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.ts';
+import { openNodeDatabase } from '../../src/db/open-node.ts';
+import { recordChanges } from '../../src/db/schema.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -143,6 +146,18 @@ describe('compliance-mcp CLI', () => {
     });
     expect(String(demo.token)).toMatch(/^cmcp_/);
     expect(String(demo.password).length).toBeGreaterThanOrEqual(10);
+    // The seeded records have their history, made by the CLI (no token) as the demo user.
+    const database = await openNodeDatabase(String(env.DATABASE_URL));
+    const changes = await database.db
+      .select()
+      .from(recordChanges)
+      .where(eq(recordChanges.organization_id, String(demo.organization_id)));
+    database.client.close();
+    expect(changes.length).toBeGreaterThan(10);
+    expect(new Set(changes.map((change) => `${change.surface} ${change.token_id}`))).toEqual(
+      new Set(['cli null']),
+    );
+    expect(changes.some((change) => change.kind === 'risk' && change.action === 'add')).toBe(true);
   });
 
   it('prints the usage on stdout and exits 0 when asked for help', async () => {

@@ -73,7 +73,19 @@ describe('history in the web interface', () => {
         inherent_impact: 5,
       })
     ).risk;
-    await ok(runtime, token, 'updateRisk', { id: risk.id, status: 'in treatment', note: 'EDR rolled out' });
+    const person = (
+      await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+        organization_id: organizationId,
+        full_name: 'Grace Hopper',
+        email: 'grace@example.com',
+      })
+    ).person;
+    await ok(runtime, token, 'updateRisk', {
+      id: risk.id,
+      status: 'in treatment',
+      note: 'EDR rolled out',
+      owner_id: person.id,
+    });
     const page = await client.get(`${base}/risks/${risk.id}`);
     expect(page.status).toBe(200);
     const text = textOf(page.html);
@@ -82,6 +94,8 @@ describe('history in the web interface', () => {
     expect(history).toContain('ada@example.com via HTTP (direct), token seeding');
     expect(history).toContain('Status : OPEN → IN_TREATMENT');
     expect(history).toContain('Note : — → EDR rolled out');
+    // Ids the page knows are shown by name.
+    expect(history).toContain('Owner : — → Grace Hopper');
     expect(history).toContain('add addRisk');
     expect(history.indexOf('update')).toBeLessThan(history.indexOf('add addRisk'));
   });
