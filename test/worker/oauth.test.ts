@@ -1,0 +1,230 @@
+// OAuth on the Worker host in workerd: metadata, consent, token exchange, refusals; grants in libSQL, cache in KV.
+import { env, exports } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/auth/tokens.ts';
+import { apiTokens, oauthGrants } from '../../src/db/schema.ts';
+import { pkceChallengeOf } from '../../src/oauth/grants.ts';
+import { BASE } from '../contract/host.ts';
+import { testDatabase } from './helpers.ts';
+
+const REDIRECT = 'https://chatgpt.com/connector_platform_oauth_redirect';
+const MCP = `${BASE}/api/mcp/v1`;
+
+/** A browser stand-in over the Worker entry: a cookie jar, same-origin form posts. */
+function browser() {
+  const cookies = new Map<string, string>();
+  async function send(path: string, init: RequestInit = {}) {
+    const headers = new Headers(init.headers);
+    if (cookies.size > 0)
+      headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
+    const response = await exports.default.fetch(
+      new Request(`${BASE}${path}`, { ...init, headers, redirect: 'manual' }),
+    );
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const index = pair.indexOf('=');
+      cookies.set(pair.slice(0, index), pair.slice(index + 1));
+    }
+    return {
+      status: response.status,
+      html: await response.text(),
+      location: response.headers.get('location'),
+    };
+  }
+  return {
+    get: (path: string) => send(path),
+    post: (path: string, fields: Record<string, string>) =>
+      send(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: BASE },
+        body: new URLSearchParams(fields).toString(),
+      }),
+  };
+}
+
+function csrfOf(html: string): string {
+  return /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+}
+
+async function json(path: string, init: RequestInit = {}) {
+  const response = await exports.default.fetch(new Request(`${BASE}${path}`, init));
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
+}
+
+function form(path: string, fields: Record<string, string>) {
+  return json(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** A signed-up person (through the web forms) and a registered public client. */
+async function setup() {
+  const person = browser();
+  const signup = await person.get('/signup');
+  const email = `oauth-${crypto.randomUUID()}@example.com`;
+  const created = await person.post('/signup', {
+    _csrf: csrfOf(signup.html),
+    name: 'Worker Person',
+    email,
+    password: 'correct horse battery staple',
+    password_confirm: 'correct horse battery staple',
+    organization: 'Worker Org',
+  });
+  expect(created.status).toBe(303);
+  const registered = await json('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'ChatGPT',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  expect(registered.status).toBe(201);
+  return { person, clientId: registered.body.client_id as string };
+}
+
+/** Consent (Allow) in the web interface, then the code exchange; returns the token response. */
+async function connect(person: ReturnType<typeof browser>, clientId: string) {
+  const verifier = `${crypto.randomUUID()}${crypto.randomUUID()}`;
+  const params = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: await pkceChallengeOf(verifier),
+    code_challenge_method: 'S256',
+    state: 'w',
+    resource: MCP,
+  };
+  const page = await person.get(`/oauth/authorize?${new URLSearchParams(params)}`);
+  expect(page.status).toBe(200);
+  expect(page.html).toContain('Connect ChatGPT?');
+  const back = await person.post('/oauth/authorize', {
+    ...params,
+    scope: 'read',
+    _csrf: csrfOf(page.html),
+    decision: 'allow',
+    granted_scope: 'read',
+    organization_mode: 'all',
+    expires_in_days: '30',
+  });
+  const code = new URL(back.location ?? '').searchParams.get('code') ?? '';
+  const exchange = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    code_verifier: verifier,
+    client_id: clientId,
+  };
+  return { exchange, verifier, code };
+}
+
+function listOrganizations(token: string) {
+  return json('/api/mcp/tools/listOrganizations', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  });
+}
+
+describe('OAuth on the Worker', () => {
+  it('publishes the metadata and points 401s at it', async () => {
+    const resource = await json('/.well-known/oauth-protected-resource/api/mcp/v1');
+    expect(resource.body).toMatchObject({ resource: MCP, authorization_servers: [BASE] });
+    const server = await json('/.well-known/oauth-authorization-server');
+    expect(server.body).toMatchObject({ issuer: BASE, token_endpoint: `${BASE}/oauth/token` });
+    const refused = await json('/api/mcp/tools/listOrganizations', { method: 'POST' });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${BASE}/.well-known/oauth-protected-resource/api/mcp/v1"`,
+    );
+  });
+
+  it('exchanges a code for tokens kept in the database and cached in KV, and refuses the code a second time', async () => {
+    const { person, clientId } = await setup();
+    const { exchange } = await connect(person, clientId);
+    const issued = await form('/oauth/token', exchange);
+    expect(issued.status).toBe(200);
+    expect(issued.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'read' });
+    const access = issued.body.access_token as string;
+    const listed = await listOrganizations(access);
+    expect(listed.status).toBe(200);
+    expect(
+      (listed.body.organizations as { name: string }[]).map((organization) => organization.name),
+    ).toEqual(['Worker Org']);
+
+    const database = testDatabase();
+    const [row] = await database.db
+      .select()
+      .from(apiTokens)
+      .where(eq(apiTokens.token_hash, await hashToken(access)));
+    expect(row?.resource).toBe(MCP);
+    const grant = await database.db.query.oauthGrants.findFirst({
+      where: eq(oauthGrants.id, row?.grant_id ?? ''),
+    });
+    expect(grant).toMatchObject({ client_id: clientId, scope: 'read', revoked_at: null });
+    const cached = (await env.TOKEN_CACHE.get(await hashToken(access), 'json')) as {
+      audience?: string;
+    } | null;
+    expect(cached?.audience).toBe(MCP);
+
+    // The same code again: refused, and the tokens it issued stop working at once (KV entry dropped).
+    const again = await form('/oauth/token', exchange);
+    expect(again.body.error).toBe('invalid_grant');
+    expect(await env.TOKEN_CACHE.get(await hashToken(access))).toBeNull();
+    expect((await listOrganizations(access)).status).toBe(401);
+    database.client.close();
+  });
+
+  it('refuses a bad verifier, a wrong redirect URI and another resource', async () => {
+    const { person, clientId } = await setup();
+    const cases: [Record<string, string>, string][] = [
+      [{ code_verifier: 'x'.repeat(43) }, 'invalid_grant'],
+      [{ redirect_uri: 'https://chatgpt.com/elsewhere' }, 'invalid_grant'],
+      [{ resource: 'https://other.example/api/mcp/v1' }, 'invalid_target'],
+    ];
+    for (const [override, error] of cases) {
+      const { exchange } = await connect(person, clientId);
+      const refused = await form('/oauth/token', { ...exchange, ...override });
+      expect(refused.status, JSON.stringify(override)).toBe(400);
+      expect(refused.body.error).toBe(error);
+    }
+  });
+
+  it('rotates refresh tokens and revokes: a revoked access token is refused from the next call', async () => {
+    const { person, clientId } = await setup();
+    const { exchange } = await connect(person, clientId);
+    const first = (await form('/oauth/token', exchange)).body;
+    const second = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.refresh_token).not.toBe(first.refresh_token);
+    const access = second.body.access_token as string;
+    expect((await listOrganizations(access)).status).toBe(200);
+    const revoked = await form('/oauth/revoke', { token: access, client_id: clientId });
+    expect(revoked.status).toBe(200);
+    expect((await listOrganizations(access)).status).toBe(401);
+    // The replaced refresh token presented again ends the grant.
+    const reused = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: first.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(reused.body.error).toBe('invalid_grant');
+    const current = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: second.body.refresh_token as string,
+      client_id: clientId,
+    });
+    expect(current.body.error).toBe('invalid_grant');
+  });
+});
