@@ -1,4 +1,6 @@
-// Managing a register in Chromium as a person would: add a risk with the keyboard, edit it, watch the heat map, delete it.
+// Managing a register in Chromium as a person would: add a risk with the keyboard, edit it and read its history,
+// watch the heat map, export a cell's risks, delete it.
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { screenshot, signUp, start, stopAfterEach, unlabelledControls } from './helpers.ts';
@@ -99,6 +101,18 @@ describe('records in Chromium', () => {
     await expect.poll(() => notice(page)).toBe(`Risk “${RISK}” was saved.`);
     expect(await page.locator('dl.details').textContent()).toMatch(/Residual score\s*5/);
 
+    // The record's history shows the edit: who, from where, and the field before and after; below it the link to
+    // the measure and the add, newest first.
+    const history = page.locator('table.history tbody tr');
+    await expect
+      .poll(() => history.locator('.badge').allTextContents())
+      .toEqual(['update', 'link', 'add']);
+    const edit = await history.first().innerText();
+    for (const part of ['ada@example.com', 'via the web interface', 'update', 'Residual likelihood: 2 → 1']) {
+      expect(edit).toContain(part);
+    }
+    await screenshot(page, '23b-risk-history');
+
     // The heat map cell moved: residual 2 x 5 is empty, 1 x 5 holds the risk and lists it.
     await page.getByRole('link', { name: 'Overview' }).click();
     await page
@@ -108,6 +122,17 @@ describe('records in Chromium', () => {
     await page.waitForURL(/residual_likelihood=1&residual_impact=5/);
     expect(await page.locator('table:not(.heatmap) tbody th[scope="row"]').allTextContents()).toEqual([RISK]);
     await screenshot(page, '24-risks-heat-map-cell');
+
+    // Export what the cell lists: the CSV holds that risk, with the filters of the page.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    const csv = readFileSync((await download.path()) ?? '', 'utf8').replace(/^\uFEFF/, '');
+    const lines = csv.trim().split(/\r?\n/);
+    expect(lines[0]?.split(',').slice(0, 2)).toEqual(['id', 'name']);
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(RISK);
 
     // A refused transition is explained next to the status, and the focus goes there.
     await page.goto(`${url}${recordPath}/edit`);
