@@ -104,10 +104,8 @@ describe('records in Chromium', () => {
     // The record's history shows the edit: who, from where, and the field before and after; below it the link to
     // the measure and the add, newest first.
     const history = page.locator('table.history tbody tr');
-    await expect
-      .poll(() => history.locator('.badge').allTextContents())
-      .toEqual(['update', 'link', 'add']);
-    const edit = await history.first().innerText();
+    await expect.poll(() => history.locator('.badge').allTextContents()).toEqual(['update', 'link', 'add']);
+    const edit = (await history.first().textContent()) ?? '';
     for (const part of ['ada@example.com', 'via the web interface', 'update', 'Residual likelihood: 2 → 1']) {
       expect(edit).toContain(part);
     }
