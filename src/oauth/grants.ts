@@ -1,5 +1,5 @@
 // Grants (one person's consent to one client): codes with PKCE, access tokens in api_tokens, rotating refresh tokens.
-import { and, desc, eq, isNull, max, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, max, sql } from 'drizzle-orm';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../auth/crypto.ts';
 import type { TokenScope } from '../auth/principal.ts';
 import { generateTokenSecret, hashToken, organizationsNotJoined, type TokenService } from '../auth/tokens.ts';
@@ -13,6 +13,8 @@ import { ACCESS_TOKEN_SECONDS, CODE_SECONDS } from './resource.ts';
 const REFRESH_PREFIX = 'cmcpr_';
 const CODE_PREFIX = 'cmcpc_';
 const DISPLAY_PREFIX_LENGTH = 11;
+/** Spent or expired codes are kept this long (a reused code still ends its grant), then deleted. */
+const CODE_RETENTION_MS = 86_400_000;
 
 export interface TokenResponse {
   access_token: string;
@@ -139,6 +141,8 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
       const code = `${CODE_PREFIX}${randomBase64Url(32)}`;
       const grantId = newId('grt');
       const created = now();
+      // Housekeeping in the same round trip: codes expired for a day are past any use, even reuse detection.
+      const stale = new Date(created.getTime() - CODE_RETENTION_MS).toISOString();
       await db.batch([
         db.insert(oauthGrants).values({
           id: grantId,
@@ -161,6 +165,7 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
           created_at: created.toISOString(),
           expires_at: new Date(created.getTime() + CODE_SECONDS * 1000).toISOString(),
         }),
+        db.delete(oauthCodes).where(lt(oauthCodes.expires_at, stale)),
       ]);
       return code;
     },

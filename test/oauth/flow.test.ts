@@ -3,8 +3,9 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBase64Url } from '../../src/auth/crypto.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
-import { apiTokens, oauthGrants, toolCalls } from '../../src/db/schema.ts';
+import { apiTokens, oauthCodes, oauthGrants, toolCalls } from '../../src/db/schema.ts';
 import { pkceChallengeOf } from '../../src/oauth/grants.ts';
+import { CODE_SECONDS } from '../../src/oauth/resource.ts';
 import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
 import {
   csrfOf,
@@ -444,6 +445,18 @@ describe('refusals at the token endpoint', () => {
     expect(answer.status).toBe(400);
     expect(answer.body).toMatchObject({ error: 'invalid_grant' });
     expect(String(answer.body.error_description)).toContain('expired');
+  });
+
+  it('deletes codes a day after they expired, when the next code is made', async () => {
+    const { runtime, web, clock } = await setup();
+    const clientId = await publicClient(runtime);
+    const old = await codeFor(web, clientId);
+    clock.advance(CODE_SECONDS + 86_400 + 1);
+    await web.signIn('ada@example.com'); // the session idled out meanwhile
+    await codeFor(web, clientId);
+    const codes = await runtime.database.db.select().from(oauthCodes);
+    expect(codes).toHaveLength(1);
+    expect(codes[0]?.code_hash).not.toBe(await hashToken(old.code));
   });
 
   it('refuses a resource other than this server, at the token endpoint and at the API', async () => {
