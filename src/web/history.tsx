@@ -223,7 +223,14 @@ function HistoryPage(props: {
   const text = (name: string, label: string, hint: string) => (
     <div class="field">
       <label for={`filter-${name}`}>{label}</label>
-      <input id={`filter-${name}`} name={name} value={filter[name] ?? ''} title={hint} />
+      <input
+        id={`filter-${name}`}
+        name={name}
+        type="text"
+        value={filter[name] ?? ''}
+        title={hint}
+        placeholder={hint}
+      />
     </div>
   );
   return (
