@@ -355,8 +355,24 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     };
   }
 
+  // get/update/delete read the record by id on every call: the statement is built once per database handle.
+  const byIdStatements = new WeakMap<ToolContext['db'], ReturnType<typeof prepareById>>();
+  function prepareById(db: ToolContext['db']) {
+    return db
+      .select(selection)
+      .from(table)
+      .where(eq(table.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare();
+  }
+
   async function load(ctx: ToolContext, id: string, mode: 'read' | 'write'): Promise<Row> {
-    const [row] = await ctx.db.select(selection).from(table).where(eq(table.id, id)).limit(1);
+    let byId = byIdStatements.get(ctx.db);
+    if (!byId) {
+      byId = prepareById(ctx.db);
+      byIdStatements.set(ctx.db, byId);
+    }
+    const [row] = await byId.all({ id });
     if (!row) throw notFound(Label);
     requireOrganization(ctx, String(row.organization_id), mode, Label);
     return row;
