@@ -1,5 +1,6 @@
 // Benchmarks with their targets: in-process latency of direct and MCP tool calls, writes, and token checks.
 // Usage: npm run bench   (exits 1 when a target is missed)
+//        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +37,12 @@ async function measure(target: Target) {
     p95: percentile(times, 95),
     perSecond: (target.iterations / total) * 1000,
   };
+}
+
+if (process.argv.includes('--scale') || process.argv.includes('--serve-node')) {
+  await import('./bench-scale.ts');
+  // bench-scale.ts exits by itself; nothing below runs in scale mode.
+  await new Promise(() => {});
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'cmcp-bench-'));

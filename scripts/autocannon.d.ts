@@ -1,0 +1,25 @@
+// The part of autocannon's API the scale benchmark uses (the package ships no types).
+declare module 'autocannon' {
+  interface Options {
+    url: string;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    connections?: number;
+    duration?: number;
+    timeout?: number;
+  }
+  interface Stats {
+    average: number;
+    p99: number;
+    total: number;
+  }
+  interface Result {
+    requests: Stats;
+    latency: Stats;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+  }
+  export default function autocannon(options: Options): Promise<Result>;
+}

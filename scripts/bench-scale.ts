@@ -1,0 +1,532 @@
+// Scale benchmark (`npm run bench -- --scale`): one organization grown to 1k, 10k, 100k (and 1M with
+// `--scale-1m`) risks, seeded straight into a file database; the Node host (and the Worker under wrangler dev at
+// 100k) driven over loopback by autocannon. Prints time at 100k / time at 1k per list query against its target,
+// and PASS/FAIL per row. Always exits 0: the table is the result.
+//
+// Options: --scale-1m (add the 1M size), --seconds N (per case and round, default 2), --no-worker (skip the Worker).
+// Child mode (internal): --serve-node <database url> starts the Node host and prints its URL.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { createOrganization, createUser } from '../src/accounts.ts';
+import { noTokenCache } from '../src/auth/token-cache.ts';
+import { createTokenService } from '../src/auth/tokens.ts';
+import { loadConfig } from '../src/config.ts';
+import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { newId } from '../src/ids.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const index = argv.indexOf(name);
+  return index >= 0 ? argv[index + 1] : undefined;
+};
+const HARD_LIMIT_MS = 15 * 60_000;
+
+// ---- parent ----------------------------------------------------------------------------------------------
+
+interface Load {
+  requestsPerSecond: number;
+  meanMs: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const seconds = Number(option('--seconds') ?? 2);
+  const sizes = [1_000, 10_000, 100_000, ...(argv.includes('--scale-1m') ? [1_000_000] : [])];
+  const withWorker = !argv.includes('--no-worker');
+  const dir = mkdtempSync(join(tmpdir(), 'cmcp-scale-'));
+  const children: ChildProcess[] = [];
+  const killAll = () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.on('exit', killAll);
+  const deadline = setTimeout(() => {
+    console.error(`scale bench: over ${HARD_LIMIT_MS / 60_000} minutes, stopping`);
+    killAll();
+    process.exit(0);
+  }, HARD_LIMIT_MS);
+  deadline.unref();
+
+  try {
+    // One database and one Node host per size, all running, so each case is measured at every size in turn, in
+    // ROUNDS rounds; the best round of each counts. On a shared machine the load of others then hits every size
+    // alike, and the ratio says what the size costs.
+    const hosts: { size: number; seed: Seed; url: string; stop(): void; databaseUrl: string }[] = [];
+    for (const size of sizes) {
+      const url = `file:${join(dir, `scale-${size}.db`)}`;
+      const t0 = Date.now();
+      const seed = await prepare(url);
+      await seed.growTo(size);
+      console.log(`seeded ${size} risks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      const node = await startChild(
+        [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-node', url],
+        /LISTENING (\S+)/,
+        children,
+      );
+      hosts.push({ size, seed, url: node.url, stop: node.stop, databaseUrl: url });
+    }
+    const casesBySize = new Map<number, Awaited<ReturnType<typeof casesFor>>>();
+    for (const host of hosts) casesBySize.set(host.size, await casesFor(host.url, host.seed));
+    const results = new Map<string, Map<number, Load>>();
+    const names = (casesBySize.get(sizes[0] ?? 0) ?? []).map((item) => item.name);
+    for (const [index, name] of names.entries()) {
+      const bySize = new Map<number, Load>();
+      results.set(name, bySize);
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const host of hosts) {
+          const item = casesBySize.get(host.size)?.[index];
+          if (!item) continue;
+          if (round === 0) await run(item.url, item.body, host.seed.token, 10, 1); // warm-up
+          const load = await run(item.url, item.body, host.seed.token, 10, seconds);
+          bySize.set(host.size, best(bySize.get(host.size), load));
+        }
+      }
+      console.log(
+        `  ${name}: ${hosts.map((host) => `${label(host.size)} ${bySize.get(host.size)?.meanMs.toFixed(2)} ms`).join(', ')}`,
+      );
+    }
+    let mcpVsDirect: { mcp: Load; direct: Load } | null = null;
+    let workerNode: { node10: Load; worker10: Load; worker64: Load } | null = null;
+    const large = hosts.find((host) => host.size === 100_000);
+    if (large) {
+      const body = { organization_id: large.seed.organizationId, size: 20 };
+      let direct: Load | undefined;
+      let mcp: Load | undefined;
+      for (let round = 0; round < ROUNDS; round++) {
+        direct = best(
+          direct,
+          await run(`${large.url}/api/mcp/tools/listRisks`, body, large.seed.token, 10, seconds),
+        );
+        mcp = best(mcp, await run(`${large.url}/api/mcp/v1`, mcpCall(body), large.seed.token, 10, seconds));
+      }
+      if (direct && mcp) {
+        mcpVsDirect = { mcp, direct };
+        console.log(`  MCP tools/call: ${formatLoad(mcp)}; direct: ${formatLoad(direct)}`);
+        if (withWorker) {
+          for (const host of hosts) host.stop();
+          workerNode = await measureWorker(large.databaseUrl, large.seed, seconds, direct, children);
+        }
+      }
+    }
+    for (const host of hosts) host.stop();
+    printTable(sizes, results, mcpVsDirect, workerNode);
+    console.log(
+      `best of ${ROUNDS} rounds of ${seconds} s per case and size, sizes interleaved; scale bench took ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    );
+    for (const host of hosts) host.seed.close();
+  } finally {
+    killAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+const ROUNDS = 3;
+
+/** The better of two measurements of one case (lower mean latency). */
+function best(current: Load | undefined, next: Load): Load {
+  return current && current.meanMs <= next.meanMs ? current : next;
+}
+
+function mcpCall(args: unknown) {
+  return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listRisks', arguments: args } };
+}
+
+function formatLoad(load: Load): string {
+  return `${load.requestsPerSecond.toFixed(0)} req/s, mean ${load.meanMs.toFixed(2)} ms, p99 ${load.p99Ms} ms, errors ${load.errors}, non-2xx ${load.non2xx}`;
+}
+
+// ---- seeding ---------------------------------------------------------------------------------------------
+
+const WORDS = [
+  'laptop',
+  'supplier',
+  'outage',
+  'phishing',
+  'backup',
+  'payroll',
+  'contract',
+  'insider',
+  'datacenter',
+  'firmware',
+  'password',
+  'invoice',
+  'misconfigured',
+  'storage',
+  'network',
+  'retention',
+];
+/** The word of the filter.query case: in exactly 1% of the rows. */
+const RARE_WORD = 'ransomware';
+
+async function prepare(databaseUrl: string) {
+  const database = await openNodeDatabase(databaseUrl);
+  await migrateDatabase(database);
+  const now = () => new Date();
+  const user = await createUser(database.db, now(), {
+    email: 'scale@example.com',
+    password: 'scale bench 1',
+  });
+  const organization = await createOrganization(database.db, now(), { name: 'Scale', ownerId: user.id });
+  const tokens = createTokenService({ db: database.db, cache: noTokenCache, cacheTtlSeconds: 0, now });
+  const { token } = await tokens.create({
+    userId: user.id,
+    name: 'scale bench',
+    scope: 'read',
+    organizationIds: null,
+    expiresAt: null,
+  });
+  const base = Date.parse('2024-01-01T00:00:00.000Z');
+  let count = 0;
+  const BATCH = 500;
+  return {
+    token,
+    organizationId: organization.id,
+    database,
+    get count() {
+      return count;
+    },
+    /** Adds risks until the organization has `size`, in write transactions of 20 batches of 500 rows. */
+    async growTo(size: number) {
+      while (count < size) {
+        const statements = [];
+        for (let b = 0; b < 20 && count < size; b++) {
+          const n = Math.min(BATCH, size - count);
+          const args: (string | number | null)[] = [];
+          for (let k = 0; k < n; k++) {
+            const i = count + k;
+            const likelihood = (i % 5) + 1;
+            const impact = (Math.floor(i / 5) % 5) + 1;
+            const residualLikelihood = Math.max(1, likelihood - (i % 2));
+            const residualImpact = impact;
+            // Spread over ~3 years, 1 s apart with a jitter: created_at order differs from insertion order.
+            const created = new Date(base + i * 1000 + ((i * 7919) % 997)).toISOString();
+            const word = (j: number) => WORDS[(i * 31 + j * 17) % WORDS.length];
+            const description =
+              i % 100 === 42
+                ? `${word(1)} ${RARE_WORD} attack on the ${word(2)}`
+                : `${word(1)} ${word(2)} ${word(3)} scenario ${i}`;
+            args.push(
+              newId('rsk'),
+              organization.id,
+              `Risk ${word(4)} ${i}`,
+              description,
+              'General',
+              'OPEN',
+              'MITIGATE',
+              null,
+              likelihood,
+              impact,
+              likelihood * impact,
+              residualLikelihood,
+              residualImpact,
+              residualLikelihood * residualImpact,
+              null,
+              created,
+              created,
+            );
+          }
+          const row = `(${Array(17).fill('?').join(',')})`;
+          statements.push({
+            sql: `insert into risks (id, organization_id, name, description, category, status, treatment, owner_id, inherent_likelihood, inherent_impact, inherent_score, residual_likelihood, residual_impact, residual_score, note, created_at, updated_at) values ${Array(n).fill(row).join(',')}`,
+            args,
+          });
+          count += n;
+        }
+        await database.client.batch(statements, 'write');
+      }
+      // What the host would have after running a while (PRAGMA optimize where the code runs it).
+      await database.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+    },
+    close() {
+      database.client.close();
+    },
+  };
+}
+
+type Seed = Awaited<ReturnType<typeof prepare>>;
+
+/** The list queries measured at every size. The deep page starts at the row in the middle of created_at order. */
+async function casesFor(url: string, seed: Seed) {
+  const organization_id = seed.organizationId;
+  const tool = `${url}/api/mcp/tools/listRisks`;
+  const middle = await seed.database.client.execute({
+    sql: 'select id, created_at from risks where organization_id = ? order by created_at desc, id desc limit 1 offset ?',
+    args: [organization_id, Math.floor(seed.count / 2)],
+  });
+  const row = middle.rows[0];
+  // The cursor format of src/tools/pagination.ts ({f, d, v, i}, base64url JSON), then one real call so the deep
+  // page runs with a cursor the service itself issued.
+  const handmade = Buffer.from(
+    JSON.stringify({ f: 'created_at', d: 'DESC', v: String(row?.created_at), i: String(row?.id) }),
+  ).toString('base64url');
+  const first = await fetch(tool, {
+    method: 'POST',
+    headers: headers(seed.token),
+    body: JSON.stringify({ organization_id, size: 1, cursor: handmade }),
+  });
+  const deepCursor = ((await first.json()) as { next_cursor: string }).next_cursor;
+  const orders = [
+    ['created_at', 'ASC'],
+    ['updated_at', 'DESC'],
+    ['name', 'ASC'],
+    ['inherent_score', 'DESC'],
+    ['residual_score', 'DESC'],
+  ] as const;
+  return [
+    { name: 'no filter, first page', url: tool, body: { organization_id } },
+    { name: 'deep page (cursor in the middle)', url: tool, body: { organization_id, cursor: deepCursor } },
+    {
+      name: 'filter.min_residual_score 15',
+      url: tool,
+      body: { organization_id, filter: { min_residual_score: 15 } },
+    },
+    {
+      name: `filter.query (a word in 1% of rows)`,
+      url: tool,
+      body: { organization_id, filter: { query: RARE_WORD } },
+      query: true,
+    },
+    ...orders.map(([field, direction]) => ({
+      name: `order_by ${field} ${direction}`,
+      url: tool,
+      body: { organization_id, order_by: { field, direction } },
+    })),
+  ];
+}
+
+// ---- load ------------------------------------------------------------------------------------------------
+
+function headers(token: string) {
+  return {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+}
+
+async function run(url: string, body: unknown, token: string, connections: number, seconds: number) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: headers(token),
+    body: JSON.stringify(body),
+    connections,
+    duration: seconds,
+    timeout: 10,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    meanMs: result.latency.average,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+  } satisfies Load;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */
+async function startChild(
+  args: string[],
+  ready: RegExp,
+  children: ChildProcess[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+  children.push(child);
+  let output = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`not ready after 90 s:\n${output.slice(-2000)}`)),
+      90_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output.slice(-2000)}`));
+    });
+  });
+  return {
+    url,
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+  };
+}
+
+/** The Worker as `npm run dev:worker` runs it: the libSQL dev server on the seeded file and `wrangler dev`. */
+async function measureWorker(
+  databaseUrl: string,
+  seed: Seed,
+  seconds: number,
+  node10: Load,
+  children: ChildProcess[],
+) {
+  const hranaPort = await freePort();
+  const workerPort = await freePort();
+  const authToken = `bench-${newId('tok')}`;
+  const hrana = await startChild(
+    [resolve('bin/run-ts.js'), resolve('scripts/libsql-dev-server.ts')],
+    /libsql dev server on (\S+)/,
+    children,
+    {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      LIBSQL_DEV_PORT: String(hranaPort),
+      LIBSQL_DEV_AUTH_TOKEN: authToken,
+    },
+  );
+  const wranglerBin = createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
+  const wrangler = await startChild(
+    [
+      wranglerBin,
+      'dev',
+      '--port',
+      String(workerPort),
+      '--ip',
+      '127.0.0.1',
+      '--var',
+      `LIBSQL_URL:${hrana.url}`,
+      '--var',
+      `LIBSQL_AUTH_TOKEN:${authToken}`,
+      '--var',
+      'LOOPBACK_ONLY:true',
+      '--var',
+      'RATE_LIMIT_PER_MINUTE:0',
+    ],
+    /Ready on (http:\/\/[0-9.:]+)/,
+    children,
+    { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+  );
+  try {
+    const url = `http://127.0.0.1:${workerPort}/api/mcp/tools/listRisks`;
+    const body = { organization_id: seed.organizationId, size: 20 };
+    await run(url, body, seed.token, 4, 2); // warm-up
+    const worker10 = await run(url, body, seed.token, 10, seconds);
+    console.log(`  Worker, 10 connections: ${formatLoad(worker10)}`);
+    const worker64 = await run(url, body, seed.token, 64, Math.max(seconds, 10));
+    console.log(`  Worker, 64 connections: ${formatLoad(worker64)}`);
+    return { node10, worker10, worker64 };
+  } finally {
+    wrangler.stop();
+    hrana.stop();
+  }
+}
+
+// ---- table -----------------------------------------------------------------------------------------------
+
+function printTable(
+  sizes: number[],
+  results: Map<string, Map<number, Load>>,
+  mcpVsDirect: { mcp: Load; direct: Load } | null,
+  worker: { node10: Load; worker10: Load; worker64: Load } | null,
+) {
+  const lines: string[] = [];
+  let failed = 0;
+  const header = ['result', 'listRisks, page of 20 (Node, 10 conn.)', ...sizes.map(label), 'ratio', 'target'];
+  lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  for (const [name, bySize] of results) {
+    const small = bySize.get(1_000);
+    const large = bySize.get(100_000);
+    const ratio = small && large ? large.meanMs / small.meanMs : Number.NaN;
+    const limit = name.startsWith('filter.query') ? 2 : 1.5;
+    const pass = ratio <= limit;
+    if (!pass) failed += 1;
+    const cells = sizes.map((size) => {
+      const load = bySize.get(size);
+      return load ? `${load.meanMs.toFixed(2)} ms (${load.requestsPerSecond.toFixed(0)}/s)` : '-';
+    });
+    lines.push(
+      `| ${pass ? 'PASS' : '**FAIL**'} | ${name} | ${cells.join(' | ')} | ${ratio.toFixed(2)}x | <= ${limit}x (100k/1k) |`,
+    );
+  }
+  if (mcpVsDirect) {
+    const ratio = mcpVsDirect.mcp.requestsPerSecond / mcpVsDirect.direct.requestsPerSecond;
+    const pass = ratio >= 0.8;
+    if (!pass) failed += 1;
+    lines.push(
+      `| ${pass ? 'PASS' : '**FAIL**'} | MCP tools/call vs direct listRisks at 100k (req/s) | ${sizes.map(() => '').join(' | ')} | ${ratio.toFixed(2)}x | >= 0.8x (${mcpVsDirect.mcp.requestsPerSecond.toFixed(0)} vs ${mcpVsDirect.direct.requestsPerSecond.toFixed(0)}/s) |`,
+    );
+  }
+  console.log('');
+  console.log(lines.join('\n'));
+  if (worker) {
+    const errors64 = worker.worker64.errors + worker.worker64.non2xx;
+    const pass = errors64 === 0 && worker.worker10.non2xx + worker.worker10.errors === 0;
+    if (!pass) failed += 1;
+    console.log('');
+    console.log(
+      '| result | host at 100k, listRisks first page | 10 conn. req/s | mean ms | errors+non-2xx | 64 conn. req/s | errors+non-2xx (target 0) |',
+    );
+    console.log('|---|---|---|---|---|---|---|');
+    console.log(
+      `| | Node (npm start) | ${worker.node10.requestsPerSecond.toFixed(0)} | ${worker.node10.meanMs.toFixed(2)} | ${worker.node10.errors + worker.node10.non2xx} | | |`,
+    );
+    console.log(
+      `| ${pass ? 'PASS' : '**FAIL**'} | Worker (wrangler dev + libSQL dev server) | ${worker.worker10.requestsPerSecond.toFixed(0)} (${(worker.worker10.requestsPerSecond / worker.node10.requestsPerSecond).toFixed(2)}x Node) | ${worker.worker10.meanMs.toFixed(2)} | ${worker.worker10.errors + worker.worker10.non2xx} | ${worker.worker64.requestsPerSecond.toFixed(0)} | ${errors64} of ${worker.worker64.requests} |`,
+    );
+  }
+  console.log('');
+  console.log(failed > 0 ? `FAIL: ${failed} row(s) missed their target` : 'PASS: every row met its target');
+}
+
+function label(size: number): string {
+  return size >= 1_000_000 ? `${size / 1_000_000}M` : `${size / 1_000}k`;
+}
+
+// ---- child: the Node host --------------------------------------------------------------------------------
+
+const serveUrl = option('--serve-node');
+if (serveUrl) {
+  const { startNodeServer } = await import('../src/node.ts');
+  const server = await startNodeServer(
+    loadConfig({
+      DATABASE_URL: serveUrl,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SEED_DEMO: 'false',
+      RATE_LIMIT_PER_MINUTE: '0',
+      TOKEN_CACHE_TTL_SECONDS: '60',
+    }),
+    () => {},
+  );
+  console.log(`LISTENING ${server.url}`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  // The parent's pipe closing means it is gone: do not outlive it.
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+  setTimeout(stop, HARD_LIMIT_MS).unref();
+} else {
+  await main();
+}
