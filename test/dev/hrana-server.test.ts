@@ -547,6 +547,63 @@ describe('libsql dev server against browsers (cross-site POST, DNS rebinding)', 
 });
 
 describe('libsql dev server handler (in process)', () => {
+  it('reuses the connections of closed streams, but never one a stream left state on', async () => {
+    const { pipeline } = startHandler();
+    const run = async (...sqls: string[]) => {
+      const { json } = await pipeline({
+        baton: null,
+        requests: [
+          ...sqls.map((sql) => ({ type: 'execute', stmt: { sql, want_rows: true } })),
+          { type: 'close' },
+        ],
+      });
+      return (json.results as Array<{ type: string; response?: { result?: { rows: unknown[][] } } }>)
+        .filter((result) => result.response?.result)
+        .map((result) => result.response?.result?.rows[0]?.[0]);
+    };
+    await run('CREATE TABLE items (name TEXT)');
+
+    // A closed stream's connection is taken by the next stream: its per-connection change counter carries over.
+    await run("INSERT INTO items VALUES ('a'), ('b'), ('c')", 'DELETE FROM items');
+    expect(await run('SELECT total_changes()')).toEqual([{ type: 'integer', value: '6' }]);
+
+    // A TEMP table, ATTACH, a changed PRAGMA or a script keep their connection out of the pool.
+    const clean = async () => {
+      const [scratch, attached, foreignKeys, rows] = await run(
+        "SELECT count(*) FROM temp.sqlite_master WHERE name = 'scratch'",
+        "SELECT count(*) FROM pragma_database_list WHERE name = 'other'",
+        'PRAGMA foreign_keys',
+        'SELECT count(*) FROM items',
+      );
+      return { scratch, attached, foreignKeys, rows };
+    };
+    const zero = { type: 'integer', value: '0' };
+    const expected = {
+      scratch: zero,
+      attached: zero,
+      foreignKeys: { type: 'integer', value: '1' },
+      rows: zero,
+    };
+    await run('CREATE TEMP TABLE scratch (x)');
+    expect(await clean()).toEqual(expected);
+    await run("ATTACH ':memory:' AS other");
+    expect(await clean()).toEqual(expected);
+    await run('PRAGMA foreign_keys = OFF');
+    expect(await clean()).toEqual(expected);
+    const script = await pipeline({
+      baton: null,
+      requests: [
+        { type: 'sequence', sql: "BEGIN; INSERT INTO items VALUES ('never committed');" },
+        { type: 'close' },
+      ],
+    });
+    expect(script.status).toBe(200);
+    expect(await clean()).toEqual(expected);
+    // And writes still go through: no pooled connection holds a transaction open.
+    await run("INSERT INTO items VALUES ('d')");
+    expect(await run('SELECT count(*) FROM items')).toEqual([{ type: 'integer', value: '1' }]);
+  });
+
   it('rejects malformed pipelines and unknown batons with HTTP 400', async () => {
     const { pipeline } = startHandler();
     const notJson = await pipeline('{ nope');
