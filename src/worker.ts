@@ -60,7 +60,16 @@ function buildRuntime(env: Env): Runtime {
     RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
     MAX_BODY_BYTES: env.MAX_BODY_BYTES,
   });
-  const client = createClient({ url: config.databaseUrl, authToken: config.databaseAuthToken });
+  // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
+  // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
+  // belongs to that request; workerd cancels it when that request ends, the waiting request hangs and its slot is
+  // never freed. Without the queue each statement's fetch starts in its own request, under workerd's per-request
+  // limits (6 open connections at once, the rest wait inside that request).
+  const client = createClient({
+    url: config.databaseUrl,
+    authToken: config.databaseAuthToken,
+    concurrency: Number.POSITIVE_INFINITY,
+  });
   return createRuntime({
     config,
     database: createDatabase(client),

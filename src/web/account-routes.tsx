@@ -57,10 +57,11 @@ export function safeNext(value: string | undefined): string {
   return target;
 }
 
-// Verifying against a real hash when the email is unknown keeps both answers equally slow.
-let decoyHash: Promise<string> | undefined;
-function decoy(): Promise<string> {
-  decoyHash ??= hashPassword('decoy password that never matches');
+// Verifying against a real hash when the email is unknown keeps both answers equally slow. The hash is kept, not
+// its promise: on a Worker a request must not await a promise made by another request, which may end first.
+let decoyHash: string | undefined;
+async function decoy(): Promise<string> {
+  decoyHash ??= await hashPassword('decoy password that never matches');
   return decoyHash;
 }
 

@@ -2,9 +2,11 @@
 // nodejs_compat), a token made by the CLI working on the Worker, and a clean stop on Ctrl-C.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.ts';
 
@@ -64,6 +66,28 @@ async function cli(...argv: string[]): Promise<Record<string, unknown>> {
   if (code !== 0) throw new Error(`compliance-mcp ${argv.join(' ')}: ${err.join('\n')}`);
   return JSON.parse(out[0] ?? '{}') as Record<string, unknown>;
 }
+
+interface CannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: CannonRequest) => CannonRequest;
+  onResponse?: (status: number, body: string) => void;
+}
+interface CannonResult {
+  '2xx': number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+// autocannon (a devDependency, CommonJS, no bundled types): only the options and figures used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: CannonRequest[];
+}) => Promise<CannonResult>;
 
 function callWorker(path: string, token: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`http://127.0.0.1:${port}${path}`, {
@@ -153,6 +177,105 @@ describe('npm run dev:worker', () => {
       403,
     );
     expect(output).not.toMatch(/LIBSQL_AUTH_TOKEN:/);
+  });
+
+  // 64 connections for 5 s of reads (direct and MCP) and writes, spread over 16 tokens so the per-token rate limit
+  // stays out of the way. Before the fix, one libSQL client queue per isolate made every request fail within a second.
+  it('serves 64 concurrent connections without an error, and keeps serving afterwards', async () => {
+    await cli('user', 'create', '--email', 'load@example.com', '--password', 'long enough pw');
+    const org = String((await cli('org', 'create', '--name', 'Load Org', '--owner', 'load@example.com')).id);
+    const tokens: string[] = [];
+    for (let i = 0; i < 16; i++)
+      tokens.push(
+        String((await cli('token', 'create', '--email', 'load@example.com', '--name', `load ${i}`)).token),
+      );
+    let next = 0;
+    const withToken = (request: CannonRequest) => {
+      request.headers = { ...request.headers, authorization: `Bearer ${tokens[next++ % tokens.length]}` };
+      return request;
+    };
+    const ok = { read: 0, mcp: 0, write: 0 };
+    const failures: string[] = [];
+    const counted = (kind: keyof typeof ok) => (status: number, body: string) => {
+      if (status === 200) ok[kind] += 1;
+      else if (failures.length < 5) failures.push(`${kind} ${status} ${body.slice(0, 200)}`);
+    };
+    let vendor = 0;
+    const json = { 'content-type': 'application/json' };
+    const result = await autocannon({
+      url: `http://127.0.0.1:${port}`,
+      connections: 64,
+      duration: 5,
+      requests: [
+        {
+          method: 'POST',
+          path: '/api/mcp/tools/listVendors',
+          headers: json,
+          body: JSON.stringify({ organization_id: org }),
+          setupRequest: withToken,
+          onResponse: counted('read'),
+        },
+        {
+          method: 'POST',
+          path: '/api/mcp/v1',
+          headers: { ...json, accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'listVendors', arguments: { organization_id: org } },
+          }),
+          setupRequest: withToken,
+          onResponse: counted('mcp'),
+        },
+        {
+          method: 'POST',
+          path: '/api/mcp/tools/addVendor',
+          headers: json,
+          setupRequest: (request) => {
+            request.body = JSON.stringify({ organization_id: org, name: `Vendor ${vendor++}` });
+            return withToken(request);
+          },
+          onResponse: counted('write'),
+        },
+      ],
+    });
+    expect(failures).toEqual([]);
+    expect({ non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts }).toEqual({
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+    });
+    // Every connection got answers, of every kind.
+    expect(result['2xx']).toBeGreaterThan(64);
+    expect(Math.min(ok.read, ok.mcp, ok.write)).toBeGreaterThan(0);
+
+    // The isolate still answers, and every acknowledged write is there (requests cut off at the end may add more).
+    const listed = await callWorker('/api/mcp/tools/listVendors', tokens[0] ?? '', {
+      organization_id: org,
+      size: 1,
+    });
+    expect(listed.status).toBe(200);
+    const total = ((await listed.json()) as { total_count: number }).total_count;
+    expect(total).toBeGreaterThanOrEqual(ok.write);
+    expect(total).toBeLessThanOrEqual(vendor);
+
+    // The call log kept every answered call (reads are written after the response: give it a moment).
+    const database = createClient({ url: databaseUrl });
+    try {
+      let logged = 0;
+      for (let wait = 0; wait < 50 && logged < result['2xx']; wait++) {
+        const rows = await database.execute({
+          sql: "SELECT count(*) AS n FROM tool_calls WHERE organization_id = ? AND tool IN ('listVendors', 'addVendor')",
+          args: [org],
+        });
+        logged = Number(rows.rows[0]?.n ?? 0);
+        if (logged < result['2xx']) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(logged).toBeGreaterThanOrEqual(result['2xx']);
+    } finally {
+      database.close();
+    }
   });
 
   it('stops wrangler and the database server on Ctrl-C', async () => {
