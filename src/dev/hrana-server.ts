@@ -41,6 +41,7 @@ export interface HranaServer {
 }
 
 const DEFAULT_STREAM_IDLE_MS = 10_000;
+const KEEP_ALIVE_TIMEOUT_MS = 300_000;
 // Connections of closed streams kept for the next streams: opening one costs about 2 ms of this single thread, ~7x a
 // typical statement, and `@libsql/client/web` opens a stream for every statement outside a batch.
 const MAX_IDLE_CONNECTIONS = 32;
@@ -993,6 +994,10 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
     await handler.close();
     throw error;
   }
+  // Idle keep-alive connections stay open longer than clients keep them (Node's 5 s default): a client reusing one just
+  // as the server closes it loses its request ("Network connection lost" in workerd), and a POST is not retried.
+  // A stalled event loop fires many such timers at once, over connections with requests already waiting.
+  if ('keepAliveTimeout' in server) server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('The server has no TCP address');
   const port = address.port;
