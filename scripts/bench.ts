@@ -1,4 +1,5 @@
-// Benchmarks with their targets: in-process latency of direct and MCP tool calls, writes, and token checks.
+// Benchmarks with their targets: in-process latency of direct and MCP tool calls, writes, and token checks; the size
+// of tools/list in a model's context.
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -245,7 +246,38 @@ async function measureExport(): Promise<{
   };
 }
 
+// ---- tools/list size: what the full tool set costs a model's context ---------------------------------------------
+
+const TOOLS_LIST_TOKEN_TARGET = 15_000;
+
+/** chars/4: the usual rough token count of JSON for a model. */
+const tokensOf = (chars: number) => Math.ceil(chars / 4);
+
+/** Measures the tools/list answer (the full set) and prints total and largest five; true when within the target. */
+async function measureToolsListSize(): Promise<boolean> {
+  const body = new TextDecoder().decode(
+    await post('/api/mcp/v1', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  );
+  const { tools } = (JSON.parse(body) as { result: { tools: { name: string }[] } }).result;
+  const bytes = new TextEncoder().encode(body).length;
+  const ok = tokensOf(body.length) <= TOOLS_LIST_TOKEN_TARGET;
+  console.log(
+    `${ok ? 'PASS' : 'FAIL'} MCP tools/list size (${tools.length} tools): ${bytes.toLocaleString('en')} bytes, ${tokensOf(body.length).toLocaleString('en')} tokens (chars/4), target <=${TOOLS_LIST_TOKEN_TARGET.toLocaleString('en')}`,
+  );
+  const largest = tools
+    .map((tool) => ({ name: tool.name, chars: JSON.stringify(tool).length }))
+    .sort((a, b) => b.chars - a.chars)
+    .slice(0, 5);
+  for (const tool of largest) {
+    console.log(
+      `       ${tool.name.padEnd(30)} ${String(tool.chars).padStart(6)} chars ${String(tokensOf(tool.chars)).padStart(5)} tokens`,
+    );
+  }
+  return ok;
+}
+
 let missed = 0;
+if (!(await measureToolsListSize())) missed += 1;
 console.log(
   `target                                                         p50 ms   p95 ms  target   calls/s`,
 );
@@ -272,5 +304,5 @@ clearInterval(flusher);
 await runtime.usage.flush();
 database.client.close();
 rmSync(dir, { recursive: true, force: true });
-console.log(`${targets.length + 1 - missed} passed, ${missed} failed`);
+console.log(`${targets.length + 2 - missed} passed, ${missed} failed`);
 process.exitCode = missed > 0 ? 1 : 0;

@@ -40,6 +40,11 @@ export function randomBase32(length: number): string {
 
 const ID_PATTERN = /^[a-z]{3}_[0-9a-hjkmnp-tv-z]{24}$/;
 
+/** What a valid id of a kind looks like, for error messages: the prefix, the length and the alphabet. */
+export function describeIdFormat(prefix: IdPrefix): string {
+  return `"${prefix}_" followed by ${ID_BODY_LENGTH} characters from 0-9 and a-z except i, l, o, u (e.g. ${prefix}_8zq3m0v5k1t7w2x9c4n6p0ha)`;
+}
+
 export function isIdOf(prefix: IdPrefix, value: string): boolean {
   return value.startsWith(`${prefix}_`) && ID_PATTERN.test(value);
 }

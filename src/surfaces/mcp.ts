@@ -8,17 +8,21 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type ListToolsResult,
-  McpError,
+  type Tool as Tool_,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
-import type { ToolMap } from '../tools/index.ts';
+import type { Tool, ToolMap } from '../tools/index.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 import { jsonSchemasOf } from './schemas.ts';
 
-export const SERVER_INSTRUCTIONS =
-  'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...), then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview. Filter on the server with the `filter` argument and page with `cursor`. Enum values are case-insensitive. Delete tools cannot be undone: confirm with the user first.';
+export const SERVER_INSTRUCTIONS = [
+  'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...); then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview.',
+  'Lists filter on the server (`filter`, all given filters must match; enum filters take a list) and page: pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000 (total_count_capped: more).',
+  'Enum values: upper case as listed, or lower case with spaces (`not started`). Updates change only the fields given; null clears an optional field; expected_updated_at refuses a change to a record changed since you read it.',
+  'A failed call is a result with isError and structuredContent.error {code, message, details}: fix the arguments and retry. Delete tools cannot be undone: confirm with the user first.',
+].join(' ');
 
 export interface McpSurface {
   handle(request: Request, principal: Principal, requestId: string): Promise<Response>;
@@ -32,19 +36,7 @@ export function createMcpSurface(options: {
   jsonSchemaValidator: JsonSchemaValidator;
 }): McpSurface {
   // Computed once: tools/list answers the same list on every request.
-  const listResult: ListToolsResult = {
-    tools: [...options.tools.values()].map((tool) => {
-      const schemas = jsonSchemasOf(tool);
-      return {
-        name: tool.name,
-        title: tool.title,
-        description: tool.description,
-        inputSchema: schemas.input,
-        outputSchema: schemas.mcpOutput,
-        annotations: { title: tool.title, ...tool.annotations },
-      };
-    }),
-  };
+  const listResult: ListToolsResult = { tools: listedTools(options.tools.values()) };
 
   return {
     async handle(request, principal, requestId) {
@@ -60,7 +52,7 @@ export function createMcpSurface(options: {
       server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
         const tool = options.tools.get(call.params.name);
         if (!tool) {
-          throw new McpError(
+          throw new JsonRpcError(
             ErrorCode.InvalidParams,
             `Unknown tool: ${call.params.name}. Call tools/list for the tool names.`,
           );
@@ -92,6 +84,37 @@ export function createMcpSurface(options: {
       }
     },
   };
+}
+
+/**
+ * The tools as tools/list shows them, kept small (every byte is the model's context): the published input schema,
+ * an output schema on read tools (write tools return the record as the get tool describes it), all four
+ * annotation hints. Titles stay in the tool map (OpenAPI, web): a model needs the name, not a display label.
+ */
+export function listedTools(tools: Iterable<Tool>): Tool_[] {
+  return [...tools].map((tool) => {
+    const schemas = jsonSchemasOf(tool);
+    return {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: schemas.publishedInput,
+      ...(tool.scope === 'read' ? { outputSchema: schemas.mcpOutput } : {}),
+      annotations: { ...tool.annotations },
+    };
+  });
+}
+
+/**
+ * A JSON-RPC error the SDK sends as is. (The SDK's McpError puts "MCP error <code>: " into its message, which the
+ * protocol layer sends and the client's McpError prefixes again: "MCP error -32602: MCP error -32602: ...".)
+ */
+class JsonRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 // Responses are always JSON, so a client that only accepts application/json (curl, proxies) is served too.

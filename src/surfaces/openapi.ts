@@ -31,7 +31,12 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
         'x-openai-isConsequential': tool.scope === 'write',
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: schemas.input } },
+          content: {
+            'application/json': {
+              schema: schemas.publishedInput,
+              ...(tool.example ? { example: tool.example } : {}),
+            },
+          },
         },
         responses: {
           '200': {

@@ -46,7 +46,7 @@ export const assetSpec: RegisterSpec = {
   ],
   search: [assets.name, assets.description, assets.data_types_stored],
   filters: {
-    asset_type: enumFilter(assetType, assets.asset_type, 'Only PHYSICAL or VIRTUAL assets.'),
+    asset_type: enumFilter(assetType, assets.asset_type, 'Any of these types.'),
     owner_id: ownerFilter(assets.owner_id, 'assets'),
   },
   orderFields: {

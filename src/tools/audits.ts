@@ -7,7 +7,7 @@ import { enumFilter, filter, optional, type RegisterSpec, required, withDefault 
 import { AUDIT_STATES, AUDIT_TRANSITIONS, checkTransition } from './states.ts';
 
 const state = caseInsensitiveEnum(AUDIT_STATES).describe(
-  `${AUDIT_STATES.join(', ')} (case-insensitive). NOT_STARTED -> IN_PROGRESS -> COMPLETED or REJECTED; any -> OUTDATED.`,
+  'Audit state: NOT_STARTED -> IN_PROGRESS -> COMPLETED or REJECTED; any -> OUTDATED.',
 );
 
 export const auditSpec: RegisterSpec = {
@@ -38,7 +38,7 @@ export const auditSpec: RegisterSpec = {
   },
   search: [audits.name, audits.auditor, audits.scope],
   filters: {
-    state: enumFilter(state, audits.state, 'Only audits in this state (or any of these), e.g. IN_PROGRESS.'),
+    state: enumFilter(state, audits.state, 'Any of these states.'),
     framework_id: filter(
       idOf('fwk', 'Framework').describe('Only audits of this framework (`fwk_...`).'),
       (value) => eq(audits.framework_id, value),
@@ -61,10 +61,8 @@ export const auditSpec: RegisterSpec = {
     }
   },
   hints: {
-    list: 'Audits under way: filter.state = "IN_PROGRESS".',
+    list: 'Audits under way: filter.state = ["IN_PROGRESS"].',
     add: 'State defaults to NOT_STARTED.',
-    update:
-      'State follows NOT_STARTED -> IN_PROGRESS -> COMPLETED or REJECTED, and any state -> OUTDATED; other changes are refused (invalid_transition).',
   },
   example: {
     organization_id: 'org_...',

@@ -6,12 +6,7 @@ import { idOf, longText, shortText } from './fields.ts';
 import { filter, optional, required } from './register.ts';
 
 export const ownerField = (role = 'Owner') =>
-  optional(
-    idOf('per', 'Person').describe(
-      `${role}: a person of the same organization (\`per_...\`); null clears it.`,
-    ),
-    'person',
-  );
+  optional(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), 'person');
 
 export const nameField = (example: string) => required(shortText().describe(`Name, e.g. "${example}".`));
 
@@ -19,7 +14,5 @@ export const descriptionField = (what: string) =>
   optional(longText().describe(`Free-text description of the ${what}.`));
 
 /** The `owner_id` filter every owned register has. */
-export const ownerFilter = (column: SQLiteColumn, what: string) =>
-  filter(idOf('per', 'Person').describe(`Only ${what} owned by this person (\`per_...\`).`), (value) =>
-    eq(column, value),
-  );
+export const ownerFilter = (column: SQLiteColumn, _what: string) =>
+  filter(idOf('per', 'Person').describe(`Owner (\`per_...\`).`), (value) => eq(column, value));

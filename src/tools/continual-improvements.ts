@@ -7,11 +7,9 @@ import { enumFilter, optional, type RegisterSpec, required, withDefault } from '
 import { PRIORITIES, WORKFLOW_STATUSES } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
-  'OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens (case-insensitive).',
+  'Status: OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens.',
 );
-const priority = caseInsensitiveEnum(PRIORITIES).describe(
-  'LOW, MEDIUM or HIGH (case-insensitive; default MEDIUM).',
-);
+const priority = caseInsensitiveEnum(PRIORITIES).describe('Priority (default MEDIUM).');
 
 export const continualImprovementSpec: RegisterSpec = {
   kind: 'continual_improvement',
@@ -40,12 +38,8 @@ export const continualImprovementSpec: RegisterSpec = {
     continualImprovements.source,
   ],
   filters: {
-    status: enumFilter(
-      status,
-      continualImprovements.status,
-      'Only those with this status (or any of these).',
-    ),
-    priority: enumFilter(priority, continualImprovements.priority, 'Only this priority (or any of these).'),
+    status: enumFilter(status, continualImprovements.status, 'Any of these statuses.'),
+    priority: enumFilter(priority, continualImprovements.priority, 'Any of these priorities.'),
     owner_id: ownerFilter(continualImprovements.owner_id, 'those'),
   },
   orderFields: {
@@ -55,8 +49,6 @@ export const continualImprovementSpec: RegisterSpec = {
   prepare: (next, current) => checkWorkflow('continual improvement', next, current, false),
   hints: {
     add: 'Status defaults to OPEN and priority to MEDIUM.',
-    update:
-      'Status follows OPEN -> IN_PROGRESS -> CLOSED, and CLOSED -> OPEN to reopen; any other change is refused (invalid_transition).',
   },
   example: {
     organization_id: 'org_...',

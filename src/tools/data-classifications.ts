@@ -5,9 +5,7 @@ import { caseInsensitiveEnum } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './register.ts';
 import { CLASSIFICATIONS } from './states.ts';
 
-const classification = caseInsensitiveEnum(CLASSIFICATIONS).describe(
-  `Sensitivity: ${CLASSIFICATIONS.join(', ')} (case-insensitive; default INTERNAL).`,
-);
+const classification = caseInsensitiveEnum(CLASSIFICATIONS).describe('Sensitivity (default INTERNAL).');
 
 export const dataClassificationSpec: RegisterSpec = {
   kind: 'data_classification',
@@ -40,11 +38,7 @@ export const dataClassificationSpec: RegisterSpec = {
   ],
   search: [dataClassifications.name, dataClassifications.description],
   filters: {
-    classification: enumFilter(
-      classification,
-      dataClassifications.classification,
-      'Only this sensitivity (or any of these).',
-    ),
+    classification: enumFilter(classification, dataClassifications.classification, 'Any of these levels.'),
   },
   orderFields: {
     name: { column: dataClassifications.name },

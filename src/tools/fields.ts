@@ -1,6 +1,6 @@
 // Reusable zod field schemas: case-insensitive enums, dates, kind-checked ids, text, URLs, pagination.
 import { z } from 'zod';
-import { type IdPrefix, isIdOf } from '../ids.ts';
+import { describeIdFormat, type IdPrefix, isIdOf } from '../ids.ts';
 
 /**
  * Accepts any letter case, and spaces or hyphens for underscores, on input (`open` = `OPEN`, `not started` =
@@ -34,7 +34,10 @@ export const timestampSchema = z.string().describe('ISO 8601 time, e.g. 2026-03-
 export function idOf(prefix: IdPrefix, what: string) {
   return z
     .string()
-    .refine((value) => isIdOf(prefix, value), `Expected ${what} id starting with "${prefix}_"`)
+    .refine(
+      (value) => isIdOf(prefix, value),
+      `Expected ${/^[AEIOU]/.test(what) ? 'an' : 'a'} ${what} id: ${describeIdFormat(prefix)}`,
+    )
     .describe(`${what} id (\`${prefix}_...\`)`);
 }
 

@@ -5,9 +5,7 @@ import { caseInsensitiveEnum, shortText } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './register.ts';
 import { MEASURE_STATES } from './states.ts';
 
-const state = caseInsensitiveEnum(MEASURE_STATES).describe(
-  `Implementation state: ${MEASURE_STATES.join(', ')} (case-insensitive; "not started" is NOT_STARTED).`,
-);
+const state = caseInsensitiveEnum(MEASURE_STATES).describe('Implementation state.');
 
 export const measureSpec: RegisterSpec = {
   kind: 'measure',
@@ -32,7 +30,7 @@ export const measureSpec: RegisterSpec = {
   },
   search: [measures.name, measures.description],
   filters: {
-    state: enumFilter(state, measures.state, 'Only measures in this state (or any of these).'),
+    state: enumFilter(state, measures.state, 'Any of these states.'),
     owner_id: ownerFilter(measures.owner_id, 'measures'),
   },
   orderFields: {

@@ -18,7 +18,7 @@ import {
 import { checkTransition, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
-  'OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens (case-insensitive). CLOSED needs a corrective_action.',
+  'Status: OPEN -> IN_PROGRESS -> CLOSED (needs a corrective_action); CLOSED -> OPEN reopens.',
 );
 
 /** Shared by nonconformities and continual improvements: the workflow, and CLOSED only with a corrective action. */
@@ -50,7 +50,7 @@ export const nonconformitySpec: RegisterSpec = {
   listKey: 'nonconformities',
   table: nonconformities,
   about:
-    'A nonconformity is a finding that a requirement is not met (often from an audit), tracked from OPEN to CLOSED with root cause and corrective action.',
+    'A nonconformity is a finding that a requirement is not met (often from an audit), tracked to CLOSED with root cause and corrective action.',
   fields: {
     reference_id: required(shortText(100).describe('Your reference, e.g. "NC-2026-004".')),
     description: optional(longText().describe('What was found.')),
@@ -70,11 +70,7 @@ export const nonconformitySpec: RegisterSpec = {
   },
   search: [nonconformities.reference_id, nonconformities.description, nonconformities.root_cause],
   filters: {
-    status: enumFilter(
-      status,
-      nonconformities.status,
-      'Only nonconformities with this status (or any of these).',
-    ),
+    status: enumFilter(status, nonconformities.status, 'Any of these statuses.'),
     overdue: overdueFilter(nonconformities.due_date, nonconformities.status, 'CLOSED'),
     audit_id: filter(idOf('aud', 'Audit').describe('Only those raised by this audit (`aud_...`).'), (value) =>
       eq(nonconformities.audit_id, value),
@@ -90,8 +86,6 @@ export const nonconformitySpec: RegisterSpec = {
   hints: {
     list: 'Open ones: filter.status = ["OPEN", "IN_PROGRESS"]; late ones: filter.overdue = true.',
     add: 'Status defaults to OPEN.',
-    update:
-      'Status follows OPEN -> IN_PROGRESS -> CLOSED, and CLOSED -> OPEN to reopen; any other change is refused (invalid_transition). Closing needs a corrective_action.',
   },
   example: {
     organization_id: 'org_...',

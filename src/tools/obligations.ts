@@ -6,11 +6,9 @@ import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
 import { OBLIGATION_STATUSES, OBLIGATION_TYPES } from './states.ts';
 
-const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe(
-  `Compliance status: ${OBLIGATION_STATUSES.join(', ')} (case-insensitive).`,
-);
+const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe('Compliance status.');
 const type = caseInsensitiveEnum(OBLIGATION_TYPES).describe(
-  `LEGAL (law, regulation) or CONTRACTUAL (customer contract).`,
+  'LEGAL (law, regulation) or CONTRACTUAL (customer contract).',
 );
 
 export const obligationSpec: RegisterSpec = {
@@ -24,7 +22,7 @@ export const obligationSpec: RegisterSpec = {
   listKey: 'obligations',
   table: obligations,
   about:
-    'An obligation is a legal or contractual requirement (e.g. GDPR Art. 33 breach notification) the organization must meet; it is overdue when its due_date has passed and it is not COMPLIANT.',
+    'An obligation is a legal or contractual requirement to meet (e.g. GDPR Art. 33 breach notification); overdue when its due_date has passed and it is not COMPLIANT.',
   fields: {
     area: optional(shortText().describe('Area, e.g. "Data protection".')),
     source: optional(shortText().describe('Source text, e.g. "GDPR Art. 30" or "MSA with Acme, clause 12".')),
@@ -41,8 +39,8 @@ export const obligationSpec: RegisterSpec = {
   },
   search: [obligations.requirement, obligations.area, obligations.source, obligations.regulator],
   filters: {
-    status: enumFilter(status, obligations.status, 'Only obligations with this status (or any of these).'),
-    type: enumFilter(type, obligations.type, 'Only LEGAL or CONTRACTUAL obligations.'),
+    status: enumFilter(status, obligations.status, 'Any of these statuses.'),
+    type: enumFilter(type, obligations.type, 'Any of these types.'),
     overdue: overdueFilter(obligations.due_date, obligations.status, 'COMPLIANT'),
     owner_id: ownerFilter(obligations.owner_id, 'obligations'),
   },

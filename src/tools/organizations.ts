@@ -7,7 +7,7 @@ import { notFound } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
 import { decodeCursor, encodeCursor } from './pagination.ts';
-import { defineTool, READ_ANNOTATIONS, type Tool } from './types.ts';
+import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool } from './types.ts';
 
 const organizationRecord = z
   .object({
@@ -21,13 +21,14 @@ const organizationRecord = z
     updated_at: timestampSchema.describe('When it was last changed.'),
   })
   .describe('An organization.');
+RECORD_SCHEMAS.set(organizationRecord, { label: 'organization', spelledOutIn: 'getOrganization' });
 
 export const organizationTools: Tool[] = [
   defineTool({
     name: 'listOrganizations',
     title: 'List organizations',
     description:
-      'List the organizations this token can access, with your role in each. Call this first: every other tool needs an organization_id (`org_...`) from here. Sorted by name; `size` 1-100 (default 20), pass `next_cursor` back as `cursor` until it is null.',
+      'List the organizations this token can access, with your role in each. Call this first: the other tools need an organization_id (`org_...`) from here. Sorted by name; pass next_cursor back as cursor for more.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({ size: sizeSchema.optional(), cursor: cursorSchema.optional() }),

@@ -16,9 +16,7 @@ export function overdueCondition(
 
 export function overdueFilter(dueColumn: SQLiteColumn, statusColumn: SQLiteColumn, done: string): FilterSpec {
   return filter(
-    z
-      .boolean()
-      .describe(`true: only overdue (due date passed and status not ${done}); false: only not overdue.`),
+    z.boolean().describe(`true: only overdue ones (due date passed, not ${done}); false: the others.`),
     (value, today) => {
       const overdue = overdueCondition(dueColumn, statusColumn, done, today);
       return value ? overdue : not(overdue);

@@ -6,9 +6,7 @@ import { caseInsensitiveEnum, dateSchema, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
 import { PERSON_KINDS } from './states.ts';
 
-const kind = caseInsensitiveEnum(PERSON_KINDS).describe(
-  `${PERSON_KINDS.join(', ')} (case-insensitive; default EMPLOYEE).`,
-);
+const kind = caseInsensitiveEnum(PERSON_KINDS).describe('Kind of person (default EMPLOYEE).');
 
 export const personSpec: RegisterSpec = {
   kind: 'person',
@@ -40,7 +38,7 @@ export const personSpec: RegisterSpec = {
   unique: ['email'],
   search: [people.full_name, people.email, people.position],
   filters: {
-    kind: enumFilter(kind, people.kind, 'Only people of this kind (or any of these).'),
+    kind: enumFilter(kind, people.kind, 'Any of these kinds.'),
   },
   orderFields: {
     full_name: { column: people.full_name },

@@ -28,6 +28,8 @@ import {
   DELETE_ANNOTATIONS,
   defineTool,
   READ_ANNOTATIONS,
+  RECORD_SCHEMAS,
+  SAME_AS_ADD,
   type Tool,
   type ToolContext,
   UPDATE_ANNOTATIONS,
@@ -141,7 +143,7 @@ export interface RegisterSpec {
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */
   hints?: { list?: string; add?: string; update?: string };
-  /** A realistic add example, shown in the add tool's description. */
+  /** A realistic add example, shown in the OpenAPI document of the add tool. */
   example: Record<string, unknown>;
 }
 
@@ -220,7 +222,7 @@ export function recordSchema(spec: RegisterSpec): z.ZodObject {
 
 function addShape(spec: RegisterSpec): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {
-    organization_id: idOf('org', 'Organization').describe('Organization to add it to (`org_...`).'),
+    organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
   };
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.derived) continue;
@@ -236,21 +238,30 @@ function addShape(spec: RegisterSpec): Record<string, z.ZodType> {
 
 function updateShape(spec: RegisterSpec): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {
-    id: idOf(spec.prefix, capitalize(spec.label)).describe(`Id of the ${spec.label} to change.`),
+    id: idOf(spec.prefix, capitalize(spec.label)).describe(`\`${spec.prefix}_...\` id.`),
   };
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.derived) continue;
-    shape[name] = (field.mode === 'optional' ? field.schema.nullable() : field.schema).optional();
+    const schema = describedInAdd(field.schema);
+    shape[name] = (field.mode === 'optional' ? schema.nullable() : schema).optional();
   }
   for (const relation of spec.relations ?? []) {
-    if (relation.writable) shape[relation.field] = relationInput(relation).optional();
+    if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation)).optional();
   }
   shape.expected_updated_at = timestampSchema
     .optional()
-    .describe(
-      'Optional: the updated_at you last read. If the record changed since, the update is refused (conflict).',
-    );
+    .describe('The updated_at you read; if it changed since: conflict.');
   return shape;
+}
+
+/**
+ * An update tool's field is the add tool's: its type and values are published once, in the add tool (the update
+ * tool says "as in addX"; tools/list stays small). State fields keep their description: it names the transitions.
+ */
+function describedInAdd(schema: z.ZodType): z.ZodType {
+  const def = schema._zod.def as z.core.$ZodTypeDef & { out?: z.ZodType };
+  const isState = def.type === 'pipe' && def.out?._zod.def.type === 'enum';
+  return schema.meta({ ...(isState ? {} : { description: undefined }), [SAME_AS_ADD]: true });
 }
 
 function relationInput(relation: RelationSpec): z.ZodType {
@@ -267,21 +278,21 @@ function filterSchema(spec: RegisterSpec): z.ZodType {
       .min(1)
       .max(200)
       .optional()
-      .describe(`Case-insensitive text search in ${spec.search.map((column) => column.name).join(', ')}.`);
+      .describe(`Searches ${spec.search.map((column) => column.name).join(', ')} (any case).`);
   }
   for (const [name, item] of Object.entries(spec.filters ?? {})) shape[name] = item.schema.optional();
-  return z.strictObject(shape).optional().describe(`Server-side filters; all given filters must match.`);
+  return z.strictObject(shape).optional().describe('All given must match.');
 }
 
 function orderBySchema(spec: RegisterSpec): z.ZodType {
   const fields = Object.keys(orderFieldsOf(spec)) as [string, ...string[]];
   return z
     .strictObject({
-      field: z.enum(fields).describe(`Field to sort by: ${fields.join(', ')}.`),
-      direction: directionSchema.default('DESC'),
+      field: z.enum(fields).describe('Field.'),
+      direction: directionSchema.default('DESC').describe('Direction.'),
     })
     .optional()
-    .describe('Sort order (default: created_at DESC, newest first). Keep it the same across pages.');
+    .describe('Sort; default created_at DESC.');
 }
 
 // ---- tool builder -----------------------------------------------------------------------------------
@@ -305,6 +316,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     throw new Error(`${spec.kind}: a register with writable relations needs a write_nonce column`);
   }
   const record = recordSchema(spec);
+  RECORD_SCHEMAS.set(record, { label: spec.label, spelledOutIn: `get${spec.noun}` });
   const Label = capitalize(spec.label);
   const relationColumns = Object.fromEntries(
     (spec.relations ?? []).map((relation) => [
@@ -501,45 +513,30 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
 
   const filterArgument = filterSchema(spec);
   const listInput = z.strictObject({
-    organization_id: idOf('org', 'Organization').describe('Organization whose records to list (`org_...`).'),
+    organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
     filter: filterArgument,
     order_by: orderBySchema(spec),
-    size: sizeSchema.optional(),
-    cursor: cursorSchema.optional(),
+    size: sizeSchema.optional().describe('Default 20.'),
+    cursor: cursorSchema.optional().describe('From next_cursor.'),
   });
 
   const list = defineTool({
     name: `list${spec.nounPlural}`,
     title: `List ${spec.labelPlural}`,
-    description: [
-      `List the ${spec.labelPlural} of an organization. ${spec.about}`,
-      `Filter on the server with \`filter\` (${[spec.search?.length ? 'query' : null, ...Object.keys(spec.filters ?? {})].filter(Boolean).join(', ')}) rather than fetching everything.`,
-      `Pages: \`size\` 1-100 (default 20); pass \`next_cursor\` back as \`cursor\` until it is null. \`total_count\` counts all matches up to ${TOTAL_COUNT_CAP} (\`total_count_capped\` true: more).`,
-      spec.hints?.list ?? '',
-      `Use get${spec.noun} for one ${spec.label} by id.`,
-    ]
+    description: [`List an organization's ${spec.labelPlural}. ${spec.about}`, spec.hints?.list ?? '']
       .filter(Boolean)
       .join(' '),
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     input: listInput,
     output: z.object({
-      [spec.listKey]: z.array(record).describe(`This page of ${spec.labelPlural}.`),
-      next_cursor: z
-        .string()
-        .nullable()
-        .describe('Cursor of the next page, or null when this is the last page.'),
+      [spec.listKey]: z.array(record).describe('This page.'),
+      next_cursor: z.string().nullable().describe('Cursor of the next page; null on the last.'),
       total_count: z
         .number()
         .int()
-        .describe(
-          `Number of ${spec.labelPlural} matching the filter over all pages, counted when the first page was read (later pages repeat it) and at most ${TOTAL_COUNT_CAP}.`,
-        ),
-      total_count_capped: z
-        .boolean()
-        .describe(
-          `True when more than ${TOTAL_COUNT_CAP} ${spec.labelPlural} match: total_count then shows ${TOTAL_COUNT_CAP}, read "more than ${TOTAL_COUNT_CAP}". Narrow the filter or page through them.`,
-        ),
+        .describe(`Matches on all pages, counted on the first page, at most ${TOTAL_COUNT_CAP}.`),
+      total_count_capped: z.boolean().describe(`True: more than ${TOTAL_COUNT_CAP} match.`),
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
@@ -611,44 +608,35 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     },
   });
 
-  const idInput = (verb: string) =>
+  const idInput = () =>
     z.strictObject({
-      id: idOf(spec.prefix, Label).describe(`Id of the ${spec.label} to ${verb} (\`${spec.prefix}_...\`).`),
+      id: idOf(spec.prefix, Label).describe(`\`${spec.prefix}_...\` id.`),
     });
   const single = z.object({ [spec.key]: record });
 
   const get = defineTool({
     name: `get${spec.noun}`,
     title: `Get ${spec.label}`,
-    description: `Get one ${spec.label} by id (\`${spec.prefix}_...\`), with all its fields. ${spec.about}`,
+    description: `Get one ${spec.label} by id, with all its fields.`,
     scope: 'read',
     annotations: READ_ANNOTATIONS,
-    input: idInput('get'),
+    input: idInput(),
     output: single,
     async run(ctx, input) {
       return { [spec.key]: present(await load(ctx, input.id, 'read'), ctx) };
     },
   });
 
-  const requiredFields = Object.entries(spec.fields)
-    .filter(([, field]) => field.mode === 'required' && !field.derived)
-    .map(([name]) => name);
-
   const add = defineTool({
     name: `add${spec.noun}`,
     title: `Add ${spec.label}`,
-    description: [
-      `Create a ${spec.label} in an organization. ${spec.about}`,
-      `Required: organization_id${requiredFields.map((name) => `, ${name}`).join('')}.`,
-      spec.hints?.add ?? '',
-      `Example arguments: ${JSON.stringify(spec.example)}.`,
-      `Returns the created ${spec.label} with its id.`,
-    ]
+    description: [`Create ${article(spec.label)} ${spec.label} and return it.`, spec.hints?.add ?? '']
       .filter(Boolean)
       .join(' '),
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
     input: z.strictObject(addShape(spec)),
+    example: spec.example,
     output: single,
     async run(ctx, input) {
       const { organization_id, ...values } = input as Row & { organization_id: string };
@@ -697,10 +685,8 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     name: `update${spec.noun}`,
     title: `Update ${spec.label}`,
     description: [
-      `Change a ${spec.label}: pass its id and only the fields to change; null clears an optional field.`,
+      `Change ${article(spec.label)} ${spec.label}: id and fields to change, as in add${spec.noun} (null clears one).`,
       spec.hints?.update ?? '',
-      `Pass expected_updated_at (from your last read) to refuse the change if someone else changed it meanwhile.`,
-      `Returns the ${spec.label} as saved.`,
     ]
       .filter(Boolean)
       .join(' '),
@@ -768,9 +754,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     name: `delete${spec.noun}`,
     title: `Delete ${spec.label}`,
     description: [
-      `Permanently delete a ${spec.label} by id. This cannot be undone: confirm with the user first.`,
+      `Delete ${article(spec.label)} ${spec.label}; cannot be undone. Returns {id, deleted: true}.`,
       references.some((reference) => reference.onDelete === 'set_null')
-        ? `Records that pointed at it keep existing with that field cleared.`
+        ? `Fields pointing at it are cleared.`
         : '',
       references.some((reference) => reference.onDelete === 'restrict')
         ? `Refused (conflict) while ${references
@@ -783,11 +769,10 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       .join(' '),
     scope: 'write',
     annotations: DELETE_ANNOTATIONS,
-    input: idInput('delete'),
-    output: z.object({
-      id: z.string().describe('Id of the deleted record.'),
-      deleted: z.literal(true).describe('Always true when the call succeeds.'),
-    }),
+    input: idInput(),
+    output: z
+      .object({ id: z.string().describe('Id of the deleted record.'), deleted: z.literal(true) })
+      .describe('{id, deleted: true}'),
     async run(ctx, input) {
       const current = await load(ctx, input.id, 'write');
       const restricting = references.filter((reference) => reference.onDelete === 'restrict');
@@ -917,6 +902,11 @@ function cascadeChanges(
 function idList(raw: unknown): string[] {
   const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : Array.isArray(raw) ? raw : [];
   return [...new Set(ids.filter((id): id is string => typeof id === 'string'))].sort();
+}
+
+/** "a" or "an" before a label. */
+export function article(label: string): 'a' | 'an' {
+  return /^[aeiou]/i.test(label) ? 'an' : 'a';
 }
 
 export function capitalize(text: string): string {

@@ -83,7 +83,7 @@ export const riskMeasureTools: Tool[] = [
     name: 'linkRiskMeasure',
     title: 'Link a measure to a risk',
     description:
-      'Record that a measure mitigates a risk (both of the same organization). Linking twice is harmless. getRisk then lists the measure in measure_ids. Remember to lower the residual likelihood/impact with updateRisk if the measure reduces the risk.',
+      'Record that a measure mitigates a risk (same organization; linking twice is harmless); getRisk lists it in measure_ids. Then lower the residual likelihood/impact with updateRisk if the measure reduces the risk.',
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     input: linkInput,

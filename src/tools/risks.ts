@@ -20,23 +20,14 @@ import { checkTransition, RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } fro
 const level = (what: string) =>
   z.number().int().min(1).max(5).describe(`${what}, 1 (lowest) to 5 (highest).`);
 const status = caseInsensitiveEnum(RISK_STATUSES).describe(
-  `Risk status: ${RISK_STATUSES.join(', ')} (case-insensitive). A CLOSED risk can only be reopened (OPEN).`,
+  'Risk status; a CLOSED risk can only be reopened (OPEN).',
 );
-const treatment = caseInsensitiveEnum(RISK_TREATMENTS).describe(
-  `Treatment decision: ${RISK_TREATMENTS.join(', ')} (case-insensitive).`,
-);
+const treatment = caseInsensitiveEnum(RISK_TREATMENTS).describe('Treatment decision.');
 /** Exact likelihood/impact filters: a likelihood and an impact of one stage select one cell of the heat map. */
 function heatMapCellFilters() {
   const exact = (column: SQLiteColumn, stage: string, pair: string) =>
     filter(
-      z
-        .number()
-        .int()
-        .min(1)
-        .max(5)
-        .describe(
-          `Only risks whose ${column.name} (${stage}) is exactly this, 1-5. With ${pair}: the risks of one cell of the heat map in getComplianceSummary.`,
-        ),
+      z.number().int().min(1).max(5).describe(`Only this value (${stage}); with ${pair}: one heat-map cell.`),
       (value) => eq(column, value),
     );
   return {
@@ -96,8 +87,8 @@ export const riskSpec: RegisterSpec = {
   ],
   search: [risks.name, risks.description],
   filters: {
-    status: enumFilter(status, risks.status, 'Only risks in this status (or any of these).'),
-    treatment: enumFilter(treatment, risks.treatment, 'Only risks with this treatment (or any of these).'),
+    status: enumFilter(status, risks.status, 'Any of these statuses.'),
+    treatment: enumFilter(treatment, risks.treatment, 'Any of these treatments.'),
     min_residual_score: filter(
       score('Only risks whose residual_score is at least this (e.g. 15 for high risks).'),
       (value) => gte(risks.residual_score, value),
@@ -122,10 +113,9 @@ export const riskSpec: RegisterSpec = {
     next.residual_score = Number(next.residual_likelihood) * Number(next.residual_impact);
   },
   hints: {
-    list: 'For high risks use filter.min_residual_score (e.g. 15) and order_by residual_score DESC. For the risks of one heat-map cell use filter.inherent_likelihood + filter.inherent_impact (or the residual pair).',
-    add: 'Scores are computed: inherent_score = inherent_likelihood x inherent_impact; residual values default to the inherent ones. Status defaults to OPEN.',
-    update:
-      'Status moves freely between OPEN, IN_TREATMENT, MITIGATED, ACCEPTED and CLOSED, except that a CLOSED risk can only go back to OPEN (invalid_transition otherwise). Scores are recomputed.',
+    list: 'High risks: filter.min_residual_score 15, order_by residual_score DESC. One heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair).',
+    add: 'Scores are likelihood x impact; residual values default to the inherent ones.',
+    update: 'Scores are recomputed; a CLOSED risk only reopens (invalid_transition otherwise).',
   },
   example: {
     organization_id: 'org_...',

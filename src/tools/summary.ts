@@ -69,7 +69,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    'Where an organization stands, in one call: risks by status, how many have a residual score at or above a threshold (default 15) and the 5x5 likelihood x impact heat map (inherent and residual), measures by state and the implemented share, overdue obligations, open and overdue nonconformities, open continual improvements and audits in progress. Use it for status reports; use the list tools with filters to see the records behind a number.',
+    'Where an organization stands, in one call: risks by status, at or above a residual score threshold (default 15) and as 5x5 likelihood x impact heat maps (inherent, residual), measures by state and implemented share, overdue obligations, open and overdue nonconformities, open improvements, audits in progress. For status reports.',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   input: z.strictObject({
@@ -107,7 +107,7 @@ export const summaryTool: Tool = defineTool({
             'The 5x5 likelihood x impact heat map of the risks not CLOSED, inherent and residual; cells without risks are left out. List the risks of a cell with listRisks filter {inherent_likelihood, inherent_impact} (or residual_likelihood, residual_impact) and status.',
           ),
       })
-      .describe('Risks of the organization.'),
+      .describe('Risks.'),
     measures: z
       .object({
         total: total('measures'),
@@ -123,14 +123,14 @@ export const summaryTool: Tool = defineTool({
             'IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.',
           ),
       })
-      .describe('Measures (controls) of the organization.'),
+      .describe('Measures (controls).'),
     obligations: z
       .object({
         total: total('obligations'),
         by_status: countsOf(OBLIGATION_STATUSES, 'Obligations with status'),
         overdue: z.number().int().describe('Due date passed and not COMPLIANT.'),
       })
-      .describe('Obligations of the organization.'),
+      .describe('Obligations.'),
     nonconformities: z
       .object({
         total: total('nonconformities'),
@@ -138,20 +138,20 @@ export const summaryTool: Tool = defineTool({
         open: z.number().int().describe('Not CLOSED (OPEN or IN_PROGRESS).'),
         overdue: z.number().int().describe('Due date passed and not CLOSED.'),
       })
-      .describe('Nonconformities of the organization.'),
+      .describe('Nonconformities.'),
     continual_improvements: z
       .object({
         total: total('continual improvements'),
         open: z.number().int().describe('Not CLOSED.'),
       })
-      .describe('Continual improvements of the organization.'),
+      .describe('Continual improvements.'),
     audits: z
       .object({
         total: total('audits'),
         by_state: countsOf(AUDIT_STATES, 'Audits in state'),
         in_progress: z.number().int().describe('Audits IN_PROGRESS.'),
       })
-      .describe('Audits of the organization.'),
+      .describe('Audits.'),
   }),
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');

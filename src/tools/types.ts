@@ -65,6 +65,8 @@ export interface Tool {
   annotations: ToolAnnotations;
   input: z.ZodObject;
   output: z.ZodObject;
+  /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
+  example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;
 }
 
@@ -82,6 +84,18 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
     run: (ctx, input) => tool.run(ctx, input as z.output<I>) as Promise<Record<string, unknown>>,
   };
 }
+
+/**
+ * Record schemas (a risk, a vendor, ...) and the tool whose result spells each out: the MCP output schemas describe
+ * a record kind once there and name it elsewhere, so tools/list stays small.
+ */
+export const RECORD_SCHEMAS = new WeakMap<object, { label: string; spelledOutIn: string }>();
+
+/**
+ * Marks (zod meta) a field of an update tool that is the add tool's field: published as `{}`, since the update
+ * tool says "as in addX" and tools/list spells each register's fields out once for writing.
+ */
+export const SAME_AS_ADD = 'x-same-as-add';
 
 export const READ_ANNOTATIONS: ToolAnnotations = {
   readOnlyHint: true,

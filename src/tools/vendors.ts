@@ -6,9 +6,7 @@ import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.t
 import { enumFilter, optional, type RegisterSpec, withDefault } from './register.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
 
-const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe(
-  `Vendor category, one of ${VENDOR_CATEGORIES.join(', ')} (case-insensitive; default OTHER).`,
-);
+const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe('Vendor category (default OTHER).');
 
 export const vendorSpec: RegisterSpec = {
   kind: 'vendor',
@@ -49,7 +47,7 @@ export const vendorSpec: RegisterSpec = {
   },
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {
-    category: enumFilter(category, vendors.category, 'Only vendors in this category (or any of these).'),
+    category: enumFilter(category, vendors.category, 'Any of these categories.'),
   },
   orderFields: {
     name: { column: vendors.name },

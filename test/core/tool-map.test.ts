@@ -32,6 +32,7 @@ afterAll(async () => {
 type JsonSchema = {
   type?: string;
   description?: string;
+  required?: string[];
   properties?: Record<string, JsonSchema>;
   anyOf?: JsonSchema[];
   items?: JsonSchema;
@@ -59,15 +60,15 @@ describe('tools/list', () => {
     expect(tools).toHaveLength(61);
   });
 
-  it('gives every tool a title, a description, input and output schemas and all four annotation hints', async () => {
+  it('gives every tool a description, an input schema, all four annotation hints, and read tools an output schema', async () => {
     const { tools } = await client.listTools();
     for (const tool of tools) {
       const definition = TOOLS.get(tool.name);
-      expect(tool.title, tool.name).toBe(definition?.title);
-      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(40);
+      expect(definition?.title.length ?? 0, tool.name).toBeGreaterThan(3);
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(25);
       expect(tool.inputSchema.type).toBe('object');
-      expect(tool.outputSchema?.type).toBe('object');
-      expect(tool.annotations, tool.name).toMatchObject({
+      expect(tool.outputSchema?.type, tool.name).toBe(definition?.scope === 'read' ? 'object' : undefined);
+      expect(tool.annotations, tool.name).toEqual({
         readOnlyHint: definition?.scope === 'read',
         destructiveHint: expect.any(Boolean),
         idempotentHint: expect.any(Boolean),
@@ -76,23 +77,45 @@ describe('tools/list', () => {
     }
   });
 
-  it('describes every input field of every tool', async () => {
+  it("describes every input field of every tool, an update tool's fields in the add tool it names", async () => {
     const { tools } = await client.listTools();
-    const missing = tools.flatMap((tool) =>
-      undescribed(tool.inputSchema as JsonSchema).map((path) => `${tool.name}: ${path}`),
-    );
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const missing = tools.flatMap((tool) => {
+      const schema = tool.inputSchema as JsonSchema;
+      const add = tool.name.startsWith('update')
+        ? byName.get(tool.name.replace(/^update/, 'add'))
+        : undefined;
+      if (add) {
+        expect(tool.description, tool.name).toContain(add.name);
+        const addProperties = (add.inputSchema as JsonSchema).properties ?? {};
+        // A field published as {} (no type, no values) must be spelled out and described in the add tool.
+        return Object.entries(schema.properties ?? {})
+          .filter(([name, property]) => !property.description && !addProperties[name]?.description)
+          .map(([name]) => `${tool.name}: ${name} (not described in ${add.name} either)`);
+      }
+      return undescribed(schema).map((path) => `${tool.name}: ${path}`);
+    });
     expect(missing).toEqual([]);
   });
 
-  it('describes every output field of every tool, error results included', async () => {
+  it('describes each section of every output and spells out each record kind once, in its get tool', async () => {
     const { tools } = await client.listTools();
-    const missing = tools.flatMap((tool) => {
-      const output = tool.outputSchema as JsonSchema;
-      return [output, ...(output.anyOf ?? [])].flatMap((branch) =>
-        undescribed(branch).map((path) => `${tool.name}: ${path}`),
-      );
+    for (const tool of tools.filter((candidate) => candidate.outputSchema)) {
+      const output = tool.outputSchema as JsonSchema & { required?: string[] };
+      for (const [name, property] of Object.entries(output.properties ?? {})) {
+        const record = property.items ?? property;
+        if (property.type === 'object' || property.items?.type === 'object') {
+          expect(record.description, `${tool.name}: ${name}`).toBeTruthy();
+        }
+      }
+    }
+    const getRisk = tools.find((tool) => tool.name === 'getRisk')?.outputSchema as JsonSchema;
+    expect(getRisk.properties?.risk).toMatchObject({
+      type: 'object',
+      required: expect.arrayContaining(['id', 'status', 'residual_score', 'measure_ids', 'updated_at']),
     });
-    expect(missing).toEqual([]);
+    const listRisks = tools.find((tool) => tool.name === 'listRisks')?.outputSchema as JsonSchema;
+    expect(listRisks.properties?.risks?.items?.description).toBe('A risk: the fields of getRisk.');
   });
 
   it('marks delete and unlink tools destructive and only them', async () => {
@@ -112,6 +135,31 @@ describe('tools/list', () => {
       filter: { status: 'open' },
     });
     expect(result.status).toBe(200);
+  });
+});
+
+describe('errors a client reads', () => {
+  it('answers an unknown tool with one JSON-RPC error prefix, not two', async () => {
+    const error = await client.callTool({ name: 'listUnicorns', arguments: {} }).then(
+      () => null,
+      (caught: Error) => caught,
+    );
+    expect(error?.message).toBe(
+      'MCP error -32602: Unknown tool: listUnicorns. Call tools/list for the tool names.',
+    );
+  });
+
+  it('says what a valid id looks like when an id of the right prefix is malformed', async () => {
+    const result = await client.callTool({
+      name: 'getRisk',
+      arguments: { id: 'rsk_doesnotexist00000000000' },
+    });
+    expect(result.isError).toBe(true);
+    const error = (result.structuredContent as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('invalid_arguments');
+    expect(error.message).toBe(
+      'Invalid arguments for getRisk: id: Expected a Risk id: "rsk_" followed by 24 characters from 0-9 and a-z except i, l, o, u (e.g. rsk_8zq3m0v5k1t7w2x9c4n6p0ha)',
+    );
   });
 });
 
