@@ -224,7 +224,7 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
       for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
       Object.assign(jsonSchema, {
         type: 'object',
-        description: `${capitalize(article(record.label))} ${record.label}: the fields of ${record.spelledOutIn}.`,
+        description: `${capitalize(article(record.label))} ${record.label}, as ${record.spelledOutIn} returns it.`,
         [RECORD_MARK]: true,
       });
     });

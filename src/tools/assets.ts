@@ -20,8 +20,7 @@ export const assetSpec: RegisterSpec = {
   key: 'asset',
   listKey: 'assets',
   table: assets,
-  about:
-    'An asset is something of value to protect: a laptop fleet, a production database, a code repository.',
+  about: 'An asset is something of value to protect, e.g. laptops, a production database.',
   fields: {
     name: nameField('Production PostgreSQL cluster'),
     description: descriptionField('asset'),

@@ -18,7 +18,7 @@ import {
   pageRanges,
   TOTAL_COUNT_CAP,
 } from './pagination.ts';
-import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
+import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool, type ToolContext } from './types.ts';
 
 export const CHANGE_ACTIONS = ['add', 'update', 'delete', 'link', 'unlink'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
@@ -172,6 +172,7 @@ export const changeSchema = z
     created_at: timestampSchema.describe('When it happened (ISO 8601).'),
   })
   .describe('One change of one record.');
+RECORD_SCHEMAS.set(changeSchema, { label: 'change', spelledOutIn: 'listChanges' });
 
 export type ChangeRow = z.output<typeof changeSchema>;
 
@@ -183,18 +184,13 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
     name: 'listChanges',
     title: 'List record changes (history)',
     description: [
-      "The change history of an organization's records, newest first: every add, update, delete and risk-measure link/unlink, with who made it (user, and the API token or connected client; web interface changes have no token), through which surface (mcp, direct, web), when, and the fields' values before and after.",
-      'Use it to review what an AI client or a person changed, to answer "who changed this record and when", or for an audit trail; deleted records keep their history.',
-      'Filter with `filter` (record_id, kind, action, token_id, user_id, surface, call_id, since, until).',
-      `Pages: \`size\` 1-100 (default 20); pass \`next_cursor\` back as \`cursor\` until it is null. \`total_count\` counts matches up to ${TOTAL_COUNT_CAP}.`,
-      'Example: {"organization_id": "org_...", "filter": {"record_id": "rsk_...", "since": "2026-11-01"}}.',
+      "The change history of an organization's records, newest first: each add, update, delete and risk-measure link/unlink, who made it (user, API token), through which surface, when, and the fields before and after.",
+      'For "who changed this and when" and audit trails; deleted records keep their history.',
     ].join(' '),
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({
-      organization_id: idOf('org', 'Organization').describe(
-        'Organization whose history to read (`org_...`).',
-      ),
+      organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
       filter: z
         .strictObject({
           record_id: z
@@ -203,7 +199,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
             .min(1)
             .max(100)
             .optional()
-            .describe('Only changes of this record (any kind of id, e.g. `rsk_...`).'),
+            .describe('Id of one record, any kind (`rsk_...`).'),
           kind: z
             .preprocess(
               (value) =>
@@ -216,33 +212,29 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
               z.enum(kinds),
             )
             .optional()
-            .describe(`Only records of this kind: ${kinds.join(', ')}.`),
+            .describe('Kind of record.'),
           action: caseInsensitiveEnum(['ADD', 'UPDATE', 'DELETE', 'LINK', 'UNLINK'])
             .transform((value) => value.toLowerCase() as ChangeAction)
             .optional()
-            .describe(`Only this action: ${CHANGE_ACTIONS.join(', ')}.`),
-          token_id: idOf('tok', 'Token')
-            .optional()
-            .describe('Only changes made with this API token (`tok_...`).'),
-          user_id: idOf('usr', 'User').optional().describe('Only changes made by this user (`usr_...`).'),
+            .describe('Action.'),
+          token_id: idOf('tok', 'Token').optional().describe('API token (`tok_...`).'),
+          user_id: idOf('usr', 'User').optional().describe('User (`usr_...`).'),
           surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI'])
             .transform((value) => value.toLowerCase() as (typeof CHANGE_SURFACES)[number])
             .optional()
-            .describe('Only changes through this surface: mcp, direct, web or cli.'),
-          call_id: idOf('cal', 'Call').optional().describe('Only the changes of this tool call (`cal_...`).'),
+            .describe('Surface.'),
+          call_id: idOf('cal', 'Call').optional().describe('Tool call (`cal_...`).'),
           since: instantSchema
             .optional()
-            .describe(
-              'Only changes at or after this time (ISO 8601 time, or a date meaning its midnight UTC).',
-            ),
+            .describe('From this time on (ISO 8601; a date is its midnight UTC).'),
           until: instantSchema
             .optional()
-            .describe('Only changes before this time (ISO 8601 time, or a date meaning its midnight UTC).'),
+            .describe('Before this time (ISO 8601; a date is its midnight UTC).'),
         })
         .optional()
-        .describe('Server-side filters; all given filters must match.'),
-      size: sizeSchema.optional(),
-      cursor: cursorSchema.optional(),
+        .describe('All given must match.'),
+      size: sizeSchema.optional().describe('Default 20.'),
+      cursor: cursorSchema.optional().describe('From next_cursor.'),
     }),
     output: z.object({
       changes: z.array(changeSchema).describe('This page of changes, newest first.'),

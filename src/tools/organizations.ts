@@ -31,7 +31,10 @@ export const organizationTools: Tool[] = [
       'List the organizations this token can access, with your role in each. Call this first: the other tools need an organization_id (`org_...`) from here. Sorted by name; pass next_cursor back as cursor for more.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
-    input: z.strictObject({ size: sizeSchema.optional(), cursor: cursorSchema.optional() }),
+    input: z.strictObject({
+      size: sizeSchema.optional().describe('Default 20.'),
+      cursor: cursorSchema.optional().describe('From next_cursor.'),
+    }),
     output: z.object({
       organizations: z.array(organizationRecord).describe('This page of organizations.'),
       next_cursor: z.string().nullable().describe('Cursor of the next page, or null on the last page.'),

@@ -18,8 +18,7 @@ export const personSpec: RegisterSpec = {
   key: 'person',
   listKey: 'people',
   table: people,
-  about:
-    'A person (employee, contractor or service account) can own risks, measures, obligations and other records.',
+  about: 'A person (employee, contractor, service account) can own records.',
   fields: {
     full_name: required(shortText().describe('Full name, e.g. "Ada Lovelace".')),
     email: required(

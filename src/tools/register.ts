@@ -617,7 +617,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   const get = defineTool({
     name: `get${spec.noun}`,
     title: `Get ${spec.label}`,
-    description: `Get one ${spec.label} by id, with all its fields.`,
+    description: `Get one ${spec.label} by id.`,
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     input: idInput(),
@@ -685,7 +685,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     name: `update${spec.noun}`,
     title: `Update ${spec.label}`,
     description: [
-      `Change ${article(spec.label)} ${spec.label}: id and fields to change, as in add${spec.noun} (null clears one).`,
+      `Change ${article(spec.label)} ${spec.label}: id + fields to change as in add${spec.noun} (null clears one).`,
       spec.hints?.update ?? '',
     ]
       .filter(Boolean)
@@ -754,7 +754,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     name: `delete${spec.noun}`,
     title: `Delete ${spec.label}`,
     description: [
-      `Delete ${article(spec.label)} ${spec.label}; cannot be undone. Returns {id, deleted: true}.`,
+      `Delete ${article(spec.label)} ${spec.label}; cannot be undone.`,
       references.some((reference) => reference.onDelete === 'set_null')
         ? `Fields pointing at it are cleared.`
         : '',

@@ -69,7 +69,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    'Where an organization stands, in one call: risks by status, at or above a residual score threshold (default 15) and as 5x5 likelihood x impact heat maps (inherent, residual), measures by state and implemented share, overdue obligations, open and overdue nonconformities, open improvements, audits in progress. For status reports.',
+    'Where an organization stands, in one call: counts of risks (by status, at or above a residual score threshold, 5x5 likelihood x impact heat maps inherent and residual), measures (by state, implemented share), overdue obligations, open and overdue nonconformities, open improvements, audits in progress. For status reports.',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   input: z.strictObject({
@@ -80,7 +80,7 @@ export const summaryTool: Tool = defineTool({
       .min(1)
       .max(25)
       .default(15)
-      .describe('Risks with residual_score at or above this count as high (1-25, default 15).'),
+      .describe('Residual score from which a risk counts as high (default 15).'),
   }),
   output: z.object({
     organization_id: z.string().describe('The organization summarised.'),

@@ -18,8 +18,7 @@ export const vendorSpec: RegisterSpec = {
   key: 'vendor',
   listKey: 'vendors',
   table: vendors,
-  about:
-    'A vendor is a third party (SaaS, cloud, contractor) the organization relies on or shares data with.',
+  about: 'A vendor is a third party (SaaS, cloud, contractor) relied on or sharing data.',
   fields: {
     name: nameField('Amazon Web Services'),
     description: descriptionField('vendor and what it is used for'),

@@ -65,7 +65,7 @@ describe('tools/list', () => {
     for (const tool of tools) {
       const definition = TOOLS.get(tool.name);
       expect(definition?.title.length ?? 0, tool.name).toBeGreaterThan(3);
-      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(25);
+      expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(15);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe(definition?.scope === 'read' ? 'object' : undefined);
       expect(tool.annotations, tool.name).toEqual({
@@ -115,7 +115,7 @@ describe('tools/list', () => {
       required: expect.arrayContaining(['id', 'status', 'residual_score', 'measure_ids', 'updated_at']),
     });
     const listRisks = tools.find((tool) => tool.name === 'listRisks')?.outputSchema as JsonSchema;
-    expect(listRisks.properties?.risks?.items?.description).toBe('A risk: the fields of getRisk.');
+    expect(listRisks.properties?.risks?.items?.description).toBe('A risk, as getRisk returns it.');
   });
 
   it('marks delete and unlink tools destructive and only them', async () => {
