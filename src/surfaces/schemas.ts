@@ -198,6 +198,8 @@ function recordOutline(record: Json): Json {
   };
 }
 
+const PAGE_FIELDS = ['next_cursor', 'total_count', 'total_count_capped'];
+
 const cache = new WeakMap<Tool, ToolJsonSchemas>();
 
 export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
@@ -231,6 +233,9 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
     // Without `required` or `additionalProperties: false`, an error result ({error: {...}}, isError: true)
     // validates too: clients such as the SDK's validate structuredContent whether or not isError is set.
     const mcpOutput = compact(mcp, true) as Json;
+    // The paging fields every list returns are explained once, in the server instructions.
+    const properties = mcpOutput.properties as Json | undefined;
+    for (const name of PAGE_FIELDS) delete properties?.[name];
     schemas = {
       input: { ...convert(tool.input, 'input'), type: 'object' },
       publishedInput: { ...(compact(published, false) as Json), type: 'object' },
