@@ -9,11 +9,14 @@ import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './cont
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from './export.ts';
 import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
-import { fieldLabel, REGISTER_PAGES } from './register-pages.ts';
+import { displayName, fieldLabel, REGISTER_PAGES } from './register-pages.ts';
 import { errorPage, notFoundPage, sendPage } from './render.tsx';
 import { viewerOf } from './viewer.ts';
 
 type Row = Record<string, unknown>;
+
+/** A record id: its kind prefix and 24 characters. */
+const ID_SHAPE = /^([a-z]{3})_[0-9a-z]{24}$/;
 
 const SURFACE_NAMES: Record<string, string> = {
   mcp: 'MCP',
@@ -142,7 +145,21 @@ export function HistoryTable({
                 {showRecord && (
                   <td>
                     {change.kind.replace(/_/g, ' ')}{' '}
-                    {href ? <a href={href}>{change.record_id}</a> : <code>{change.record_id}</code>}
+                    {names?.get(change.record_id) ? (
+                      <>
+                        {href ? (
+                          <a href={href}>{names.get(change.record_id)?.name}</a>
+                        ) : (
+                          names.get(change.record_id)?.name
+                        )}
+                        <br />
+                        <code class="small">{change.record_id}</code>
+                      </>
+                    ) : href ? (
+                      <a href={href}>{change.record_id}</a>
+                    ) : (
+                      <code>{change.record_id}</code>
+                    )}
                   </td>
                 )}
                 <td>
@@ -203,6 +220,7 @@ function HistoryPage(props: {
   nextCursor: string | null;
   later: boolean;
   kinds: string[];
+  names?: KnownNames;
   error?: string;
 }) {
   const { membership, filter } = props;
@@ -275,6 +293,7 @@ function HistoryPage(props: {
         changes={props.changes}
         organizationId={membership.organizationId}
         showRecord
+        names={props.names}
         caption={`${props.changes.length} of ${props.total} changes${props.later ? ' (a later page)' : ''}, newest first.`}
       />
       <nav class="pager" aria-label="Pages">
@@ -336,6 +355,50 @@ export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     return invokeTool(deps.invoke, tool, args, principal, 'web', c.get('requestId'));
   }
 
+  /**
+   * Names for the ids a page of changes mentions (the records changed, the records their fields point at): an add's
+   * or a delete's own values name its record even once it is gone; current names come from each register's list
+   * tool (its 100 latest records, as the record pages' lookups), run directly and not logged as calls of their own.
+   */
+  async function namesOf(
+    c: Context<WebEnv>,
+    organizationId: string,
+    changes: ChangeRow[],
+  ): Promise<KnownNames> {
+    const names = new Map<string, { name: string }>();
+    const prefixes = new Set<string>();
+    const mention = (value: unknown) => {
+      for (const item of Array.isArray(value) ? value : [value]) {
+        const prefix = typeof item === 'string' ? ID_SHAPE.exec(item)?.[1] : undefined;
+        if (prefix) prefixes.add(prefix);
+      }
+    };
+    for (const change of changes) {
+      mention(change.record_id);
+      for (const values of [change.before, change.after])
+        for (const value of Object.values(values ?? {})) mention(value);
+      const own = change.action === 'add' ? change.after : change.action === 'delete' ? change.before : null;
+      if (own) names.set(change.record_id, { name: displayName({ id: change.record_id, ...own }) });
+    }
+    const ctx = contextOutsideSeam(
+      deps.database.db,
+      webPrincipal(c.get('user'), c.get('memberships')),
+      deps.now,
+      'web',
+    );
+    await Promise.all(
+      REGISTER_PAGES.filter((page) => prefixes.has(page.spec.prefix)).map(async (page) => {
+        const list = deps.tools.get(`list${page.spec.nounPlural}`);
+        if (!list) return;
+        const result = await list.run(ctx, list.input.parse({ organization_id: organizationId, size: 100 }));
+        for (const record of (result[page.spec.listKey] as Row[] | undefined) ?? []) {
+          names.set(String(record.id), { name: displayName(record) });
+        }
+      }),
+    );
+    return names;
+  }
+
   function failed(c: Context<WebEnv>, error: AppError) {
     if (error.code === 'not_found') return notFoundPage(c, viewerOf(c));
     return errorPage(c, error.status as 400, 'Something went wrong', error.message, viewerOf(c));
@@ -376,6 +439,7 @@ export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       c,
       <HistoryPage
         {...common}
+        names={await namesOf(c, membership.organizationId, result.changes)}
         changes={result.changes}
         total={result.total_count}
         nextCursor={result.next_cursor}

@@ -96,6 +96,10 @@ describe('history in the web interface', () => {
     expect(history).toContain('Note : — → EDR rolled out');
     // Ids the page knows are shown by name.
     expect(history).toContain('Owner : — → Grace Hopper');
+    // The organization's history names records and references the same way.
+    const organization = textOf((await client.get(`${base}/history`)).html);
+    expect(organization).toContain(`risk Ransomware ${risk.id}`);
+    expect(organization).toContain('Owner : — → Grace Hopper');
     expect(history).toContain('add addRisk');
     expect(history.indexOf('update')).toBeLessThan(history.indexOf('add addRisk'));
   });
@@ -150,7 +154,8 @@ describe('history in the web interface', () => {
     const vendors = await client.get(`${base}/history?kind=vendor`);
     const text = textOf(vendors.html);
     expect(text).toContain('2 of 2 changes, newest first.');
-    expect(text).toContain(`vendor ${vendor.id}`);
+    // Named by its last values although it is gone, with its id.
+    expect(text).toContain(`vendor Gone Corp ${vendor.id}`);
     expect(text).toContain('delete deleteVendor');
     expect(text).not.toContain('ISO 27001');
     const refused = await client.get(`${base}/history?since=yesterday`);
@@ -178,7 +183,7 @@ describe('history in the web interface', () => {
     const text = textOf(changes.html);
     expect(text).toContain(`The changes of tool call ${links[0]?.[2]}`);
     expect(text).toContain('1 of 1 changes');
-    expect(text).toContain(`risk ${risk.id}`);
+    expect(text).toContain(`risk Insider ${risk.id}`);
     expect(text).toContain('Name : Insider');
   });
 });
