@@ -10,6 +10,8 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import { drizzle } from 'drizzle-orm/libsql/web';
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../src/db/client.ts';
+import { migrateDatabase } from '../../src/db/open-node.ts';
 import { createHranaHandler, startHranaServer } from '../../src/dev/hrana-server.ts';
 
 const cleanups: Array<() => unknown> = [];
@@ -358,6 +360,47 @@ describe('libsql dev server over HTTP', () => {
     expect(denied).toMatchObject({ code: 'UNAUTHORIZED' });
     await expect(missing.execute('SELECT 1')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     expect((await right.execute('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+  });
+
+  it("runs the project's migrations over HTTP: FTS5 trigram tables kept by triggers, and ANALYZE", async () => {
+    const { databaseUrl, server } = await startServer();
+    const client = webClient({ url: server.url });
+    await migrateDatabase(createDatabase(client));
+    const now = '2026-01-01T00:00:00.000Z';
+    await client.execute({
+      sql: 'insert into organizations (id, name, created_at, updated_at) values (?, ?, ?, ?)',
+      args: ['org_a', 'A', now, now],
+    });
+    const insert = `insert into risks (id, organization_id, name, description, category, status, treatment,
+      inherent_likelihood, inherent_impact, inherent_score, residual_likelihood, residual_impact, residual_score,
+      created_at, updated_at) values (?, 'org_a', ?, ?, 'General', 'OPEN', 'MITIGATE', 1, 1, 1, 1, 1, 1, ?, ?)`;
+    await client.batch(
+      [
+        { sql: insert, args: ['rsk_1', 'Ransomware on backups', null, now, now] },
+        { sql: insert, args: ['rsk_2', 'Flood', 'Ünïcode cellar', now, now] },
+      ],
+      'write',
+    );
+    await client.execute("update risks set description = 'burst pipe' where id = 'rsk_2'");
+    const match = async (text: string) =>
+      (
+        await client.execute({
+          sql: 'select risks.id from risks where rowid in (select rowid from risks_fts where risks_fts match ?) order by id',
+          args: [`"${text}"`],
+        })
+      ).rows.map((row) => row.id);
+    expect(await match('SOMWAR')).toEqual(['rsk_1']);
+    expect(await match('burst')).toEqual(['rsk_2']);
+    expect(await match('ünï')).toEqual([]);
+    // Every migrate ends with ANALYZE (nothing to migrate the second time).
+    await migrateDatabase(createDatabase(client));
+    const stats = await client.execute("select count(*) as n from sqlite_stat1 where tbl = 'risks'");
+    expect(Number(stats.rows[0]?.n)).toBeGreaterThan(0);
+    // The embedded client reads the same index from the file.
+    const file = createFileClient({ url: databaseUrl });
+    cleanups.push(() => file.close());
+    const local = await file.execute(`select rowid from risks_fts where risks_fts match '"pipe"'`);
+    expect(local.rows).toHaveLength(1);
   });
 
   it('applies drizzle migrations over HTTP to the file the embedded client reads', async () => {
