@@ -91,7 +91,13 @@ interface SignUpValues {
   organization: string;
 }
 
-function SignUpPage(props: { csrf: string; first: boolean; values?: SignUpValues; error?: string }) {
+function SignUpPage(props: {
+  csrf: string;
+  first: boolean;
+  values?: SignUpValues;
+  error?: string;
+  next?: string;
+}) {
   const values = props.values ?? { name: '', email: '', organization: '' };
   return (
     <Layout title="Create your account">
@@ -112,6 +118,7 @@ function SignUpPage(props: { csrf: string; first: boolean; values?: SignUpValues
           {props.error && <Notice kind="error">{props.error}</Notice>}
           <form method="post" action="/signup">
             <CsrfField token={props.csrf} />
+            {props.next && props.next !== '/' && <input type="hidden" name="next" value={props.next} />}
             <Input id="name" label="Your name" value={values.name} autocomplete="name" maxlength={200} />
             <Input
               id="email"
@@ -184,7 +191,16 @@ function SignInPage(props: { csrf: string; email?: string; next?: string; error?
             <Input id="password" label="Password" type="password" required autocomplete="current-password" />
             <div class="actions">
               <button type="submit">Sign in</button>
-              <a href="/signup">Create an account</a>
+              {/* A person sent here to connect an app (OAuth) comes back to it after signing up too. */}
+              <a
+                href={
+                  props.next && props.next !== '/'
+                    ? `/signup?next=${encodeURIComponent(props.next)}`
+                    : '/signup'
+                }
+              >
+                Create an account
+              </a>
             </div>
           </form>
         </div>
@@ -247,7 +263,14 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
 
   web.get('/signup', async (c) => {
     if (await loadSession(c, db, deps.now())) return c.redirect('/', 303);
-    return sendPage(c, <SignUpPage csrf={formToken(c)} first={(await countUsers(db)) === 0} />);
+    return sendPage(
+      c,
+      <SignUpPage
+        csrf={formToken(c)}
+        first={(await countUsers(db)) === 0}
+        next={safeNext(c.req.query('next'))}
+      />,
+    );
   });
 
   web.post('/signup', async (c) => {
@@ -261,8 +284,13 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       email: text(body, 'email').trim(),
       organization: text(body, 'organization').trim(),
     };
+    const next = safeNext(text(body, 'next'));
     const fail = (message: string, status: 422 | 429 = 422) =>
-      sendPage(c, <SignUpPage csrf={formToken(c)} first={first} values={values} error={message} />, status);
+      sendPage(
+        c,
+        <SignUpPage csrf={formToken(c)} first={first} values={values} error={message} next={next} />,
+        status,
+      );
     const password = text(body, 'password');
     if (password !== text(body, 'password_confirm')) return fail('The two passwords differ.');
     if (first && !values.organization) return fail('Name your organization.');
@@ -297,7 +325,7 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       throw error;
     }
     await createSession(c, db, userId, deps.now());
-    return c.redirect('/orgs', 303);
+    return c.redirect(next === '/' ? '/orgs' : next, 303);
   });
 
   web.get('/login', async (c) => {

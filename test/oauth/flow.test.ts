@@ -253,6 +253,31 @@ describe('authorization code with PKCE', () => {
     expect(login.searchParams.get('next')).toBe(`/oauth/authorize?${authorizeQuery(clientId, challenge)}`);
   });
 
+  it('brings a person who signs up on the way back to the consent page', async () => {
+    const { runtime } = await setup();
+    const clientId = await publicClient(runtime);
+    const { challenge } = await pkce();
+    const newcomer = new WebClient(runtime);
+    const login = await newcomer.follow(
+      await newcomer.get(`/oauth/authorize?${authorizeQuery(clientId, challenge)}`),
+    );
+    const link = /href="(\/signup\?next=[^"]+)"/.exec(login.html)?.[1]?.replace(/&amp;/g, '&');
+    expect(link).toBeDefined();
+    const signup = await newcomer.get(link as string);
+    const next = /name="next" value="([^"]+)"/.exec(signup.html)?.[1]?.replace(/&amp;/g, '&');
+    expect(next).toBe(`/oauth/authorize?${authorizeQuery(clientId, challenge)}`);
+    const created = await newcomer.post('/signup', {
+      _csrf: csrfOf(signup.html),
+      name: 'Grace',
+      email: 'grace@example.com',
+      password: 'correct horse battery staple',
+      password_confirm: 'correct horse battery staple',
+      next: next as string,
+    });
+    expect(created.location).toBe(next);
+    expect(textOf((await newcomer.get(next as string)).html)).toContain('Connect Claude?');
+  });
+
   it('issues tokens that work like API tokens: hashed, scoped to the chosen organizations, logged', async () => {
     const { runtime, web, organizationId } = await setup();
     // A second organization the grant will not include.
