@@ -2,6 +2,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { WebEnv } from './context.ts';
+import { isSecureRequest } from './sessions.ts';
 
 const FLASH_COOKIE = 'cmcp_flash';
 const MAX_FLASH_LENGTH = 500;
@@ -12,7 +13,7 @@ export function setFlash(c: Context, message: string): void {
     path: '/',
     httpOnly: true,
     sameSite: 'Lax',
-    secure: new URL(c.req.url).protocol === 'https:',
+    secure: isSecureRequest(c),
     maxAge: 60,
   });
 }

@@ -233,6 +233,16 @@ describe('record forms', () => {
     });
     expect(fieldError(wrongNumber.html, 'inherent_impact')).toBe('Enter a whole number.');
 
+    const vendor = await client.submit(`${base}/vendors/new`, `${base}/vendors/new`, {
+      name: 'Hetzner',
+      countries: 'DE\nGermany',
+      website_url: 'not a url',
+    });
+    expect(vendor.status).toBe(400);
+    expect(fieldError(vendor.html, 'countries')).toContain('ISO 3166-1 alpha-2');
+    expect(fieldError(vendor.html, 'website_url')).toBe('Expected an http(s) URL');
+    expect(vendor.html).toContain('DE\nGermany</textarea>');
+
     const missingPerson = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
       ...RISK_FORM,
       owner_id: newId('per'),
