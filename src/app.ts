@@ -71,6 +71,19 @@ const AUTH_MESSAGES = {
   audience: 'This token was issued for another resource (RFC 8707 audience); get a token for this server.',
 } as const;
 
+/** The 413 of every host: a body larger than MAX_BODY_BYTES, announced or counted. */
+export function payloadTooLarge(maxBodyBytes: number): AppError {
+  return new AppError(
+    'payload_too_large',
+    `The body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send a smaller request.`,
+  );
+}
+
+/** A Content-Length above the limit (a chunked body has none; it is counted as it is read, by `bodyLimit`). */
+export function announcedTooLarge(contentLength: string | undefined | null, maxBodyBytes: number): boolean {
+  return contentLength != null && /^\s*\d+\s*$/.test(contentLength) && Number(contentLength) > maxBodyBytes;
+}
+
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
   const tools = deps.tools ?? TOOLS;
@@ -114,8 +127,24 @@ export function createApp(deps: AppDeps) {
     c.res.headers.set('x-request-id', requestId);
   });
 
+  // Refused on the announced length before anything reads the body or asks the database about the token.
+  app.use('*', async (c, next) => {
+    if (
+      !c.req.header('transfer-encoding') &&
+      announcedTooLarge(c.req.header('content-length'), deps.config.maxBodyBytes)
+    )
+      return errorResponse(payloadTooLarge(deps.config.maxBodyBytes));
+    await next();
+  });
+
   app.onError((error, c) => {
-    if (!(error instanceof AppError)) invoke.logError(c.get('requestId') ?? '-', error);
+    // A client that went away mid-body (e.g. cut off by the Node host's request timeout) is no server fault.
+    const clientGone =
+      c.req.raw.signal?.aborted ||
+      (error instanceof Error &&
+        error.message === 'aborted' &&
+        (error as { code?: unknown }).code === 'ECONNRESET');
+    if (!(error instanceof AppError) && !clientGone) invoke.logError(c.get('requestId') ?? '-', error);
     const response = errorResponse(
       error instanceof AppError ? error : new AppError('internal', toErrorBody(error).error.message),
     );
@@ -159,10 +188,7 @@ export function createApp(deps: AppDeps) {
 
   const limitBody = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
-    onError: () =>
-      errorResponse(
-        new AppError('payload_too_large', `The body is larger than ${deps.config.maxBodyBytes} bytes.`),
-      ),
+    onError: () => errorResponse(payloadTooLarge(deps.config.maxBodyBytes)),
   });
 
   async function authenticate(c: Context<AppEnv>, next: () => Promise<void>): Promise<Response | undefined> {

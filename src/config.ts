@@ -33,6 +33,12 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /** Development only: OAuth client_id URLs over http and on loopback or private addresses are fetched. */
   OAUTH_ALLOW_LOCAL_CLIENT_METADATA: booleanFlag.default(false),
+  /** Node host: a connection must have sent a request's headers within this time. */
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** Node host: a connection must have sent a whole request (headers and body) within this time. */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Node host: an idle keep-alive connection is closed after this time without a new request. */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
 });
 
 export interface Config {
@@ -47,6 +53,10 @@ export interface Config {
   tokenCacheTtlSeconds: number;
   rateLimitPerMinute: number;
   oauthAllowLocalClientMetadata: boolean;
+  /** Node host's HTTP timeouts (the Worker's connections are Cloudflare's). */
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
   version: string;
 }
 
@@ -64,6 +74,11 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error(`Invalid configuration: ${problems.join('; ')}`);
   }
   const value = parsed.data;
+  if (value.HEADERS_TIMEOUT_MS > value.REQUEST_TIMEOUT_MS) {
+    throw new Error(
+      'Invalid configuration: HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
+  }
   return {
     databaseUrl: value.DATABASE_URL,
     databaseAuthToken: value.DATABASE_AUTH_TOKEN,
@@ -76,6 +91,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+    headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
+    keepAliveTimeoutMs: value.KEEP_ALIVE_TIMEOUT_MS,
     version: VERSION,
   };
 }

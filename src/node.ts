@@ -1,10 +1,13 @@
 // Node host: embedded libSQL (migrated on start), in-process token cache, @hono/node-server, demo seed on first start.
-import { serve } from '@hono/node-server';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { announcedTooLarge, payloadTooLarge } from './app.ts';
 import { createMemoryTokenCache } from './auth/token-cache.ts';
 import { type Config, redactDatabaseUrl } from './config.ts';
 import { optimizeDatabase } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
+import { toErrorBody } from './errors.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { isLoopbackHost } from './surfaces/origin.ts';
@@ -12,6 +15,92 @@ import { isLoopbackHost } from './surfaces/origin.ts';
 const USAGE_FLUSH_MS = 1000;
 /** `PRAGMA optimize` this often, so statistics follow registers that grow while the server runs. */
 const OPTIMIZE_MS = 60 * 60 * 1000;
+/**
+ * Bytes beyond MAX_BODY_BYTES that the server still reads and drops after a 413, so the keep-alive connection can
+ * carry the next request. A body announced larger than that is refused with `Connection: close` instead.
+ */
+const DRAIN_ALLOWANCE_BYTES = 1024 * 1024;
+
+export type HttpLimits = Pick<
+  Config,
+  'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'
+>;
+
+/**
+ * The Node host's HTTP edge around the app: timeouts for slow or idle clients, and bodies over the limit refused on
+ * their announced length before anything reads them, with a clean 413 (never a reset connection).
+ */
+export function createHttpServer(
+  fetch: Parameters<typeof getRequestListener>[0],
+  limits: HttpLimits,
+): Server {
+  // The edge, not the adapter, decides what happens to a body left unread (the adapter drops the socket after 500 ms).
+  const listener = getRequestListener(fetch, { autoCleanupIncoming: false });
+  const drainBytes = limits.maxBodyBytes + DRAIN_ALLOWANCE_BYTES;
+  const tooLarge = JSON.stringify(toErrorBody(payloadTooLarge(limits.maxBodyBytes)));
+
+  function refuse(res: ServerResponse, close: boolean): void {
+    res.writeHead(413, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(tooLarge),
+      ...(close ? { connection: 'close' } : {}),
+    });
+    // Without `Connection: close` Node reads and drops the rest of the body (at most drainBytes, within the request
+    // timeout), then parses the connection's next request.
+    res.end(tooLarge);
+  }
+
+  /** After an answer given before the body was read (e.g. a chunked body stopped at the limit): drop the rest. */
+  function dropRest(req: IncomingMessage): void {
+    if (req.complete || req.destroyed) return;
+    // The app stopped reading; whatever still listens would only buffer what nobody reads.
+    req.removeAllListeners('data');
+    let dropped = 0;
+    req.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > drainBytes) req.socket.destroy();
+    });
+    req.resume();
+  }
+
+  function tooLargeToRead(req: IncomingMessage): boolean {
+    return (
+      req.headers['transfer-encoding'] === undefined &&
+      announcedTooLarge(req.headers['content-length'], limits.maxBodyBytes)
+    );
+  }
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      // How often Node checks the two timeouts above (default 30 s, which would let a slow client stay 30 s longer).
+      connectionsCheckingInterval: Math.max(
+        50,
+        Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 4)),
+      ),
+    },
+    (req, res) => {
+      if (tooLargeToRead(req)) {
+        refuse(res, Number(req.headers['content-length']) > drainBytes);
+        return;
+      }
+      res.once('finish', () => dropRest(req));
+      void listener(req, res);
+    },
+  );
+  // `Expect: 100-continue`: an oversized body is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    if (tooLargeToRead(req)) {
+      refuse(res, true);
+      return;
+    }
+    res.writeContinue();
+    server.emit('request', req, res);
+  });
+  return server;
+}
 
 export interface RunningServer {
   url: string;
@@ -39,10 +128,11 @@ export async function startNodeServer(
       ? await seedDemo(database.db, runtime.tokens, () => new Date())
       : null;
 
-  const server = serve({ fetch: runtime.app.fetch, hostname: config.host, port: config.port });
+  const server = createHttpServer(runtime.app.fetch, config);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
+    server.listen(config.port, config.host);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -88,7 +178,7 @@ export async function startNodeServer(
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive connections would hold close() open; the requests they carried are done.
-        if ('closeAllConnections' in server) server.closeAllConnections();
+        server.closeAllConnections();
       });
       await runtime.usage.flush();
       database.client.close();

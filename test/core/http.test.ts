@@ -85,6 +85,27 @@ describe('direct calls', () => {
     expect(streamed.status).toBe(413);
   });
 
+  it('refuses a body announced over the limit on its Content-Length alone, before authentication and on every route', async () => {
+    for (const path of ['/api/mcp/tools/listOrganizations', '/api/mcp/v1', '/sign-in']) {
+      const response = await runtime.app.request(`${BASE}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '104857600' },
+        body: '{}',
+      });
+      expect(response.status, path).toBe(413);
+      const error = await errorBody(response);
+      expect(error.code).toBe('payload_too_large');
+      expect(error.message).toContain('4096');
+    }
+    // At the limit it goes on to authentication as usual.
+    const atLimit = await runtime.app.request(`${BASE}/api/mcp/tools/listOrganizations`, {
+      method: 'POST',
+      headers: { 'content-length': '4096' },
+      body: ' '.repeat(4096),
+    });
+    expect(atLimit.status).toBe(401);
+  });
+
   it('answers 404 unknown_tool to a tool that does not exist, after authentication', async () => {
     const response = await post('/api/mcp/tools/listUnicorns', '{}', { 'content-type': 'application/json' });
     expect(response.status).toBe(404);

@@ -74,6 +74,34 @@ describe('Worker entry', () => {
     expect(logged).toHaveBeenCalledWith(expect.stringContaining('internal error'));
   });
 
+  it('answers 413 payload_too_large to a body over MAX_BODY_BYTES, announced or streamed', async () => {
+    const announced = await fetchWith(
+      new Request(`${BASE}/api/mcp/tools/listVendors`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': '104857600' },
+        body: '{}',
+      }),
+      env,
+    );
+    expect(announced.status).toBe(413);
+    expect(((await announced.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+    const database = testDatabase();
+    const created = await newAliceToken(cliTokenService(database));
+    database.client.close();
+    const limit = Number(env.MAX_BODY_BYTES ?? 1024 * 1024);
+    const big = JSON.stringify({ organization_id: world.orgTools, name: 'x'.repeat(limit) });
+    const streamed = await fetchWith(
+      new Request(`${BASE}/api/mcp/tools/addVendor`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
+        body: new Blob([big]).stream(),
+      }),
+      env,
+    );
+    expect(streamed.status).toBe(413);
+    expect(((await streamed.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
+  });
+
   it('records every tool call and the token’s last use after the response (waitUntil)', async () => {
     const database = testDatabase();
     const created = await newAliceToken(cliTokenService(database));

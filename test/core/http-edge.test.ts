@@ -1,0 +1,245 @@
+// The Node host's HTTP edge over real sockets on 127.0.0.1: bodies over MAX_BODY_BYTES get a clean 413 (announced,
+// chunked, 100-continue), the keep-alive connection survives it, and slow or idle clients are cut off in bounded time.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { type RunningServer, startNodeServer } from '../../src/node.ts';
+
+const MAX = 1024 * 1024;
+const HEADERS_TIMEOUT_MS = 600;
+const REQUEST_TIMEOUT_MS = 1200;
+const KEEP_ALIVE_TIMEOUT_MS = 600;
+/** Far above the timeouts, far below "never": a loaded machine stretches the first, not the second. */
+const CLOSED_WITHIN_MS = 10_000;
+
+let dir: string;
+let server: RunningServer;
+let port: number;
+let token: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cmcp-edge-'));
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, 'edge.db')}`,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MAX_BODY_BYTES: String(MAX),
+    HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+    KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_TIMEOUT_MS),
+    RATE_LIMIT_PER_MINUTE: '0',
+  });
+  server = await startNodeServer(config, () => undefined);
+  port = Number(new URL(server.url).port);
+  token = server.demo?.token ?? '';
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A raw connection that collects what the server sends and notes when it closes. */
+function open(): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let data = '';
+    const started = Date.now();
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      data += chunk;
+    });
+    socket.on('error', () => undefined);
+    const closed = new Promise<number>((done) => socket.once('close', () => done(Date.now() - started)));
+    socket.once('connect', () => resolve({ socket, received: () => data, closed }));
+    socket.once('error', reject);
+  });
+}
+
+async function until(check: () => boolean, what: string, timeoutMs = CLOSED_WITHIN_MS): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Complete HTTP responses in `data`: status, headers and JSON body (Content-Length framed). */
+function responses(data: string): Array<{ status: number; headers: string; body: string }> {
+  const out: Array<{ status: number; headers: string; body: string }> = [];
+  let rest = data;
+  for (;;) {
+    const end = rest.indexOf('\r\n\r\n');
+    if (end < 0) return out;
+    const headers = rest.slice(0, end);
+    if (/^HTTP\/1\.1 100 /.test(headers)) {
+      out.push({ status: 100, headers, body: '' });
+      rest = rest.slice(end + 4);
+      continue;
+    }
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(headers)?.[1] ?? 0);
+    if (rest.length < end + 4 + length) return out;
+    out.push({
+      status: Number(headers.slice(9, 12)),
+      headers,
+      body: rest.slice(end + 4, end + 4 + length),
+    });
+    rest = rest.slice(end + 4 + length);
+  }
+}
+
+function head(extra: string, path = '/api/mcp/tools/listOrganizations'): string {
+  return `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n${extra}\r\n`;
+}
+const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+
+function expectTooLarge(response: { status: number; body: string } | undefined): void {
+  expect(response?.status).toBe(413);
+  expect(JSON.parse(response?.body ?? '{}').error.code).toBe('payload_too_large');
+}
+
+describe('Node host: bodies over MAX_BODY_BYTES', () => {
+  it('answers 413 with the JSON error to 40 of 40 bodies of MAX_BODY_BYTES + 1 with Content-Length, never a reset', async () => {
+    const body = Buffer.alloc(MAX + 1, 'a');
+    const outcomes: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      try {
+        const response = await fetch(`${server.url}/api/mcp/tools/listOrganizations`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+        });
+        const parsed = (await response.json()) as { error: { code: string } };
+        outcomes.push(`${response.status} ${parsed.error.code}`);
+      } catch (error) {
+        outcomes.push(`failed: ${String((error as { cause?: unknown }).cause ?? error)}`);
+      }
+    }
+    expect(outcomes).toEqual(Array.from({ length: 40 }, () => '413 payload_too_large'));
+  });
+
+  it('keeps the connection after a 413: the rest of the body is dropped and the next request is answered', async () => {
+    const { socket, received } = await open();
+    socket.write(head(`Content-Length: ${MAX + 1}\r\n`));
+    socket.write(Buffer.alloc(MAX + 1, 'a'));
+    await until(() => responses(received()).length === 1, 'the 413');
+    socket.write(HEALTH);
+    await until(() => responses(received()).length === 2, 'the next answer');
+    const [refused, next] = responses(received());
+    expectTooLarge(refused);
+    expect(refused?.headers).not.toMatch(/connection: close/i);
+    expect(next?.status).toBe(200);
+    socket.destroy();
+  });
+
+  it('refuses a body announced at 100 MB at once, before it is sent, and closes the connection cleanly', async () => {
+    const { socket, received, closed } = await open();
+    // Only the headers: the answer must not wait for a byte of the body.
+    socket.write(head('Content-Length: 104857600\r\n'));
+    await until(() => responses(received()).length === 1, 'the 413');
+    const [refused] = responses(received());
+    expectTooLarge(refused);
+    expect(refused?.headers).toMatch(/connection: close/i);
+    expect(await closed).toBeLessThan(CLOSED_WITHIN_MS);
+  });
+
+  it('answers `Expect: 100-continue` with 413 instead of 100 when the announced body is too large', async () => {
+    const { socket, received, closed } = await open();
+    socket.write(head('Content-Length: 104857600\r\nExpect: 100-continue\r\n'));
+    await closed;
+    const all = responses(received());
+    expect(all.map((response) => response.status)).toEqual([413]);
+    expectTooLarge(all[0]);
+    socket.destroy();
+  });
+
+  it('stops reading a chunked body at the limit, answers 413 before the body ends, and keeps the connection', async () => {
+    const { socket, received } = await open();
+    socket.write(head('Transfer-Encoding: chunked\r\n'));
+    const chunk = Buffer.alloc(16 * 1024, 'a');
+    for (let sent = 0; sent <= MAX; sent += chunk.length) socket.write(`4000\r\n${chunk.toString()}\r\n`);
+    // The body is not finished (no last chunk): the 413 can only come from counting.
+    await until(() => responses(received()).length === 1, 'the 413 while the body is still open');
+    expectTooLarge(responses(received())[0]);
+    socket.write('0\r\n\r\n');
+    socket.write(HEALTH);
+    await until(() => responses(received()).length === 2, 'the next answer');
+    expect(responses(received())[1]?.status).toBe(200);
+    socket.destroy();
+  });
+
+  it('closes a connection whose chunked body goes on growing long after the 413', async () => {
+    const { socket, received, closed } = await open();
+    socket.write(head('Transfer-Encoding: chunked\r\n'));
+    const piece = `4000\r\n${'a'.repeat(16 * 1024)}\r\n`;
+    let open_ = true;
+    void closed.then(() => {
+      open_ = false;
+    });
+    // Up to 16 MB, and no more once the server has closed the connection.
+    for (let sent = 0; sent < 16 * 1024 * 1024 && open_; sent += 16 * 1024) {
+      if (!socket.write(piece))
+        await new Promise((resolve) => socket.once('drain', resolve).once('close', resolve));
+    }
+    expect(await closed).toBeLessThan(CLOSED_WITHIN_MS);
+    expectTooLarge(responses(received())[0]);
+  });
+});
+
+describe('Node host: slow and idle clients', () => {
+  it('closes 200 connections sending a body one byte at a time within bounded time, and serves others meanwhile', async () => {
+    const slow = await Promise.all(Array.from({ length: 200 }, () => open()));
+    const timers = slow.map(({ socket }) => {
+      socket.write(head('Content-Length: 1000\r\n'));
+      return setInterval(() => socket.writable && socket.write('a'), 200);
+    });
+    try {
+      const health = await fetch(`${server.url}/healthz`);
+      expect(health.status).toBe(200);
+      const call = await fetch(`${server.url}/api/mcp/tools/listOrganizations`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(call.status).toBe(200);
+      const times = await Promise.all(slow.map(({ closed }) => closed));
+      expect(Math.max(...times)).toBeLessThan(CLOSED_WITHIN_MS);
+      expect(Math.min(...times)).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+      // Node answers 408 before closing a request that ran out of time.
+      expect(slow.every(({ received }) => /^HTTP\/1\.1 408 /.test(received()))).toBe(true);
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+    }
+  });
+
+  it('closes 200 connections sending their headers one byte at a time, and serves others meanwhile', async () => {
+    const slow = await Promise.all(Array.from({ length: 200 }, () => open()));
+    const text = head('X-Slow: 1\r\n');
+    const timers = slow.map(({ socket }) => {
+      let at = 0;
+      return setInterval(() => socket.writable && at < text.length && socket.write(text[at++] ?? ''), 100);
+    });
+    try {
+      expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+      const times = await Promise.all(slow.map(({ closed }) => closed));
+      expect(Math.max(...times)).toBeLessThan(CLOSED_WITHIN_MS);
+      expect(Math.min(...times)).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 100);
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+    }
+  });
+
+  it('closes a connection that sends nothing, and an idle keep-alive connection after its answer', async () => {
+    const silent = await open();
+    const idle = await open();
+    idle.socket.write(HEALTH);
+    await until(() => responses(idle.received()).length === 1, 'the answer');
+    expect(responses(idle.received())[0]?.status).toBe(200);
+    expect(await silent.closed).toBeLessThan(CLOSED_WITHIN_MS);
+    const idleFor = await idle.closed;
+    expect(idleFor).toBeGreaterThanOrEqual(KEEP_ALIVE_TIMEOUT_MS - 100);
+    expect(idleFor).toBeLessThan(CLOSED_WITHIN_MS);
+  });
+});
