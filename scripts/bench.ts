@@ -149,7 +149,7 @@ const targets: Target[] = [
     name: 'MCP tools/list (60 tools, schemas precomputed)',
     p95Ms: 15,
     iterations: 300,
-    run: () => post('/api/mcp/v1', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    run: () => post('/api/mcp/v1?toolsets=all', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   },
   {
     name: 'direct addVendor (write)',
@@ -256,7 +256,7 @@ const tokensOf = (chars: number) => Math.ceil(chars / 4);
 /** Measures the tools/list answer (the full set) and prints total and largest five; true when within the target. */
 async function measureToolsListSize(): Promise<boolean> {
   const body = new TextDecoder().decode(
-    await post('/api/mcp/v1', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    await post('/api/mcp/v1?toolsets=all', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   );
   const { tools } = (JSON.parse(body) as { result: { tools: { name: string }[] } }).result;
   const bytes = new TextEncoder().encode(body).length;

@@ -19,6 +19,7 @@ import { createMcpSurface } from './surfaces/mcp.ts';
 import { buildOpenApi } from './surfaces/openapi.ts';
 import { type OriginPolicy, refusedOrigin } from './surfaces/origin.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
+import { exclusionOf, parseToolSelection, toolsetsOf } from './tools/toolsets.ts';
 import type { UsageRecorder } from './usage.ts';
 import { createWebRoutes } from './web/index.tsx';
 
@@ -83,6 +84,15 @@ export function payloadTooLarge(maxBodyBytes: number): AppError {
 export function announcedTooLarge(contentLength: string | undefined | null, maxBodyBytes: number): boolean {
   return contentLength != null && /^\s*\d+\s*$/.test(contentLength) && Number(contentLength) > maxBodyBytes;
 }
+
+/** The OpenAPI document's reader for toolset selection: no token, so no scope narrows what it lists. */
+const OPENAPI_READER: Principal = {
+  tokenId: '',
+  userId: '',
+  scope: 'read_write',
+  roles: {},
+  expiresAt: null,
+};
 
 export function createApp(deps: AppDeps) {
   const now = deps.now ?? (() => new Date());
@@ -170,15 +180,34 @@ export function createApp(deps: AppDeps) {
   app.get('/api/mcp/openapi.json', (c) => {
     const base = deps.config.publicUrl ?? new URL(c.req.url).origin;
     const only = c.req.query('tools');
-    const key = `${base}|${only ?? ''}`;
+    const toolsets = c.req.query('toolsets');
+    const readonly = c.req.query('readonly');
+    const key = `${base}|${only ?? ''}|${toolsets ?? ''}|${readonly ?? ''}`;
     let document = openApiByBase.get(key);
     if (!document) {
-      const subset = only ? new Set(only.split(',').map((name) => name.trim())) : undefined;
+      let subset = only ? new Set(only.split(',').map((name) => name.trim())) : undefined;
       const unknown = [...(subset ?? [])].filter((name) => !tools.has(name));
       if (unknown.length > 0) {
         throw new AppError('invalid_arguments', `Unknown tools in ?tools=: ${unknown.join(', ')}.`, [
           { path: 'tools', message: `Not a tool: ${unknown.join(', ')}` },
         ]);
+      }
+      // ?toolsets= and ?readonly= as on the MCP endpoint (no token here: the scope does not narrow it).
+      if (toolsets !== undefined || readonly !== undefined) {
+        const parsed = parseToolSelection(
+          new URL(c.req.url),
+          new Headers(),
+          toolsetsOf(tools.values()).keys(),
+        );
+        if (!parsed.ok) {
+          throw new AppError('invalid_arguments', parsed.message, [
+            { path: 'toolsets', message: parsed.message },
+          ]);
+        }
+        const chosen = [...tools.values()]
+          .filter((tool) => exclusionOf(tool, parsed.selection, OPENAPI_READER) === null)
+          .map((tool) => tool.name);
+        subset = new Set(chosen.filter((name) => !subset || subset.has(name)));
       }
       document = JSON.stringify(buildOpenApi(tools, deps.config.version, base, subset));
       if (openApiByBase.size < 100) openApiByBase.set(key, document);

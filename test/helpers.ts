@@ -131,7 +131,7 @@ export function ok<T = Record<string, unknown>>(
 /** An SDK 1.x MCP client whose HTTP goes to `app.fetch` in process. */
 export async function mcpClient(runtime: Runtime, token: string): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1?toolsets=all`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
     fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
   });
@@ -142,7 +142,7 @@ export async function mcpClient(runtime: Runtime, token: string): Promise<Client
 /** Sends one JSON-RPC message to the MCP endpoint and returns the HTTP response. */
 export function mcpPost(runtime: Runtime, headers: Record<string, string>, body: unknown): Promise<Response> {
   return Promise.resolve(
-    runtime.app.request(`${BASE}/api/mcp/v1`, {
+    runtime.app.request(`${BASE}/api/mcp/v1?toolsets=all`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',

@@ -14,6 +14,13 @@ import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextpr
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
+import {
+  exclusionOf,
+  parseToolSelection,
+  selectionKey,
+  type ToolSelection,
+  toolsetsOf,
+} from '../tools/toolsets.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 import { jsonSchemasOf } from './schemas.ts';
 
@@ -35,11 +42,36 @@ export function createMcpSurface(options: {
   version: string;
   jsonSchemaValidator: JsonSchemaValidator;
 }): McpSurface {
-  // Computed once: tools/list answers the same list on every request.
-  const listResult: ListToolsResult = { tools: listedTools(options.tools.values()) };
+  const toolsetNames = [...toolsetsOf(options.tools.values()).keys()];
+  // tools/list answers per selection (toolsets x read-only), computed once each.
+  const listResults = new Map<string, ListToolsResult>();
+  function listResultOf(selection: ToolSelection, principal: Principal): ListToolsResult {
+    const key = selectionKey(selection, principal);
+    let result = listResults.get(key);
+    if (!result) {
+      const listed = [...options.tools.values()].filter(
+        (tool) => exclusionOf(tool, selection, principal) === null,
+      );
+      result = { tools: listedTools(listed) };
+      listResults.set(key, result);
+    }
+    return result;
+  }
 
   return {
     async handle(request, principal, requestId) {
+      const parsed = parseToolSelection(new URL(request.url), request.headers, toolsetNames);
+      if (!parsed.ok) {
+        return new Response(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: ErrorCode.InvalidParams, message: parsed.message },
+            id: null,
+          }),
+          { status: 400, headers: { 'content-type': 'application/json' } },
+        );
+      }
+      const { selection } = parsed;
       const server = new Server(
         { name: options.serverName, version: options.version, title: 'Compliance MCP' },
         {
@@ -48,13 +80,21 @@ export function createMcpSurface(options: {
           jsonSchemaValidator: options.jsonSchemaValidator,
         },
       );
-      server.setRequestHandler(ListToolsRequestSchema, () => listResult);
+      server.setRequestHandler(ListToolsRequestSchema, () => listResultOf(selection, principal));
       server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
         const tool = options.tools.get(call.params.name);
         if (!tool) {
           throw new JsonRpcError(
             ErrorCode.InvalidParams,
             `Unknown tool: ${call.params.name}. Call tools/list for the tool names.`,
+          );
+        }
+        // A tool this connection does not list is not callable either: the same error, saying why.
+        const excluded = exclusionOf(tool, selection, principal);
+        if (excluded) {
+          throw new JsonRpcError(
+            ErrorCode.InvalidParams,
+            `Unknown tool: ${tool.name} is not available on this connection: ${excluded}.`,
           );
         }
         const outcome = await invokeTool(

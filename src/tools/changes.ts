@@ -188,6 +188,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
       'For "who changed this and when" and audit trails; deleted records keep their history.',
     ].join(' '),
     scope: 'read',
+    toolset: 'history',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({
       organization_id: idOf('org', 'Organization').describe('`org_...` id.'),

@@ -30,6 +30,7 @@ export const organizationTools: Tool[] = [
     description:
       'List the organizations this token can access, with your role in each. Call this first: the other tools need an organization_id (`org_...`) from here. Sorted by name; pass next_cursor back as cursor for more.',
     scope: 'read',
+    toolset: 'core',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({
       size: sizeSchema.optional().describe('Default 20.'),
@@ -76,6 +77,7 @@ export const organizationTools: Tool[] = [
     title: 'Get organization',
     description: 'Get one organization this token can access by id (`org_...`), with your role in it.',
     scope: 'read',
+    toolset: 'core',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({ id: idOf('org', 'Organization').describe('Organization id (`org_...`).') }),
     output: z.object({ organization: organizationRecord }),

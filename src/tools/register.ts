@@ -528,6 +528,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       .join(' '),
     scope: 'read',
     annotations: READ_ANNOTATIONS,
+    toolset: spec.listKey,
     input: listInput,
     output: z.object({
       [spec.listKey]: z.array(record).describe('This page.'),
@@ -620,6 +621,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     description: `Get one ${spec.label} by id.`,
     scope: 'read',
     annotations: READ_ANNOTATIONS,
+    toolset: spec.listKey,
     input: idInput(),
     output: single,
     async run(ctx, input) {
@@ -635,6 +637,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       .join(' '),
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
+    toolset: spec.listKey,
     input: z.strictObject(addShape(spec)),
     example: spec.example,
     output: single,
@@ -692,6 +695,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       .join(' '),
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
+    toolset: spec.listKey,
     input: z.strictObject(updateShape(spec)),
     output: single,
     async run(ctx, input) {
@@ -769,6 +773,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       .join(' '),
     scope: 'write',
     annotations: DELETE_ANNOTATIONS,
+    toolset: spec.listKey,
     input: idInput(),
     output: z
       .object({ id: z.string().describe('Id of the deleted record.'), deleted: z.literal(true) })

@@ -85,6 +85,7 @@ export const riskMeasureTools: Tool[] = [
     description:
       'Record that a measure mitigates a risk (same organization; linking twice is harmless); getRisk lists it in measure_ids. Then lower the residual likelihood/impact with updateRisk if the measure reduces the risk.',
     scope: 'write',
+    toolset: 'risks',
     annotations: UPDATE_ANNOTATIONS,
     input: linkInput,
     output: linkOutput,
@@ -113,6 +114,7 @@ export const riskMeasureTools: Tool[] = [
     description:
       'Remove the link between a risk and a measure; neither record is deleted. Unlinking a pair that is not linked is harmless.',
     scope: 'write',
+    toolset: 'risks',
     annotations: DELETE_ANNOTATIONS,
     input: linkInput,
     output: linkOutput,

@@ -71,6 +71,7 @@ export const summaryTool: Tool = defineTool({
   description:
     'Where an organization stands, in one call: counts of risks (by status, at or above a residual score threshold, 5x5 likelihood x impact heat maps inherent and residual), measures (by state, implemented share), overdue obligations, open and overdue nonconformities, open improvements, audits in progress. For status reports.',
   scope: 'read',
+  toolset: 'core',
   annotations: READ_ANNOTATIONS,
   input: z.strictObject({
     organization_id: idOf('org', 'Organization').describe('Organization to summarise (`org_...`).'),

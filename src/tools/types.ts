@@ -65,6 +65,11 @@ export interface Tool {
   annotations: ToolAnnotations;
   input: z.ZodObject;
   output: z.ZodObject;
+  /**
+   * The toolset a connection chooses it by (`?toolsets=risks`): a register's tools get the register's (the
+   * builder sets it), organizations and the summary `core`. A tool in no toolset fails the tool-map test.
+   */
+  toolset?: string;
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;

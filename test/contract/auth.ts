@@ -198,7 +198,8 @@ export function describeAuthContract(hostRef: HostRef): void {
 
     it('returns a refusal over MCP as an isError tool result with the same code', async () => {
       const host = hostRef();
-      const result = await mcpCallTool(host, host.world.tokens.aliceRead, 'addVendor', {
+      // A VIEWER's read_write token lists the write tools (rights differ per organization); a read token does not.
+      const result = await mcpCallTool(host, host.world.tokens.vic, 'addVendor', {
         organization_id: host.world.orgAuth,
         name: 'X',
       });

@@ -103,7 +103,7 @@ export function mcpPost(
   headers: Record<string, string>,
   message: unknown,
 ): Promise<Response> {
-  return send(host, '/api/mcp/v1', {
+  return send(host, '/api/mcp/v1?toolsets=all', {
     method: 'POST',
     headers: {
       'content-type': 'application/json',

@@ -218,7 +218,7 @@ describe('scope and role', () => {
   it('returns the refusal as a tool error over MCP', async () => {
     const response = await mcpPost(
       runtime,
-      { authorization: `Bearer ${world.aliceReadToken}` },
+      { authorization: `Bearer ${world.vicToken}` },
       {
         jsonrpc: '2.0',
         id: 7,
