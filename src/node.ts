@@ -20,6 +20,8 @@ const OPTIMIZE_MS = 60 * 60 * 1000;
  * carry the next request. A body announced larger than that is refused with `Connection: close` instead.
  */
 const DRAIN_ALLOWANCE_BYTES = 1024 * 1024;
+/** How long the rest of a body answered before it was read may take to arrive (the request's own timeout if shorter). */
+const DRAIN_TIMEOUT_MS = 5_000;
 
 export type HttpLimits = Pick<
   Config,
@@ -56,6 +58,11 @@ export function createHttpServer(
     // The app stopped reading; whatever still listens would only buffer what nobody reads.
     req.removeAllListeners('data');
     let dropped = 0;
+    // The answer is out: a client that keeps the rest of its body coming slowly is not waited for.
+    const timer = setTimeout(() => req.socket.destroy(), Math.min(DRAIN_TIMEOUT_MS, limits.requestTimeoutMs));
+    timer.unref();
+    req.once('end', () => clearTimeout(timer));
+    req.once('close', () => clearTimeout(timer));
     req.on('data', (chunk: Buffer) => {
       dropped += chunk.length;
       if (dropped > drainBytes) req.socket.destroy();
