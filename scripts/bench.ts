@@ -146,7 +146,7 @@ const targets: Target[] = [
       }),
   },
   {
-    name: 'MCP tools/list (60 tools, schemas precomputed)',
+    name: 'MCP tools/list (all tools, schemas precomputed)',
     p95Ms: 15,
     iterations: 300,
     run: () => post('/api/mcp/v1?toolsets=all', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
