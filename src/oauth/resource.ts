@@ -44,10 +44,11 @@ export function canonicalResource(base: string, value: string): string | null {
   } catch {
     return null;
   }
-  if (url.hash || url.search || url.username || url.password) return null;
+  if (url.hash || url.username || url.password) return null;
   const origin = new URL(base).origin;
   if (url.origin !== origin) return null;
-  if (url.pathname === '/' || url.pathname === '') return base;
+  if (url.pathname === '/' || url.pathname === '') return url.search ? null : base;
+  // A connector URL may carry the connection's choice of tools (`?toolsets=all`): still the same resource.
   if (url.pathname.replace(/\/+$/, '') === MCP_PATH) return mcpResourceOf(base);
   return null;
 }
