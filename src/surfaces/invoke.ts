@@ -100,10 +100,41 @@ function fromDatabaseError(error: unknown): unknown {
   return error;
 }
 
-/** `organizationId` -> `organization_id`, at every level of plain objects; both spellings at once is an error. */
+/**
+ * How deep arguments may nest (objects and arrays, the arguments object itself being level 1). The tools need 3;
+ * deeper is `invalid_arguments`, found without recursion so no depth can exhaust the stack.
+ */
+export const MAX_ARGUMENT_DEPTH = 32;
+
+/**
+ * `organizationId` -> `organization_id`, at every level of plain objects; both spellings at once is an error, and
+ * so is nesting deeper than MAX_ARGUMENT_DEPTH.
+ */
 export function normalizeArguments(value: unknown): unknown {
   if (value === undefined || value === null) return {};
+  const tooDeep = firstTooDeep(value, MAX_ARGUMENT_DEPTH);
+  if (tooDeep !== undefined) {
+    const path = tooDeep || '(arguments)';
+    throw new AppError(
+      'invalid_arguments',
+      `Argument ${path} nests deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays.`,
+      [{ path, message: `Nested deeper than ${MAX_ARGUMENT_DEPTH} levels` }],
+    );
+  }
   return normalizeKeys(value, '');
+}
+
+/** The top-level argument under which `value` nests deeper than `limit` ('' for the whole value), if any. */
+function firstTooDeep(value: unknown, limit: number): string | undefined {
+  const stack: { value: unknown; depth: number; top: string }[] = [{ value, depth: 1, top: '' }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    if (typeof item.value !== 'object' || item.value === null) continue;
+    if (item.depth > limit) return item.top;
+    for (const [key, child] of Object.entries(item.value)) {
+      stack.push({ value: child, depth: item.depth + 1, top: item.depth === 1 ? key : item.top });
+    }
+  }
+  return undefined;
 }
 
 function normalizeKeys(value: unknown, path: string): unknown {

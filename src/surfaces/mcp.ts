@@ -3,6 +3,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
+  CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
@@ -11,6 +12,7 @@ import {
   type Tool as Tool_,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
@@ -30,6 +32,15 @@ export const SERVER_INSTRUCTIONS = [
   'Enum values: upper case as listed, or lower case with spaces (`not started`). Updates change only the fields given; null clears an optional field; expected_updated_at refuses a change to a record changed since you read it.',
   'A failed call is a result with isError and structuredContent.error {code, message, details}: fix the arguments and retry. Delete tools cannot be undone: confirm with the user first.',
 ].join(' ');
+
+/**
+ * tools/call as the SDK defines it, except that `arguments` is not checked here: checked by the SDK's own handler
+ * wrapper, a non-object is refused as JSON-RPC "invalid params" (-32602), where a failed parse of the handler's
+ * schema would be an "internal error" (-32603).
+ */
+const CallToolRequestLooseSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
+});
 
 export interface McpSurface {
   handle(request: Request, principal: Principal, requestId: string): Promise<Response>;
@@ -81,7 +92,7 @@ export function createMcpSurface(options: {
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, () => listResultOf(selection, principal));
-      server.setRequestHandler(CallToolRequestSchema, async (call): Promise<CallToolResult> => {
+      server.setRequestHandler(CallToolRequestLooseSchema, async (call): Promise<CallToolResult> => {
         const tool = options.tools.get(call.params.name);
         if (!tool) {
           throw new JsonRpcError(

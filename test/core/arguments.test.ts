@@ -1,11 +1,13 @@
-// Argument normalisation: enum spellings, camelCase aliases, prototype keys; link tools move updated_at.
+// Argument normalisation: enum spellings, camelCase aliases, prototype keys, nesting depth; link tools move updated_at.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ARGUMENT_DEPTH } from '../../src/surfaces/invoke.ts';
 import {
   BASE,
   callDirect,
   createTestRuntime,
   createWorld,
   errorOf,
+  mcpPost,
   ok,
   type TestRuntime,
   type World,
@@ -55,6 +57,81 @@ describe('argument normalisation', () => {
     const body = (await response.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe('invalid_arguments');
     expect(body.error.message).toContain('__proto__');
+  });
+});
+
+/** JSON text of a value nested `levels` deep (objects or arrays), written by hand: JSON.stringify would recurse. */
+function nested(levels: number, shape: 'object' | 'array'): string {
+  return shape === 'object'
+    ? `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`
+    : `${'['.repeat(levels)}${']'.repeat(levels)}`;
+}
+
+describe('argument nesting depth', () => {
+  const cases = [10_000, 50_000].flatMap((levels) =>
+    (['object', 'array'] as const).map((shape) => ({ levels, shape })),
+  );
+
+  it.each(cases)(
+    'refuses $levels levels of $shape as invalid_arguments on the direct surface',
+    async ({ levels, shape }) => {
+      const response = await runtime.app.request(`${BASE}/api/mcp/tools/listVendors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${world.aliceToken}`, 'content-type': 'application/json' },
+        body: `{"organization_id":"${world.orgA}","filter":${nested(levels, shape)}}`,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: {
+          code: 'invalid_arguments',
+          message: `Argument filter nests deeper than ${MAX_ARGUMENT_DEPTH} levels of objects and arrays.`,
+          details: [{ path: 'filter', message: `Nested deeper than ${MAX_ARGUMENT_DEPTH} levels` }],
+        },
+      });
+    },
+  );
+
+  it.each(cases)(
+    'refuses $levels levels of $shape as invalid_arguments over MCP',
+    async ({ levels, shape }) => {
+      const response = await mcpPost(
+        runtime,
+        { authorization: `Bearer ${world.aliceToken}` },
+        `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"addVendor","arguments":{"organization_id":"${world.orgA}","name":${nested(levels, shape)}}}}`,
+      );
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as {
+        result: { isError: boolean; structuredContent: { error: { code: string; details: unknown } } };
+      };
+      expect(body.result.isError).toBe(true);
+      expect(body.result.structuredContent.error.code).toBe('invalid_arguments');
+      expect(body.result.structuredContent.error.details).toEqual([
+        { path: 'name', message: `Nested deeper than ${MAX_ARGUMENT_DEPTH} levels` },
+      ]);
+    },
+  );
+
+  it('lets arguments nest up to the limit (then the schema speaks)', async () => {
+    // The arguments object is level 1, so the innermost object of this one is at level MAX_ARGUMENT_DEPTH.
+    const result = await callDirect(runtime, world.aliceToken, 'listVendors', {
+      organization_id: world.orgA,
+      filter: JSON.parse(nested(MAX_ARGUMENT_DEPTH - 1, 'object')),
+    });
+    expect(result.status).toBe(400);
+    expect(errorOf(result).code).toBe('invalid_arguments');
+    expect(errorOf(result).message).not.toContain('nests deeper');
+  });
+
+  it('answers MCP arguments that are not an object with JSON-RPC invalid params, not an internal error', async () => {
+    for (const value of ['42', 'null', '"text"', '[1]']) {
+      const response = await mcpPost(
+        runtime,
+        { authorization: `Bearer ${world.aliceToken}` },
+        `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"listVendors","arguments":${value}}}`,
+      );
+      const body = (await response.json()) as { error: { code: number } };
+      expect({ value, code: body.error.code }).toEqual({ value, code: -32602 });
+    }
   });
 });
 
