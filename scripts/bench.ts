@@ -2,14 +2,8 @@
 // of tools/list in a model's context.
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createOrganization, createUser } from '../src/accounts.ts';
-import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
-import { loadConfig } from '../src/config.ts';
-import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
-import { createRuntime } from '../src/runtime.ts';
+import { createScratchRuntime } from './scratch-runtime.ts';
 
 interface Target {
   name: string;
@@ -46,18 +40,8 @@ if (process.argv.includes('--scale') || process.argv.includes('--serve-node')) {
   await new Promise(() => {});
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'cmcp-bench-'));
-const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'bench.db')}`, RATE_LIMIT_PER_MINUTE: '0' });
-const database = await openNodeDatabase(config.databaseUrl);
-await migrateDatabase(database);
-const runtime = createRuntime({
-  config,
-  database,
-  cache: createMemoryTokenCache(),
-  loopbackOnly: true,
-  usageFlush: 'host',
-  log: () => {},
-});
+const scratch = await createScratchRuntime('bench');
+const { runtime, database } = scratch;
 const flusher = setInterval(() => void runtime.usage.flush(), 1000);
 
 const user = await createUser(database.db, new Date(), {
@@ -302,7 +286,6 @@ for (const target of targets) {
 }
 clearInterval(flusher);
 await runtime.usage.flush();
-database.client.close();
-rmSync(dir, { recursive: true, force: true });
+scratch.close();
 console.log(`${targets.length + 2 - missed} passed, ${missed} failed`);
 process.exitCode = missed > 0 ? 1 : 0;

@@ -1,0 +1,33 @@
+// A runtime on a freshly migrated database file in a temporary directory, without rate limit: for the benchmarks
+// and the fuzzer, which drive the app in process.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
+import { loadConfig } from '../src/config.ts';
+import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { createRuntime } from '../src/runtime.ts';
+
+export async function createScratchRuntime(name: string) {
+  const dir = mkdtempSync(join(tmpdir(), `cmcp-${name}-`));
+  const config = loadConfig({ DATABASE_URL: `file:${join(dir, `${name}.db`)}`, RATE_LIMIT_PER_MINUTE: '0' });
+  const database = await openNodeDatabase(config.databaseUrl);
+  await migrateDatabase(database);
+  const runtime = createRuntime({
+    config,
+    database,
+    cache: createMemoryTokenCache(),
+    loopbackOnly: true,
+    usageFlush: 'host',
+    log: () => {},
+  });
+  return {
+    runtime,
+    database,
+    /** Closes the database and removes the directory. */
+    close() {
+      database.client.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
