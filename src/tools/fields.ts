@@ -41,10 +41,94 @@ export function idOf(prefix: IdPrefix, what: string) {
     .describe(`${what} id (\`${prefix}_...\`)`);
 }
 
-export const shortText = (max = 200) => z.string().trim().min(1, 'Must not be empty').max(max);
-export const longText = (max = 10_000) => z.string().trim().max(max);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// Control characters (C0, DEL, C1); those that are white space.
+const CONTROL = /\p{Cc}/gu;
+const CONTROL_BUT_TAB_AND_LINE_FEED = /(?![\t\n])\p{Cc}/gu;
+const CONTROL_SPACE = /(?=\p{Cc})[\s\u0085]/gu;
 
-export const httpUrl = z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).max(2000);
+/**
+ * The one normalisation of text input, applied before any length check so that what input accepts is exactly what
+ * is stored and what output (the same limits) validates: a lone surrogate becomes U+FFFD (what UTF-8 storage makes
+ * of it), the text is put in Unicode NFC, control characters go (NUL would cut the stored text short) - single-line
+ * text turns tabs and line breaks into spaces, multi-line text keeps tabs and line feeds (CR LF and CR become LF) -
+ * and the ends are trimmed of white space.
+ */
+export function normalizeText(value: string, multiline: boolean): string {
+  const text = value.replace(LONE_SURROGATE, '\uFFFD').normalize('NFC');
+  const cleaned = multiline
+    ? text.replace(/\r\n?/g, '\n').replace(CONTROL_BUT_TAB_AND_LINE_FEED, '')
+    : text.replace(CONTROL_SPACE, ' ').replace(CONTROL, '');
+  return cleaned.trim();
+}
+
+const normalized = (multiline: boolean) => (value: unknown) =>
+  typeof value === 'string' ? normalizeText(value, multiline) : value;
+
+/** Single-line text (names, titles): normalised (normalizeText), then 1..max characters. */
+export const shortText = (max = 200) =>
+  z.preprocess(normalized(false), z.string().min(1, 'Must not be empty').max(max));
+/** Multi-line text (descriptions, notes): normalised (normalizeText), then min..max characters. */
+export const longText = (max = 10_000, min = 0) =>
+  z.preprocess(normalized(true), z.string().min(min, 'Must not be empty').max(max));
+
+// Outside the host: what RFC 3986 allows besides percent-escapes (which are checked apart).
+const NOT_URI_CHARACTER = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]/g;
+const uriEncoded = (part: string) =>
+  part
+    .replace(NOT_URI_CHARACTER, (character) => encodeURIComponent(character))
+    .replace(/%(?![0-9A-Fa-f]{2})/g, '%25');
+
+/**
+ * An http(s) URL as the WHATWG URL parser serialises it (host in lower case or punycode, non-ASCII percent-encoded),
+ * with what RFC 3986 does not allow after the host percent-encoded too, so it is a valid JSON Schema `uri`; a URL
+ * that differs from that form only by the root path's `/` is kept as given. Not an http(s) URL: left as given, for
+ * the schema to refuse.
+ */
+export function normalizeUrl(value: string): string {
+  const text = normalizeText(value, false);
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return value;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return value;
+  const href = url.href;
+  const start = url.protocol.length + 2;
+  const hostEnd = href.slice(start).search(/[/?#]/);
+  const cut = hostEnd < 0 ? href.length : start + hostEnd;
+  const fragmentAt = href.indexOf('#', cut);
+  const rest =
+    fragmentAt < 0
+      ? uriEncoded(href.slice(cut))
+      : `${uriEncoded(href.slice(cut, fragmentAt))}#${uriEncoded(href.slice(fragmentAt + 1))}`;
+  const normal = `${href.slice(0, cut)}${rest}`;
+  return `${text}/` === normal ? text : normal;
+}
+
+export const httpUrl = z.preprocess(
+  (value) => (typeof value === 'string' ? normalizeUrl(value) : value),
+  z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).max(2000),
+);
+
+const DOMAIN_LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** Within RFC 5321's limits (local part 64, domain 253, labels 63 not ending in "-"), as JSON Schema `email` checks. */
+function withinEmailLimits(value: string): boolean {
+  const at = value.lastIndexOf('@');
+  const domain = value.slice(at + 1);
+  return at <= 64 && domain.length <= 253 && domain.split('.').every((label) => DOMAIN_LABEL.test(label));
+}
+
+/** An email address, normalised (normalizeText) and stored in lower case. */
+export const emailAddress = z.preprocess(
+  (value) => (typeof value === 'string' ? normalizeText(value, false).toLowerCase() : value),
+  z
+    .email()
+    .max(254)
+    .refine(withinEmailLimits, 'Expected an email address with a local part of at most 64 characters'),
+);
 
 export const countryCode = z.preprocess(
   (value) => (typeof value === 'string' ? value.trim().toUpperCase() : value),

@@ -27,7 +27,7 @@ export const obligationSpec: RegisterSpec = {
     area: optional(shortText().describe('Area, e.g. "Data protection".')),
     source: optional(shortText().describe('Source text, e.g. "GDPR Art. 30" or "MSA with Acme, clause 12".')),
     requirement: required(
-      longText().min(1).describe('What must be done, e.g. "Keep a record of processing activities".'),
+      longText(10_000, 1).describe('What must be done, e.g. "Keep a record of processing activities".'),
     ),
     regulator: optional(shortText().describe('Regulator or counterparty, e.g. "CNIL".')),
     type: withDefault(type, 'LEGAL'),

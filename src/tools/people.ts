@@ -1,8 +1,7 @@
 // People: employees, contractors and service accounts of an organization; owners of other records.
 
-import { z } from 'zod';
 import { people } from '../db/schema.ts';
-import { caseInsensitiveEnum, dateSchema, shortText } from './fields.ts';
+import { caseInsensitiveEnum, dateSchema, emailAddress, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
 import { PERSON_KINDS } from './states.ts';
 
@@ -22,12 +21,7 @@ export const personSpec: RegisterSpec = {
   fields: {
     full_name: required(shortText().describe('Full name, e.g. "Ada Lovelace".')),
     email: required(
-      z
-        .preprocess(
-          (value) => (typeof value === 'string' ? value.trim().toLowerCase() : value),
-          z.email().max(320),
-        )
-        .describe('Work email, unique within the organization (stored in lower case).'),
+      emailAddress.describe('Work email, unique within the organization (stored in lower case).'),
     ),
     kind: withDefault(kind, 'EMPLOYEE'),
     position: optional(shortText().describe('Job title, e.g. "CTO".')),
