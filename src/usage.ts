@@ -38,11 +38,15 @@ export function callLogRow(db: Db, entry: ToolCallRecord, condition: SQL): Batch
   return db.insert(toolCalls).select(selectRow(toolCalls, { ...entry, id: null }, condition));
 }
 
-/** SQL: this call's `ok` row is in the log (the same token, tool, surface and time: one call). */
+/**
+ * SQL: this call's `ok` row is in the log: the same call id (found through the token and time index), or for an
+ * entry without one, the same token, tool, surface and time.
+ */
 function loggedOk(entry: ToolCallRecord): SQL {
   return sql`exists (select 1 from ${toolCalls} where ${and(
     eq(toolCalls.token_id, entry.token_id),
     eq(toolCalls.created_at, entry.created_at),
+    entry.call_id ? eq(toolCalls.call_id, entry.call_id) : undefined,
     eq(toolCalls.tool, entry.tool),
     eq(toolCalls.surface, entry.surface),
     eq(toolCalls.outcome, 'ok'),
