@@ -8,7 +8,15 @@ import { AppError, notFound } from '../errors.ts';
 import { ID_PREFIXES, type IdPrefix, newId, randomBase32 } from '../ids.ts';
 import { requireOrganization } from './access.ts';
 import { changeAfterWrite, changesOfRows } from './changes.ts';
-import { cursorSchema, directionSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
+import {
+  cursorSchema,
+  directionSchema,
+  idOf,
+  longText,
+  PAGE_SIZE,
+  sizeSchema,
+  timestampSchema,
+} from './fields.ts';
 import {
   type CursorPayload,
   cursorValue,
@@ -272,11 +280,8 @@ function relationInput(relation: RelationSpec): z.ZodType {
 function filterSchema(spec: RegisterSpec): z.ZodType {
   const shape: Record<string, z.ZodType> = {};
   if (spec.search?.length) {
-    shape.query = z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
+    // Normalised as stored text is (no NUL or other control character reaches the search).
+    shape.query = longText(200, 1)
       .optional()
       .describe(`Searches ${spec.search.map((column) => column.name).join(', ')} (any case).`);
   }
