@@ -355,7 +355,7 @@ async function callMcp(
 ): Promise<Answer> {
   rpcId += 1;
   const body = `{"jsonrpc":"2.0","id":${rpcId},"method":"tools/call","params":{"name":${JSON.stringify(tool)},"arguments":${argumentsJson}}}`;
-  const response = await runtime.app.request('http://127.0.0.1/api/mcp/v1', {
+  const response = await runtime.app.request('http://127.0.0.1/api/mcp/v1?toolsets=all', {
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`,
