@@ -1,4 +1,7 @@
 // MCP Streamable HTTP surface: stateless, JSON responses, a fresh server and transport per request over the tool map.
+// 2025-era traffic (2025-03-26..2025-11-25, `initialize` first) is served by @modelcontextprotocol/sdk 1.x; 2026-07-28
+// traffic (the per-request `_meta` envelope, `server/discover`) by @modelcontextprotocol/server 2.x. Same tools,
+// same seam, same errors.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -12,6 +15,13 @@ import {
   type Tool as Tool_,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  type McpRequestContext,
+  type ListToolsResult as ModernListToolsResult,
+  Server as ModernServer,
+} from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
@@ -42,6 +52,16 @@ const CallToolRequestLooseSchema = CallToolRequestSchema.extend({
   params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
 });
 
+/** How long a 2026-07-28 client may reuse a tools/list or server/discover answer (ms). */
+const LIST_TTL_MS = 5 * 60 * 1000;
+
+/** What the 2026-07-28 server factory needs of the request it serves. */
+interface ModernContext {
+  selection: ToolSelection;
+  principal: Principal;
+  call: (name: string, args: unknown) => Promise<CallToolResult>;
+}
+
 export interface McpSurface {
   handle(request: Request, principal: Principal, requestId: string): Promise<Response>;
 }
@@ -69,8 +89,73 @@ export function createMcpSurface(options: {
     return result;
   }
 
+  /** tools/call for both eras: a tool result (isError for a failed call), or a JSON-RPC error for an unknown tool. */
+  async function callTool(
+    name: string,
+    args: unknown,
+    selection: ToolSelection,
+    principal: Principal,
+    requestId: string,
+  ): Promise<CallToolResult> {
+    const tool = options.tools.get(name);
+    if (!tool) {
+      throw new JsonRpcError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${name}. Call tools/list for the tool names.`,
+      );
+    }
+    // A tool this connection does not list is not callable either: the same error, saying why.
+    const excluded = exclusionOf(tool, selection, principal);
+    if (excluded) {
+      throw new JsonRpcError(
+        ErrorCode.InvalidParams,
+        `Unknown tool: ${tool.name} is not available on this connection: ${excluded}.`,
+      );
+    }
+    const outcome = await invokeTool(options.invoke, tool, args, principal, 'mcp', requestId);
+    const structured = outcome.ok ? outcome.result : { ...toErrorBody(outcome.error) };
+    return {
+      content: [{ type: 'text', text: JSON.stringify(structured) }],
+      structuredContent: structured,
+      ...(outcome.ok ? {} : { isError: true }),
+    };
+  }
+
+  // 2026-07-28 (no initialize, no sessions; 2025-era requests never reach it). tools/list depends on the token and
+  // the toolsets and changes only with a deployment: cacheable for a while, by this client only.
+  const modern = createMcpHandler(
+    (context: McpRequestContext) => {
+      const modernContext = context.authInfo?.extra?.context as ModernContext | undefined;
+      // handle() always passes it; a factory call without it would be a wiring bug.
+      if (!modernContext) throw new Error('MCP 2026-07-28 server built without its request context');
+      const { selection, principal, call } = modernContext;
+      const server = new ModernServer(
+        { name: options.serverName, version: options.version, title: 'Compliance MCP' },
+        {
+          capabilities: { tools: { listChanged: false } },
+          instructions: SERVER_INSTRUCTIONS,
+          cacheHints: {
+            'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+            'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+          },
+        },
+      );
+      // The same JSON as the 2025 answer; the two SDK lines type JSON Schema properties differently.
+      server.setRequestHandler(
+        'tools/list',
+        () => listResultOf(selection, principal) as unknown as ModernListToolsResult,
+      );
+      server.setRequestHandler('tools/call', (request) =>
+        call(request.params.name, request.params.arguments),
+      );
+      return server;
+    },
+    { legacy: 'reject', responseMode: 'json' },
+  );
+
   return {
-    async handle(request, principal, requestId) {
+    async handle(received, principal, requestId) {
+      const request = withJsonAccept(received);
       const parsed = parseToolSelection(new URL(request.url), request.headers, toolsetNames);
       if (!parsed.ok) {
         return new Response(
@@ -83,6 +168,14 @@ export function createMcpSurface(options: {
         );
       }
       const { selection } = parsed;
+      const call = (name: string, args: unknown) => callTool(name, args, selection, principal, requestId);
+      if (!(await isLegacyRequest(request))) {
+        // 2026-07-28: the SDK's handler answers from a server the factory builds with this request's context.
+        const context: ModernContext = { selection, principal, call };
+        return modern.fetch(request, {
+          authInfo: { token: '', clientId: principal.tokenId, scopes: [], extra: { context } },
+        });
+      }
       const server = new Server(
         { name: options.serverName, version: options.version, title: 'Compliance MCP' },
         {
@@ -92,44 +185,16 @@ export function createMcpSurface(options: {
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, () => listResultOf(selection, principal));
-      server.setRequestHandler(CallToolRequestLooseSchema, async (call): Promise<CallToolResult> => {
-        const tool = options.tools.get(call.params.name);
-        if (!tool) {
-          throw new JsonRpcError(
-            ErrorCode.InvalidParams,
-            `Unknown tool: ${call.params.name}. Call tools/list for the tool names.`,
-          );
-        }
-        // A tool this connection does not list is not callable either: the same error, saying why.
-        const excluded = exclusionOf(tool, selection, principal);
-        if (excluded) {
-          throw new JsonRpcError(
-            ErrorCode.InvalidParams,
-            `Unknown tool: ${tool.name} is not available on this connection: ${excluded}.`,
-          );
-        }
-        const outcome = await invokeTool(
-          options.invoke,
-          tool,
-          call.params.arguments,
-          principal,
-          'mcp',
-          requestId,
-        );
-        const structured = outcome.ok ? outcome.result : { ...toErrorBody(outcome.error) };
-        return {
-          content: [{ type: 'text', text: JSON.stringify(structured) }],
-          structuredContent: structured,
-          ...(outcome.ok ? {} : { isError: true }),
-        };
-      });
+      server.setRequestHandler(CallToolRequestLooseSchema, (request) =>
+        call(request.params.name, request.params.arguments),
+      );
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
       await server.connect(transport);
       try {
-        return await transport.handleRequest(withJsonAccept(request));
+        return await transport.handleRequest(request);
       } finally {
         await server.close();
       }

@@ -124,4 +124,75 @@ describe('Worker entry', () => {
     expect(token?.last_used_at).toBe(rows[0]?.created_at);
     database.client.close();
   });
+
+  it('serves MCP 2026-07-28 (server/discover, tools/call with the envelope) beside a 2025-03-26 initialize', async () => {
+    const database = testDatabase();
+    const created = await newAliceToken(cliTokenService(database));
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'worker-test', version: '1' },
+    };
+    const post = (headers: Record<string, string>, message: unknown) =>
+      exports.default.fetch(
+        new Request(`${BASE}/api/mcp/v1`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${created.token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            ...headers,
+          },
+          body: JSON.stringify(message),
+        }),
+      );
+    const modern = { 'mcp-protocol-version': '2026-07-28' };
+    const discover = await post(
+      { ...modern, 'mcp-method': 'server/discover' },
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } },
+    );
+    expect(discover.status).toBe(200);
+    const discovered = (await discover.json()) as {
+      result: { supportedVersions: string[]; capabilities: unknown; cacheScope: string };
+    };
+    expect(discovered.result.supportedVersions).toEqual(['2026-07-28']);
+    expect(discovered.result.capabilities).toEqual({ tools: { listChanged: false } });
+    expect(discovered.result.cacheScope).toBe('private');
+
+    const call = await post(
+      { ...modern, 'mcp-method': 'tools/call', 'mcp-name': 'listVendors' },
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'listVendors',
+          arguments: { organization_id: world.orgTools, size: 1 },
+          _meta: envelope,
+        },
+      },
+    );
+    expect(call.status).toBe(200);
+    const called = (await call.json()) as {
+      result: { isError?: boolean; structuredContent: { vendors: unknown[]; total_count: number } };
+    };
+    expect(called.result.isError).toBeUndefined();
+    // The same answer as the direct surface gives for the same call.
+    const direct = await exports.default.fetch(listVendors(created.token));
+    expect(called.result.structuredContent).toEqual(await direct.json());
+    expect(Array.isArray(called.result.structuredContent.vendors)).toBe(true);
+
+    const init = await post(
+      {},
+      {
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      },
+    );
+    const initialized = (await init.json()) as { result: { protocolVersion: string } };
+    expect(initialized.result.protocolVersion).toBe('2025-03-26');
+    database.client.close();
+  });
 });
