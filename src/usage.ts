@@ -19,8 +19,8 @@ export interface ToolCallRecord {
   outcome: string;
   duration_ms: number;
   created_at: string;
-  /** Links the call to the change-history rows its writes made. */
-  call_id?: string | null;
+  /** The call's id (`cal_...`): links it to the change-history rows its writes made. */
+  call_id: string;
 }
 
 /**
@@ -38,17 +38,12 @@ export function callLogRow(db: Db, entry: ToolCallRecord, condition: SQL): Batch
   return db.insert(toolCalls).select(selectRow(toolCalls, { ...entry, id: null }, condition));
 }
 
-/**
- * SQL: this call's `ok` row is in the log: the same call id (found through the token and time index), or for an
- * entry without one, the same token, tool, surface and time.
- */
+/** SQL: this call's `ok` row is in the log (its call id, found through the token and time index). */
 function loggedOk(entry: ToolCallRecord): SQL {
   return sql`exists (select 1 from ${toolCalls} where ${and(
     eq(toolCalls.token_id, entry.token_id),
     eq(toolCalls.created_at, entry.created_at),
-    entry.call_id ? eq(toolCalls.call_id, entry.call_id) : undefined,
-    eq(toolCalls.tool, entry.tool),
-    eq(toolCalls.surface, entry.surface),
+    eq(toolCalls.call_id, entry.call_id),
     eq(toolCalls.outcome, 'ok'),
   )})`;
 }

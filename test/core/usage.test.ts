@@ -31,6 +31,7 @@ function entry(i: number): ToolCallRecord {
     outcome: 'ok',
     duration_ms: 1,
     created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    call_id: `cal_usagetest${i}`,
   };
 }
 
