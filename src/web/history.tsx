@@ -7,7 +7,7 @@ import type { ChangeRow } from '../tools/changes.ts';
 import { contextOutsideSeam, type Tool } from '../tools/types.ts';
 import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from './export.ts';
-import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
+import { Badge, Layout, Notice, Pager, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
 import { displayName, fieldLabel, REGISTER_PAGES } from './register-pages.ts';
 import { errorPage, notFoundPage, sendPage } from './render.tsx';
@@ -296,14 +296,10 @@ function HistoryPage(props: {
         names={props.names}
         caption={`${props.changes.length} of ${props.total} changes${props.later ? ' (a later page)' : ''}, newest first.`}
       />
-      <nav class="pager" aria-label="Pages">
-        {props.later && <a href={`${base}${historyQuery(filter)}`}>First page</a>}
-        {props.nextCursor && (
-          <a class="button quiet" href={`${base}${historyQuery(filter, props.nextCursor)}`} rel="next">
-            Next page
-          </a>
-        )}
-      </nav>
+      <Pager
+        first={props.later ? `${base}${historyQuery(filter)}` : null}
+        next={props.nextCursor ? `${base}${historyQuery(filter, props.nextCursor)}` : null}
+      />
     </Layout>
   );
 }

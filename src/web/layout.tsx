@@ -187,6 +187,20 @@ export function Badge({ tone, children }: PropsWithChildren<{ tone?: 'ok' | 'war
 }
 
 /** "2026-03-01 09:30 UTC" (server-rendered, so one unambiguous zone). */
+/** Links between the pages of a list: back to the first page (when on a later one) and on to the next. */
+export function Pager({ first, next }: { first: string | null; next: string | null }) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      {first && <a href={first}>First page</a>}
+      {next && (
+        <a class="button quiet" href={next} rel="next">
+          Next page
+        </a>
+      )}
+    </nav>
+  );
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const time = Date.parse(iso);

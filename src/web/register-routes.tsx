@@ -11,7 +11,7 @@ import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './cont
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from './export.ts';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
 import { HistoryTable } from './history.tsx';
-import { Badge, Layout, Notice, Time, type Viewer } from './layout.tsx';
+import { Badge, Layout, Notice, Pager, Time, type Viewer } from './layout.tsx';
 import { membershipOf } from './organization-routes.tsx';
 import { AddRecordLink, RecordActions } from './record-form-routes.tsx';
 import {
@@ -450,14 +450,10 @@ function RegisterListPage(props: {
           </table>
         )}
       </div>
-      <nav class="pager" aria-label="Pages">
-        {query.cursor && <a href={`${base}${queryString(query)}`}>First page</a>}
-        {props.nextCursor && (
-          <a class="button quiet" href={`${base}${queryString(query, props.nextCursor)}`} rel="next">
-            Next page
-          </a>
-        )}
-      </nav>
+      <Pager
+        first={query.cursor ? `${base}${queryString(query)}` : null}
+        next={props.nextCursor ? `${base}${queryString(query, props.nextCursor)}` : null}
+      />
     </Layout>
   );
 }
