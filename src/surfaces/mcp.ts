@@ -38,7 +38,7 @@ import { jsonSchemasOf } from './schemas.ts';
 
 export const SERVER_INSTRUCTIONS = [
   'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...); then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview.',
-  'Lists filter on the server (`filter`, all given filters must match; enum filters take a list) and page: pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000 (total_count_capped: more).',
+  'Lists filter on the server (`filter`, all given filters must match; enum filters take a list) and page: pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000, 100 with filter.query (total_count_capped: more).',
   'Enum values: upper case as listed, or lower case with spaces (`not started`). Updates change only the fields given; null clears an optional field; expected_updated_at refuses a change to a record changed since you read it.',
   'A failed call is a result with isError and structuredContent.error {code, message, details}: fix the arguments and retry. Delete tools cannot be undone: confirm with the user first.',
 ].join(' ');

@@ -16,6 +16,8 @@ export interface OrderField {
 
 /** total_count counts at most this many matches; beyond it, total_count_capped is true. */
 export const TOTAL_COUNT_CAP = 1000;
+/** The cap with filter.query: a text count reads the FTS index's matches one by one, so it stops sooner. */
+export const TEXT_COUNT_CAP = 100;
 
 export interface CursorPayload {
   f: string;

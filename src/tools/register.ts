@@ -26,10 +26,12 @@ import {
   filterFingerprint,
   type OrderField,
   orderIndexName,
+  type PageRange,
   pageRanges,
+  TEXT_COUNT_CAP,
   TOTAL_COUNT_CAP,
 } from './pagination.ts';
-import { searchCondition } from './search.ts';
+import { type TextSearch, textSearch } from './search.ts';
 import {
   CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
@@ -300,6 +302,30 @@ function orderBySchema(spec: RegisterSpec): z.ZodType {
     .describe('Sort; default created_at DESC.');
 }
 
+/** What the reads of one list page share. */
+interface ListPage {
+  organizationId: string;
+  orderField: OrderField;
+  orderIndex: string;
+  direction: Direction;
+  /** The organization and every filter but filter.query. */
+  filtered: SQL | undefined;
+  /** Every filter but filter.query, without the organization (for rows already walked within it). */
+  filters: SQL | undefined;
+  size: number;
+}
+
+type BatchList = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+
+/**
+ * A dense text walk reads at most this many index entries per row of the page before it calls the matches sparse
+ * (fewer than 1 in this many rows) and reads the rest of the page from the FTS index.
+ */
+const DENSE_WALK_ROWS_PER_ROW = 200;
+
+/** Marks the sparse text read, the one list statement that sorts (its matches only): see test/core/query-plans. */
+export const SPARSE_TEXT_MARK = '/* sparse text matches, sorted */';
+
 // ---- tool builder -----------------------------------------------------------------------------------
 
 export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
@@ -541,16 +567,19 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       total_count: z
         .number()
         .int()
-        .describe(`Matches on all pages, counted on the first page, at most ${TOTAL_COUNT_CAP}.`),
-      total_count_capped: z.boolean().describe(`True: more than ${TOTAL_COUNT_CAP} match.`),
+        .describe(
+          `Matches on all pages, counted on the first page, at most ${TOTAL_COUNT_CAP} (${TEXT_COUNT_CAP} with filter.query).`,
+        ),
+      total_count_capped: z.boolean().describe('True: more than total_count match.'),
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
-      const conditions: (SQL | undefined)[] = [eq(table.organization_id, input.organization_id)];
+      const conditions: (SQL | undefined)[] = [];
+      let search: TextSearch | null = null;
       const filterValues = (input.filter ?? {}) as Row;
       for (const [name, value] of Object.entries(filterValues)) {
         if (value === undefined) continue;
-        if (name === 'query') conditions.push(searchCondition(table, spec.search ?? [], String(value)));
+        if (name === 'query') search = textSearch(table, spec.search ?? [], String(value));
         else conditions.push(spec.filters?.[name]?.where(value, today(ctx)));
       }
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
@@ -560,42 +589,62 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const orderIndex = orderIndexes[fieldName];
       if (!orderField || !orderIndex) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
       const size = input.size ?? PAGE_SIZE.default;
-      const where = and(...conditions);
+      const filters = and(...conditions);
+      const filtered = and(eq(table.organization_id, input.organization_id), filters);
       const cursor = input.cursor ? decodeCursor(input.cursor, fieldName, direction) : null;
       const fingerprint = filterFingerprint(input.filter);
-      // Each range walks the sort index (INDEXED BY: a filter's own index would need a sort of all its matches).
-      const ranges = pageRanges(orderField, table.id, direction, cursor).map((range) =>
-        ctx.db
-          .select(listSelection)
-          .from(sql`${table} indexed by ${sql.identifier(orderIndex)}`)
-          .where(and(where, range.where))
-          .orderBy(...range.orderBy)
-          .limit(size + 1),
-      );
-      // total_count: counted on the first page (at most TOTAL_COUNT_CAP + 1 matches read), then carried in the cursor.
-      const carried = cursor?.t !== undefined && cursor.h === fingerprint ? cursor : null;
-      const counting = carried
-        ? []
-        : [
-            ctx.db.select({ total: count() }).from(
-              ctx.db
-                .select({ one: sql`1` })
-                .from(table)
-                .where(where)
-                .limit(TOTAL_COUNT_CAP + 1)
-                .as('matches'),
-            ),
-          ];
-      const results = await ctx.db.batch([...ranges, ...counting] as unknown as [
-        BatchItem<'sqlite'>,
-        ...BatchItem<'sqlite'>[],
-      ]);
-      const rows = (results.slice(0, ranges.length) as Row[][]).flat();
-      const counted = carried ? null : Number((results[ranges.length] as { total: number }[])[0]?.total ?? 0);
-      const total_count = carried ? (carried.t ?? 0) : Math.min(counted ?? 0, TOTAL_COUNT_CAP);
-      const total_count_capped = carried ? carried.c === true : (counted ?? 0) > TOTAL_COUNT_CAP;
-      const page = rows.slice(0, size);
-      const last = page.at(-1);
+      const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
+      // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
+      const carried =
+        cursor?.t !== undefined && cursor.h === fingerprint
+          ? { total: cursor.t, capped: cursor.c === true }
+          : null;
+      const ranges = pageRanges(orderField, table.id, direction, cursor);
+      const page: ListPage = {
+        organizationId: input.organization_id,
+        orderField,
+        orderIndex,
+        direction,
+        filtered,
+        filters,
+        size,
+      };
+      let rows: Row[];
+      let counted: { total: number; capped: boolean };
+      if (search?.index) {
+        // Text the FTS index can find: counted first (reading the index's matches, at most cap + 1), so the page is
+        // read the way its density makes cheap.
+        counted = carried ?? (await countTextMatches(ctx, search.index.first, filtered, cap));
+        rows = counted.capped
+          ? await denseTextPage(ctx, page, search.rowTest, search.index.matches, ranges)
+          : await sparseTextPage(ctx, page, search.index.matches, ranges, size + 1);
+      } else {
+        // Each range walks the sort index (INDEXED BY: a filter's own index would need a sort of all its matches).
+        const where = and(filtered, search?.rowTest);
+        const walks = ranges.map((range) => walkRange(ctx, page, where, range));
+        const counting = carried
+          ? []
+          : [
+              ctx.db.select({ total: count() }).from(
+                ctx.db
+                  .select({ one: sql`1` })
+                  .from(table)
+                  .where(where)
+                  .limit(cap + 1)
+                  .as('matches'),
+              ),
+            ];
+        const results = await ctx.db.batch([...walks, ...counting] as unknown as BatchList);
+        rows = (results.slice(0, walks.length) as Row[][]).flat();
+        const total = carried
+          ? carried.total
+          : Number((results[walks.length] as { total: number }[])[0]?.total ?? 0);
+        counted = carried ?? { total: Math.min(total, cap), capped: total > cap };
+      }
+      const total_count = carried ? carried.total : Math.min(counted.total, cap);
+      const total_count_capped = counted.capped;
+      const shown = rows.slice(0, size);
+      const last = shown.at(-1);
       const payload = (row: Row): CursorPayload => ({
         f: fieldName,
         d: direction,
@@ -606,13 +655,118 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         h: fingerprint,
       });
       return {
-        [spec.listKey]: page.map((row) => present(row, ctx)),
+        [spec.listKey]: shown.map((row) => present(row, ctx)),
         next_cursor: rows.length > size && last ? encodeCursor(payload(last)) : null,
         total_count,
         total_count_capped,
       };
     },
   });
+
+  /** One range of a list page read along its sort index (INDEXED BY), `where` tested on each row, size + 1 rows. */
+  function walkRange(ctx: ToolContext, page: ListPage, where: SQL | undefined, range: PageRange) {
+    return ctx.db
+      .select(listSelection)
+      .from(sql`${table} indexed by ${sql.identifier(page.orderIndex)}`)
+      .where(and(where, range.where))
+      .orderBy(...range.orderBy)
+      .limit(page.size + 1);
+  }
+
+  /** total_count of a text search: the FTS index's matches read first, in rowid order, stopping after cap + 1. */
+  async function countTextMatches(
+    ctx: ToolContext,
+    indexFirst: SQL,
+    filtered: SQL | undefined,
+    cap: number,
+  ): Promise<{ total: number; capped: boolean }> {
+    const [row] = await ctx.db.select({ total: count() }).from(
+      ctx.db
+        .select({ one: sql`1` })
+        .from(indexFirst)
+        .where(filtered)
+        .limit(cap + 1)
+        .as('matches'),
+    );
+    const total = Number(row?.total ?? 0);
+    return { total: Math.min(total, cap), capped: total > cap };
+  }
+
+  /**
+   * A page of sparse text matches (at most about the count cap, or few past a dense walk's fence): every match of
+   * the FTS index in the ranges, looked up by rowid (NOT INDEXED: no other index), sorted, size + 1 kept. O(matches).
+   */
+  function sparseTextPage(
+    ctx: ToolContext,
+    page: ListPage,
+    matches: SQL,
+    ranges: PageRange[],
+    limit: number,
+  ): Promise<Row[]> {
+    if (ranges.length === 0 || limit <= 0) return Promise.resolve([]);
+    const reads = ranges.map((range) =>
+      ctx.db
+        .select(listSelection)
+        .from(sql`${table} not indexed ${sql.raw(SPARSE_TEXT_MARK)}`)
+        .where(and(page.filtered, matches, range.where))
+        .orderBy(...range.orderBy)
+        .limit(limit),
+    );
+    return ctx.db.batch(reads as unknown as BatchList).then((results) => (results as Row[][]).flat());
+  }
+
+  /**
+   * A page of dense text matches (more than the count cap): each range walks its sort index testing each row, at
+   * most DENSE_WALK_ROWS_PER_ROW x (size + 1) index entries (a co-routine over the covering index, each rowid joined
+   * to its row; rows come out in the index's order). A walk that ends short either finished its range or reached
+   * that fence; past a fence the matches are sparse, and the rest of the page is read from the FTS index.
+   */
+  async function denseTextPage(
+    ctx: ToolContext,
+    page: ListPage,
+    rowTest: SQL,
+    matches: SQL,
+    ranges: PageRange[],
+  ): Promise<Row[]> {
+    const fence = DENSE_WALK_ROWS_PER_ROW * (page.size + 1);
+    const walkedRowid = sql.identifier('walked_rowid');
+    const walked = sql.identifier('walked');
+    const inRange = (range: PageRange) => and(eq(table.organization_id, page.organizationId), range.where);
+    const index = sql`${table} indexed by ${sql.identifier(page.orderIndex)}`;
+    const walks = ranges.map((range) =>
+      ctx.db
+        .select(listSelection)
+        .from(
+          sql`(select rowid as ${walkedRowid} from ${index} where ${inRange(range)} order by ${sql.join(range.orderBy, sql`, `)} limit ${fence}) as ${walked} cross join ${table}`,
+        )
+        .where(and(sql`${table}.rowid = ${walked}.${walkedRowid}`, page.filters, rowTest))
+        .limit(page.size + 1),
+    );
+    const results = (await ctx.db.batch(walks as unknown as BatchList)) as Row[][];
+    const rows: Row[] = [];
+    for (const [at, range] of ranges.entries()) {
+      rows.push(...(results[at] ?? []));
+      if (rows.length > page.size) break;
+      const column = page.orderField.column;
+      const [last] = await ctx.db
+        .select({ value: sql`${column}`.mapWith(column), id: sql<string>`${table.id}` })
+        .from(index)
+        .where(inRange(range))
+        .orderBy(...range.orderBy)
+        .limit(1)
+        .offset(fence - 1);
+      if (!last) continue; // the walk finished its range
+      const after = pageRanges(page.orderField, table.id, page.direction, {
+        f: '',
+        d: page.direction,
+        v: last.value === null || last.value === undefined ? null : (last.value as string | number),
+        i: last.id,
+      });
+      rows.push(...(await sparseTextPage(ctx, page, matches, after, page.size + 1 - rows.length)));
+      break;
+    }
+    return rows;
+  }
 
   const idInput = () =>
     z.strictObject({

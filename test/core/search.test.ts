@@ -1,12 +1,13 @@
 // filter.query through the FTS5 trigram indexes: whatever a user types is one literal string (never an SQL or FTS
 // syntax error), the index follows adds, updates and deletes, short text falls back to LIKE, and total_count is
 // counted on the first page up to its cap, then carried by the cursor.
+import { createClient } from '@libsql/client';
 import { getTableName } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/ids.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { TOTAL_COUNT_CAP } from '../../src/tools/pagination.ts';
-import { searchTableName } from '../../src/tools/search.ts';
+import { FOLDS_TO_ASCII, searchTableName } from '../../src/tools/search.ts';
 import {
   type Actor,
   callDirect,
@@ -189,6 +190,54 @@ describe('filter.query', () => {
       await client.execute(`insert into "${fts}"("${fts}", rank) values ('integrity-check', 1)`);
     }
   });
+});
+
+describe('the trigram index and LIKE', () => {
+  // A dense filter.query tests rows with LIKE (ASCII letters folded) when the text is ASCII, and must find exactly
+  // what the index finds (Unicode letters folded). They differ only where a character outside ASCII folds to an
+  // ASCII one: FOLDS_TO_ASCII, replaced before the LIKE. Every code point is tried against the index itself.
+  it('folds exactly the characters of FOLDS_TO_ASCII to ASCII, no others', async () => {
+    const client = createClient({ url: ':memory:' });
+    await client.execute(`create virtual table t using fts5(x, tokenize='trigram')`);
+    const codePoints: number[] = [];
+    for (let cp = 0x80; cp < 0x110000; cp++) if (cp < 0xd800 || cp > 0xdfff) codePoints.push(cp);
+    const CHUNK = 2000;
+    const statements = [];
+    for (let at = 0; at < codePoints.length; at += CHUNK) {
+      const text = codePoints
+        .slice(at, at + CHUNK)
+        .map((cp) => `<${String.fromCodePoint(cp)}>`)
+        .join('\n');
+      statements.push({ sql: 'insert into t(rowid, x) values (?, ?)', args: [at / CHUNK, text] });
+    }
+    await client.batch(statements, 'write');
+    const found: [string, string][] = [];
+    // The index folds to lower case: upper-case ASCII letters need no query of their own.
+    for (let code = 0x20; code < 0x7f; code++) {
+      const ascii = String.fromCharCode(code);
+      if (ascii !== ascii.toLowerCase()) continue;
+      const phrase = `"<${ascii.replace('"', '""')}>"`;
+      const chunks = await client.execute({ sql: 'select rowid from t where t match ?', args: [phrase] });
+      for (const row of chunks.rows) {
+        // Which code points of that chunk: each one alone.
+        for (const cp of codePoints.slice(Number(row.rowid) * CHUNK, (Number(row.rowid) + 1) * CHUNK)) {
+          await client.execute({ sql: 'delete from t where rowid = -1', args: [] });
+          await client.execute({
+            sql: 'insert into t(rowid, x) values (-1, ?)',
+            args: [`<${String.fromCodePoint(cp)}>`],
+          });
+          const hit = await client.execute({
+            sql: 'select 1 from t where t match ? and rowid = -1',
+            args: [phrase],
+          });
+          if (hit.rows.length > 0 && ascii === ascii.toLowerCase())
+            found.push([String.fromCodePoint(cp), ascii]);
+        }
+      }
+    }
+    client.close();
+    expect(found.sort()).toEqual([...FOLDS_TO_ASCII].sort());
+  }, 60_000);
 });
 
 describe('total_count', () => {

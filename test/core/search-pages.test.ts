@@ -1,0 +1,162 @@
+// filter.query pages read three ways (src/tools/register.ts): sparse (at most the text count cap: the FTS index's
+// matches, sorted), dense (more: the sort index walked, each row tested), and dense with a fence (the walk meets
+// sparse matches and hands over to the FTS index after its fence). Whichever way a page is read, paging through a
+// query must give exactly the records containing the text, in the requested order, each once. The records are
+// written straight into the table (thousands; normalisation bypassed on purpose for the Kelvin sign).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/ids.ts';
+import { TEXT_COUNT_CAP } from '../../src/tools/pagination.ts';
+import {
+  type Actor,
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  ok,
+  type TestRuntime,
+} from '../helpers.ts';
+
+type Row = {
+  id: string;
+  reference_id: string;
+  description: string;
+  due_date: string | null;
+  created_at: string;
+};
+type Page = {
+  nonconformities: Row[];
+  next_cursor: string | null;
+  total_count: number;
+  total_count_capped: boolean;
+};
+
+const COUNT = 5000;
+let runtime: TestRuntime;
+let token: string;
+let org: string;
+const rows: Row[] = [];
+
+/** The text of record i: words chosen so each query below has a known density and place. */
+function textOf(i: number): string {
+  const words = ['Finding'];
+  if (i % 10 === 3) words.push('frequent lapse'); // dense: 10% of the records, everywhere
+  if (i === 4321) words.push('frequent lap\u017fe'); // long s, in a dense query: the index folds it to s
+  if (i % 10 === 5) words.push('weak control'); // dense
+  if (i === 4322) words.push('wea\u212a control'); // Kelvin sign (not NFC: only in data older than normalisation)
+  if (i < 150) words.push('ancient gap'); // more than the cap, all among the oldest: the walk meets its fence
+  if (i % 997 === 5) words.push('rare slip'); // sparse: 6 records
+  if (i % 10 === 7) words.push('Überprüfung fehlt'); // dense, not ASCII: the FTS index tests each row
+  if (i === 4323) words.push('\u017fecret'); // the same, in sparse queries
+  if (i === 4324) words.push('\u212aelvin');
+  return `${words.join(' ')} number ${i}`;
+}
+
+beforeAll(async () => {
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  const alice: Actor = await createActor(runtime, 'alice');
+  org = await createOrg(runtime, alice, 'Search pages');
+  token = await createToken(runtime, alice, { organizationIds: [org] });
+  const base = Date.parse('2025-01-01T00:00:00.000Z');
+  for (let i = 0; i < COUNT; i++) {
+    // created_at grows with i (so 'ancient' is the oldest), with ties every 7 records to exercise the id tie-break.
+    const created = new Date(base + Math.floor(i / 7) * 7000).toISOString();
+    rows.push({
+      id: newId('ncf'),
+      reference_id: `NC-${String((i * 7919) % COUNT).padStart(5, '0')}`,
+      description: textOf(i),
+      due_date: i % 3 === 0 ? null : `2026-${String((i % 12) + 1).padStart(2, '0')}-15`,
+      created_at: created,
+    });
+  }
+  const statements = rows.map((row) => ({
+    sql: `insert into nonconformities (id, organization_id, reference_id, description, due_date, status, created_at, updated_at)
+          values (?, ?, ?, ?, ?, 'OPEN', ?, ?)`,
+    args: [row.id, org, row.reference_id, row.description, row.due_date, row.created_at, row.created_at],
+  }));
+  await runtime.database.client.batch(statements, 'write');
+  await runtime.database.client.execute('ANALYZE');
+}, 60_000);
+
+afterAll(async () => runtime?.cleanup());
+
+type Order = { field: 'created_at' | 'reference_id' | 'due_date'; direction: 'ASC' | 'DESC' };
+
+/** SQLite's order: NULL first, then values (BINARY), ties by id; reversed for DESC. */
+function sorted(matches: Row[], order: Order): string[] {
+  const key = (row: Row) => row[order.field];
+  const compare = (a: Row, b: Row) => {
+    const x = key(a);
+    const y = key(b);
+    if (x !== y) {
+      if (x === null) return -1;
+      if (y === null) return 1;
+      return x < y ? -1 : 1;
+    }
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
+  const ascending = [...matches].sort(compare);
+  return (order.direction === 'ASC' ? ascending : ascending.reverse()).map((row) => row.id);
+}
+
+async function walk(query: string, order: Order, size: number) {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  let first: Page | undefined;
+  for (let pages = 0; pages < COUNT; pages++) {
+    const page = await ok<Page>(runtime, token, 'listNonconformities', {
+      organization_id: org,
+      filter: { query },
+      order_by: order,
+      size,
+      ...(cursor ? { cursor } : {}),
+    });
+    first ??= page;
+    expect(page.nonconformities.length).toBeLessThanOrEqual(size);
+    if (page.next_cursor) expect(page.nonconformities).toHaveLength(size);
+    ids.push(...page.nonconformities.map((row) => row.id));
+    if (!page.next_cursor) break;
+    cursor = page.next_cursor;
+  }
+  return { ids, first: first as Page };
+}
+
+const ORDERS: Order[] = [
+  { field: 'created_at', direction: 'DESC' },
+  { field: 'created_at', direction: 'ASC' },
+  { field: 'reference_id', direction: 'ASC' },
+  { field: 'due_date', direction: 'DESC' },
+  { field: 'due_date', direction: 'ASC' },
+];
+
+const CASES: { query: string; matches: (row: Row, index: number) => boolean }[] = [
+  { query: 'FREQUENT lapse', matches: (_, i) => i % 10 === 3 || i === 4321 },
+  { query: 'weak CONTROL', matches: (_, i) => i % 10 === 5 || i === 4322 },
+  { query: 'ancient', matches: (_, i) => i < 150 },
+  { query: 'rare SLIP', matches: (_, i) => i % 997 === 5 },
+  { query: 'überPRÜFUNG', matches: (_, i) => i % 10 === 7 },
+  { query: 'SECRET', matches: (_, i) => i === 4323 },
+  { query: 'kelvin', matches: (_, i) => i === 4324 },
+  {
+    query: 'number 4',
+    matches: (row) => / 4/.test(row.description.slice(row.description.indexOf('number'))),
+  },
+];
+
+describe('filter.query pages, sparse and dense', () => {
+  for (const { query, matches } of CASES) {
+    it(`${JSON.stringify(query)}: every matching record once, in order, for every order`, async () => {
+      const expected = rows.filter((row, index) => matches(row, index));
+      expect(expected.length).toBeGreaterThan(0);
+      for (const order of ORDERS) {
+        for (const size of [20, 7]) {
+          const { ids, first } = await walk(query, order, size);
+          expect(ids, `${query} ${order.field} ${order.direction} size ${size}`).toEqual(
+            sorted(expected, order),
+          );
+          expect(first.total_count).toBe(Math.min(expected.length, TEXT_COUNT_CAP));
+          expect(first.total_count_capped).toBe(expected.length > TEXT_COUNT_CAP);
+        }
+      }
+    });
+  }
+});
