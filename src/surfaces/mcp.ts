@@ -155,8 +155,7 @@ export function createMcpSurface(options: {
 
   return {
     async handle(received, principal, requestId) {
-      const request = withJsonAccept(received);
-      const parsed = parseToolSelection(new URL(request.url), request.headers, toolsetNames);
+      const parsed = parseToolSelection(new URL(received.url), received.headers, toolsetNames);
       if (!parsed.ok) {
         return new Response(
           JSON.stringify({
@@ -169,11 +168,16 @@ export function createMcpSurface(options: {
       }
       const { selection } = parsed;
       const call = (name: string, args: unknown) => callTool(name, args, selection, principal, requestId);
-      if (!(await isLegacyRequest(request))) {
+      // The body is read and parsed once, here: the era is decided on the parsed value and both SDKs are handed it,
+      // so neither clones the request or reads its body again.
+      const body = await readBody(received);
+      const request = withJsonAccept(received, body);
+      if (!(await isLegacyRequest(request, body.parsed))) {
         // 2026-07-28: the SDK's handler answers from a server the factory builds with this request's context.
         const context: ModernContext = { selection, principal, call };
         return modern.fetch(request, {
           authInfo: { token: '', clientId: principal.tokenId, scopes: [], extra: { context } },
+          parsedBody: body.parsed,
         });
       }
       const server = new Server(
@@ -193,11 +197,13 @@ export function createMcpSurface(options: {
         enableJsonResponse: true,
       });
       await server.connect(transport);
-      try {
-        return await transport.handleRequest(request);
-      } finally {
-        await server.close();
-      }
+      // Not closed afterwards: in JSON response mode the answer is complete when handleRequest resolves, and the
+      // transport holds no stream, timer or session; both are garbage with the request. close() would only abort the
+      // handler just answered and build an AbortError and a "Connection closed" McpError for nobody, on every call.
+      return transport.handleRequest(
+        request,
+        body.parsed === undefined ? undefined : { parsedBody: body.parsed },
+      );
     },
   };
 }
@@ -233,11 +239,37 @@ class JsonRpcError extends Error {
   }
 }
 
-// Responses are always JSON, so a client that only accepts application/json (curl, proxies) is served too.
-function withJsonAccept(request: Request): Request {
+/** A request body read once: its text, and its JSON value when it is JSON (`undefined`: empty or not JSON). */
+interface ReadBody {
+  text: string;
+  parsed: unknown;
+}
+
+async function readBody(request: Request): Promise<ReadBody> {
+  const text = await request.text();
+  if (text.length === 0) return { text, parsed: undefined };
+  try {
+    return { text, parsed: JSON.parse(text) as unknown };
+  } catch {
+    return { text, parsed: undefined };
+  }
+}
+
+/**
+ * The request the SDKs see: the received one, whose body has been read. Responses are always JSON, so a client that
+ * only accepts application/json (curl, proxies) is served too; and a body that is not JSON is given back as text,
+ * for the SDK to answer as it answers any unparseable body.
+ */
+function withJsonAccept(request: Request, body: ReadBody): Request {
   const accept = request.headers.get('accept') ?? '';
-  if (accept.includes('application/json') && accept.includes('text/event-stream')) return request;
+  const acceptsBoth = accept.includes('application/json') && accept.includes('text/event-stream');
+  if (acceptsBoth && body.parsed !== undefined) return request;
   const headers = new Headers(request.headers);
-  headers.set('accept', 'application/json, text/event-stream');
-  return new Request(request, { headers });
+  if (!acceptsBoth) headers.set('accept', 'application/json, text/event-stream');
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    signal: request.signal,
+    ...(body.parsed === undefined ? { body: body.text } : {}),
+  });
 }
