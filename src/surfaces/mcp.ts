@@ -6,12 +6,14 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
+  type CallToolRequest,
   CallToolRequestParamsSchema,
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
   type ListToolsResult,
+  McpError,
   type Tool as Tool_,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
@@ -44,13 +46,42 @@ export const SERVER_INSTRUCTIONS = [
 ].join(' ');
 
 /**
- * tools/call as the SDK defines it, except that `arguments` is not checked here: checked by the SDK's own handler
- * wrapper, a non-object is refused as JSON-RPC "invalid params" (-32602), where a failed parse of the handler's
- * schema would be an "internal error" (-32603).
+ * tools/call as the SDK defines it, except that `arguments` is not checked here: checked next by the SDK's own
+ * schema (sdkCallParams), a non-object is refused as JSON-RPC "invalid params" (-32602), where a failed parse of this
+ * schema is an "internal error" (-32603).
  */
 const CallToolRequestLooseSchema = CallToolRequestSchema.extend({
   params: CallToolRequestParamsSchema.extend({ arguments: z.unknown().optional() }),
 });
+
+/** tools/call params without `_meta` or `task`, a string name and an object of arguments (or none); else null. */
+function plainCallParams(params: unknown): { name: string; arguments?: Record<string, unknown> } | null {
+  if (!isPlainObject(params)) return null;
+  for (const key in params) if (key !== 'name' && key !== 'arguments') return null;
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string' || (args !== undefined && !isPlainObject(args))) return null;
+  return { name, arguments: args };
+}
+
+/**
+ * tools/call params as the SDK checks them for a registered tools/call handler: the loose schema first (a failure is
+ * an "internal error", -32603), then the SDK's own schema (a failure is "invalid params", -32602).
+ */
+function sdkCallParams(request: unknown): CallToolRequest['params'] {
+  const loose = CallToolRequestLooseSchema.safeParse(request);
+  if (!loose.success) throw loose.error;
+  const checked = CallToolRequestSchema.safeParse(request);
+  if (!checked.success) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call request: ${checked.error.message}`);
+  }
+  return checked.data.params;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
 
 /** How long a 2026-07-28 client may reuse a tools/list or server/discover answer (ms). */
 const LIST_TTL_MS = 5 * 60 * 1000;
@@ -189,9 +220,17 @@ export function createMcpSurface(options: {
         },
       );
       server.setRequestHandler(ListToolsRequestSchema, () => listResultOf(selection, principal));
-      server.setRequestHandler(CallToolRequestLooseSchema, (request) =>
-        call(request.params.name, request.params.arguments),
-      );
+      // tools/call is answered by the fallback handler (the SDK's hook for methods without a handler of their own),
+      // which the SDK neither parses the request for nor validates the result of: a plain call is checked here in a
+      // few comparisons, anything else goes through the SDK's own schemas and fails as it did; our results are
+      // CallToolResults by construction (callTool). Every other method without a handler: "Method not found", as the
+      // SDK answers it.
+      server.fallbackRequestHandler = async (request) => {
+        if (request.method !== 'tools/call')
+          throw new JsonRpcError(ErrorCode.MethodNotFound, 'Method not found');
+        const params = plainCallParams(request.params) ?? sdkCallParams(request);
+        return call(params.name, params.arguments);
+      };
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
