@@ -18,8 +18,17 @@ export async function openNodeDatabase(url: string, authToken?: string): Promise
     const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '');
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   }
-  // `timeout` is the busy timeout of every pooled connection to a `file:` database (ignored by remote clients).
-  const client = createClient({ url, timeout: BUSY_TIMEOUT_MS, ...(authToken ? { authToken } : {}) });
+  // `timeout` is the busy timeout of a `file:` database's connection (ignored by remote clients). One connection:
+  // an embedded database runs every statement synchronously on this thread, so more connections never run anything
+  // in parallel; the client's pool would open one per request awaiting at once, each with its own cold page cache,
+  // and a large database would then be read from the file again and again under concurrent load. Nothing here holds
+  // a connection across an await (writes are single batches, never interactive transactions).
+  const client = createClient({
+    url,
+    timeout: BUSY_TIMEOUT_MS,
+    ...(url.startsWith('file:') ? { concurrency: 1 } : {}),
+    ...(authToken ? { authToken } : {}),
+  });
   if (url.startsWith('file:')) await prepareEmbeddedFile(client);
   return createDatabase(client);
 }
