@@ -317,6 +317,18 @@ interface ListPage {
 
 type BatchList = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 
+/** The database is reached over the network (each read a round trip), not embedded in this process. */
+function isRemote(ctx: ToolContext): boolean {
+  const client = (ctx.db as { $client?: { protocol?: string } }).$client;
+  return client?.protocol !== 'file';
+}
+
+/** total_count and total_count_capped from a count of at most cap + 1 matches. */
+function countedOf(result: unknown, cap: number): { total: number; capped: boolean } {
+  const total = Number((result as { total: number }[])[0]?.total ?? 0);
+  return { total: Math.min(total, cap), capped: total > cap };
+}
+
 /**
  * A dense text walk reads at most this many index entries per row of the page before it calls the matches sparse
  * (fewer than 1 in this many rows) and reads the rest of the page from the FTS index.
@@ -614,9 +626,24 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       if (search?.index) {
         // Text the FTS index can find: counted first (reading the index's matches, at most cap + 1), so the page is
         // read the way its density makes cheap.
-        counted = carried ?? (await countTextMatches(ctx, search.index.first, filtered, cap));
+        // Over a remote database each read is a round trip: the dense reads go with the first page's count, and a
+        // walk's probe with its walk.
+        const remote = isRemote(ctx);
+        const dense = denseTextReads(ctx, page, search.rowTest, ranges, remote);
+        const counting = textCountQuery(ctx, search.index.first, filtered, cap);
+        let prefetched: Row[][] | null = null;
+        if (carried) counted = carried;
+        else if (remote) {
+          const [first, ...rest] = (await ctx.db.batch([
+            counting,
+            ...dense.walks,
+            ...dense.probes,
+          ] as unknown as BatchList)) as Row[][];
+          counted = countedOf(first, cap);
+          prefetched = rest;
+        } else counted = countedOf(await counting, cap);
         rows = counted.capped
-          ? await denseTextPage(ctx, page, search.rowTest, search.index.matches, ranges)
+          ? await denseTextPage(ctx, page, search.index.matches, ranges, dense, prefetched)
           : await sparseTextPage(ctx, page, search.index.matches, ranges, size + 1);
       } else {
         // Each range walks the sort index (INDEXED BY: a filter's own index would need a sort of all its matches).
@@ -636,13 +663,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
             ];
         const results = await ctx.db.batch([...walks, ...counting] as unknown as BatchList);
         rows = (results.slice(0, walks.length) as Row[][]).flat();
-        const total = carried
-          ? carried.total
-          : Number((results[walks.length] as { total: number }[])[0]?.total ?? 0);
-        counted = carried ?? { total: Math.min(total, cap), capped: total > cap };
+        counted = carried ?? countedOf(results[walks.length], cap);
       }
-      const total_count = carried ? carried.total : Math.min(counted.total, cap);
-      const total_count_capped = counted.capped;
+      const { total: total_count, capped: total_count_capped } = counted;
       const shown = rows.slice(0, size);
       const last = shown.at(-1);
       const payload = (row: Row): CursorPayload => ({
@@ -674,13 +697,8 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   }
 
   /** total_count of a text search: the FTS index's matches read first, in rowid order, stopping after cap + 1. */
-  async function countTextMatches(
-    ctx: ToolContext,
-    indexFirst: SQL,
-    filtered: SQL | undefined,
-    cap: number,
-  ): Promise<{ total: number; capped: boolean }> {
-    const [row] = await ctx.db.select({ total: count() }).from(
+  function textCountQuery(ctx: ToolContext, indexFirst: SQL, filtered: SQL | undefined, cap: number) {
+    return ctx.db.select({ total: count() }).from(
       ctx.db
         .select({ one: sql`1` })
         .from(indexFirst)
@@ -688,8 +706,6 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         .limit(cap + 1)
         .as('matches'),
     );
-    const total = Number(row?.total ?? 0);
-    return { total: Math.min(total, cap), capped: total > cap };
   }
 
   /**
@@ -716,51 +732,74 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   }
 
   /**
-   * A page of dense text matches (more than the count cap): each range walks its sort index testing each row, at
-   * most DENSE_WALK_ROWS_PER_ROW x (size + 1) index entries (a co-routine over the covering index, each rowid joined
-   * to its row; rows come out in the index's order). A walk that ends short either finished its range or reached
-   * that fence; past a fence the matches are sparse, and the rest of the page is read from the FTS index.
+   * The reads of a page of dense text matches (more than the count cap): each range walks its sort index testing
+   * each row, at most DENSE_WALK_ROWS_PER_ROW x (size + 1) index entries (a co-routine over the covering index, each
+   * rowid joined to its row; rows come out in the index's order). A walk that ends short either finished its range
+   * or reached that fence, which its probe tells: the row at the fence, if any. `withProbes`: the probes are read
+   * with the walks (one round trip); otherwise only after a walk that ended short.
    */
-  async function denseTextPage(
+  function denseTextReads(
     ctx: ToolContext,
     page: ListPage,
     rowTest: SQL,
-    matches: SQL,
     ranges: PageRange[],
-  ): Promise<Row[]> {
+    withProbes: boolean,
+  ) {
     const fence = DENSE_WALK_ROWS_PER_ROW * (page.size + 1);
     const walkedRowid = sql.identifier('walked_rowid');
     const walked = sql.identifier('walked');
     const inRange = (range: PageRange) => and(eq(table.organization_id, page.organizationId), range.where);
     const index = sql`${table} indexed by ${sql.identifier(page.orderIndex)}`;
-    const walks = ranges.map((range) =>
+    const column = page.orderField.column;
+    const probe = (range: PageRange) =>
       ctx.db
-        .select(listSelection)
-        .from(
-          sql`(select rowid as ${walkedRowid} from ${index} where ${inRange(range)} order by ${sql.join(range.orderBy, sql`, `)} limit ${fence}) as ${walked} cross join ${table}`,
-        )
-        .where(and(sql`${table}.rowid = ${walked}.${walkedRowid}`, page.filters, rowTest))
-        .limit(page.size + 1),
-    );
-    const results = (await ctx.db.batch(walks as unknown as BatchList)) as Row[][];
-    const rows: Row[] = [];
-    for (const [at, range] of ranges.entries()) {
-      rows.push(...(results[at] ?? []));
-      if (rows.length > page.size) break;
-      const column = page.orderField.column;
-      const [last] = await ctx.db
         .select({ value: sql`${column}`.mapWith(column), id: sql<string>`${table.id}` })
         .from(index)
         .where(inRange(range))
         .orderBy(...range.orderBy)
         .limit(1)
         .offset(fence - 1);
+    return {
+      walks: ranges.map((range) =>
+        ctx.db
+          .select(listSelection)
+          .from(
+            sql`(select rowid as ${walkedRowid} from ${index} where ${inRange(range)} order by ${sql.join(range.orderBy, sql`, `)} limit ${fence}) as ${walked} cross join ${table}`,
+          )
+          .where(and(sql`${table}.rowid = ${walked}.${walkedRowid}`, page.filters, rowTest))
+          .limit(page.size + 1),
+      ),
+      probes: withProbes ? ranges.map(probe) : [],
+      probe,
+    };
+  }
+
+  /**
+   * A page of dense text matches from `denseTextReads` (read here unless `prefetched`: the walks' rows, then the
+   * probes'). Past a walk's fence the matches are sparse: the rest of the page is read from the FTS index.
+   */
+  async function denseTextPage(
+    ctx: ToolContext,
+    page: ListPage,
+    matches: SQL,
+    ranges: PageRange[],
+    reads: ReturnType<typeof denseTextReads>,
+    prefetched: Row[][] | null,
+  ): Promise<Row[]> {
+    const results =
+      prefetched ??
+      ((await ctx.db.batch([...reads.walks, ...reads.probes] as unknown as BatchList)) as Row[][]);
+    const rows: Row[] = [];
+    for (const [at, range] of ranges.entries()) {
+      rows.push(...(results[at] ?? []));
+      if (rows.length > page.size) break;
+      const [last] = reads.probes.length > 0 ? (results[ranges.length + at] ?? []) : await reads.probe(range);
       if (!last) continue; // the walk finished its range
       const after = pageRanges(page.orderField, table.id, page.direction, {
         f: '',
         d: page.direction,
         v: last.value === null || last.value === undefined ? null : (last.value as string | number),
-        i: last.id,
+        i: String(last.id),
       });
       rows.push(...(await sparseTextPage(ctx, page, matches, after, page.size + 1 - rows.length)));
       break;

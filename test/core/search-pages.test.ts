@@ -2,8 +2,14 @@
 // matches, sorted), dense (more: the sort index walked, each row tested), and dense with a fence (the walk meets
 // sparse matches and hands over to the FTS index after its fence). Whichever way a page is read, paging through a
 // query must give exactly the records containing the text, in the requested order, each once. The records are
-// written straight into the table (thousands; normalisation bypassed on purpose for the Kelvin sign).
+// written straight into the table (thousands; normalisation bypassed on purpose for the Kelvin sign). Run over an
+// embedded file and over a remote libSQL server (the local dev server), where the first page's reads are batched
+// differently (one round trip for the count and the dense reads).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HranaServer, startHranaServer } from '../../src/dev/hrana-server.ts';
 import { newId } from '../../src/ids.ts';
 import { TEXT_COUNT_CAP } from '../../src/tools/pagination.ts';
 import {
@@ -31,10 +37,12 @@ type Page = {
 };
 
 const COUNT = 5000;
-let runtime: TestRuntime;
-let token: string;
-let org: string;
-const rows: Row[] = [];
+interface World {
+  runtime: TestRuntime;
+  token: string;
+  org: string;
+  rows: Row[];
+}
 
 /** The text of record i: words chosen so each query below has a known density and place. */
 function textOf(i: number): string {
@@ -51,11 +59,14 @@ function textOf(i: number): string {
   return `${words.join(' ')} number ${i}`;
 }
 
-beforeAll(async () => {
-  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+async function createWorld(databaseUrl?: string): Promise<World> {
+  const runtime = await createTestRuntime({
+    env: { RATE_LIMIT_PER_MINUTE: '0', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) },
+  });
   const alice: Actor = await createActor(runtime, 'alice');
-  org = await createOrg(runtime, alice, 'Search pages');
-  token = await createToken(runtime, alice, { organizationIds: [org] });
+  const org = await createOrg(runtime, alice, 'Search pages');
+  const token = await createToken(runtime, alice, { organizationIds: [org] });
+  const rows: Row[] = [];
   const base = Date.parse('2025-01-01T00:00:00.000Z');
   for (let i = 0; i < COUNT; i++) {
     // created_at grows with i (so 'ancient' is the oldest), with ties every 7 records to exercise the id tie-break.
@@ -75,9 +86,8 @@ beforeAll(async () => {
   }));
   await runtime.database.client.batch(statements, 'write');
   await runtime.database.client.execute('ANALYZE');
-}, 60_000);
-
-afterAll(async () => runtime?.cleanup());
+  return { runtime, token, org, rows };
+}
 
 type Order = { field: 'created_at' | 'reference_id' | 'due_date'; direction: 'ASC' | 'DESC' };
 
@@ -98,7 +108,7 @@ function sorted(matches: Row[], order: Order): string[] {
   return (order.direction === 'ASC' ? ascending : ascending.reverse()).map((row) => row.id);
 }
 
-async function walk(query: string, order: Order, size: number) {
+async function walk({ runtime, token, org }: World, query: string, order: Order, size: number) {
   const ids: string[] = [];
   let cursor: string | undefined;
   let first: Page | undefined;
@@ -142,21 +152,40 @@ const CASES: { query: string; matches: (row: Row, index: number) => boolean }[] 
   },
 ];
 
-describe('filter.query pages, sparse and dense', () => {
-  for (const { query, matches } of CASES) {
-    it(`${JSON.stringify(query)}: every matching record once, in order, for every order`, async () => {
-      const expected = rows.filter((row, index) => matches(row, index));
-      expect(expected.length).toBeGreaterThan(0);
-      for (const order of ORDERS) {
-        for (const size of [20, 7]) {
-          const { ids, first } = await walk(query, order, size);
-          expect(ids, `${query} ${order.field} ${order.direction} size ${size}`).toEqual(
-            sorted(expected, order),
-          );
-          expect(first.total_count).toBe(Math.min(expected.length, TEXT_COUNT_CAP));
-          expect(first.total_count_capped).toBe(expected.length > TEXT_COUNT_CAP);
-        }
+for (const kind of ['embedded', 'remote'] as const) {
+  describe(`filter.query pages, sparse and dense (${kind} database)`, () => {
+    let world: World;
+    let server: HranaServer | undefined;
+    let dir: string | undefined;
+    beforeAll(async () => {
+      if (kind === 'remote') {
+        dir = mkdtempSync(join(tmpdir(), 'cmcp-search-remote-'));
+        server = await startHranaServer({ databaseUrl: `file:${join(dir, 'remote.db')}` });
       }
+      world = await createWorld(server?.url);
+      expect(world.runtime.database.client.protocol).toBe(kind === 'remote' ? 'http' : 'file');
+    }, 120_000);
+    afterAll(async () => {
+      await world?.runtime.cleanup();
+      await server?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
     });
-  }
-});
+
+    for (const { query, matches } of CASES) {
+      it(`${JSON.stringify(query)}: every matching record once, in order, for every order`, async () => {
+        const expected = world.rows.filter((row, index) => matches(row, index));
+        expect(expected.length).toBeGreaterThan(0);
+        for (const order of ORDERS) {
+          for (const size of [20, 7]) {
+            const { ids, first } = await walk(world, query, order, size);
+            expect(ids, `${query} ${order.field} ${order.direction} size ${size}`).toEqual(
+              sorted(expected, order),
+            );
+            expect(first.total_count).toBe(Math.min(expected.length, TEXT_COUNT_CAP));
+            expect(first.total_count_capped).toBe(expected.length > TEXT_COUNT_CAP);
+          }
+        }
+      }, 120_000);
+    }
+  });
+}
