@@ -630,21 +630,24 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         // walk's probe with its walk.
         const remote = isRemote(ctx);
         const dense = denseTextReads(ctx, page, search.rowTest, ranges, remote);
-        const counting = textCountQuery(ctx, search.index.first, filtered, cap);
+        const counting = textMatchesQuery(ctx, search.index.first, filtered, cap);
         let prefetched: Row[][] | null = null;
-        if (carried) counted = carried;
-        else if (remote) {
+        let found: { total: number; rowids: string } | null = null;
+        if (!carried && remote) {
           const [first, ...rest] = (await ctx.db.batch([
             counting,
             ...dense.walks,
             ...dense.probes,
           ] as unknown as BatchList)) as Row[][];
-          counted = countedOf(first, cap);
+          found = (first?.[0] ?? null) as typeof found;
           prefetched = rest;
-        } else counted = countedOf(await counting, cap);
+        } else if (!carried) [found = null] = await counting;
+        const matched = Number(found?.total ?? 0);
+        counted = carried ?? { total: Math.min(matched, cap), capped: matched > cap };
+        const sparse = found ? { rowids: found.rowids } : search.index.matches;
         rows = counted.capped
           ? await denseTextPage(ctx, page, search.index.matches, ranges, dense, prefetched)
-          : await sparseTextPage(ctx, page, search.index.matches, ranges, size + 1);
+          : await sparseTextPage(ctx, page, sparse, ranges, size + 1);
       } else {
         // Each range walks the sort index (INDEXED BY: a filter's own index would need a sort of all its matches).
         const where = and(filtered, search?.rowTest);
@@ -696,35 +699,42 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       .limit(page.size + 1);
   }
 
-  /** total_count of a text search: the FTS index's matches read first, in rowid order, stopping after cap + 1. */
-  function textCountQuery(ctx: ToolContext, indexFirst: SQL, filtered: SQL | undefined, cap: number) {
-    return ctx.db.select({ total: count() }).from(
-      ctx.db
-        .select({ one: sql`1` })
-        .from(indexFirst)
-        .where(filtered)
-        .limit(cap + 1)
-        .as('matches'),
-    );
+  /**
+   * The matches of a text search, for total_count: the FTS index's matches read first, in rowid order, each checked
+   * against its row, stopping after cap + 1. Their rowids: a sparse first page is read from them.
+   */
+  function textMatchesQuery(ctx: ToolContext, indexFirst: SQL, filtered: SQL | undefined, cap: number) {
+    const found = ctx.db
+      .select({ rowid: sql<number>`${table}.rowid`.as('found_rowid') })
+      .from(indexFirst)
+      .where(filtered)
+      .limit(cap + 1)
+      .as('found');
+    return ctx.db
+      .select({ total: count(), rowids: sql<string>`json_group_array(${found.rowid})` })
+      .from(found);
   }
 
   /**
-   * A page of sparse text matches (at most about the count cap, or few past a dense walk's fence): every match of
-   * the FTS index in the ranges, looked up by rowid (NOT INDEXED: no other index), sorted, size + 1 kept. O(matches).
+   * A page of sparse text matches (at most about the count cap, or few past a dense walk's fence): every match in
+   * the ranges, looked up by rowid (NOT INDEXED: no other index), sorted, size + 1 kept. O(matches). `matches`: the
+   * FTS index's (read again), or the rowids a first page's count just read (a JSON array).
    */
   function sparseTextPage(
     ctx: ToolContext,
     page: ListPage,
-    matches: SQL,
+    matches: SQL | { rowids: string },
     ranges: PageRange[],
     limit: number,
   ): Promise<Row[]> {
     if (ranges.length === 0 || limit <= 0) return Promise.resolve([]);
+    const match =
+      'rowids' in matches ? sql`${table}.rowid in (select value from json_each(${matches.rowids}))` : matches;
     const reads = ranges.map((range) =>
       ctx.db
         .select(listSelection)
         .from(sql`${table} not indexed ${sql.raw(SPARSE_TEXT_MARK)}`)
-        .where(and(page.filtered, matches, range.where))
+        .where(and(page.filtered, match, range.where))
         .orderBy(...range.orderBy)
         .limit(limit),
     );
