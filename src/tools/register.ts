@@ -644,7 +644,8 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         } else if (!carried) [found = null] = await counting;
         const matched = Number(found?.total ?? 0);
         counted = carried ?? { total: Math.min(matched, cap), capped: matched > cap };
-        const sparse = found ? { rowids: found.rowids } : search.index.matches;
+        // The rowids were read by another statement: each row is tested again, as it may have changed since.
+        const sparse = found ? { rowids: found.rowids, test: search.rowTest } : search.index.matches;
         rows = counted.capped
           ? await denseTextPage(ctx, page, search.index.matches, ranges, dense, prefetched)
           : await sparseTextPage(ctx, page, sparse, ranges, size + 1);
@@ -718,18 +719,20 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   /**
    * A page of sparse text matches (at most about the count cap, or few past a dense walk's fence): every match in
    * the ranges, looked up by rowid (NOT INDEXED: no other index), sorted, size + 1 kept. O(matches). `matches`: the
-   * FTS index's (read again), or the rowids a first page's count just read (a JSON array).
+   * FTS index's (read again), or the rowids a first page's count just read (a JSON array) with the row test.
    */
   function sparseTextPage(
     ctx: ToolContext,
     page: ListPage,
-    matches: SQL | { rowids: string },
+    matches: SQL | { rowids: string; test: SQL },
     ranges: PageRange[],
     limit: number,
   ): Promise<Row[]> {
     if (ranges.length === 0 || limit <= 0) return Promise.resolve([]);
     const match =
-      'rowids' in matches ? sql`${table}.rowid in (select value from json_each(${matches.rowids}))` : matches;
+      'rowids' in matches
+        ? and(sql`${table}.rowid in (select value from json_each(${matches.rowids}))`, matches.test)
+        : matches;
     const reads = ranges.map((range) =>
       ctx.db
         .select(listSelection)
