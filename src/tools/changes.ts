@@ -10,6 +10,8 @@ import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
 import {
   type CursorPayload,
+  cappedCount,
+  carriedCount,
   cursorValue,
   decodeCursor,
   encodeCursor,
@@ -275,7 +277,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
       const [range] = pageRanges(createdAt, recordChanges.id, 'DESC', cursor);
       // total_count: counted on the first page (at most TOTAL_COUNT_CAP + 1 matches read), then carried in the cursor.
       const fingerprint = filterFingerprint(input.filter);
-      const carried = cursor?.t !== undefined && cursor.h === fingerprint ? cursor : null;
+      const carried = carriedCount(cursor, fingerprint);
       const pageQuery = ctx.db
         .select({
           ...getTableColumns(recordChanges),
@@ -297,9 +299,8 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
           .as('matches'),
       );
       const [rows, totals] = carried ? [await pageQuery, null] : await ctx.db.batch([pageQuery, countQuery]);
-      const counted = totals ? Number(totals[0]?.total ?? 0) : 0;
-      const total_count = carried ? (carried.t ?? 0) : Math.min(counted, TOTAL_COUNT_CAP);
-      const total_count_capped = carried ? carried.c === true : counted > TOTAL_COUNT_CAP;
+      const { total: total_count, capped: total_count_capped } =
+        carried ?? cappedCount(Number(totals?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
       const last = rows.length > size ? rows[size - 1] : undefined;
       const payload = (row: Record<string, unknown>): CursorPayload => ({
         f: 'created_at',

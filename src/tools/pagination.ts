@@ -143,6 +143,24 @@ export function cursorValue(field: OrderField, row: Record<string, unknown>): st
   return typeof value === 'number' ? value : String(value);
 }
 
+/** total_count and total_count_capped of one walk through a list. */
+export interface CountedTotal {
+  total: number;
+  capped: boolean;
+}
+
+/** From a count that read at most cap + 1 matches. */
+export function cappedCount(matches: number, cap: number): CountedTotal {
+  return { total: Math.min(matches, cap), capped: matches > cap };
+}
+
+/** What a later page's cursor carries from the first page's count, if counted for this same filter; else null. */
+export function carriedCount(cursor: CursorPayload | null, fingerprint: string): CountedTotal | null {
+  return cursor?.t !== undefined && cursor.h === fingerprint
+    ? { total: cursor.t, capped: cursor.c === true }
+    : null;
+}
+
 /** A short fingerprint of the filter, so a cursor's carried total_count is not reused for another filter. */
 export function filterFingerprint(filter: unknown): string {
   const text = JSON.stringify(filter ?? null);

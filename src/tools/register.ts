@@ -18,7 +18,10 @@ import {
   timestampSchema,
 } from './fields.ts';
 import {
+  type CountedTotal,
   type CursorPayload,
+  cappedCount,
+  carriedCount,
   cursorValue,
   type Direction,
   decodeCursor,
@@ -323,12 +326,6 @@ function isRemote(ctx: ToolContext): boolean {
   return client?.protocol !== 'file';
 }
 
-/** total_count and total_count_capped from a count of at most cap + 1 matches. */
-function countedOf(result: unknown, cap: number): { total: number; capped: boolean } {
-  const total = Number((result as { total: number }[])[0]?.total ?? 0);
-  return { total: Math.min(total, cap), capped: total > cap };
-}
-
 /**
  * A dense text walk reads at most this many index entries per row of the page before it calls the matches sparse
  * (fewer than 1 in this many rows) and reads the rest of the page from the FTS index.
@@ -607,10 +604,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const fingerprint = filterFingerprint(input.filter);
       const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
       // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
-      const carried =
-        cursor?.t !== undefined && cursor.h === fingerprint
-          ? { total: cursor.t, capped: cursor.c === true }
-          : null;
+      const carried = carriedCount(cursor, fingerprint);
       const ranges = pageRanges(orderField, table.id, direction, cursor);
       const page: ListPage = {
         organizationId: input.organization_id,
@@ -622,18 +616,20 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         size,
       };
       let rows: Row[];
-      let counted: { total: number; capped: boolean };
+      let counted: CountedTotal;
       if (search?.index) {
         // Text the FTS index can find: counted first (reading the index's matches, at most cap + 1), so the page is
         // read the way its density makes cheap.
         // Over a remote database each read is a round trip: the dense reads go with the first page's count, and a
         // walk's probe with its walk.
         const remote = isRemote(ctx);
-        const dense = denseTextReads(ctx, page, search.rowTest, ranges, remote);
+        const denseReads = () => denseTextReads(ctx, page, search.rowTest, ranges, remote);
         const counting = textMatchesQuery(ctx, search.index.first, filtered, cap);
+        let dense: ReturnType<typeof denseTextReads> | null = null;
         let prefetched: Row[][] | null = null;
         let found: { total: number; rowids: string } | null = null;
         if (!carried && remote) {
+          dense = denseReads();
           const [first, ...rest] = (await ctx.db.batch([
             counting,
             ...dense.walks,
@@ -642,12 +638,11 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           found = (first?.[0] ?? null) as typeof found;
           prefetched = rest;
         } else if (!carried) [found = null] = await counting;
-        const matched = Number(found?.total ?? 0);
-        counted = carried ?? { total: Math.min(matched, cap), capped: matched > cap };
+        counted = carried ?? cappedCount(Number(found?.total ?? 0), cap);
         // The rowids were read by another statement: each row is tested again, as it may have changed since.
         const sparse = found ? { rowids: found.rowids, test: search.rowTest } : search.index.matches;
         rows = counted.capped
-          ? await denseTextPage(ctx, page, search.index.matches, ranges, dense, prefetched)
+          ? await denseTextPage(ctx, page, search.index.matches, ranges, dense ?? denseReads(), prefetched)
           : await sparseTextPage(ctx, page, sparse, ranges, size + 1);
       } else {
         // Each range walks the sort index (INDEXED BY: a filter's own index would need a sort of all its matches).
@@ -667,7 +662,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
             ];
         const results = await ctx.db.batch([...walks, ...counting] as unknown as BatchList);
         rows = (results.slice(0, walks.length) as Row[][]).flat();
-        counted = carried ?? countedOf(results[walks.length], cap);
+        counted = carried ?? cappedCount(Number((results[walks.length] as Row[])[0]?.total ?? 0), cap);
       }
       const { total: total_count, capped: total_count_capped } = counted;
       const shown = rows.slice(0, size);
@@ -766,7 +761,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     const column = page.orderField.column;
     const probe = (range: PageRange) =>
       ctx.db
-        .select({ value: sql`${column}`.mapWith(column), id: sql<string>`${table.id}` })
+        .select({ [column.name]: sql`${column}`.mapWith(column), id: sql<string>`${table.id}` })
         .from(index)
         .where(inRange(range))
         .orderBy(...range.orderBy)
@@ -811,7 +806,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const after = pageRanges(page.orderField, table.id, page.direction, {
         f: '',
         d: page.direction,
-        v: last.value === null || last.value === undefined ? null : (last.value as string | number),
+        v: cursorValue(page.orderField, last),
         i: String(last.id),
       });
       rows.push(...(await sparseTextPage(ctx, page, matches, after, page.size + 1 - rows.length)));
