@@ -519,6 +519,8 @@ if (serveUrl) {
     }),
     () => {},
   );
+  // Measured as a running server keeps it: its search indexes merged (done at start, then hourly).
+  await server.searchIndexesMerged();
   console.log(`LISTENING ${server.url}`);
   const stop = () => void server.close().then(() => process.exit(0));
   process.on('SIGTERM', stop);

@@ -6,13 +6,14 @@ import { noTokenCache } from './auth/token-cache.ts';
 import { createTokenService } from './auth/tokens.ts';
 import { loadConfig, redactDatabaseUrl } from './config.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
+import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo.ts';
 import { AppError } from './errors.ts';
 
 export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)
 
   serve                                                   start the server (HOST, PORT, DATABASE_URL, SEED_DEMO)
-  migrate                                                 apply database migrations
+  migrate                                                 apply database migrations, merge the search indexes
   user create --email E --password P [--name N]           -> {"id":"usr_..."}
   org create --name N --owner EMAIL                       -> {"id":"org_..."}
   member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true}
@@ -95,8 +96,11 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     // The CLI has no cache to keep: the server's own cache expires revoked tokens within its TTL.
     const tokens = createTokenService({ db, cache: noTokenCache, cacheTtlSeconds: 0, now });
     switch (command) {
-      case 'migrate':
-        return { ok: true, database: redactDatabaseUrl(config.databaseUrl) };
+      case 'migrate': {
+        // What the Node host does at start and hourly, for a database no Node host serves (the Worker's).
+        const merged = await mergeSearchIndexes(database.client, { pause: async () => {} });
+        return { ok: true, database: redactDatabaseUrl(config.databaseUrl), search_indexes_merged: merged };
+      }
       case 'user create': {
         const user = await createUser(db, now(), {
           email: need(values, 'email'),

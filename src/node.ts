@@ -6,6 +6,7 @@ import { createMemoryTokenCache } from './auth/token-cache.ts';
 import { type Config, redactDatabaseUrl } from './config.ts';
 import { optimizeDatabase } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
+import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
 import { toErrorBody } from './errors.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
@@ -13,7 +14,10 @@ import { createRuntime, type Runtime } from './runtime.ts';
 import { isLoopbackHost } from './surfaces/origin.ts';
 
 const USAGE_FLUSH_MS = 1000;
-/** `PRAGMA optimize` this often, so statistics follow registers that grow while the server runs. */
+/**
+ * `PRAGMA optimize` this often, so statistics follow registers that grow while the server runs; an embedded file's
+ * search indexes are merged as often (and once at start), so searches stay as fast (src/db/search-maintenance.ts).
+ */
 const OPTIMIZE_MS = 60 * 60 * 1000;
 /**
  * Bytes beyond MAX_BODY_BYTES that the server still reads and drops after a 413, so the keep-alive connection can
@@ -113,6 +117,8 @@ export interface RunningServer {
   url: string;
   runtime: Runtime;
   demo: DemoAccount | null;
+  /** Resolves when the search index merge under way (at start, then hourly), if any, is done. */
+  searchIndexesMerged(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -147,10 +153,25 @@ export async function startNodeServer(
   const url = `http://${host}:${port}`;
   const flushTimer = setInterval(() => void runtime.usage.flush(), USAGE_FLUSH_MS);
   flushTimer.unref();
+  let closed = false;
+  // One merge at a time, in steps between requests; close() stops it after its current step and waits for it.
+  let merging: Promise<void> = Promise.resolve();
+  const mergeIndexes = () => {
+    if (database.client.protocol !== 'file') return;
+    merging = merging
+      .then(() => mergeSearchIndexes(database.client, { stopped: () => closed }))
+      .then(
+        () => undefined,
+        (error: unknown) =>
+          log(`Merging search indexes failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+  };
+  mergeIndexes();
   const optimizeTimer = setInterval(() => {
     optimizeDatabase(database.client, false).catch((error: unknown) =>
       log(`PRAGMA optimize failed: ${error instanceof Error ? error.message : String(error)}`),
     );
+    mergeIndexes();
   }, OPTIMIZE_MS);
   optimizeTimer.unref();
 
@@ -172,11 +193,11 @@ export async function startNodeServer(
     log('  npx compliance-mcp token create --email YOU@EXAMPLE.COM --name "Claude Desktop"');
   }
 
-  let closed = false;
   return {
     url,
     runtime,
     demo,
+    searchIndexesMerged: () => merging,
     async close() {
       if (closed) return;
       closed = true;
@@ -188,6 +209,7 @@ export async function startNodeServer(
         server.closeAllConnections();
       });
       await runtime.usage.flush();
+      await merging;
       database.client.close();
     },
   };

@@ -1,0 +1,90 @@
+// Upkeep of the registers' FTS5 search indexes (migrations/0002_fts_search.sql) in an embedded database.
+//
+// Each write transaction adds a b-tree (a segment) to a register's index, and FTS5 merges them only four at a
+// time, so an index that grew to 100k records holds ten or so. Every search opens each of its trigrams in each of
+// them: at 100k risks (the scale bench's data, in process), the first 101 matches of a word took 0.29 ms from ten
+// b-trees and 0.19 ms from one, and read from the largest rowids down, 0.64 ms and 0.32 ms. Merging them into one
+// rewrites the whole index (about 0.4 s of CPU at 100k), so it is done in small steps, each its own short write
+// (a few milliseconds), with a pause between them for the requests the process is serving.
+import type { Client } from '@libsql/client';
+
+/** FTS5 pages (of about 1 kB) written per step: a few milliseconds each. */
+export const MERGE_STEP_PAGES = 32;
+
+/** The FTS5 tables of the database (one per searchable register). */
+export async function searchIndexTables(client: Client): Promise<string[]> {
+  const result = await client.execute(
+    "select name from sqlite_master where type = 'table' and sql like 'CREATE VIRTUAL TABLE%USING fts5%' order by name",
+  );
+  return result.rows.map((row) => String(row.name));
+}
+
+/**
+ * The number of b-trees in an FTS5 index, from its structure record (row 10 of `<table>_data`): a 4-byte cookie,
+ * a 4-byte 0xffffffff marker in the newer format, then varints: levels, segments.
+ */
+export async function searchIndexSegments(client: Client, table: string): Promise<number> {
+  const result = await client.execute(`select block from ${quote(`${table}_data`)} where id = 10`);
+  const block = result.rows[0]?.block;
+  if (!(block instanceof ArrayBuffer)) return 0;
+  const bytes = new Uint8Array(block);
+  let at = 4;
+  if (bytes[4] === 0xff && bytes[5] === 0xff && bytes[6] === 0xff && bytes[7] === 0xff) at = 8;
+  const levels = readVarint(bytes, at);
+  return readVarint(bytes, levels.next).value;
+}
+
+/**
+ * Merges every search index of more than one b-tree into one, `MERGE_STEP_PAGES` at a time, awaiting `pause`
+ * between steps and stopping early when `stopped()` says so. Returns the tables it merged.
+ */
+export async function mergeSearchIndexes(
+  client: Client,
+  options: { pause?: () => Promise<void>; stopped?: () => boolean } = {},
+): Promise<string[]> {
+  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 1)));
+  const stopped = options.stopped ?? (() => false);
+  const merged: string[] = [];
+  for (const table of await searchIndexTables(client)) {
+    if (stopped()) break;
+    if ((await searchIndexSegments(client, table)) <= 1) continue;
+    // A negative page count first puts every b-tree on one level and starts merging them all; the steps after it
+    // carry that merge on (positive: b-trees written meanwhile wait for the next run). A step that changed fewer
+    // than two rows found nothing left to merge (the FTS5 documentation's test).
+    let pages = -MERGE_STEP_PAGES;
+    while (!stopped()) {
+      const [before, , after] = await client.batch(
+        [
+          'select total_changes() as changes',
+          {
+            sql: `insert into ${quote(table)} (${quote(table)}, rank) values ('merge', ?)`,
+            args: [pages],
+          },
+          'select total_changes() as changes',
+        ],
+        'write',
+      );
+      if (Number(after?.rows[0]?.changes) - Number(before?.rows[0]?.changes) < 2) break;
+      pages = MERGE_STEP_PAGES;
+      await pause();
+    }
+    merged.push(table);
+  }
+  return merged;
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replaceAll('"', '""')}"`;
+}
+
+/** An SQLite varint: big-endian 7-bit groups, the high bit set on all but the last (the 9th byte is whole). */
+function readVarint(bytes: Uint8Array, at: number): { value: number; next: number } {
+  let value = 0;
+  for (let i = 0; i < 9; i++) {
+    const byte = bytes[at + i] ?? 0;
+    if (i === 8) return { value: value * 256 + byte, next: at + 9 };
+    value = value * 128 + (byte & 0x7f);
+    if ((byte & 0x80) === 0) return { value, next: at + i + 1 };
+  }
+  return { value, next: at + 9 };
+}
