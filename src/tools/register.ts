@@ -1,5 +1,5 @@
 // The register spec (one per organization-scoped kind) and the builder of its list/get/add/update/delete tools.
-import { and, count, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, inArray, ne, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
@@ -332,6 +332,23 @@ function isRemote(ctx: ToolContext): boolean {
  */
 const DENSE_WALK_ROWS_PER_ROW = 200;
 
+/**
+ * Sort fields whose order follows the order records were written in (and so their rowids): a text search's count
+ * reads the FTS index's matches from the end a page in this order starts at (see `KnownMatches`).
+ */
+const WRITE_ORDERED_FIELDS = new Set(['created_at', 'updated_at']);
+
+/**
+ * The matches a first page's count read (cap + 1 of them, in rowid order from one end): every match on that side of
+ * `edge`, so a dense walk passes over the other rows there without reading them. `descending`: the matches with the
+ * largest rowids (every match at or above `edge`); otherwise the smallest (every match at or below it).
+ */
+interface KnownMatches {
+  rowids: string;
+  edge: number;
+  descending: boolean;
+}
+
 /** Marks the sparse text read, the one list statement that sorts (its matches only): see test/core/query-plans. */
 export const SPARSE_TEXT_MARK = '/* sparse text matches, sorted */';
 
@@ -623,11 +640,19 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         // Over a remote database each read is a round trip: the dense reads go with the first page's count, and a
         // walk's probe with its walk.
         const remote = isRemote(ctx);
-        const denseReads = () => denseTextReads(ctx, page, search.rowTest, ranges, remote);
-        const counting = textMatchesQuery(ctx, search.index.first, filtered, cap);
+        // The count reads its matches from the end of the rowids the page starts at, when the sort follows them:
+        // an embedded dense first page then passes over the rows it knows do not match (a remote one has sent its
+        // walks with the count).
+        const descending = !remote && WRITE_ORDERED_FIELDS.has(fieldName) && direction === 'DESC';
+        const counting = textMatchesQuery(ctx, search.index, filtered, cap, descending);
         let dense: ReturnType<typeof denseTextReads> | null = null;
         let prefetched: Row[][] | null = null;
-        let found: { total: number; rowids: string } | null = null;
+        let found: { total: number; rowids: string; edge: number } | null = null;
+        const denseReads = () => {
+          const known =
+            found && !remote ? { rowids: found.rowids, edge: Number(found.edge), descending } : null;
+          return denseTextReads(ctx, page, search.rowTest, ranges, remote, known);
+        };
         if (!carried && remote) {
           dense = denseReads();
           const [first, ...rest] = (await ctx.db.batch([
@@ -696,18 +721,30 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
   }
 
   /**
-   * The matches of a text search, for total_count: the FTS index's matches read first, in rowid order, each checked
-   * against its row, stopping after cap + 1. Their rowids: a sparse first page is read from them.
+   * The matches of a text search, for total_count: the FTS index's matches read first, in rowid order (`descending`:
+   * from the largest), each checked against its row, stopping after cap + 1. Their rowids: a sparse first page is
+   * read from them, a dense one passes over the rows it knows do not match. `edge`: the last rowid read.
    */
-  function textMatchesQuery(ctx: ToolContext, indexFirst: SQL, filtered: SQL | undefined, cap: number) {
+  function textMatchesQuery(
+    ctx: ToolContext,
+    index: NonNullable<TextSearch['index']>,
+    filtered: SQL | undefined,
+    cap: number,
+    descending: boolean,
+  ) {
     const found = ctx.db
       .select({ rowid: sql<number>`${table}.rowid`.as('found_rowid') })
-      .from(indexFirst)
+      .from(index.first)
       .where(filtered)
+      .orderBy(descending ? desc(index.rowid) : asc(index.rowid))
       .limit(cap + 1)
       .as('found');
     return ctx.db
-      .select({ total: count(), rowids: sql<string>`json_group_array(${found.rowid})` })
+      .select({
+        total: count(),
+        rowids: sql<string>`json_group_array(${found.rowid})`,
+        edge: sql<number>`${descending ? sql`min` : sql`max`}(${found.rowid})`,
+      })
       .from(found);
   }
 
@@ -744,7 +781,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
    * each row, at most DENSE_WALK_ROWS_PER_ROW x (size + 1) index entries (a co-routine over the covering index, each
    * rowid joined to its row; rows come out in the index's order). A walk that ends short either finished its range
    * or reached that fence, which its probe tells: the row at the fence, if any. `withProbes`: the probes are read
-   * with the walks (one round trip); otherwise only after a walk that ended short.
+   * with the walks (one round trip); otherwise only after a walk that ended short. `known`: the walks pass over the
+   * index entries the first page's count knows are not matches, without reading their rows (a known match is
+   * tested again: it may have changed since).
    */
   function denseTextReads(
     ctx: ToolContext,
@@ -752,6 +791,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     rowTest: SQL,
     ranges: PageRange[],
     withProbes: boolean,
+    known: KnownMatches | null,
   ) {
     const fence = DENSE_WALK_ROWS_PER_ROW * (page.size + 1);
     const walkedRowid = sql.identifier('walked_rowid');
@@ -774,7 +814,17 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .from(
             sql`(select rowid as ${walkedRowid} from ${index} where ${inRange(range)} order by ${sql.join(range.orderBy, sql`, `)} limit ${fence}) as ${walked} cross join ${table}`,
           )
-          .where(and(sql`${table}.rowid = ${walked}.${walkedRowid}`, page.filters, rowTest))
+          .where(
+            and(
+              sql`${table}.rowid = ${walked}.${walkedRowid}`,
+              // Only the walked rowid: tested before the row is looked up.
+              known
+                ? sql`(${walked}.${walkedRowid} ${sql.raw(known.descending ? '<' : '>')} ${known.edge} or ${walked}.${walkedRowid} in (select value from json_each(${known.rowids})))`
+                : undefined,
+              page.filters,
+              rowTest,
+            ),
+          )
           .limit(page.size + 1),
       ),
       probes: withProbes ? ranges.map(probe) : [],

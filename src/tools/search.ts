@@ -34,6 +34,8 @@ export interface TextSearch {
     matches: SQL;
     /** FROM: the index's matches in rowid order, each joined to its row (lazily: a LIMIT stops the reading). */
     first: SQL;
+    /** The index's rowid in `first`, to order by (the index reads either way without sorting). */
+    rowid: SQL;
   } | null;
 }
 
@@ -78,5 +80,5 @@ export function textSearch(table: SQLiteTable, columns: SQLiteColumn[], text: st
   const first = sql`${fts} cross join ${table} on ${table}.rowid = ${fts}.rowid and ${fts} match ${phrase}`;
   // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
   const ascii = /^[\x00-\x7f]*$/.test(text);
-  return { rowTest: ascii ? like(true) : matches, index: { matches, first } };
+  return { rowTest: ascii ? like(true) : matches, index: { matches, first, rowid: sql`${fts}.rowid` } };
 }
