@@ -1,10 +1,12 @@
 // MCP Streamable HTTP surface: stateless, JSON responses, a fresh server and transport per request over the tool map.
 // 2025-era traffic (2025-03-26..2025-11-25, `initialize` first) is served by @modelcontextprotocol/sdk 1.x; 2026-07-28
 // traffic (the per-request `_meta` envelope, `server/discover`) by @modelcontextprotocol/server 2.x. Same tools,
-// same seam, same errors.
+// same seam, same errors. A plain 2025-era tools/call, the bulk of the traffic, is answered here as SDK 1.x answers
+// it (plainToolsCall, answerPlainCall), without building its server and transport for the request.
 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
   type CallToolRequest,
   CallToolRequestParamsSchema,
@@ -126,6 +128,8 @@ export function createMcpSurface(options: {
   serverName: string;
   version: string;
   jsonSchemaValidator: JsonSchemaValidator;
+  /** Every request through the SDKs, plain tools/calls too (test/core/mcp-plain-call.test.ts compares the two). */
+  sdkOnly?: boolean;
 }): McpSurface {
   const toolsetNames = [...toolsetsOf(options.tools.values()).keys()];
   // tools/list answers per selection (toolsets x read-only), computed once each.
@@ -225,6 +229,8 @@ export function createMcpSurface(options: {
       // The body is read and parsed once, here: the era is decided on the parsed value and both SDKs are handed it,
       // so neither clones the request or reads its body again.
       const body = await readBody(received);
+      const plain = options.sdkOnly ? null : plainToolsCall(received, body.parsed);
+      if (plain) return answerPlainCall(plain.id, () => call(plain.params.name, plain.params.arguments));
       const request = withJsonAccept(received, body);
       if (!(plainlyLegacy(request.headers, body.parsed) || (await isLegacyRequest(request, body.parsed)))) {
         // 2026-07-28: the SDK's handler answers from a server the factory builds with this request's context.
@@ -299,6 +305,64 @@ class JsonRpcError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * A 2025-era tools/call the SDK 1.x transport and server would only pass to our handler (callTool): a POST with a
+ * JSON body (the transport's own Content-Type test; it answers any Accept, see withJsonAccept) holding one plain
+ * JSON-RPC request (plainlyLegacy: no session, no 2026-07-28 claim, a protocol version it serves) for tools/call
+ * with plain params. Null for anything else, which the SDKs answer.
+ */
+function plainToolsCall(
+  request: Request,
+  body: unknown,
+): { id: string | number; params: NonNullable<ReturnType<typeof plainCallParams>> } | null {
+  if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type'))) return null;
+  if (!plainlyLegacy(request.headers, body) || !isPlainObject(body) || body.method !== 'tools/call')
+    return null;
+  const params = plainCallParams(body.params);
+  return params ? { id: body.id as string | number, params } : null;
+}
+
+/**
+ * The answer SDK 1.x gives a plain tools/call in JSON response mode (its protocol layer's response or error object,
+ * serialized by its transport, 200 with only a Content-Type), without building its server and transport for the
+ * request; the result's JSON is written once (callResultJson).
+ */
+async function answerPlainCall(id: string | number, call: () => Promise<CallToolResult>): Promise<Response> {
+  let json: string;
+  try {
+    json = `{"result":${callResultJson(await call())},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+  } catch (caught) {
+    const error = (typeof caught === 'object' && caught !== null ? caught : {}) as {
+      code?: unknown;
+      message?: string;
+      data?: unknown;
+    };
+    json = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: Number.isSafeInteger(error.code) ? error.code : ErrorCode.InternalError,
+        message: error.message ?? 'Internal error',
+        ...(error.data !== undefined && { data: error.data }),
+      },
+    });
+  }
+  return new Response(json, { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
+
+/**
+ * JSON.stringify of a callTool result, whose one text block is the JSON of its structuredContent: that JSON is
+ * used as it is rather than made a second time (test/core/mcp-plain-call.test.ts holds the two equal).
+ */
+export function callResultJson(result: CallToolResult): string {
+  const [block] = result.content;
+  if (result.content.length !== 1 || block?.type !== 'text' || !('structuredContent' in result)) {
+    return JSON.stringify(result);
+  }
+  const { text } = block;
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${result.isError ? ',"isError":true' : ''}}`;
 }
 
 /** A request body read once: its text, and its JSON value when it is JSON (`undefined`: empty or not JSON). */
