@@ -35,14 +35,17 @@ export async function searchIndexSegments(client: Client, table: string): Promis
 }
 
 /**
- * Merges every search index of more than one b-tree into one, `MERGE_STEP_PAGES` at a time, awaiting `pause`
- * between steps and stopping early when `stopped()` says so. Returns the tables it merged.
+ * Merges every search index of more than one b-tree into one, `MERGE_STEP_PAGES` at a time, awaiting `pause` (given
+ * how long the step took, in ms) between steps and stopping early when `stopped()` says so. The default pause is as
+ * long as the step: the merge takes at most half of the process's time. Returns the tables it merged.
  */
 export async function mergeSearchIndexes(
   client: Client,
-  options: { pause?: () => Promise<void>; stopped?: () => boolean } = {},
+  options: { pause?: (stepMs: number) => Promise<void>; stopped?: () => boolean } = {},
 ): Promise<string[]> {
-  const pause = options.pause ?? (() => new Promise<void>((resolve) => setTimeout(resolve, 1)));
+  const pause =
+    options.pause ??
+    ((stepMs: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, stepMs))));
   const stopped = options.stopped ?? (() => false);
   const merged: string[] = [];
   for (const table of await searchIndexTables(client)) {
@@ -53,6 +56,7 @@ export async function mergeSearchIndexes(
     // than two rows found nothing left to merge (the FTS5 documentation's test).
     let pages = -MERGE_STEP_PAGES;
     while (!stopped()) {
+      const started = Date.now();
       const [before, , after] = await client.batch(
         [
           'select total_changes() as changes',
@@ -66,7 +70,7 @@ export async function mergeSearchIndexes(
       );
       if (Number(after?.rows[0]?.changes) - Number(before?.rows[0]?.changes) < 2) break;
       pages = MERGE_STEP_PAGES;
-      await pause();
+      await pause(Date.now() - started);
     }
     merged.push(table);
   }
