@@ -8,7 +8,7 @@
 // (a few milliseconds), with a pause between them for the requests the process is serving.
 import type { Client } from '@libsql/client';
 
-/** FTS5 pages (of about 1 kB) written per step: a few milliseconds each. */
+/** FTS5 leaf pages written per step (of up to 4050 bytes each, FTS5's default pgsz: about 130 kB): a few milliseconds. */
 export const MERGE_STEP_PAGES = 32;
 
 /** The FTS5 tables of the database (one per searchable register). */
@@ -26,8 +26,14 @@ export async function searchIndexTables(client: Client): Promise<string[]> {
 export async function searchIndexSegments(client: Client, table: string): Promise<number> {
   const result = await client.execute(`select block from ${quote(`${table}_data`)} where id = 10`);
   const block = result.rows[0]?.block;
-  if (!(block instanceof ArrayBuffer)) return 0;
-  const bytes = new Uint8Array(block);
+  // @libsql/client gives a blob as an ArrayBuffer; accept a view too, in case a client or version gives one.
+  const bytes =
+    block instanceof ArrayBuffer
+      ? new Uint8Array(block)
+      : ArrayBuffer.isView(block)
+        ? new Uint8Array(block.buffer, block.byteOffset, block.byteLength)
+        : undefined;
+  if (!bytes || bytes.length < 6) return 0;
   let at = 4;
   if (bytes[4] === 0xff && bytes[5] === 0xff && bytes[6] === 0xff && bytes[7] === 0xff) at = 8;
   const levels = readVarint(bytes, at);
@@ -35,14 +41,21 @@ export async function searchIndexSegments(client: Client, table: string): Promis
 }
 
 /**
- * Merges every search index of more than one b-tree into one, `MERGE_STEP_PAGES` at a time, awaiting `pause` (given
- * how long the step took, in ms) between steps and stopping early when `stopped()` says so. The default pause is as
- * long as the step: the merge takes at most half of the process's time. Returns the tables it merged.
+ * Merges every search index of more than one b-tree into one, `MERGE_STEP_PAGES` (or `stepPages`) at a time,
+ * awaiting `pause` (given how long the step took, in ms) between steps and stopping early when `stopped()` says so.
+ * The default pause is as long as the step: the merge takes at most half of the process's time. Returns the tables
+ * whose merge it finished.
  */
 export async function mergeSearchIndexes(
   client: Client,
-  options: { pause?: (stepMs: number) => Promise<void>; stopped?: () => boolean } = {},
+  options: {
+    pause?: (stepMs: number) => Promise<void>;
+    stopped?: () => boolean;
+    /** Pages per step (tests use small steps to stop a merge halfway). */
+    stepPages?: number;
+  } = {},
 ): Promise<string[]> {
+  const step = Math.max(1, Math.floor(options.stepPages ?? MERGE_STEP_PAGES));
   const pause =
     options.pause ??
     ((stepMs: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(1, stepMs))));
@@ -54,7 +67,8 @@ export async function mergeSearchIndexes(
     // A negative page count first puts every b-tree on one level and starts merging them all; the steps after it
     // carry that merge on (positive: b-trees written meanwhile wait for the next run). A step that changed fewer
     // than two rows found nothing left to merge (the FTS5 documentation's test).
-    let pages = -MERGE_STEP_PAGES;
+    let pages = -step;
+    let finished = false;
     while (!stopped()) {
       const started = Date.now();
       const [before, , after] = await client.batch(
@@ -68,10 +82,17 @@ export async function mergeSearchIndexes(
         ],
         'write',
       );
-      if (Number(after?.rows[0]?.changes) - Number(before?.rows[0]?.changes) < 2) break;
-      pages = MERGE_STEP_PAGES;
+      const changed = Number(after?.rows[0]?.changes) - Number(before?.rows[0]?.changes);
+      // Also stops on a count it cannot read (NaN), rather than merging on forever.
+      if (!(changed >= 2)) {
+        finished = true;
+        break;
+      }
+      pages = step;
       await pause(Date.now() - started);
     }
+    // Stopped halfway: the index is sound and searches the same; the next run carries the merge on.
+    if (!finished) break;
     merged.push(table);
   }
   return merged;

@@ -94,6 +94,54 @@ describe('search index upkeep', () => {
     expect(await searchIndexSegments(runtime.database.client, 'risks_fts')).toBe(segments);
   });
 
+  it('stopped halfway, leaves an index that searches the same, and the next run finishes the merge', async () => {
+    const client = runtime.database.client;
+    // Long descriptions, one transaction each: an index of many pages in many b-trees.
+    for (let i = 0; i < 24; i++) {
+      await ok(runtime, token, 'addRisk', {
+        organization_id: org,
+        name: `Halfway ${i}`,
+        description: Array.from({ length: 60 }, (_, k) => `word${i * 97 + k * 31}`).join(' '),
+        inherent_likelihood: 1,
+        inherent_impact: 1,
+      });
+    }
+    const segments = await searchIndexSegments(client, 'risks_fts');
+    expect(segments).toBeGreaterThan(2);
+    const halfway = await searched('halfway');
+    const word = await searched('word1000');
+    expect(halfway).toHaveLength(24);
+    expect(word.length).toBeGreaterThan(0);
+    let steps = 0;
+    const first = await mergeSearchIndexes(client, {
+      stepPages: 1,
+      pause: async () => {
+        steps += 1;
+      },
+      stopped: () => steps >= 2,
+    });
+    expect(steps).toBe(2);
+    expect(first).toEqual([]); // stopped before it finished the risks' index
+    const between = await searchIndexSegments(client, 'risks_fts');
+    expect(between).toBeGreaterThan(1);
+    expect(await searched('halfway')).toEqual(halfway);
+    expect(await searched('word1000')).toEqual(word);
+    await client.execute(`insert into risks_fts (risks_fts, rank) values ('integrity-check', 1)`);
+    let more = 0;
+    const second = await mergeSearchIndexes(client, {
+      stepPages: 1,
+      pause: async () => {
+        more += 1;
+      },
+    });
+    expect(second).toContain('risks_fts');
+    expect(more).toBeGreaterThan(1);
+    expect(await searchIndexSegments(client, 'risks_fts')).toBe(1);
+    expect(await searched('halfway')).toEqual(halfway);
+    expect(await searched('word1000')).toEqual(word);
+    await client.execute(`insert into risks_fts (risks_fts, rank) values ('integrity-check', 1)`);
+  });
+
   it('reads an index that was never written as empty', async () => {
     expect(await searchIndexSegments(runtime.database.client, 'audits_fts')).toBe(0);
   });
