@@ -3,10 +3,11 @@
 // the SDKs (sdkOnly) get the same status, Content-Type and body, byte for byte, and the SDK's own client reads them.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker-provider.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
-import { createRateLimiter } from '../../src/rate-limit.ts';
+import { createRateLimiter, type RateLimiter } from '../../src/rate-limit.ts';
 import { callResultJson, createMcpSurface, type McpSurface } from '../../src/surfaces/mcp.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestRuntime, createWorld, ok, type TestRuntime, type World } from '../helpers.ts';
@@ -18,14 +19,14 @@ let fast: McpSurface;
 let sdk: McpSurface;
 let riskId: string;
 
-function surface(sdkOnly: boolean): McpSurface {
+function surface(sdkOnly: boolean, rateLimiter: RateLimiter = createRateLimiter(0)): McpSurface {
   return createMcpSurface({
     tools: TOOLS,
     invoke: {
       db: runtime.database.db,
       usage: runtime.usage,
       now: () => new Date(),
-      rateLimiter: createRateLimiter(0),
+      rateLimiter,
       logError: () => {},
     },
     serverName: 'compliance-mcp',
@@ -68,6 +69,8 @@ const call = (name: string, args?: unknown, id: unknown = 1) => ({
 
 interface Case {
   name: string;
+  /** false: not a plain call, so the SDK answers it on both surfaces. */
+  plain?: false;
   body: () => unknown;
   headers?: Record<string, string>;
   query?: string;
@@ -108,20 +111,37 @@ const CASES: Case[] = [
     body: () => call('listOrganizations', {}),
     headers: { accept: 'application/json' },
   },
+  {
+    // SDK 1.x in stateless mode ignores a session id: so does the plain answer.
+    name: 'an Mcp-Session-Id header',
+    body: () => call('listOrganizations', {}),
+    headers: { 'mcp-session-id': 'a-session-this-server-never-gave' },
+  },
   // Not plain: answered by the SDK on both surfaces, listed to show they still are.
   {
     name: 'Content-Type text/plain',
+    plain: false,
     body: () => call('listOrganizations', {}),
     headers: { 'content-type': 'text/plain' },
   },
   {
     name: 'an unsupported MCP-Protocol-Version',
+    plain: false,
     body: () => call('listOrganizations', {}),
     headers: { 'mcp-protocol-version': '1999-01-01' },
   },
-  { name: 'arguments not an object', body: () => call('listOrganizations', [1]) },
+  { name: 'arguments not an object', plain: false, body: () => call('listOrganizations', [1]) },
+  {
+    name: 'params with task',
+    plain: false,
+    body: () => ({
+      ...call('listOrganizations', {}),
+      params: { name: 'listOrganizations', arguments: {}, task: { ttl: 60_000 } },
+    }),
+  },
   {
     name: 'params with _meta',
+    plain: false,
     body: () => ({
       ...call('listOrganizations', {}),
       params: { name: 'listOrganizations', _meta: { progressToken: 1 } },
@@ -148,12 +168,23 @@ async function answer(target: McpSurface, item: Case) {
   };
 }
 
+/** Calls of SDK 1.x's transport: the plain answer never makes one. */
+const transportCalls = () => vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
 describe('plain tools/call, answered without the SDK', () => {
   for (const item of CASES) {
     it(`answers ${item.name} as the SDK does`, async () => {
+      const calls = transportCalls();
       // The write case changes the record: each surface gets it once, the SDK first, the same change.
       const bySdk = await answer(sdk, item);
+      expect(calls).toHaveBeenCalledTimes(1);
       const byFast = await answer(fast, item);
+      // A plain call is answered by the surface itself; anything else goes through the SDK as before.
+      expect(calls).toHaveBeenCalledTimes(item.plain === false ? 2 : 1);
       if (item.name === 'a write') {
         // updated_at differs between the two writes; the rest is the same.
         const strip = (body: string) => body.replaceAll(/"updated_at\\?":\\?"[^"\\]*\\?"/g, '');
@@ -164,6 +195,23 @@ describe('plain tools/call, answered without the SDK', () => {
       expect(bySdk.body.length).toBeGreaterThan(20);
     });
   }
+
+  it('answers a rate-limited call as the SDK does', async () => {
+    const limited: RateLimiter = { take: () => 17 };
+    const calls = transportCalls();
+    const item: Case = {
+      name: 'rate limited',
+      body: () => call('listRisks', { organization_id: world.orgA }),
+    };
+    const bySdk = await answer(surface(true, limited), item);
+    const byFast = await answer(surface(false, limited), item);
+    expect(calls).toHaveBeenCalledTimes(1);
+    expect(byFast).toEqual(bySdk);
+    const parsed = JSON.parse(byFast.body) as { result: { isError: boolean; structuredContent: unknown } };
+    expect(parsed.result.isError).toBe(true);
+    expect(JSON.stringify(parsed.result.structuredContent)).toContain('rate_limited');
+    expect(JSON.stringify(parsed.result.structuredContent)).toContain('17');
+  });
 
   it('writes a result as JSON.stringify does, its structured JSON reused', () => {
     const structured = {
