@@ -817,7 +817,8 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           .where(
             and(
               sql`${table}.rowid = ${walked}.${walkedRowid}`,
-              // Only the walked rowid: tested before the row is looked up.
+              // Only the walked rowid: tested before the row is looked up. The count was another statement: a row
+              // edited to match since, on its known side, is passed over (README: as if edited just after the page).
               known
                 ? sql`(${walked}.${walkedRowid} ${sql.raw(known.descending ? '<' : '>')} ${known.edge} or ${walked}.${walkedRowid} in (select value from json_each(${known.rowids})))`
                 : undefined,

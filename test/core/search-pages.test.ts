@@ -189,3 +189,133 @@ for (const kind of ['embedded', 'remote'] as const) {
     }
   });
 }
+
+// A dense first page in created_at or updated_at DESC passes over the index entries its count knows do not match
+// (embedded databases only): the count's matches are the organization's, with every filter, so another
+// organization's matches interleaved with them, another filter, and an order the rowids do not follow (records
+// updated out of order, so the walk starts far below the count's edge and crosses it) must not change a page.
+describe('filter.query dense first pages past known matches (embedded database)', () => {
+  type Known = {
+    id: string;
+    org: string;
+    status: string;
+    created_at: string;
+    updated_at: string;
+    text: string;
+  };
+  let runtime: TestRuntime;
+  let token: string;
+  let orgA: string;
+  let orgB: string;
+  const rows: Known[] = [];
+  const STATUSES = ['OPEN', 'IN_PROGRESS', 'CLOSED'];
+
+  beforeAll(async () => {
+    runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+    const alice = await createActor(runtime, 'alice');
+    orgA = await createOrg(runtime, alice, 'Known A');
+    orgB = await createOrg(runtime, alice, 'Known B');
+    token = await createToken(runtime, alice, { organizationIds: [orgA, orgB] });
+    const base = Date.parse('2025-03-01T00:00:00.000Z');
+    for (let i = 0; i < 3000; i++) {
+      const created = new Date(base + Math.floor(i / 3) * 1000).toISOString();
+      rows.push({
+        id: newId('ncf'),
+        // The two organizations alternate in runs of 1 to 3 records, so their rowids interleave.
+        org: (i + Math.floor(i / 5)) % 2 === 0 ? orgA : orgB,
+        status: STATUSES[Math.floor(i / 6) % 3] as string,
+        created_at: created,
+        updated_at: created,
+        text: `${i % 6 === 1 || i % 6 === 4 ? 'shared phrase' : 'other words'} item ${i}`,
+      });
+    }
+    await runtime.database.client.batch(
+      rows.map((row, i) => ({
+        sql: `insert into nonconformities (id, organization_id, reference_id, description, status, created_at, updated_at)
+              values (?, ?, ?, ?, ?, ?, ?)`,
+        args: [row.id, row.org, `NC-${i}`, row.text, row.status, row.created_at, row.updated_at],
+      })),
+      'write',
+    );
+    // Old records updated last, in an order unrelated to their rowids; a few of the newest matches stop matching.
+    const later = Date.parse('2026-01-01T00:00:00.000Z');
+    const updates: { sql: string; args: (string | number)[] }[] = [];
+    for (let k = 0; k < 400; k++) {
+      const row = rows[(k * 389) % 1200] as Known;
+      row.updated_at = new Date(later + ((k * 7919) % 400) * 1000).toISOString();
+      updates.push({
+        sql: 'update nonconformities set updated_at = ? where id = ?',
+        args: [row.updated_at, row.id],
+      });
+    }
+    for (const row of rows.slice(-60).filter((_, k) => k % 4 === 0)) {
+      row.text = `no longer ${row.text.replace('shared phrase', 'changed')}`;
+      updates.push({
+        sql: 'update nonconformities set description = ? where id = ?',
+        args: [row.text, row.id],
+      });
+    }
+    await runtime.database.client.batch(updates, 'write');
+    await runtime.database.client.execute('ANALYZE');
+  }, 120_000);
+
+  afterAll(async () => {
+    await runtime?.cleanup();
+  });
+
+  function expected(org: string, field: 'created_at' | 'updated_at', statuses?: string[]): string[] {
+    return rows
+      .filter(
+        (row) =>
+          row.org === org &&
+          row.text.toLowerCase().includes('shared phrase') &&
+          (!statuses || statuses.includes(row.status)),
+      )
+      .sort((a, b) => (a[field] !== b[field] ? (a[field] < b[field] ? 1 : -1) : a.id < b.id ? 1 : -1))
+      .map((row) => row.id);
+  }
+
+  async function walkAll(org: string, field: 'created_at' | 'updated_at', size: number, statuses?: string[]) {
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    let first: Page | undefined;
+    for (let pages = 0; pages < 3000; pages++) {
+      const page = await ok<Page>(runtime, token, 'listNonconformities', {
+        organization_id: org,
+        filter: { query: 'Shared Phrase', ...(statuses ? { status: statuses } : {}) },
+        order_by: { field, direction: 'DESC' },
+        size,
+        ...(cursor ? { cursor } : {}),
+      });
+      first ??= page;
+      ids.push(...page.nonconformities.map((row) => row.id));
+      if (!page.next_cursor) break;
+      cursor = page.next_cursor;
+    }
+    return { ids, first: first as Page };
+  }
+
+  for (const field of ['created_at', 'updated_at'] as const) {
+    it(`${field} DESC: each organization's matches, with and without a status filter, first pages alike`, async () => {
+      for (const org of [orgA, orgB]) {
+        for (const statuses of [undefined, ['OPEN'], ['IN_PROGRESS', 'CLOSED']]) {
+          const want = expected(org, field, statuses);
+          expect(want.length).toBeGreaterThan(TEXT_COUNT_CAP);
+          for (const size of [100, 20, 1]) {
+            const { first } = await walkAll(org, field, size, statuses).then((all) => {
+              // Paging through all of it only at size 100 (the rest check their first page).
+              if (size === 100) expect(all.ids, `${field} ${statuses} all pages`).toEqual(want);
+              return all;
+            });
+            expect(
+              first.nonconformities.map((row) => row.id),
+              `${field} ${statuses} size ${size}`,
+            ).toEqual(want.slice(0, size));
+            expect(first.total_count).toBe(TEXT_COUNT_CAP);
+            expect(first.total_count_capped).toBe(true);
+          }
+        }
+      }
+    }, 120_000);
+  }
+});
