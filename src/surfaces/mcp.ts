@@ -208,7 +208,9 @@ export function createMcpSurface(options: {
       );
       return server;
     },
-    { legacy: 'reject', responseMode: 'json' },
+    // 'auto': a JSON answer unless a handler sends a message before its result (ours send none), then a stream;
+    // 'json' would answer the same here, but prints a warning about dropped notifications every time it is built.
+    { legacy: 'reject', responseMode: 'auto' },
   );
 
   return {

@@ -98,6 +98,8 @@ describe('MCP 2026-07-28', () => {
 
     const list = lastOf(exchanges, 'tools/list');
     expect(list?.requestHeaders.get('mcp-method')).toBe('tools/list');
+    // One JSON answer, not a stream: no handler sends anything before its result.
+    expect(list?.headers.get('content-type')).toBe('application/json');
     const result = list?.body.result as { ttlMs: number; cacheScope: string };
     expect(result.ttlMs).toBe(300_000);
     expect(result.cacheScope).toBe('private');
