@@ -5,11 +5,12 @@ import type {
   ExecutionContext as WorkerExecutionContext,
   Response as WorkerResponse,
 } from '@cloudflare/workers-types';
-import { createClient } from '@libsql/client/web';
+import { type Client, createClient } from '@libsql/client/web';
 import { z } from 'zod';
 import { createKvTokenCache, KV_MIN_TTL_SECONDS } from './auth/kv-token-cache.ts';
 import { loadConfig } from './config.ts';
-import { createDatabase } from './db/client.ts';
+import { createDatabase, optimizeDatabase } from './db/client.ts';
+import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { AppError, toErrorBody } from './errors.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 
@@ -99,6 +100,17 @@ function misconfigured(error: unknown): Response {
   });
 }
 
+/**
+ * The hourly upkeep the Node host runs on its timer, for the Worker's database (the Cron Trigger in wrangler.toml):
+ * the planner's statistics refreshed (ANALYZE with the analysis limit: milliseconds at any size; `PRAGMA optimize`
+ * would do nothing, as each statement over HTTP may run on a fresh connection), then every register's search index
+ * merged into one b-tree, in steps with pauses (src/db/search-maintenance.ts). Returns the indexes it merged.
+ */
+export async function databaseUpkeep(client: Client): Promise<string[]> {
+  await optimizeDatabase(client, true);
+  return mergeSearchIndexes(client);
+}
+
 export default {
   async fetch(request, env, ctx) {
     let runtime: Runtime;
@@ -114,5 +126,25 @@ export default {
       ctx as WorkerExecutionContext,
     );
     return response as unknown as WorkerResponse;
+  },
+
+  async scheduled(_controller, env, ctx) {
+    let runtime: Runtime;
+    try {
+      runtime = runtimeFor(env);
+    } catch (error) {
+      console.error(`worker configuration: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    ctx.waitUntil(
+      databaseUpkeep(runtime.database.client).then(
+        (merged) =>
+          console.log(`upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}`),
+        (error: unknown) => {
+          console.error(`upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
+          throw error; // the Cron Trigger's run is marked failed in the dashboard
+        },
+      ),
+    );
   },
 } satisfies ExportedHandler<Env>;

@@ -1,10 +1,11 @@
 // The Worker entry itself: one runtime per isolate, configuration errors, the call log written after the response.
 
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { apiTokens, toolCalls } from '../../src/db/schema.ts';
+import { searchIndexSegments } from '../../src/db/search-maintenance.ts';
 import worker, { type Env, runtimeFor } from '../../src/worker.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, newAliceToken, testDatabase, world } from './helpers.ts';
@@ -29,6 +30,18 @@ async function fetchWith(request: Request, bindings: Env): Promise<Response> {
   const response = await fetch(request, bindings, ctx);
   await waitOnExecutionContext(ctx);
   return response;
+}
+
+/** Runs the Cron Trigger's handler as the runtime does, and waits for what it left running (waitUntil). */
+async function runScheduled(bindings: Env): Promise<void> {
+  const ctx = createExecutionContext();
+  const scheduled = worker.scheduled as unknown as (
+    controller: ScheduledController,
+    env: Env,
+    ctx: ExecutionContext,
+  ) => Promise<void>;
+  await scheduled(createScheduledController({ cron: '17 * * * *' }), bindings, ctx);
+  await waitOnExecutionContext(ctx);
 }
 
 describe('Worker entry', () => {
@@ -194,5 +207,51 @@ describe('Worker entry', () => {
     const initialized = (await init.json()) as { result: { protocolVersion: string } };
     expect(initialized.result.protocolVersion).toBe('2025-03-26');
     database.client.close();
+  });
+
+  it('runs the hourly upkeep from its Cron Trigger: statistics refreshed, search indexes merged into one b-tree', async () => {
+    const database = testDatabase();
+    const created = await newAliceToken(cliTokenService(database));
+    // Each call its own write: each adds a b-tree to the vendors' search index.
+    const names: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const name = `Upkeep vendor ${i} ${crypto.randomUUID()}`;
+      names.push(name);
+      const added = await exports.default.fetch(
+        new Request(`${BASE}/api/mcp/tools/addVendor`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ organization_id: world.orgTools, name }),
+        }),
+      );
+      expect(added.status).toBe(200);
+    }
+    expect(await searchIndexSegments(database.client, 'vendors_fts')).toBeGreaterThan(1);
+    await database.client.execute('delete from sqlite_stat1');
+    const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
+    await runScheduled(env);
+    expect(await searchIndexSegments(database.client, 'vendors_fts')).toBe(1);
+    const stats = await database.client.execute(
+      "select count(*) as n from sqlite_stat1 where tbl = 'vendors'",
+    );
+    expect(Number(stats.rows[0]?.n)).toBeGreaterThan(0);
+    expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^upkeep: .*vendors_fts/));
+    // The index finds the same records after the merge.
+    const found = await exports.default.fetch(
+      new Request(`${BASE}/api/mcp/tools/listVendors`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ organization_id: world.orgTools, filter: { query: names[3]?.slice(-36) } }),
+      }),
+    );
+    const page = (await found.json()) as { vendors: { name: string }[] };
+    expect(page.vendors.map((vendor) => vendor.name)).toEqual([names[3]]);
+    database.client.close();
+  });
+
+  it('logs a misconfigured upkeep and runs nothing', async () => {
+    const failed = vi.spyOn(console, 'error').mockImplementation(() => {});
+    await runScheduled({ ...env, LIBSQL_URL: '' });
+    expect(failed).toHaveBeenCalledWith(expect.stringContaining('LIBSQL_URL is not set'));
   });
 });
