@@ -973,6 +973,15 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       await checkUnique(ctx, organizationId, provided, id);
       const next: Row = { ...current, ...provided };
       spec.prepare?.(next, current);
+      const change = changedValues(historyValues(current), historyValues(next));
+      const sameColumns = Object.keys(columns).every(
+        (name) => JSON.stringify(current[name] ?? null) === JSON.stringify(next[name] ?? null),
+      );
+      // Nothing would change: no write, so updated_at stays (a client holding it keeps a valid expected_updated_at)
+      // and no empty change lands in the history.
+      if (Object.keys(change.before).length === 0 && sameColumns) {
+        return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
+      }
       const previous = String(current.updated_at);
       const now = ctx.now().toISOString();
       // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
@@ -993,7 +1002,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
           recordId: id,
           organizationId,
           action: 'update',
-          ...changedValues(historyValues(current), historyValues(next)),
+          ...change,
           at: updatedAt,
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),

@@ -279,6 +279,88 @@ describe('refused writes leave no history', () => {
     const { changes } = await changesOf({ record_id: framework.framework.id });
     expect(changes.map((change) => change.action)).toEqual(['add']);
   });
+
+  it('writes nothing for an update that changes nothing: updated_at stays, so does expected_updated_at', async () => {
+    const added = await ok<{ risk: Record<string, unknown> & { id: string; updated_at: string } }>(
+      runtime,
+      world.aliceToken,
+      'addRisk',
+      {
+        organization_id: world.orgA,
+        name: 'Unchanged risk',
+        description: 'Stays as it is',
+        inherent_likelihood: 2,
+        inherent_impact: 3,
+      },
+    );
+    const { id, updated_at } = added.risk;
+    for (const same of [
+      {},
+      { name: 'Unchanged risk' },
+      {
+        name: 'Unchanged risk',
+        inherent_likelihood: 2,
+        status: added.risk.status,
+        expected_updated_at: updated_at,
+      },
+      { description: 'Stays as it is', inherent_impact: 3 },
+    ]) {
+      const result = await ok<{ risk: Record<string, unknown> }>(runtime, world.aliceToken, 'updateRisk', {
+        id,
+        ...same,
+      });
+      expect(result.risk).toEqual(added.risk);
+    }
+    // A stale expected_updated_at is still refused, even when nothing would change.
+    const stale = await callDirect(runtime, world.aliceToken, 'updateRisk', {
+      id,
+      expected_updated_at: '2020-01-01T00:00:00.000Z',
+    });
+    expect(errorOf(stale).code).toBe('conflict');
+    // A real change still lands: updated_at moves and the history shows that field only.
+    const changed = await ok<{ risk: { updated_at: string; inherent_impact: number } }>(
+      runtime,
+      world.aliceToken,
+      'updateRisk',
+      { id, inherent_impact: 4, expected_updated_at: updated_at },
+    );
+    expect(changed.risk.inherent_impact).toBe(4);
+    expect(changed.risk.updated_at > updated_at).toBe(true);
+    const { changes } = await changesOf({ record_id: id });
+    expect(changes.map((change) => change.action)).toEqual(['update', 'add']);
+    expect(Object.keys(changes[0]?.after ?? {})).toContain('inherent_impact');
+    expect(Object.keys(changes[0]?.after ?? {})).not.toContain('name');
+    // A relation list given as it is (in another order) changes nothing either.
+    const vendors = await Promise.all(
+      ['Same A', 'Same B'].map((name) =>
+        ok<{ vendor: { id: string } }>(runtime, world.aliceToken, 'addVendor', {
+          organization_id: world.orgA,
+          name,
+        }),
+      ),
+    );
+    const ids = vendors.map((vendor) => vendor.vendor.id);
+    const asset = await ok<{ asset: { id: string; updated_at: string } }>(
+      runtime,
+      world.aliceToken,
+      'addAsset',
+      {
+        organization_id: world.orgA,
+        name: 'Same servers',
+        vendor_ids: ids,
+      },
+    );
+    const again = await ok<{ asset: { updated_at: string; vendor_ids: string[] } }>(
+      runtime,
+      world.aliceToken,
+      'updateAsset',
+      { id: asset.asset.id, vendor_ids: [...ids].reverse() },
+    );
+    expect(again.asset.updated_at).toBe(asset.asset.updated_at);
+    expect(again.asset.vendor_ids.sort()).toEqual([...ids].sort());
+    const assetChanges = await changesOf({ record_id: asset.asset.id });
+    expect(assetChanges.changes.map((change) => change.action)).toEqual(['add']);
+  });
 });
 
 describe('listChanges', () => {
