@@ -273,11 +273,11 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
         filter.until !== undefined ? lt(recordChanges.created_at, filter.until) : undefined,
       );
       const size = input.size ?? PAGE_SIZE.default;
-      const cursor = input.cursor ? decodeCursor(input.cursor, 'created_at', 'DESC') : null;
+      const cursor = input.cursor ? decodeCursor(input.cursor, 'listChanges', 'created_at', 'DESC') : null;
       const [range] = pageRanges(createdAt, recordChanges.id, 'DESC', cursor);
       // total_count: counted on the first page (at most TOTAL_COUNT_CAP + 1 matches read), then carried in the cursor.
-      const fingerprint = filterFingerprint(input.filter);
-      const carried = carriedCount(cursor, fingerprint);
+      const fingerprint = filterFingerprint(input.organization_id, input.filter);
+      const carried = carriedCount(cursor, fingerprint, TOTAL_COUNT_CAP);
       const pageQuery = ctx.db
         .select({
           ...getTableColumns(recordChanges),
@@ -303,6 +303,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
         carried ?? cappedCount(Number(totals?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
       const last = rows.length > size ? rows[size - 1] : undefined;
       const payload = (row: Record<string, unknown>): CursorPayload => ({
+        l: 'listChanges',
         f: 'created_at',
         d: 'DESC',
         v: cursorValue(createdAt, row),

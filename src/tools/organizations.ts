@@ -46,7 +46,7 @@ export const organizationTools: Tool[] = [
       const size = input.size ?? PAGE_SIZE.default;
       if (ids.length === 0) return { organizations: [], next_cursor: null, total_count: 0 };
       const reachable = inArray(organizations.id, ids);
-      const cursor = input.cursor ? decodeCursor(input.cursor, 'name', 'ASC') : null;
+      const cursor = input.cursor ? decodeCursor(input.cursor, 'listOrganizations', 'name', 'ASC') : null;
       const after = cursor
         ? or(
             gt(organizations.name, String(cursor.v)),
@@ -67,7 +67,9 @@ export const organizationTools: Tool[] = [
       return {
         organizations: page.map((row) => ({ ...row, role: roleIn(ctx.principal, row.id) ?? 'VIEWER' })),
         next_cursor:
-          rows.length > size && last ? encodeCursor({ f: 'name', d: 'ASC', v: last.name, i: last.id }) : null,
+          rows.length > size && last
+            ? encodeCursor({ l: 'listOrganizations', f: 'name', d: 'ASC', v: last.name, i: last.id })
+            : null,
         total_count: totals[0]?.total ?? 0,
       };
     },

@@ -20,18 +20,21 @@ export const TOTAL_COUNT_CAP = 1000;
 export const TEXT_COUNT_CAP = 100;
 
 export interface CursorPayload {
+  /** The list tool that made it (cursors made before it was added have none). */
+  l?: string;
   f: string;
   d: Direction;
   /** Order value of the last row of the page; null for a NULL in a nullable order column. */
   v: string | number | null;
   i: string;
-  /** total_count and total_count_capped as counted on the first page, with a fingerprint of the filter. */
+  /** total_count and total_count_capped as counted on the first page, with a fingerprint of the organization and filter. */
   t?: number;
   c?: boolean;
   h?: string;
 }
 
 const CursorSchema = z.object({
+  l: z.string().optional(),
   f: z.string(),
   d: z.enum(['ASC', 'DESC']),
   v: z.union([z.string(), z.number(), z.null()]),
@@ -49,7 +52,13 @@ export function encodeCursor(payload: CursorPayload): string {
     .replace(/=+$/, '');
 }
 
-export function decodeCursor(cursor: string, field: string, direction: Direction): CursorPayload {
+/** A cursor given to `list` (the list tool's name), for pages sorted by `field` in `direction`. */
+export function decodeCursor(
+  cursor: string,
+  list: string,
+  field: string,
+  direction: Direction,
+): CursorPayload {
   let payload: CursorPayload;
   try {
     const binary = atob(cursor.replace(/-/g, '+').replace(/_/g, '/'));
@@ -59,6 +68,12 @@ export function decodeCursor(cursor: string, field: string, direction: Direction
     throw invalidArguments('The cursor is not valid. Pass `next_cursor` from the previous page unchanged.', [
       { path: 'cursor', message: 'Malformed cursor' },
     ]);
+  }
+  if (payload.l !== undefined && payload.l !== list) {
+    throw invalidArguments(
+      `The cursor was made by ${payload.l}, not ${list}. Pass each list's next_cursor back to that list, or leave cursor out to start again.`,
+      [{ path: 'cursor', message: `Cursor was made by ${payload.l}` }],
+    );
   }
   if (payload.f !== field || payload.d !== direction) {
     throw invalidArguments(
@@ -154,16 +169,26 @@ export function cappedCount(matches: number, cap: number): CountedTotal {
   return { total: Math.min(matches, cap), capped: matches > cap };
 }
 
-/** What a later page's cursor carries from the first page's count, if counted for this same filter; else null. */
-export function carriedCount(cursor: CursorPayload | null, fingerprint: string): CountedTotal | null {
+/**
+ * What a later page's cursor carries from the first page's count, if counted for this same organization and filter;
+ * else null (counted again). Never above `cap`: a cursor is the client's to keep, and to edit.
+ */
+export function carriedCount(
+  cursor: CursorPayload | null,
+  fingerprint: string,
+  cap: number,
+): CountedTotal | null {
   return cursor?.t !== undefined && cursor.h === fingerprint
-    ? { total: cursor.t, capped: cursor.c === true }
+    ? { total: Math.min(cursor.t, cap), capped: cursor.c === true || cursor.t > cap }
     : null;
 }
 
-/** A short fingerprint of the filter, so a cursor's carried total_count is not reused for another filter. */
-export function filterFingerprint(filter: unknown): string {
-  const text = JSON.stringify(filter ?? null);
+/**
+ * A short fingerprint of the organization and the filter, so a cursor's carried total_count is not reused for
+ * another organization or filter.
+ */
+export function filterFingerprint(organizationId: string, filter: unknown): string {
+  const text = JSON.stringify([organizationId, filter ?? null]);
   let hash = 0x811c9dc5;
   for (let index = 0; index < text.length; index++) {
     hash ^= text.charCodeAt(index);

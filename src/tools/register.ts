@@ -577,8 +577,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
     cursor: cursorSchema.optional().describe('From next_cursor.'),
   });
 
+  const listName = `list${spec.nounPlural}`;
   const list = defineTool({
-    name: `list${spec.nounPlural}`,
+    name: listName,
     title: `List ${spec.labelPlural}`,
     description: [`List an organization's ${spec.labelPlural}. ${spec.about}`, spec.hints?.list ?? '']
       .filter(Boolean)
@@ -617,11 +618,11 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const size = input.size ?? PAGE_SIZE.default;
       const filters = and(...conditions);
       const filtered = and(eq(table.organization_id, input.organization_id), filters);
-      const cursor = input.cursor ? decodeCursor(input.cursor, fieldName, direction) : null;
-      const fingerprint = filterFingerprint(input.filter);
+      const cursor = input.cursor ? decodeCursor(input.cursor, listName, fieldName, direction) : null;
+      const fingerprint = filterFingerprint(input.organization_id, input.filter);
       const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
       // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
-      const carried = carriedCount(cursor, fingerprint);
+      const carried = carriedCount(cursor, fingerprint, cap);
       const ranges = pageRanges(orderField, table.id, direction, cursor);
       const page: ListPage = {
         organizationId: input.organization_id,
@@ -693,6 +694,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       const shown = rows.slice(0, size);
       const last = shown.at(-1);
       const payload = (row: Row): CursorPayload => ({
+        l: listName,
         f: fieldName,
         d: direction,
         v: cursorValue(orderField, row),

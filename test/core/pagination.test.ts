@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callDirect,
   createTestRuntime,
+  createToken,
   createWorld,
   errorOf,
   ok,
@@ -148,6 +149,53 @@ describe('pagination', () => {
     });
     expect(result.status).toBe(400);
     expect(errorOf(result).message).toMatch(/order_by/);
+  });
+
+  it('refuses a cursor made by another list tool, naming it', async () => {
+    const first = await page({ size: 2 });
+    const result = await callDirect(runtime, world.aliceToken, 'listRisks', {
+      organization_id: world.orgA,
+      cursor: first.next_cursor,
+    });
+    expect(result.status).toBe(400);
+    expect(errorOf(result)).toMatchObject({ code: 'invalid_arguments', details: [{ path: 'cursor' }] });
+    expect(errorOf(result).message).toContain('made by listVendors, not listRisks');
+  });
+
+  it('carries total_count only for the same organization and filter, and never above the cap', async () => {
+    const first = await page({ size: 2 });
+    const payload = JSON.parse(Buffer.from(String(first.next_cursor), 'base64url').toString()) as Record<
+      string,
+      unknown
+    >;
+    expect(payload).toMatchObject({ l: 'listVendors', t: first.total_count });
+    // An edited count is held to the cap.
+    const forged = Buffer.from(JSON.stringify({ ...payload, t: 99_999_999, c: false })).toString('base64url');
+    const capped = await ok<Page & { total_count_capped: boolean }>(
+      runtime,
+      world.aliceToken,
+      'listVendors',
+      {
+        organization_id: world.orgA,
+        size: 2,
+        cursor: forged,
+      },
+    );
+    expect(capped.total_count).toBe(1000);
+    expect(capped.total_count_capped).toBe(true);
+    // Another organization's walk counts its own records. (A token of Bob's own: a test below changes his
+    // memberships, which a cached principal of world.bobToken would not see.)
+    const bob = await createToken(runtime, world.bob);
+    for (const name of ['Beta one', 'Beta two', 'Beta three']) {
+      await ok(runtime, bob, 'addVendor', { organization_id: world.orgB, name });
+    }
+    const other = await ok<Page>(runtime, bob, 'listVendors', {
+      organization_id: world.orgB,
+      size: 2,
+      cursor: first.next_cursor,
+    });
+    expect(other.total_count).toBe(3);
+    expect(first.total_count).toBeGreaterThanOrEqual(45);
   });
 
   it('refuses an order_by field the register does not sort by', async () => {

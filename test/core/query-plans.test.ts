@@ -137,6 +137,7 @@ function filtersOf(spec: RegisterSpec): Record<string, unknown>[] {
 }
 
 function cursorsOf(
+  org: string,
   field: string,
   direction: 'ASC' | 'DESC',
   nullable: boolean,
@@ -150,7 +151,7 @@ function cursorsOf(
   if (nullable) cursors.push(encodeCursor({ f: field, d: direction, v: null, i: 'x' }));
   if (typeof filter.query === 'string') {
     // A walk that counted more than the text cap on its first page: its later pages read the matches densely.
-    const dense = { t: TEXT_COUNT_CAP, c: true, h: filterFingerprint(filter) };
+    const dense = { t: TEXT_COUNT_CAP, c: true, h: filterFingerprint(org, filter) };
     cursors.push(encodeCursor({ f: field, d: direction, v: sample, i: 'x', ...dense }));
     if (nullable) cursors.push(encodeCursor({ f: field, d: direction, v: null, i: 'x', ...dense }));
     // And one that counted a few: its later pages read the FTS index's matches again.
@@ -191,7 +192,7 @@ describe('list query plans', () => {
         for (const [field, order] of Object.entries(orders)) {
           const sample = order.column.dataType === 'number' ? 3 : '2026-01-15';
           for (const direction of ['ASC', 'DESC'] as const) {
-            for (const cursor of cursorsOf(field, direction, order.nullable === true, sample, filter)) {
+            for (const cursor of cursorsOf(org, field, direction, order.nullable === true, sample, filter)) {
               recorded = [];
               const args = { organization_id: org, filter, order_by: { field, direction }, cursor };
               const result = await callDirect(runtime, token, tool, args);
