@@ -165,10 +165,33 @@ function normalizeKeys(value: unknown, path: string): unknown {
 }
 
 function invalidArgumentsFrom(toolName: string, error: z.ZodError): AppError {
-  const details: ErrorDetail[] = error.issues.map((issue) => ({
+  const details: ErrorDetail[] = error.issues.flatMap(unionExplained).map((issue) => ({
     path: issue.path.map(String).join('.') || '(arguments)',
     message: issue.message,
   }));
   const summary = details.map((detail) => `${detail.path}: ${detail.message}`).join('; ');
   return new AppError('invalid_arguments', `Invalid arguments for ${toolName}: ${summary}`, details);
+}
+
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+
+/**
+ * A value that matched no branch of a union (e.g. an enum filter: one value or a list of them) is reported by zod as
+ * a bare "Invalid input". Instead: the issues of the branch the value came closest to, so the client reads what it
+ * should have sent ("expected one of ..."). Closest: the branch whose issues reach deepest into the value (a list
+ * of which one item is wrong), then one that did not fail on the value's type itself.
+ */
+function unionExplained(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !issue.errors?.length) return [issue];
+  const depth = (branch: Issue[]) => Math.max(...branch.map((item) => item.path.length));
+  const typeMiss = (branch: Issue[]) =>
+    branch.some((item) => item.code === 'invalid_type' && item.path.length === 0) ? 1 : 0;
+  const branches = issue.errors.filter((branch) => branch.length > 0);
+  const best = branches.reduce<Issue[] | undefined>((chosen, branch) => {
+    if (!chosen) return branch;
+    if (depth(branch) !== depth(chosen)) return depth(branch) > depth(chosen) ? branch : chosen;
+    return typeMiss(branch) < typeMiss(chosen) ? branch : chosen;
+  }, undefined);
+  if (!best) return [issue];
+  return best.flatMap((item) => unionExplained({ ...item, path: [...issue.path, ...item.path] }));
 }

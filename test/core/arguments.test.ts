@@ -36,6 +36,29 @@ describe('argument normalisation', () => {
     },
   );
 
+  it('says which values an enum filter takes, for one value or a list of them', async () => {
+    for (const [status, path] of [
+      ['BOGUS', 'filter.status'],
+      [['OPEN', 'BOGUS'], 'filter.status.1'],
+      [7, 'filter.status'],
+    ] as const) {
+      const result = await callDirect(runtime, world.aliceToken, 'listRisks', {
+        organization_id: world.orgA,
+        filter: { status },
+      });
+      const error = errorOf(result);
+      expect(error.code).toBe('invalid_arguments');
+      expect(error.details).toEqual([{ path, message: expect.stringContaining('expected one of') }]);
+      for (const value of ['OPEN', 'IN_TREATMENT', 'ACCEPTED']) expect(error.message).toContain(value);
+    }
+    const vendors = await callDirect(runtime, world.aliceToken, 'listVendors', {
+      organization_id: world.orgA,
+      filter: { category: ['saas'] },
+    });
+    expect(errorOf(vendors).details?.[0]).toMatchObject({ path: 'filter.category.0' });
+    expect(errorOf(vendors).message).toMatch(/expected one of .*"CLOUD_PROVIDER"/);
+  });
+
   it('names both spellings of an argument given twice', async () => {
     const result = await callDirect(runtime, world.aliceToken, 'listVendors', {
       organizationId: world.orgA,
