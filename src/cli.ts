@@ -16,9 +16,9 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   migrate                                                 apply database migrations, merge the search indexes
   user create --email E --password P [--name N]           -> {"id":"usr_..."}
   org create --name N --owner EMAIL                       -> {"id":"org_..."}
-  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true}
-  token create --email E --name N [--scope read|read_write] [--org ORG_ID]...
-               [--expires-in-days D | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}
+  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true} (an existing member: role set)
+  token create --email E --name N [--scope read|read_write, default read_write] [--org ORG_ID]...
+               [--expires-in-days 1..365 | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}
   token revoke --id TOKEN_ID                              -> {"ok":true}
   token list --email E                                    -> {"tokens":[...]}
   seed --demo                                             -> {"email","password","organization_id","token"}
@@ -50,6 +50,9 @@ function need(values: Values, name: 'email' | 'password' | 'name' | 'owner' | 'r
   return value;
 }
 
+/** The longest an API token lives, as in the web form (README, "Tokens"); the CLI also allows shorter than 7 days. */
+const MAX_TOKEN_DAYS = 365;
+
 function expiryFrom(values: Values, now: Date): string | null {
   const days = values['expires-in-days'];
   const at = values['expires-at'];
@@ -58,11 +61,15 @@ function expiryFrom(values: Values, now: Date): string | null {
   if (at !== undefined) {
     const time = Date.parse(at);
     if (Number.isNaN(time)) throw new UsageError(`--expires-at is not an ISO date: ${at}`);
+    if (time > now.getTime() + MAX_TOKEN_DAYS * 86_400_000)
+      throw new UsageError(
+        `--expires-at is more than ${MAX_TOKEN_DAYS} days away: API tokens live at most a year`,
+      );
     return new Date(time).toISOString();
   }
   const count = days === undefined ? 90 : Number(days);
-  if (!Number.isInteger(count) || count < 1 || count > 3650)
-    throw new UsageError('--expires-in-days must be 1..3650');
+  if (!Number.isInteger(count) || count < 1 || count > MAX_TOKEN_DAYS)
+    throw new UsageError(`--expires-in-days must be 1..${MAX_TOKEN_DAYS}`);
   return new Date(now.getTime() + count * 86_400_000).toISOString();
 }
 

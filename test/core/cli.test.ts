@@ -136,6 +136,27 @@ describe('compliance-mcp CLI', () => {
       '3',
     );
     expect(both.code).toBe(2);
+    // At most a year, as in the web form.
+    for (const expiry of [
+      ['--expires-in-days', '366'],
+      ['--expires-in-days', '0'],
+      ['--expires-at', new Date(Date.now() + 366 * 86_400_000).toISOString()],
+    ]) {
+      const refused = await cli('token', 'create', '--email', 'owner@example.com', '--name', 'x', ...expiry);
+      expect(refused.code).toBe(2);
+      expect(refused.out).toEqual([]);
+    }
+    const year = await json(
+      'token',
+      'create',
+      '--email',
+      'owner@example.com',
+      '--name',
+      'x',
+      '--expires-in-days',
+      '365',
+    );
+    expect(Date.parse(String(year.expires_at)) - Date.now()).toBeGreaterThan(364 * 86_400_000);
   });
 
   it('seeds a demo organization and returns a working account', async () => {
