@@ -136,10 +136,9 @@ export async function startNodeServer(
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
   });
+  const empty = await isEmptyDatabase(database.db);
   const demo =
-    config.seedDemo && (await isEmptyDatabase(database.db))
-      ? await seedDemo(database.db, runtime.tokens, () => new Date())
-      : null;
+    config.seedDemo && empty ? await seedDemo(database.db, runtime.tokens, () => new Date()) : null;
 
   const server = createHttpServer(runtime.app.fetch, config);
   await new Promise<void>((resolve, reject) => {
@@ -187,6 +186,13 @@ export async function startNodeServer(
     log(`  Web sign-in: ${demo.email} / ${demo.password}`);
     log('Try it:');
     log(`  curl -s -X POST ${url}/api/mcp/tools/listOrganizations -H "Authorization: Bearer ${demo.token}"`);
+  } else if (empty) {
+    log('');
+    log(`No account yet: sign up at ${url}/signup, then create an organization and a token there; or run`);
+    log("  npx compliance-mcp user create --email YOU@EXAMPLE.COM --password 'a long password'");
+    log('  npx compliance-mcp org create --name "Your company" --owner YOU@EXAMPLE.COM');
+    log('  npx compliance-mcp token create --email YOU@EXAMPLE.COM --name "Claude Desktop"');
+    log('(A later start without SEED_DEMO=false seeds the demo into an empty database.)');
   } else {
     log('');
     log('Get a token: sign in at the web interface (Settings > API Tokens), or run');

@@ -119,3 +119,41 @@ describe('Node host', () => {
     expect(status).toBe(403);
   });
 });
+
+describe('Node host start messages', () => {
+  it('on an empty database without the demo, says how to make the first account; once there is one, how to get a token', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'cmcp-node-empty-'));
+    const url = `file:${join(empty, 'empty.db')}`;
+    try {
+      const printed: string[] = [];
+      const first = await startNodeServer(
+        loadConfig({ DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false' }),
+        (line) => printed.push(line),
+      );
+      // With an account in it, a later start (demo off) points to the token instead.
+      const { createUser } = await import('../../src/accounts.ts');
+      await createUser(first.runtime.database.db, new Date(), {
+        email: 'first@example.com',
+        password: 'a long enough password',
+        name: null,
+      });
+      await first.close();
+      expect(first.demo).toBeNull();
+      const text = printed.join('\n');
+      expect(text).toContain(`sign up at ${first.url}/signup`);
+      expect(text).toContain('npx compliance-mcp user create --email');
+      expect(text).toContain('npx compliance-mcp org create');
+      expect(text).not.toContain('Get a token: sign in');
+      const again: string[] = [];
+      const second = await startNodeServer(
+        loadConfig({ DATABASE_URL: url, PORT: '0', HOST: '127.0.0.1', SEED_DEMO: 'false' }),
+        (line) => again.push(line),
+      );
+      await second.close();
+      expect(again.join('\n')).toContain('Get a token: sign in');
+      expect(again.join('\n')).not.toContain('/signup');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
