@@ -248,6 +248,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
       total_count: z
         .number()
         .int()
+        .nonnegative()
         .describe(
           `Number of changes matching the filter over all pages, counted when the first page was read (later pages repeat it) and at most ${TOTAL_COUNT_CAP}.`,
         ),

@@ -39,7 +39,7 @@ export const organizationTools: Tool[] = [
     output: z.object({
       organizations: z.array(organizationRecord).describe('This page of organizations.'),
       next_cursor: z.string().nullable().describe('Cursor of the next page, or null on the last page.'),
-      total_count: z.number().int().describe('Number of organizations this token can access.'),
+      total_count: z.number().int().nonnegative().describe('Number of organizations this token can access.'),
     }),
     async run(ctx, input) {
       const ids = reachableOrganizationIds(ctx);

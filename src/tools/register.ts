@@ -230,7 +230,7 @@ export function recordSchema(spec: RegisterSpec): z.ZodObject {
   shape.updated_at = timestampSchema.describe(
     'When it was last changed (ISO 8601); pass as expected_updated_at.',
   );
-  return z.object(shape).describe(`A ${spec.label}.`);
+  return z.object(shape).describe(`${article(spec.label) === 'an' ? 'An' : 'A'} ${spec.label}.`);
 }
 
 function addShape(spec: RegisterSpec): Record<string, z.ZodType> {
@@ -262,6 +262,7 @@ function updateShape(spec: RegisterSpec): Record<string, z.ZodType> {
     if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation)).optional();
   }
   shape.expected_updated_at = timestampSchema
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'Expected the updated_at you read, an ISO 8601 time')
     .optional()
     .describe('The updated_at you read; if it changed since: conflict.');
   return shape;
@@ -594,6 +595,7 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       total_count: z
         .number()
         .int()
+        .nonnegative()
         .describe(
           `Matches on all pages, counted on the first page, at most ${TOTAL_COUNT_CAP} (${TEXT_COUNT_CAP} with filter.query).`,
         ),

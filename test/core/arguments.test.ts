@@ -59,6 +59,35 @@ describe('argument normalisation', () => {
     expect(errorOf(vendors).message).toMatch(/expected one of .*"CLOUD_PROVIDER"/);
   });
 
+  it('refuses an expected_updated_at that is not a time, instead of calling it a conflict', async () => {
+    const added = await ok<{ risk: { id: string; updated_at: string } }>(
+      runtime,
+      world.aliceToken,
+      'addRisk',
+      {
+        organization_id: world.orgA,
+        name: 'Timed risk',
+        inherent_likelihood: 1,
+        inherent_impact: 1,
+      },
+    );
+    const result = await callDirect(runtime, world.aliceToken, 'updateRisk', {
+      id: added.risk.id,
+      name: 'Renamed',
+      expected_updated_at: 'yesterday',
+    });
+    expect(errorOf(result)).toMatchObject({
+      code: 'invalid_arguments',
+      details: [{ path: 'expected_updated_at', message: expect.stringContaining('ISO 8601') }],
+    });
+    const renamed = await ok<{ risk: { name: string } }>(runtime, world.aliceToken, 'updateRisk', {
+      id: added.risk.id,
+      name: 'Renamed',
+      expected_updated_at: added.risk.updated_at,
+    });
+    expect(renamed.risk.name).toBe('Renamed');
+  });
+
   it('names both spellings of an argument given twice', async () => {
     const result = await callDirect(runtime, world.aliceToken, 'listVendors', {
       organizationId: world.orgA,
