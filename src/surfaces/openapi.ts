@@ -48,7 +48,10 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
           '403': errorResponse('insufficient_scope: read-only token or role too low.'),
           '404': errorResponse('not_found: record or organization not reachable with this token.'),
           '409': errorResponse('invalid_transition or conflict.'),
+          '413': errorResponse("payload_too_large: the body is over the server's limit (MAX_BODY_BYTES)."),
+          '415': errorResponse('unsupported_media_type: send Content-Type: application/json.'),
           '429': errorResponse('rate_limited; see Retry-After.'),
+          '500': errorResponse('internal: logged with the request id; retry later.'),
         },
       },
     };

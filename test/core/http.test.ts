@@ -298,7 +298,17 @@ describe('OpenAPI', () => {
     const document = (await response.json()) as {
       openapi: string;
       servers: { url: string }[];
-      paths: Record<string, { post: { operationId: string; description: string; requestBody: unknown } }>;
+      paths: Record<
+        string,
+        {
+          post: {
+            operationId: string;
+            description: string;
+            requestBody: unknown;
+            responses: Record<string, unknown>;
+          };
+        }
+      >;
       components: { securitySchemes: { bearerAuth: { scheme: string } } };
     };
     expect(document.openapi).toBe('3.1.0');
@@ -306,7 +316,13 @@ describe('OpenAPI', () => {
     expect(document.components.securitySchemes.bearerAuth.scheme).toBe('bearer');
     const operations = Object.values(document.paths).map((path) => path.post);
     expect(operations.map((operation) => operation.operationId)).toEqual([...TOOLS.keys()]);
-    for (const operation of operations) expect(operation.description.length).toBeLessThanOrEqual(300);
+    for (const operation of operations) {
+      expect(operation.description.length).toBeLessThanOrEqual(300);
+      // Every status the direct surface answers with (README, "Errors").
+      expect(Object.keys(operation.responses).sort()).toEqual(
+        ['200', '400', '401', '403', '404', '409', '413', '415', '429', '500'].sort(),
+      );
+    }
   });
 
   it('refuses to narrow to a tool that does not exist', async () => {
