@@ -64,27 +64,25 @@ export async function mergeSearchIndexes(
   for (const table of await searchIndexTables(client)) {
     if (stopped()) break;
     if ((await searchIndexSegments(client, table)) <= 1) continue;
-    // A negative page count first puts every b-tree on one level and starts merging them all; the steps after it
-    // carry that merge on (positive: b-trees written meanwhile wait for the next run). A step that changed fewer
-    // than two rows found nothing left to merge (the FTS5 documentation's test).
-    let pages = -step;
+    // Positive steps carry on a merge under way (one a run stopped halfway, even if writes landed since) or merge a
+    // level of 4 b-trees (FTS5's usermerge); a step that changed fewer than two rows found nothing to do (the FTS5
+    // documentation's test). Then, if more than one b-tree is left, one negative step puts them all on one level
+    // and starts merging them together, and positive steps carry that on. (A negative step first would put a merge
+    // under way back on one level with the b-trees written since and start it over: under steady writes, a merge
+    // cut short every run would never end.)
+    let pages = step;
+    let wholeMergeStarted = false;
     let finished = false;
     while (!stopped()) {
       const started = Date.now();
-      const [before, , after] = await client.batch(
-        [
-          'select total_changes() as changes',
-          {
-            sql: `insert into ${quote(table)} (${quote(table)}, rank) values ('merge', ?)`,
-            args: [pages],
-          },
-          'select total_changes() as changes',
-        ],
-        'write',
-      );
-      const changed = Number(after?.rows[0]?.changes) - Number(before?.rows[0]?.changes);
-      // Also stops on a count it cannot read (NaN), rather than merging on forever.
-      if (!(changed >= 2)) {
+      const changed = await mergeStep(client, table, pages);
+      if (Number.isNaN(changed)) break; // a count it cannot read: stop, not reported as merged
+      if (changed < 2) {
+        if (pages > 0 && !wholeMergeStarted && (await searchIndexSegments(client, table)) > 1) {
+          wholeMergeStarted = true;
+          pages = -step;
+          continue;
+        }
         finished = true;
         break;
       }
@@ -96,6 +94,19 @@ export async function mergeSearchIndexes(
     merged.push(table);
   }
   return merged;
+}
+
+/** One 'merge' command of `pages` pages; the rows it changed (NaN if the count cannot be read). */
+async function mergeStep(client: Client, table: string, pages: number): Promise<number> {
+  const [before, , after] = await client.batch(
+    [
+      'select total_changes() as changes',
+      { sql: `insert into ${quote(table)} (${quote(table)}, rank) values ('merge', ?)`, args: [pages] },
+      'select total_changes() as changes',
+    ],
+    'write',
+  );
+  return Number(after?.rows[0]?.changes) - Number(before?.rows[0]?.changes);
 }
 
 function quote(identifier: string): string {

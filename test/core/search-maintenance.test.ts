@@ -127,6 +127,14 @@ describe('search index upkeep', () => {
     expect(await searched('halfway')).toEqual(halfway);
     expect(await searched('word1000')).toEqual(word);
     await client.execute(`insert into risks_fts (risks_fts, rank) values ('integrity-check', 1)`);
+    // A write lands between the runs: the next run still carries the merge on, then takes the new b-tree in.
+    await ok(runtime, token, 'addRisk', {
+      organization_id: org,
+      name: 'Halfway written between runs',
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+    });
+    halfway.unshift((await searched('between runs'))[0] as string);
     let more = 0;
     const second = await mergeSearchIndexes(client, {
       stepPages: 1,
@@ -139,6 +147,29 @@ describe('search index upkeep', () => {
     expect(await searchIndexSegments(client, 'risks_fts')).toBe(1);
     expect(await searched('halfway')).toEqual(halfway);
     expect(await searched('word1000')).toEqual(word);
+    await client.execute(`insert into risks_fts (risks_fts, rank) values ('integrity-check', 1)`);
+  });
+
+  it('keeps the index to a few b-trees when every run is cut short and writes land between runs', async () => {
+    const client = runtime.database.client;
+    await mergeSearchIndexes(client, { pause: async () => {} });
+    const counts: number[] = [];
+    for (let round = 0; round < 24; round++) {
+      await addRisks(2, 1000 + round * 2);
+      let steps = 0;
+      await mergeSearchIndexes(client, {
+        stepPages: 1,
+        pause: async () => {
+          steps += 1;
+        },
+        stopped: () => steps >= 3,
+      });
+      counts.push(await searchIndexSegments(client, 'risks_fts'));
+    }
+    // Each run carries on the merge under way (a run that started it over would leave more b-trees every round).
+    expect(Math.max(...counts.slice(-8)), counts.join(',')).toBeLessThanOrEqual(10);
+    expect(await mergeSearchIndexes(client, { pause: async () => {} })).toContain('risks_fts');
+    expect(await searchIndexSegments(client, 'risks_fts')).toBe(1);
     await client.execute(`insert into risks_fts (risks_fts, rank) values ('integrity-check', 1)`);
   });
 
