@@ -5,12 +5,12 @@ import type {
   ExecutionContext as WorkerExecutionContext,
   Response as WorkerResponse,
 } from '@cloudflare/workers-types';
-import { type Client, createClient } from '@libsql/client/web';
+import { createClient } from '@libsql/client/web';
 import { z } from 'zod';
 import { createKvTokenCache, KV_MIN_TTL_SECONDS } from './auth/kv-token-cache.ts';
 import { loadConfig } from './config.ts';
-import { createDatabase, optimizeDatabase } from './db/client.ts';
-import { mergeSearchIndexes } from './db/search-maintenance.ts';
+import { createDatabase } from './db/client.ts';
+import { scheduledUpkeep } from './db/search-maintenance.ts';
 import { AppError, toErrorBody } from './errors.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 
@@ -100,17 +100,6 @@ function misconfigured(error: unknown): Response {
   });
 }
 
-/**
- * The hourly upkeep the Node host runs on its timer, for the Worker's database (the Cron Trigger in wrangler.toml):
- * the planner's statistics refreshed (ANALYZE with the analysis limit: milliseconds at any size; `PRAGMA optimize`
- * would do nothing, as each statement over HTTP may run on a fresh connection), then every register's search index
- * merged into one b-tree, in steps with pauses (src/db/search-maintenance.ts). Returns the indexes it merged.
- */
-export async function databaseUpkeep(client: Client): Promise<string[]> {
-  await optimizeDatabase(client, true);
-  return mergeSearchIndexes(client);
-}
-
 export default {
   async fetch(request, env, ctx) {
     let runtime: Runtime;
@@ -128,23 +117,27 @@ export default {
     return response as unknown as WorkerResponse;
   },
 
-  async scheduled(_controller, env, ctx) {
+  // The hourly Cron Trigger (wrangler.toml [triggers]): what the Node host does on its timer, within a budget of
+  // requests (src/db/search-maintenance.ts, scheduledUpkeep). A failure fails the run (Cron Events shows it) and is
+  // not retried at once: the next hour's run tries again.
+  async scheduled(controller, env) {
     let runtime: Runtime;
     try {
       runtime = runtimeFor(env);
     } catch (error) {
+      controller.noRetry();
       console.error(`worker configuration: ${error instanceof Error ? error.message : String(error)}`);
-      return;
+      throw error;
     }
-    ctx.waitUntil(
-      databaseUpkeep(runtime.database.client).then(
-        (merged) =>
-          console.log(`upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}`),
-        (error: unknown) => {
-          console.error(`upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
-          throw error; // the Cron Trigger's run is marked failed in the dashboard
-        },
-      ),
-    );
+    try {
+      const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
+      console.log(
+        `upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}${unfinished ? '; the merge carries on at the next run' : ''}`,
+      );
+    } catch (error) {
+      controller.noRetry();
+      console.error(`upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw error;
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -7,12 +7,16 @@
 // rewrites the whole index (about 0.4 s of CPU at 100k), so it is done in small steps, each its own short write
 // (a few milliseconds), with a pause between them for the requests the process is serving.
 import type { Client } from '@libsql/client';
+import { optimizeDatabase } from './client.ts';
+
+/** What the merge needs of a libSQL client (a counting wrapper will do). */
+type Statements = Pick<Client, 'execute' | 'batch'>;
 
 /** FTS5 leaf pages written per step (of up to 4050 bytes each, FTS5's default pgsz: about 130 kB): a few milliseconds. */
 export const MERGE_STEP_PAGES = 32;
 
 /** The FTS5 tables of the database (one per searchable register). */
-export async function searchIndexTables(client: Client): Promise<string[]> {
+export async function searchIndexTables(client: Statements): Promise<string[]> {
   const result = await client.execute(
     "select name from sqlite_master where type = 'table' and sql like 'CREATE VIRTUAL TABLE%USING fts5%' order by name",
   );
@@ -23,7 +27,7 @@ export async function searchIndexTables(client: Client): Promise<string[]> {
  * The number of b-trees in an FTS5 index, from its structure record (row 10 of `<table>_data`): a 4-byte cookie,
  * a 4-byte 0xffffffff marker in the newer format, then varints: levels, segments.
  */
-export async function searchIndexSegments(client: Client, table: string): Promise<number> {
+export async function searchIndexSegments(client: Statements, table: string): Promise<number> {
   const result = await client.execute(`select block from ${quote(`${table}_data`)} where id = 10`);
   const block = result.rows[0]?.block;
   // @libsql/client gives a blob as an ArrayBuffer; accept a view too, in case a client or version gives one.
@@ -47,7 +51,7 @@ export async function searchIndexSegments(client: Client, table: string): Promis
  * whose merge it finished.
  */
 export async function mergeSearchIndexes(
-  client: Client,
+  client: Statements,
   options: {
     pause?: (stepMs: number) => Promise<void>;
     stopped?: () => boolean;
@@ -96,8 +100,46 @@ export async function mergeSearchIndexes(
   return merged;
 }
 
+/**
+ * Requests one scheduled upkeep may send (every statement or batch over HTTP is one subrequest; the Workers Free plan
+ * allows 50 per Cron run): a merge that needs more carries on at the next run.
+ */
+export const UPKEEP_MAX_REQUESTS = 40;
+
+/**
+ * The upkeep a host without a timer of its own runs on a schedule (the Worker's Cron Trigger): the planner's
+ * statistics refreshed (ANALYZE with the analysis limit, milliseconds at any size; `PRAGMA optimize` would do nothing
+ * over HTTP, where each statement may run on a fresh connection), then the search indexes merged, in paced steps,
+ * within `maxRequests` requests. `unfinished`: the budget ran out first (the next run carries the merge on).
+ */
+export async function scheduledUpkeep(
+  client: Client,
+  options: { maxRequests?: number; pause?: (stepMs: number) => Promise<void> } = {},
+): Promise<{ merged: string[]; unfinished: boolean }> {
+  const budget = options.maxRequests ?? UPKEEP_MAX_REQUESTS;
+  await optimizeDatabase(client, true);
+  let sent = 1;
+  const counted: Statements = {
+    execute: ((statement: Parameters<Client['execute']>[0]) => {
+      sent += 1;
+      return client.execute(statement);
+    }) as Client['execute'],
+    batch: ((statements: Parameters<Client['batch']>[0], mode?: Parameters<Client['batch']>[1]) => {
+      sent += 1;
+      return client.batch(statements, mode);
+    }) as Client['batch'],
+  };
+  // A table's loop may send two more after the last check (its b-tree count, then a step).
+  const stopped = () => sent + 2 >= budget;
+  const merged = await mergeSearchIndexes(counted, {
+    stopped,
+    ...(options.pause ? { pause: options.pause } : {}),
+  });
+  return { merged, unfinished: stopped() };
+}
+
 /** One 'merge' command of `pages` pages; the rows it changed (NaN if the count cannot be read). */
-async function mergeStep(client: Client, table: string, pages: number): Promise<number> {
+async function mergeStep(client: Statements, table: string, pages: number): Promise<number> {
   const [before, , after] = await client.batch(
     [
       'select total_changes() as changes',

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import {
   mergeSearchIndexes,
+  scheduledUpkeep,
   searchIndexSegments,
   searchIndexTables,
 } from '../../src/db/search-maintenance.ts';
@@ -171,6 +172,34 @@ describe('search index upkeep', () => {
     expect(await mergeSearchIndexes(client, { pause: async () => {} })).toContain('risks_fts');
     expect(await searchIndexSegments(client, 'risks_fts')).toBe(1);
     await client.execute(`insert into risks_fts (risks_fts, rank) values ('integrity-check', 1)`);
+  });
+
+  it('scheduled upkeep: statistics, then the merge within a budget of requests, carried on by the next run', async () => {
+    const client = runtime.database.client;
+    await addRisks(12, 2000);
+    expect(await searchIndexSegments(client, 'risks_fts')).toBeGreaterThan(1);
+    await client.execute('delete from sqlite_stat1');
+    const sent: string[] = [];
+    const spied = new Proxy(client, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          sent.push(String(name));
+          return value.apply(target, args);
+        };
+      },
+    });
+    const short = await scheduledUpkeep(spied, { maxRequests: 6, pause: async () => {} });
+    expect(short.unfinished).toBe(true);
+    expect(short.merged).toEqual([]);
+    expect(sent.length).toBeLessThanOrEqual(6);
+    const stats = await client.execute("select count(*) as n from sqlite_stat1 where tbl = 'risks'");
+    expect(Number(stats.rows[0]?.n)).toBeGreaterThan(0);
+    const full = await scheduledUpkeep(client, { pause: async () => {} });
+    expect(full.unfinished).toBe(false);
+    expect(full.merged).toContain('risks_fts');
+    expect(await searchIndexSegments(client, 'risks_fts')).toBe(1);
   });
 
   it('reads an index that was never written as empty', async () => {

@@ -33,14 +33,17 @@ async function fetchWith(request: Request, bindings: Env): Promise<Response> {
 }
 
 /** Runs the Cron Trigger's handler as the runtime does, and waits for what it left running (waitUntil). */
-async function runScheduled(bindings: Env): Promise<void> {
+async function runScheduled(
+  bindings: Env,
+  controller = createScheduledController({ cron: '17 * * * *' }),
+): Promise<void> {
   const ctx = createExecutionContext();
   const scheduled = worker.scheduled as unknown as (
     controller: ScheduledController,
     env: Env,
     ctx: ExecutionContext,
   ) => Promise<void>;
-  await scheduled(createScheduledController({ cron: '17 * * * *' }), bindings, ctx);
+  await scheduled(controller, bindings, ctx);
   await waitOnExecutionContext(ctx);
 }
 
@@ -249,9 +252,14 @@ describe('Worker entry', () => {
     database.client.close();
   });
 
-  it('logs a misconfigured upkeep and runs nothing', async () => {
+  it('fails a misconfigured upkeep run, logged and not retried', async () => {
     const failed = vi.spyOn(console, 'error').mockImplementation(() => {});
-    await runScheduled({ ...env, LIBSQL_URL: '' });
+    const controller = createScheduledController({ cron: '17 * * * *' });
+    const noRetry = vi.spyOn(controller, 'noRetry');
+    await expect(runScheduled({ ...env, LIBSQL_URL: '' }, controller)).rejects.toThrow(
+      'LIBSQL_URL is not set',
+    );
     expect(failed).toHaveBeenCalledWith(expect.stringContaining('LIBSQL_URL is not set'));
+    expect(noRetry).toHaveBeenCalledTimes(1);
   });
 });
