@@ -179,13 +179,19 @@ type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Iss
  * A value that matched no branch of a union (e.g. an enum filter: one value or a list of them) is reported by zod as
  * a bare "Invalid input". Instead: the issues of the branch the value came closest to, so the client reads what it
  * should have sent ("expected one of ..."). Closest: the branch whose issues reach deepest into the value (a list
- * of which one item is wrong), then one that did not fail on the value's type itself.
+ * of which one item is wrong), then one that did not fail on the value's type or value itself (a list of valid
+ * values, too long: "Too big"), then the first.
  */
 function unionExplained(issue: Issue): Issue[] {
   if (issue.code !== 'invalid_union' || !issue.errors?.length) return [issue];
   const depth = (branch: Issue[]) => Math.max(...branch.map((item) => item.path.length));
+  // Failed on the value as a whole, not on what is in it (a list of valid values but too many is about its length).
   const typeMiss = (branch: Issue[]) =>
-    branch.some((item) => item.code === 'invalid_type' && item.path.length === 0) ? 1 : 0;
+    branch.some(
+      (item) => (item.code === 'invalid_type' || item.code === 'invalid_value') && item.path.length === 0,
+    )
+      ? 1
+      : 0;
   const branches = issue.errors.filter((branch) => branch.length > 0);
   const best = branches.reduce<Issue[] | undefined>((chosen, branch) => {
     if (!chosen) return branch;

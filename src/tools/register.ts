@@ -233,6 +233,14 @@ export function recordSchema(spec: RegisterSpec): z.ZodObject {
   return z.object(shape).describe(`${article(spec.label) === 'an' ? 'An' : 'A'} ${spec.label}.`);
 }
 
+/** An ISO 8601 date and time with its offset (`Z` or `+hh:mm`), as updated_at is written: not any text Date.parse reads. */
+function isIsoTime(value: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  );
+}
+
 function addShape(spec: RegisterSpec): Record<string, z.ZodType> {
   const shape: Record<string, z.ZodType> = {
     organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
@@ -262,7 +270,7 @@ function updateShape(spec: RegisterSpec): Record<string, z.ZodType> {
     if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation)).optional();
   }
   shape.expected_updated_at = timestampSchema
-    .refine((value) => !Number.isNaN(Date.parse(value)), 'Expected the updated_at you read, an ISO 8601 time')
+    .refine(isIsoTime, 'Expected the updated_at you read, an ISO 8601 time such as 2026-03-01T09:30:00.000Z')
     .optional()
     .describe('The updated_at you read; if it changed since: conflict.');
   return shape;
@@ -966,7 +974,11 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
       };
       const current = await load(ctx, id, 'write');
       const organizationId = String(current.organization_id);
-      if (expected_updated_at !== undefined && expected_updated_at !== current.updated_at) {
+      // Compared as instants: the same time written with an offset, or without milliseconds, is no conflict.
+      if (
+        expected_updated_at !== undefined &&
+        Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
+      ) {
         throw new AppError(
           'conflict',
           `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,

@@ -51,6 +51,14 @@ describe('argument normalisation', () => {
       expect(error.details).toEqual([{ path, message: expect.stringContaining('expected one of') }]);
       for (const value of ['OPEN', 'IN_TREATMENT', 'ACCEPTED']) expect(error.message).toContain(value);
     }
+    // Valid values, too many of them: the list's length is what is wrong.
+    const tooMany = await callDirect(runtime, world.aliceToken, 'listRisks', {
+      organization_id: world.orgA,
+      filter: { status: Array.from({ length: 21 }, () => 'OPEN') },
+    });
+    expect(errorOf(tooMany).details).toEqual([
+      { path: 'filter.status', message: expect.stringMatching(/Too big: .*<=20/) },
+    ]);
     const vendors = await callDirect(runtime, world.aliceToken, 'listVendors', {
       organization_id: world.orgA,
       filter: { category: ['saas'] },
@@ -71,21 +79,31 @@ describe('argument normalisation', () => {
         inherent_impact: 1,
       },
     );
-    const result = await callDirect(runtime, world.aliceToken, 'updateRisk', {
+    for (const text of ['yesterday', 'March 7', '2026-03-01', '2026-03-01 09:30']) {
+      const result = await callDirect(runtime, world.aliceToken, 'updateRisk', {
+        id: added.risk.id,
+        name: 'Renamed',
+        expected_updated_at: text,
+      });
+      expect(errorOf(result), text).toMatchObject({
+        code: 'invalid_arguments',
+        details: [{ path: 'expected_updated_at', message: expect.stringContaining('ISO 8601') }],
+      });
+    }
+    // The same instant with an offset instead of Z is the same time: no conflict.
+    const sameInstant = added.risk.updated_at.replace('Z', '+00:00');
+    const noted = await ok<{ risk: { note: string } }>(runtime, world.aliceToken, 'updateRisk', {
       id: added.risk.id,
-      name: 'Renamed',
-      expected_updated_at: 'yesterday',
+      note: 'same instant',
+      expected_updated_at: sameInstant,
     });
-    expect(errorOf(result)).toMatchObject({
-      code: 'invalid_arguments',
-      details: [{ path: 'expected_updated_at', message: expect.stringContaining('ISO 8601') }],
-    });
-    const renamed = await ok<{ risk: { name: string } }>(runtime, world.aliceToken, 'updateRisk', {
+    expect(noted.risk.note).toBe('same instant');
+    const stale = await callDirect(runtime, world.aliceToken, 'updateRisk', {
       id: added.risk.id,
       name: 'Renamed',
       expected_updated_at: added.risk.updated_at,
     });
-    expect(renamed.risk.name).toBe('Renamed');
+    expect(errorOf(stale).code).toBe('conflict');
   });
 
   it('names both spellings of an argument given twice', async () => {
