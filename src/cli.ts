@@ -61,6 +61,7 @@ function expiryFrom(values: Values, now: Date): string | null {
   if (at !== undefined) {
     const time = Date.parse(at);
     if (Number.isNaN(time)) throw new UsageError(`--expires-at is not an ISO date: ${at}`);
+    if (time <= now.getTime()) throw new UsageError(`--expires-at is not in the future: ${at}`);
     if (time > now.getTime() + MAX_TOKEN_DAYS * 86_400_000)
       throw new UsageError(
         `--expires-at is more than ${MAX_TOKEN_DAYS} days away: API tokens live at most a year`,

@@ -34,7 +34,10 @@ export interface CursorPayload {
 }
 
 const CursorSchema = z.object({
-  l: z.string().optional(),
+  l: z
+    .string()
+    .regex(/^list[A-Z][A-Za-z]{0,60}$/)
+    .optional(),
   f: z.string(),
   d: z.enum(['ASC', 'DESC']),
   v: z.union([z.string(), z.number(), z.null()]),

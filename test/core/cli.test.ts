@@ -141,6 +141,7 @@ describe('compliance-mcp CLI', () => {
       ['--expires-in-days', '366'],
       ['--expires-in-days', '0'],
       ['--expires-at', new Date(Date.now() + 366 * 86_400_000).toISOString()],
+      ['--expires-at', new Date(Date.now() - 60_000).toISOString()],
     ]) {
       const refused = await cli('token', 'create', '--email', 'owner@example.com', '--name', 'x', ...expiry);
       expect(refused.code).toBe(2);

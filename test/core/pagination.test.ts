@@ -160,6 +160,15 @@ describe('pagination', () => {
     expect(result.status).toBe(400);
     expect(errorOf(result)).toMatchObject({ code: 'invalid_arguments', details: [{ path: 'cursor' }] });
     expect(errorOf(result).message).toContain('made by listVendors, not listRisks');
+    // A list name that is not one is a malformed cursor, never echoed.
+    const payload = JSON.parse(Buffer.from(String(first.next_cursor), 'base64url').toString()) as object;
+    const forged = Buffer.from(JSON.stringify({ ...payload, l: '<b>listX</b>' })).toString('base64url');
+    const refused = await callDirect(runtime, world.aliceToken, 'listRisks', {
+      organization_id: world.orgA,
+      cursor: forged,
+    });
+    expect(errorOf(refused).message).toContain('The cursor is not valid');
+    expect(JSON.stringify(errorOf(refused))).not.toContain('<b>');
   });
 
   it('carries total_count only for the same organization and filter, and never above the cap', async () => {
