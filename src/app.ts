@@ -291,6 +291,17 @@ export function createApp(deps: AppDeps) {
   app.post('/api/mcp/:tool', authenticate, limitBody, (c) =>
     handleDirectCall(c, direct, c.req.param('tool'), c.get('principal'), c.get('requestId')),
   );
+  // Another method on a tool's route: still not a route (the closed set of codes has no 405), but saying how to call.
+  app.on(['GET', 'PUT', 'PATCH', 'DELETE'], ['/api/mcp/tools/:tool', '/api/mcp/:tool'], () => {
+    const response = errorResponse(
+      new AppError(
+        'not_found',
+        'No such route: tools are called with POST /api/mcp/tools/<tool>, the arguments as a JSON body.',
+      ),
+    );
+    response.headers.set('allow', 'POST');
+    return response;
+  });
 
   return app;
 }

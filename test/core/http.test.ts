@@ -291,6 +291,26 @@ describe('MCP endpoint', () => {
   });
 });
 
+describe('tool routes', () => {
+  it('answers another method than POST with not_found saying how to call a tool, Allow: POST', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/mcp/tools/listRisks'],
+      ['DELETE', '/api/mcp/tools/deleteRisk'],
+      ['GET', '/api/mcp/listVendors'],
+    ] as const) {
+      const response = await runtime.app.request(`${BASE}${path}`, { method });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expect(response.headers.get('allow')).toBe('POST');
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('not_found');
+      expect(body.error.message).toContain('POST /api/mcp/tools/<tool>');
+    }
+    // Routes of their own keep answering.
+    expect((await runtime.app.request(`${BASE}/api/mcp/openapi.json`)).status).toBe(200);
+    expect((await runtime.app.request(`${BASE}/api/mcp/v1`)).status).toBe(405);
+  });
+});
+
 describe('OpenAPI', () => {
   it('describes every tool as a POST operation with its schemas, without authentication', async () => {
     const response = await runtime.app.request(`${BASE}/api/mcp/openapi.json`);
