@@ -232,13 +232,24 @@ describe('Worker entry', () => {
     expect(await searchIndexSegments(database.client, 'vendors_fts')).toBeGreaterThan(1);
     await database.client.execute('delete from sqlite_stat1');
     const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
-    await runScheduled(env);
+    // The suites before this one wrote to every register of this database: merging them all may take more than one
+    // run's budget of requests, each run carrying the merge on, until one says it is done.
+    const lines: string[] = [];
+    for (let run = 0; run < 20; run++) {
+      logged.mockClear();
+      await runScheduled(env);
+      const line = String(logged.mock.calls.at(-1)?.[0]);
+      lines.push(line);
+      expect(line).toMatch(/^upkeep: statistics refreshed; search indexes merged: /);
+      if (!line.endsWith('the merge carries on at the next run')) break;
+    }
+    expect(lines.at(-1)).not.toContain('carries on');
+    expect(lines.join('\n')).toContain('vendors_fts');
     expect(await searchIndexSegments(database.client, 'vendors_fts')).toBe(1);
     const stats = await database.client.execute(
       "select count(*) as n from sqlite_stat1 where tbl = 'vendors'",
     );
     expect(Number(stats.rows[0]?.n)).toBeGreaterThan(0);
-    expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^upkeep: .*vendors_fts/));
     // The index finds the same records after the merge.
     const found = await exports.default.fetch(
       new Request(`${BASE}/api/mcp/tools/listVendors`, {
