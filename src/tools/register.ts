@@ -994,10 +994,9 @@ export function registerTools(spec: RegisterSpec, graph: ReferenceGraph, tableOf
         (name) => JSON.stringify(current[name] ?? null) === JSON.stringify(next[name] ?? null),
       );
       // Nothing would change: no write, so updated_at stays (a client holding it keeps a valid expected_updated_at)
-      // and no empty change lands in the history.
-      if (Object.keys(change.before).length === 0 && sameColumns) {
-        return { [spec.key]: present(await load(ctx, id, 'read'), ctx) };
-      }
+      // and no empty change lands in the history. The record is the row just read.
+      if (Object.keys(change.before).length === 0 && sameColumns)
+        return { [spec.key]: present(current, ctx) };
       const previous = String(current.updated_at);
       const now = ctx.now().toISOString();
       // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
