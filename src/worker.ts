@@ -91,8 +91,12 @@ export function runtimeFor(env: Env): Runtime {
   return current.runtime;
 }
 
-function misconfigured(error: unknown): Response {
+function logMisconfiguration(error: unknown): void {
   console.error(`worker configuration: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+function misconfigured(error: unknown): Response {
+  logMisconfiguration(error);
   const message = 'The server is misconfigured; its log says which setting is wrong.';
   return new Response(JSON.stringify(toErrorBody(new AppError('internal', message))), {
     status: 500,
@@ -126,7 +130,7 @@ export default {
       runtime = runtimeFor(env);
     } catch (error) {
       controller.noRetry();
-      console.error(`worker configuration: ${error instanceof Error ? error.message : String(error)}`);
+      logMisconfiguration(error);
       throw error;
     }
     try {
