@@ -174,7 +174,10 @@ export const changeSchema = z
     created_at: timestampSchema.describe('When it happened (ISO 8601).'),
   })
   .describe('One change of one record.');
-RECORD_SCHEMAS.set(changeSchema, { label: 'change', spelledOutIn: 'listChanges' });
+/** The list tool's name, which its cursors carry. */
+const LIST_CHANGES = 'listChanges';
+
+RECORD_SCHEMAS.set(changeSchema, { label: 'change', spelledOutIn: LIST_CHANGES });
 
 export type ChangeRow = z.output<typeof changeSchema>;
 
@@ -183,7 +186,7 @@ const createdAt: OrderField = { column: recordChanges.created_at };
 /** listChanges for the given register kinds (the tool map passes its own). */
 export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
   return defineTool({
-    name: 'listChanges',
+    name: LIST_CHANGES,
     title: 'List record changes (history)',
     description: [
       "The change history of an organization's records, newest first: each add, update, delete and risk-measure link/unlink, who made it (user, API token), through which surface, when, and the fields before and after.",
@@ -274,7 +277,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
         filter.until !== undefined ? lt(recordChanges.created_at, filter.until) : undefined,
       );
       const size = input.size ?? PAGE_SIZE.default;
-      const cursor = input.cursor ? decodeCursor(input.cursor, 'listChanges', 'created_at', 'DESC') : null;
+      const cursor = input.cursor ? decodeCursor(input.cursor, LIST_CHANGES, 'created_at', 'DESC') : null;
       const [range] = pageRanges(createdAt, recordChanges.id, 'DESC', cursor);
       // total_count: counted on the first page (at most TOTAL_COUNT_CAP + 1 matches read), then carried in the cursor.
       const fingerprint = filterFingerprint(input.organization_id, input.filter);
@@ -304,7 +307,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
         carried ?? cappedCount(Number(totals?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
       const last = rows.length > size ? rows[size - 1] : undefined;
       const payload = (row: Record<string, unknown>): CursorPayload => ({
-        l: 'listChanges',
+        l: LIST_CHANGES,
         f: 'created_at',
         d: 'DESC',
         v: cursorValue(createdAt, row),

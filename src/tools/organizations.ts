@@ -23,9 +23,12 @@ const organizationRecord = z
   .describe('An organization.');
 RECORD_SCHEMAS.set(organizationRecord, { label: 'organization', spelledOutIn: 'getOrganization' });
 
+/** The list tool's name, which its cursors carry. */
+const LIST_ORGANIZATIONS = 'listOrganizations';
+
 export const organizationTools: Tool[] = [
   defineTool({
-    name: 'listOrganizations',
+    name: LIST_ORGANIZATIONS,
     title: 'List organizations',
     description:
       'List the organizations this token can access, with your role in each. Call this first: the other tools need an organization_id (`org_...`) from here. Sorted by name; pass next_cursor back as cursor for more.',
@@ -46,7 +49,7 @@ export const organizationTools: Tool[] = [
       const size = input.size ?? PAGE_SIZE.default;
       if (ids.length === 0) return { organizations: [], next_cursor: null, total_count: 0 };
       const reachable = inArray(organizations.id, ids);
-      const cursor = input.cursor ? decodeCursor(input.cursor, 'listOrganizations', 'name', 'ASC') : null;
+      const cursor = input.cursor ? decodeCursor(input.cursor, LIST_ORGANIZATIONS, 'name', 'ASC') : null;
       const after = cursor
         ? or(
             gt(organizations.name, String(cursor.v)),
@@ -68,7 +71,7 @@ export const organizationTools: Tool[] = [
         organizations: page.map((row) => ({ ...row, role: roleIn(ctx.principal, row.id) ?? 'VIEWER' })),
         next_cursor:
           rows.length > size && last
-            ? encodeCursor({ l: 'listOrganizations', f: 'name', d: 'ASC', v: last.name, i: last.id })
+            ? encodeCursor({ l: LIST_ORGANIZATIONS, f: 'name', d: 'ASC', v: last.name, i: last.id })
             : null,
         total_count: totals[0]?.total ?? 0,
       };
