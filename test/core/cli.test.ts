@@ -118,23 +118,18 @@ describe('compliance-mcp CLI', () => {
   });
 
   it('takes --expires-at and refuses both expiry options at once', async () => {
-    const at = new Date(Date.now() + 5 * 86_400_000).toISOString();
-    expect(
-      (await json('token', 'create', '--email', 'owner@example.com', '--name', 'x', '--expires-at', at))
-        .expires_at,
-    ).toBe(at);
-    const both = await cli(
+    const tokenCreate = (...expiry: string[]) => [
       'token',
       'create',
       '--email',
       'owner@example.com',
       '--name',
       'x',
-      '--expires-at',
-      at,
-      '--expires-in-days',
-      '3',
-    );
+      ...expiry,
+    ];
+    const at = new Date(Date.now() + 5 * 86_400_000).toISOString();
+    expect((await json(...tokenCreate('--expires-at', at))).expires_at).toBe(at);
+    const both = await cli(...tokenCreate('--expires-at', at, '--expires-in-days', '3'));
     expect(both.code).toBe(2);
     // At most a year, as in the web form.
     for (const expiry of [
@@ -143,20 +138,11 @@ describe('compliance-mcp CLI', () => {
       ['--expires-at', new Date(Date.now() + 366 * 86_400_000).toISOString()],
       ['--expires-at', new Date(Date.now() - 60_000).toISOString()],
     ]) {
-      const refused = await cli('token', 'create', '--email', 'owner@example.com', '--name', 'x', ...expiry);
+      const refused = await cli(...tokenCreate(...expiry));
       expect(refused.code).toBe(2);
       expect(refused.out).toEqual([]);
     }
-    const year = await json(
-      'token',
-      'create',
-      '--email',
-      'owner@example.com',
-      '--name',
-      'x',
-      '--expires-in-days',
-      '365',
-    );
+    const year = await json(...tokenCreate('--expires-in-days', '365'));
     expect(Date.parse(String(year.expires_at)) - Date.now()).toBeGreaterThan(364 * 86_400_000);
   });
 
