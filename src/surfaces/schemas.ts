@@ -1,6 +1,6 @@
 // JSON Schemas of the tool map, computed once per tool (not per request) and shared by MCP, OpenAPI and the web.
 import { z } from 'zod';
-import { article, capitalize } from '../tools/register.ts';
+import { article, capitalize } from '../tools/registers/spec.ts';
 import type { Tool } from '../tools/types.ts';
 import { RECORD_SCHEMAS, SAME_AS_ADD } from '../tools/types.ts';
 
@@ -65,7 +65,7 @@ function isCaseInsensitiveEnum(schema: z.core.$ZodTypes): boolean {
   return def.type === 'pipe' && def.in._zod.def.type === 'transform' && def.out._zod.def.type === 'enum';
 }
 
-/** `enumFilter` (register.ts): a union of a schema and a list of the same schema. */
+/** `enumFilter` (registers/spec.ts): a union of a schema and a list of the same schema. */
 function isOneOrList(schema: z.core.$ZodTypes): boolean {
   const def = schema._zod.def;
   if (def.type !== 'union' || def.options.length !== 2) return false;

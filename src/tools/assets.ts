@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { assets, assetVendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, longText } from './fields.ts';
-import { enumFilter, optional, type RegisterSpec, withDefault } from './register.ts';
+import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { ASSET_TYPES } from './states.ts';
 
 const assetType = caseInsensitiveEnum(ASSET_TYPES).describe(
@@ -41,6 +41,8 @@ export const assetSpec: RegisterSpec = {
       target: 'vendor',
       writable: true,
       description: 'Ids of the vendors that host or provide this asset (`ven_...`).',
+      label: 'Vendors',
+      hint: 'The vendors that host or provide this asset.',
     },
   ],
   search: [assets.name, assets.description, assets.data_types_stored],

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { audits } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
-import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
 import { AUDIT_STATES, AUDIT_TRANSITIONS, checkTransition } from './states.ts';
 
 const state = caseInsensitiveEnum(AUDIT_STATES).describe(
@@ -26,6 +26,7 @@ export const auditSpec: RegisterSpec = {
     framework_id: required(
       idOf('fwk', 'Framework').describe('Framework audited against (`fwk_...`).'),
       'framework',
+      { label: 'Framework', hint: 'The framework audited against.' },
     ),
     name: optional(shortText().describe('Name, e.g. "ISO 27001 surveillance audit 2026".')),
     state: withDefault(state, 'NOT_STARTED'),

@@ -3,10 +3,10 @@
 import { eq } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { idOf, longText, shortText } from './fields.ts';
-import { filter, optional, required } from './register.ts';
+import { filter, optional, required } from './registers/spec.ts';
 
-export const ownerField = (role = 'Owner') =>
-  optional(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), 'person');
+export const ownerField = (role = 'Owner', hint = 'The person accountable for it.') =>
+  optional(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), 'person', { label: role, hint });
 
 export const nameField = (example: string) => required(shortText().describe(`Name, e.g. "${example}".`));
 

@@ -3,7 +3,7 @@ import { continualImprovements } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { checkWorkflow } from './nonconformities.ts';
-import { enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
 import { PRIORITIES, WORKFLOW_STATUSES } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
@@ -23,7 +23,9 @@ export const continualImprovementSpec: RegisterSpec = {
   table: continualImprovements,
   about: 'A continual improvement is a planned improvement of the management system (ISO 27001 clause 10).',
   fields: {
-    reference_id: required(shortText(100).describe('Your reference, e.g. "CI-2026-012".')),
+    reference_id: required(shortText(100).describe('Your reference, e.g. "CI-2026-012".'), undefined, {
+      label: 'Reference',
+    }),
     description: optional(longText().describe('What will be improved.')),
     source: optional(shortText().describe('Where it came from, e.g. "Management review 2026-Q3".')),
     owner_id: ownerField(),

@@ -2,7 +2,7 @@
 import { dataClassifications, dataClassificationVendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField } from './common-fields.ts';
 import { caseInsensitiveEnum } from './fields.ts';
-import { enumFilter, type RegisterSpec, withDefault } from './register.ts';
+import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { CLASSIFICATIONS } from './states.ts';
 
 const classification = caseInsensitiveEnum(CLASSIFICATIONS).describe('Sensitivity (default INTERNAL).');
@@ -34,6 +34,8 @@ export const dataClassificationSpec: RegisterSpec = {
       target: 'vendor',
       writable: true,
       description: 'Ids of the vendors that process data of this classification (`ven_...`).',
+      label: 'Vendors',
+      hint: 'The vendors that process data of this classification.',
     },
   ],
   search: [dataClassifications.name, dataClassifications.description],

@@ -2,7 +2,7 @@
 import { frameworks } from '../db/schema.ts';
 import { descriptionField, nameField } from './common-fields.ts';
 import { shortText } from './fields.ts';
-import { optional, type RegisterSpec } from './register.ts';
+import { optional, type RegisterSpec } from './registers/spec.ts';
 
 export const frameworkSpec: RegisterSpec = {
   kind: 'framework',

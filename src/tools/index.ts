@@ -1,4 +1,4 @@
-// The tool map: every tool of the service, built from data. The surfaces only iterate it.
+// The tool map: every tool of the service, built from data. The surfaces only iterate it; other code holds handles.
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
 import { listChangesTool } from './changes.ts';
@@ -10,14 +10,8 @@ import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
 import { organizationTools } from './organizations.ts';
 import { personSpec } from './people.ts';
-import {
-  buildReferenceGraph,
-  type RegisterKind,
-  type RegisterSpec,
-  type RegisterTable,
-  registerTools,
-} from './register.ts';
-import { riskMeasureTools } from './risk-measures.ts';
+import { buildRegisters, type Registers, type RegisterTools } from './registers/builder.ts';
+import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 import { riskSpec } from './risks.ts';
 import { summaryTool } from './summary.ts';
 import type { Tool } from './types.ts';
@@ -37,23 +31,30 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   auditSpec,
 ];
 
-const tablesByKind = new Map<RegisterKind, RegisterTable>(
-  REGISTER_SPECS.map((spec) => [spec.kind, spec.table]),
-);
-const graph = buildReferenceGraph([...REGISTER_SPECS]);
+/** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
+export const REGISTERS: Registers = buildRegisters(REGISTER_SPECS);
 
-function tableOf(kind: RegisterKind): RegisterTable {
-  const table = tablesByKind.get(kind);
-  if (!table) throw new Error(`No register for ${kind}`);
-  return table;
+export function registerOf(kind: RegisterKind): RegisterTools {
+  return REGISTERS[kind];
 }
 
+export const listChanges = listChangesTool(
+  REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
+);
+
+const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
   ...organizationTools,
-  ...REGISTER_SPECS.flatMap((spec) => registerTools(spec, graph, tableOf)),
-  ...riskMeasureTools,
+  ...registerTools.flatMap((register) => [
+    register.list,
+    register.get,
+    register.add,
+    register.update,
+    register.delete,
+  ]),
+  ...registerTools.flatMap((register) => register.links.flatMap((links) => [links.link, links.unlink])),
   summaryTool,
-  listChangesTool(REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]]),
+  listChanges,
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;
@@ -62,4 +63,6 @@ export const TOOLS: ToolMap = new Map(allTools.map((tool) => [tool.name, tool]))
 
 if (TOOLS.size !== allTools.length) throw new Error('Duplicate tool name in the tool map');
 
+export type { RegisterTools } from './registers/builder.ts';
+export type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 export type { Tool, ToolContext } from './types.ts';

@@ -2,7 +2,7 @@
 import { measures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
-import { enumFilter, type RegisterSpec, withDefault } from './register.ts';
+import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { MEASURE_STATES } from './states.ts';
 
 const state = caseInsensitiveEnum(MEASURE_STATES).describe('Implementation state.');

@@ -14,7 +14,7 @@ import {
   type Row,
   required,
   withDefault,
-} from './register.ts';
+} from './registers/spec.ts';
 import { checkTransition, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
@@ -52,9 +52,14 @@ export const nonconformitySpec: RegisterSpec = {
   about:
     'A nonconformity is a finding that a requirement is not met (often from an audit), tracked to CLOSED with root cause and corrective action.',
   fields: {
-    reference_id: required(shortText(100).describe('Your reference, e.g. "NC-2026-004".')),
+    reference_id: required(shortText(100).describe('Your reference, e.g. "NC-2026-004".'), undefined, {
+      label: 'Reference',
+    }),
     description: optional(longText().describe('What was found.')),
-    audit_id: optional(idOf('aud', 'Audit').describe('Audit that raised it (`aud_...`), if any.'), 'audit'),
+    audit_id: optional(idOf('aud', 'Audit').describe('Audit that raised it (`aud_...`), if any.'), 'audit', {
+      label: 'Audit',
+      hint: 'The audit that raised it, if any.',
+    }),
     date_identified: optional(dateSchema.describe('When it was found, YYYY-MM-DD.')),
     root_cause: optional(longText().describe('Root cause analysis.')),
     corrective_action: optional(

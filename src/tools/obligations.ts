@@ -3,7 +3,7 @@ import { obligations } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
-import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
 import { OBLIGATION_STATUSES, OBLIGATION_TYPES } from './states.ts';
 
 const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe('Compliance status.');

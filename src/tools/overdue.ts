@@ -2,7 +2,7 @@
 import { and, isNotNull, lt, ne, not, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { type FilterSpec, filter, type Row } from './register.ts';
+import { type FilterSpec, filter, type Row } from './registers/spec.ts';
 
 /** SQL: the due date is before `today` and the status is not `done`. */
 export function overdueCondition(

@@ -2,7 +2,7 @@
 
 import { people } from '../db/schema.ts';
 import { caseInsensitiveEnum, dateSchema, emailAddress, shortText } from './fields.ts';
-import { enumFilter, optional, type RegisterSpec, required, withDefault } from './register.ts';
+import { enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
 import { PERSON_KINDS } from './states.ts';
 
 const kind = caseInsensitiveEnum(PERSON_KINDS).describe('Kind of person (default EMPLOYEE).');

@@ -14,7 +14,7 @@ import {
   type Row,
   required,
   withDefault,
-} from './register.ts';
+} from './registers/spec.ts';
 import { checkTransition, RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
 
 const level = (what: string) =>
@@ -83,6 +83,22 @@ export const riskSpec: RegisterSpec = {
       writable: false,
       description:
         'Ids of the measures that mitigate this risk (change with linkRiskMeasure / unlinkRiskMeasure).',
+      label: 'Measures',
+      hint: 'The measures that mitigate this risk.',
+      links: {
+        link: {
+          name: 'linkRiskMeasure',
+          title: 'Link a measure to a risk',
+          description:
+            'Record that a measure mitigates a risk (same organization; linking twice is harmless); getRisk lists it in measure_ids. Then lower the residual likelihood/impact with updateRisk if the measure reduces the risk.',
+        },
+        unlink: {
+          name: 'unlinkRiskMeasure',
+          title: 'Unlink a measure from a risk',
+          description:
+            'Remove the link between a risk and a measure; neither record is deleted. Unlinking a pair that is not linked is harmless.',
+        },
+      },
     },
   ],
   search: [risks.name, risks.description],

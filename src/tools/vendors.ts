@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField } from './common-fields.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
-import { enumFilter, optional, type RegisterSpec, withDefault } from './register.ts';
+import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
 
 const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe('Vendor category (default OTHER).');
@@ -24,12 +24,18 @@ export const vendorSpec: RegisterSpec = {
     description: descriptionField('vendor and what it is used for'),
     category: withDefault(category, 'OTHER'),
     legal_name: optional(shortText().describe('Legal entity name, e.g. "Amazon Web Services EMEA SARL".')),
-    website_url: optional(httpUrl.describe('Website, http(s) URL.')),
-    privacy_policy_url: optional(httpUrl.describe('Privacy policy, http(s) URL.')),
+    website_url: optional(httpUrl.describe('Website, http(s) URL.'), undefined, { label: 'Website' }),
+    privacy_policy_url: optional(httpUrl.describe('Privacy policy, http(s) URL.'), undefined, {
+      label: 'Privacy policy',
+    }),
     data_processing_agreement_url: optional(
       httpUrl.describe('Signed data processing agreement (DPA), http(s) URL.'),
+      undefined,
+      { label: 'Data processing agreement' },
     ),
-    security_page_url: optional(httpUrl.describe('Security or trust page, http(s) URL.')),
+    security_page_url: optional(httpUrl.describe('Security or trust page, http(s) URL.'), undefined, {
+      label: 'Security page',
+    }),
     certifications: withDefault(
       z.array(shortText(100)).max(50).describe('Certifications held, e.g. ["SOC 2 Type II", "ISO 27001"].'),
       [],
@@ -41,8 +47,8 @@ export const vendorSpec: RegisterSpec = {
         .describe('Countries where it processes data, ISO 3166-1 alpha-2, e.g. ["DE", "US"].'),
       [],
     ),
-    business_owner_id: ownerField('Business owner'),
-    security_owner_id: ownerField('Security owner'),
+    business_owner_id: ownerField('Business owner', 'The person accountable for the relationship.'),
+    security_owner_id: ownerField('Security owner', 'The person who reviews its security.'),
   },
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {

@@ -2,21 +2,21 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
-import { registerAccountRoutes } from './account-routes.tsx';
+import { accountRoutes } from './account/routes.tsx';
+import { clearSessionCookie, loadSession } from './account/sessions.ts';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
-import { registerConnectedClientRoutes } from './connected-clients.tsx';
-import { registerConsentRoutes } from './consent.tsx';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
-import { registerHistoryRoutes } from './history.tsx';
-import { registerOrganizationRoutes } from './organization-routes.tsx';
+import { historyRoutes } from './history/routes.tsx';
+import { consentRoutes } from './oauth/consent.tsx';
+import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
-import { registerRecordFormRoutes } from './record-form-routes.tsx';
-import { registerRegisterRoutes } from './register-routes.tsx';
+import { recordFormRoutes } from './record-forms/routes.tsx';
+import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
-import { clearSessionCookie, loadSession } from './sessions.ts';
-import { registerTokenRoutes } from './token-routes.tsx';
+import { connectedClientRoutes } from './tokens/connected-clients.tsx';
+import { tokenRoutes } from './tokens/routes.tsx';
 
 export type { WebDeps } from './context.ts';
 
@@ -107,17 +107,18 @@ export function createWebRoutes(deps: WebDeps) {
     return null;
   }
 
-  registerAccountRoutes(web, deps);
-  registerTokenRoutes(web, deps);
-  registerConsentRoutes(web, deps);
-  registerConnectedClientRoutes(web, deps);
-  registerOrganizationRoutes(web, deps);
-  // Before the register pages: `/orgs/:org/history` is not a register.
-  registerHistoryRoutes(web, deps);
-  // Before the register pages: `/orgs/:org/:register/new` must not be read as a record id.
-  registerRecordFormRoutes(web, deps);
-  // Last: its `/orgs/:org/:register` pattern must not shadow members and activity.
-  registerRegisterRoutes(web, deps);
+  // Each group of pages is its own app; register routes match only register slugs, so the order is free.
+  for (const pages of [
+    accountRoutes(deps),
+    tokenRoutes(deps),
+    consentRoutes(deps),
+    connectedClientRoutes(deps),
+    organizationRoutes(deps),
+    historyRoutes(deps),
+    recordFormRoutes(deps),
+    registerPageRoutes(deps),
+  ])
+    web.route('/', pages);
   return web;
 }
 

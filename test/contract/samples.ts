@@ -1,6 +1,6 @@
 // Valid arguments for every tool and one record of every kind, generated from the tool map's specs, over HTTP.
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
-import type { RegisterKind, RegisterSpec } from '../../src/tools/register.ts';
+import type { RegisterKind, RegisterSpec } from '../../src/tools/registers/spec.ts';
 import { type Fetcher, ok } from './host.ts';
 
 export type RecordIds = Record<RegisterKind, string>;

@@ -21,7 +21,8 @@ import { ID_PREFIXES, newId } from '../../src/ids.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { encodeCursor, filterFingerprint, TEXT_COUNT_CAP } from '../../src/tools/pagination.ts';
-import { orderFieldsOf, type RegisterSpec, SPARSE_TEXT_MARK } from '../../src/tools/register.ts';
+import { orderFieldsOf, type RegisterSpec } from '../../src/tools/registers/spec.ts';
+import { SPARSE_TEXT_MARK } from '../../src/tools/registers/text-pages.ts';
 import * as states from '../../src/tools/states.ts';
 import { type Actor, callDirect, createActor, createOrg, createToken } from '../helpers.ts';
 

@@ -1,7 +1,7 @@
 // add/get/update/delete of every register kind: defaults, ids, derived scores, argument checks, references.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
-import type { FieldSpec, RegisterSpec } from '../../src/tools/register.ts';
+import type { FieldSpec, RegisterSpec } from '../../src/tools/registers/spec.ts';
 import { specOf } from '../fixtures.ts';
 import {
   type Actor,

@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findUserByEmail } from '../../src/accounts.ts';
 import { sha256Hex } from '../../src/auth/crypto.ts';
 import { memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
-import { safeNext } from '../../src/web/account-routes.tsx';
-import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
+import { safeNext } from '../../src/web/account/routes.tsx';
+import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/account/sessions.ts';
 import { createTestRuntime, type TestRuntime } from '../helpers.ts';
 import { csrfOf, firstOrganizationId, manualClock, PASSWORD, textOf, WebClient } from './web-client.ts';
 

@@ -3,9 +3,8 @@ import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolCalls } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
-import { TOOLS } from '../../src/tools/index.ts';
-import { formFieldsOf } from '../../src/web/record-form.ts';
-import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
+import { formFieldsOf } from '../../src/web/record-forms/fields.ts';
+import { REGISTER_PAGES } from '../../src/web/registers/pages.ts';
 import { addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
@@ -75,11 +74,11 @@ describe('record forms', () => {
     for (const page of REGISTER_PAGES) {
       const response = await client.get(`${base}/${page.slug}/new`);
       expect(response.status, page.slug).toBe(200);
-      for (const field of formFieldsOf(page.spec, TOOLS)) {
+      for (const field of formFieldsOf(page)) {
         expect(response.html, `${page.slug} ${field.name}`).toContain(`id="field-${field.name}"`);
       }
     }
-    const risk = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'risk')!.spec, TOOLS);
+    const risk = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'risk')!);
     const byName = Object.fromEntries(risk.map((field) => [field.name, field]));
     expect(byName.name).toMatchObject({ kind: 'text', required: true });
     expect(byName.status).toMatchObject({ kind: 'enum', defaultValue: 'OPEN' });
@@ -87,17 +86,17 @@ describe('record forms', () => {
     expect(byName.inherent_likelihood).toMatchObject({ kind: 'integer', required: true, min: 1, max: 5 });
     expect(byName.owner_id).toMatchObject({ kind: 'ref', target: 'person', required: false });
     expect(byName.measure_ids).toMatchObject({ kind: 'refs', target: 'measure' });
-    expect(byName.measure_ids?.links?.link).toBe('linkRiskMeasure');
-    const audit = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'audit')!.spec, TOOLS);
+    expect(byName.measure_ids?.links?.link.name).toBe('linkRiskMeasure');
+    const audit = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'audit')!);
     expect(audit.find((field) => field.name === 'framework_id')).toMatchObject({
       kind: 'ref',
       required: true,
     });
     expect(audit.find((field) => field.name === 'valid_from')).toMatchObject({ kind: 'date' });
-    const vendor = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'vendor')!.spec, TOOLS);
+    const vendor = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'vendor')!);
     expect(vendor.find((field) => field.name === 'countries')).toMatchObject({ kind: 'list' });
     expect(vendor.find((field) => field.name === 'website_url')).toMatchObject({ kind: 'url' });
-    const asset = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'asset')!.spec, TOOLS);
+    const asset = formFieldsOf(REGISTER_PAGES.find((page) => page.kind === 'asset')!);
     expect(asset.find((field) => field.name === 'vendor_ids')).toMatchObject({
       kind: 'refs',
       target: 'vendor',
@@ -140,7 +139,7 @@ describe('record forms', () => {
 
     for (const page of REGISTER_PAGES) {
       const fields: Fields = {};
-      for (const field of formFieldsOf(page.spec, TOOLS)) {
+      for (const field of formFieldsOf(page)) {
         const example = page.spec.example[field.name];
         if (field.target && (field.required || field.kind === 'ref')) {
           const id = refs[field.target];
@@ -162,7 +161,7 @@ describe('record forms', () => {
         if (page.kind === 'person' && name === 'email') continue;
         expect(stored?.[name], `${page.slug}.${name}`).toEqual(value);
       }
-      for (const field of formFieldsOf(page.spec, TOOLS)) {
+      for (const field of formFieldsOf(page)) {
         if (field.kind === 'ref' && refs[field.target ?? '']) {
           expect(stored?.[field.name], `${page.slug}.${field.name}`).toBe(refs[field.target ?? '']);
         }
@@ -389,6 +388,69 @@ describe('record forms', () => {
     });
     expect(refused.status).toBe(409);
     expect(textOf(refused.html)).toContain('Cannot delete this framework: audits still point at it (1).');
+  });
+
+  it('warns on the delete page that the fields pointing at a person or an audit will be cleared', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const person = (
+      await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+        organization_id: organizationId,
+        full_name: 'Grace Hopper',
+        email: 'grace@example.com',
+      })
+    ).person;
+    const risk = await addRiskByApi(
+      { runtime, token, organizationId },
+      { name: 'Office fire', inherent_likelihood: 1, inherent_impact: 5, owner_id: person.id },
+    );
+    const personConfirm = textOf((await client.get(`${base}/people/${person.id}/delete`)).html);
+    expect(personConfirm).toContain('Where they point at it, these fields are cleared:');
+    expect(personConfirm).toContain('the owner of risks');
+    expect(personConfirm).toContain('the business owner of vendors, the security owner of vendors');
+
+    const framework = (
+      await ok<{ framework: { id: string } }>(runtime, token, 'addFramework', {
+        organization_id: organizationId,
+        name: 'ISO 27001',
+      })
+    ).framework;
+    const audit = (
+      await ok<{ audit: { id: string } }>(runtime, token, 'addAudit', {
+        organization_id: organizationId,
+        framework_id: framework.id,
+        name: 'Stage 1',
+      })
+    ).audit;
+    await ok(runtime, token, 'addNonconformity', {
+      organization_id: organizationId,
+      reference_id: 'NC-1',
+      audit_id: audit.id,
+    });
+    const auditConfirm = textOf((await client.get(`${base}/audits/${audit.id}/delete`)).html);
+    expect(auditConfirm).toContain(
+      'Where they point at it, these fields are cleared: the audit of nonconformities.',
+    );
+
+    const vendor = (
+      await ok<{ vendor: { id: string } }>(runtime, token, 'addVendor', {
+        organization_id: organizationId,
+        name: 'Hetzner',
+      })
+    ).vendor;
+    const vendorConfirm = textOf((await client.get(`${base}/vendors/${vendor.id}/delete`)).html);
+    expect(vendorConfirm).toContain(
+      'It is taken out of the vendors of assets, the vendors of data classifications.',
+    );
+
+    // What the page promised happens: the owner and the audit are cleared.
+    const deleted = await client.post(`${base}/people/${person.id}/delete`, {
+      _csrf: csrfOf((await client.get(`${base}/people/${person.id}/delete`)).html),
+    });
+    expect(deleted.status).toBe(303);
+    expect(
+      (await ok<{ risk: { owner_id: string | null } }>(runtime, token, 'getRisk', { id: risk.id })).risk
+        .owner_id,
+    ).toBeNull();
   });
 });
 

@@ -1,5 +1,5 @@
 // Organizations: the switcher, creating one, members (OWNER/ADMIN manage them) and the activity page.
-import type { Context, Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import {
   addMembership,
   changeRole,
@@ -7,16 +7,16 @@ import {
   findUserByEmail,
   MEMBERSHIP_CHANGED_MEANWHILE,
   removeMembership,
-} from '../accounts.ts';
-import { ROLES, type Role } from '../auth/principal.ts';
-import { AppError } from '../errors.ts';
-import { activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
-import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from './context.ts';
-import { Input, Select, text } from './forms.tsx';
-import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from './layout.tsx';
-import { callActivity, listMembers, type MemberRow } from './queries.ts';
-import { errorPage, notFoundPage, sendPage } from './render.tsx';
-import { viewerOf } from './viewer.ts';
+} from '../../accounts.ts';
+import { ROLES, type Role } from '../../auth/principal.ts';
+import { AppError } from '../../errors.ts';
+import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
+import { Input, Select, text } from '../forms.tsx';
+import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
+import { callActivity, listMembers, type MemberRow } from '../queries.ts';
+import { errorPage, notFoundPage, sendPage } from '../render.tsx';
+import { activitySince, CallsPerDay, RecentCalls } from '../tokens/activity.tsx';
+import { viewerOf } from '../viewer.ts';
 
 const ROLE_HELP: Record<Role, string> = {
   OWNER: 'everything, including managing owners',
@@ -284,7 +284,8 @@ function parseRole(value: string): Role | undefined {
   return (ROLES as readonly string[]).includes(value) ? (value as Role) : undefined;
 }
 
-export function registerOrganizationRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+export function organizationRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
   const { db } = deps.database;
 
   web.get('/orgs', (c) => {
@@ -473,4 +474,5 @@ export function registerOrganizationRoutes(web: Hono<WebEnv>, deps: WebDeps): vo
       <ActivityPage viewer={viewerOf(c)} membership={membership} now={now} activity={activity} />,
     );
   });
+  return web;
 }

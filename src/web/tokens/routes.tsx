@@ -1,18 +1,18 @@
 // Settings > API Tokens: list, "Generate New Token" (secret shown once, with client config), token use, revoke.
-import type { Context, Hono } from 'hono';
-import type { TokenScope } from '../auth/principal.ts';
-import type { TokenSummary } from '../auth/tokens.ts';
-import { AppError } from '../errors.ts';
-import type { ConnectedClient } from '../oauth/grants.ts';
+import { type Context, Hono } from 'hono';
+import type { TokenScope } from '../../auth/principal.ts';
+import type { TokenSummary } from '../../auth/tokens.ts';
+import { AppError } from '../../errors.ts';
+import type { ConnectedClient } from '../../oauth/grants.ts';
+import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { type FormBody, Input, Select, text, texts } from '../forms.tsx';
+import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
+import { OrganizationsFieldset, ScopeFieldset } from '../oauth/grant-fields.tsx';
+import { callActivity } from '../queries.ts';
+import { notFoundPage, sendPage } from '../render.tsx';
+import { viewerOf } from '../viewer.ts';
 import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
 import { ConnectedClients } from './connected-clients.tsx';
-import type { Membership, WebDeps, WebEnv } from './context.ts';
-import { type FormBody, Input, Select, text, texts } from './forms.tsx';
-import { OrganizationsFieldset, ScopeFieldset } from './grant-fields.tsx';
-import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from './layout.tsx';
-import { callActivity } from './queries.ts';
-import { notFoundPage, sendPage } from './render.tsx';
-import { viewerOf } from './viewer.ts';
 
 export const EXPIRY_CHOICES = [7, 30, 90, 365] as const;
 export const DEFAULT_EXPIRY_DAYS = 90;
@@ -439,7 +439,8 @@ function readTokenForm(body: FormBody): TokenFormValues {
   };
 }
 
-export function registerTokenRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+export function tokenRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
   async function ownToken(c: Context<WebEnv>, id: string): Promise<TokenSummary | undefined> {
     return (await deps.tokens.list(c.get('user').id)).find((token) => token.id === id);
   }
@@ -526,4 +527,5 @@ export function registerTokenRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     await deps.tokens.revoke(token.id, c.get('user').id);
     return c.redirect('/settings/tokens?done=revoked', 303);
   });
+  return web;
 }

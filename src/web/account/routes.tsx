@@ -1,14 +1,15 @@
 // Accounts: sign up (the first user must found an organization, later ones may), sign in with throttling, sign out, password.
-import type { Context, Hono } from 'hono';
-import { createOrganization, createUser, findUserByEmail, normalizeEmail } from '../accounts.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.ts';
-import { AppError } from '../errors.ts';
-import type { WebDeps, WebEnv } from './context.ts';
-import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
-import { type FormBody, Input, text } from './forms.tsx';
-import { CsrfField, Layout, Notice } from './layout.tsx';
-import { countUsers, passwordHashOf, setPasswordHash } from './queries.ts';
-import { errorPage, sendPage } from './render.tsx';
+import { type Context, Hono } from 'hono';
+import { createOrganization, createUser, findUserByEmail, normalizeEmail } from '../../accounts.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../auth/passwords.ts';
+import { AppError } from '../../errors.ts';
+import type { WebDeps, WebEnv } from '../context.ts';
+import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from '../csrf.ts';
+import { type FormBody, Input, text } from '../forms.tsx';
+import { CsrfField, Layout, Notice } from '../layout.tsx';
+import { countUsers, passwordHashOf, setPasswordHash } from '../queries.ts';
+import { errorPage, sendPage } from '../render.tsx';
+import { viewerOf } from '../viewer.ts';
 import {
   createSession,
   deleteEndedSessions,
@@ -32,7 +33,6 @@ import {
   SIGN_UP_KEY,
   SIGN_UP_LIMIT,
 } from './sign-in-throttle.ts';
-import { viewerOf } from './viewer.ts';
 
 const LOCAL_ORIGIN = 'http://local.invalid';
 /** Control characters (browsers drop tabs and newlines from URLs; a newline breaks the header), backslashes. */
@@ -252,7 +252,8 @@ function PasswordPage(props: { viewer: ReturnType<typeof viewerOf>; error?: stri
   );
 }
 
-export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
   const { db } = deps.database;
 
   web.get('/', async (c) => {
@@ -416,4 +417,5 @@ export function registerAccountRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       />,
     );
   });
+  return web;
 }

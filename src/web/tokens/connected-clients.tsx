@@ -1,11 +1,11 @@
 // Settings > API Tokens, "Connected clients": OAuth grants with scope, organizations, last use; revoking ends a grant.
-import type { Hono } from 'hono';
-import type { ConnectedClient } from '../oauth/grants.ts';
-import { redirectHostOf } from '../oauth/redirect-uris.ts';
-import type { Membership, WebDeps, WebEnv } from './context.ts';
-import { Badge, CsrfField, Layout, Time, type Viewer } from './layout.tsx';
-import { notFoundPage, sendPage } from './render.tsx';
-import { viewerOf } from './viewer.ts';
+import { Hono } from 'hono';
+import type { ConnectedClient } from '../../oauth/grants.ts';
+import { redirectHostOf } from '../../oauth/redirect-uris.ts';
+import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { Badge, CsrfField, Layout, Time, type Viewer } from '../layout.tsx';
+import { notFoundPage, sendPage } from '../render.tsx';
+import { viewerOf } from '../viewer.ts';
 
 const SECTION = { kind: 'settings', page: 'tokens' } as const;
 
@@ -114,7 +114,8 @@ function RevokePage({ viewer, client }: { viewer: Viewer; client: ConnectedClien
   );
 }
 
-export function registerConnectedClientRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+export function connectedClientRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
   const own = async (userId: string, id: string) =>
     (await deps.oauth.grants.listForUser(userId)).find((client) => client.id === id);
 
@@ -131,4 +132,5 @@ export function registerConnectedClientRoutes(web: Hono<WebEnv>, deps: WebDeps):
     await deps.oauth.grants.endGrant(client.id, c.get('user').id);
     return c.redirect('/settings/tokens?done=client-revoked', 303);
   });
+  return web;
 }

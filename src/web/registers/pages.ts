@@ -1,6 +1,6 @@
-// Which columns each register page shows; everything else (tools, filters, fields) comes from the tool map's specs.
-import { REGISTER_SPECS } from '../tools/index.ts';
-import type { RegisterKind, RegisterSpec } from '../tools/register.ts';
+// The register pages: their URL slugs and columns; tools, filters, fields and labels come from the register specs.
+import { REGISTER_SPECS, REGISTERS, type RegisterKind, type RegisterTools } from '../../tools/index.ts';
+import type { RegisterSpec } from '../../tools/registers/spec.ts';
 
 export interface RegisterPage {
   kind: RegisterKind;
@@ -8,6 +8,8 @@ export interface RegisterPage {
   slug: string;
   title: string;
   spec: RegisterSpec;
+  /** The register's tools (list, get, add, update, delete, links). */
+  tools: RegisterTools;
   /** The first column links to the record's page. */
   columns: readonly string[];
   /** Default sort when the person has not chosen one. */
@@ -33,47 +35,24 @@ const COLUMNS: Record<RegisterKind, { columns: string[]; defaultOrder?: Register
   audit: { columns: ['name', 'framework_id', 'state', 'valid_from', 'valid_until', 'auditor'] },
 };
 
-function titleOf(spec: RegisterSpec): string {
-  return spec.labelPlural.charAt(0).toUpperCase() + spec.labelPlural.slice(1);
-}
-
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({
   kind: spec.kind,
   slug: spec.labelPlural.replace(/\s+/g, '-'),
-  title: titleOf(spec),
+  title: spec.labelPlural.charAt(0).toUpperCase() + spec.labelPlural.slice(1),
   spec,
+  tools: REGISTERS[spec.kind],
   ...COLUMNS[spec.kind],
 }));
+
+/** A route pattern matching exactly the register slugs (`vendors|risks|...`), so no other page is read as one. */
+export const REGISTER_SLUG_PATTERN = `(?:${REGISTER_PAGES.map((page) => page.slug).join('|')})`;
 
 export function registerPageBySlug(slug: string): RegisterPage | undefined {
   return REGISTER_PAGES.find((page) => page.slug === slug);
 }
 
-export function registerPageByKind(kind: RegisterKind): RegisterPage | undefined {
+export function registerPageByKind(kind: string): RegisterPage | undefined {
   return REGISTER_PAGES.find((page) => page.kind === kind);
-}
-
-/** "residual_score" -> "Residual score", "owner_id" -> "Owner", "vendor_ids" -> "Vendors". */
-export function fieldLabel(field: string): string {
-  const special: Record<string, string> = {
-    owner_id: 'Owner',
-    business_owner_id: 'Business owner',
-    security_owner_id: 'Security owner',
-    vendor_ids: 'Vendors',
-    measure_ids: 'Measures',
-    framework_id: 'Framework',
-    audit_id: 'Audit',
-    website_url: 'Website',
-    privacy_policy_url: 'Privacy policy',
-    data_processing_agreement_url: 'Data processing agreement',
-    security_page_url: 'Security page',
-    reference_id: 'Reference',
-    id: 'Id',
-    query: 'Search',
-  };
-  if (special[field]) return special[field];
-  const words = field.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 /** What a person calls a record: its name, full name, reference or requirement, else its id. */

@@ -4,8 +4,8 @@
 // An attempt is reserved (recorded as a failure) in one statement before its password is checked, so parallel
 // requests cannot all pass the check: the 6th reservation within the window is refused whatever the timing.
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import type { Db } from '../db/client.ts';
-import { signInAttempts } from '../db/schema.ts';
+import type { Db } from '../../db/client.ts';
+import { signInAttempts } from '../../db/schema.ts';
 
 export const SIGN_IN_MAX_FAILURES = 5;
 export const SIGN_IN_WINDOW_SECONDS = 15 * 60;

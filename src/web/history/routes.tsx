@@ -1,185 +1,23 @@
-// The change history in the web interface: the table of changes (record page, history page) and the history
-// page with its filters and CSV export, all read through listChanges.
-import type { Context, Hono } from 'hono';
-import type { AppError } from '../errors.ts';
-import { invokeTool } from '../surfaces/invoke.ts';
-import type { ChangeRow } from '../tools/changes.ts';
-import { contextOutsideSeam, type Tool } from '../tools/types.ts';
-import { type Membership, type WebDeps, type WebEnv, webPrincipal } from './context.ts';
-import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from './export.ts';
-import { Badge, Layout, Notice, Pager, Time, type Viewer } from './layout.tsx';
-import { membershipOf } from './organization-routes.tsx';
-import { displayName, fieldLabel, REGISTER_PAGES } from './register-pages.ts';
-import { errorPage, notFoundPage, sendPage } from './render.tsx';
-import { viewerOf } from './viewer.ts';
+// The organization's history page: its filters, pages and CSV export, all read through listChanges.
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import type { AppError } from '../../errors.ts';
+import type { ChangeRow } from '../../tools/changes.ts';
+import { listChanges } from '../../tools/index.ts';
+import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
+import { membershipOf } from '../organizations/routes.tsx';
+import { displayName, REGISTER_PAGES } from '../registers/pages.ts';
+import { errorPage, notFoundPage, sendPage } from '../render.tsx';
+import { webCalls } from '../tool-calls.ts';
+import { viewerOf } from '../viewer.ts';
+import { changedFields, HistoryTable, type KnownNames } from './table.tsx';
 
 type Row = Record<string, unknown>;
 
 /** A record id: its kind prefix and 24 characters. */
 const ID_SHAPE = /^([a-z]{3})_[0-9a-z]{24}$/;
-
-const SURFACE_NAMES: Record<string, string> = {
-  mcp: 'MCP',
-  direct: 'HTTP (direct)',
-  web: 'web interface',
-  cli: 'operator CLI',
-};
-
-const ACTION_TONES: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
-  add: 'ok',
-  update: 'warn',
-  delete: 'bad',
-  link: undefined,
-  unlink: undefined,
-};
-
-/** Names of records by id, where the page knows them (a record page knows those its fields point at). */
-export type KnownNames = ReadonlyMap<string, { name: string }>;
-
-/** A value as the history shows it: ids as the names the page knows, lists joined, nothing as a dash, long text cut. */
-function shown(value: unknown, names?: KnownNames): string {
-  if (value === null || value === undefined || value === '') return '—';
-  const named = (item: unknown) =>
-    typeof item === 'string' ? (names?.get(item)?.name ?? item) : String(item);
-  if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(named).join(', ');
-  const text = typeof value === 'object' ? JSON.stringify(value) : named(value);
-  return text.length > 200 ? `${text.slice(0, 197)}…` : text;
-}
-
-/** Field by field: `before -> after` for updates and links, the values written for an add, the last ones for a delete. */
-export function changedFields(change: Pick<ChangeRow, 'before' | 'after'>): {
-  field: string;
-  before: unknown;
-  after: unknown;
-}[] {
-  const before = change.before ?? {};
-  const after = change.after ?? {};
-  const fields = [...new Set([...Object.keys(before), ...Object.keys(after)])];
-  return fields.map((field) => ({ field, before: before[field] ?? null, after: after[field] ?? null }));
-}
-
-function recordHref(organizationId: string, change: ChangeRow): string | undefined {
-  const page = REGISTER_PAGES.find((item) => item.kind === change.kind);
-  return page ? `/orgs/${organizationId}/${page.slug}/${change.record_id}` : undefined;
-}
-
-function Who({ change }: { change: ChangeRow }) {
-  const via =
-    change.surface === 'web' || change.token_id === null
-      ? `via the ${SURFACE_NAMES[change.surface] ?? change.surface}`
-      : `via ${SURFACE_NAMES[change.surface] ?? change.surface}, token ${change.token_name ?? change.token_id}`;
-  return (
-    <>
-      {change.user_email ?? change.user_id}
-      <br />
-      <span class="small muted">{via}</span>
-    </>
-  );
-}
-
-function Changes({ change, names }: { change: ChangeRow; names?: KnownNames | undefined }) {
-  const fields = changedFields(change).filter(
-    // An add lists what was set; empty optional fields say nothing.
-    (item) => change.action !== 'add' || shown(item.after, names) !== '—',
-  );
-  if (fields.length === 0) return <span class="muted">no field changed</span>;
-  return (
-    <ul class="changes">
-      {fields.map((item) => (
-        <li>
-          <strong>{fieldLabel(item.field)}</strong>:{' '}
-          {change.action === 'add' ? (
-            <span>{shown(item.after, names)}</span>
-          ) : change.action === 'delete' ? (
-            <del>{shown(item.before, names)}</del>
-          ) : (
-            <>
-              <del>{shown(item.before, names)}</del> → <ins>{shown(item.after, names)}</ins>
-            </>
-          )}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/** The changes as a table, newest first; `showRecord` adds which record each one changed (organization history). */
-export function HistoryTable({
-  changes,
-  organizationId,
-  showRecord,
-  caption,
-  names,
-}: {
-  changes: ChangeRow[];
-  organizationId: string;
-  showRecord: boolean;
-  caption: string;
-  names?: KnownNames;
-}) {
-  if (changes.length === 0) return <p class="empty">No changes recorded.</p>;
-  return (
-    <div class="table-wrap">
-      <table class="history">
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            {showRecord && <th scope="col">Record</th>}
-            <th scope="col">Action</th>
-            <th scope="col">Fields</th>
-          </tr>
-        </thead>
-        <tbody>
-          {changes.map((change) => {
-            const href = recordHref(organizationId, change);
-            return (
-              <tr id={change.id}>
-                <td>
-                  <Time iso={change.created_at} />
-                </td>
-                <td>
-                  <Who change={change} />
-                </td>
-                {showRecord && (
-                  <td>
-                    {change.kind.replace(/_/g, ' ')}{' '}
-                    {names?.get(change.record_id) ? (
-                      <>
-                        {href ? (
-                          <a href={href}>{names.get(change.record_id)?.name}</a>
-                        ) : (
-                          names.get(change.record_id)?.name
-                        )}
-                        <br />
-                        <code class="small">{change.record_id}</code>
-                      </>
-                    ) : href ? (
-                      <a href={href}>{change.record_id}</a>
-                    ) : (
-                      <code>{change.record_id}</code>
-                    )}
-                  </td>
-                )}
-                <td>
-                  <Badge tone={ACTION_TONES[change.action]}>{change.action}</Badge>
-                  <br />
-                  <code class="small">{change.tool}</code>
-                </td>
-                <td>
-                  <Changes change={change} names={names} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-// ---- the organization's history page -------------------------------------------------------------------------
 
 const FILTERS = [
   'record_id',
@@ -343,26 +181,21 @@ export function historyCsvLines(change: ChangeRow): string {
   return fields.map((item) => csvLine([...common, item.field, item.before, item.after])).join('');
 }
 
-export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
-  const tool = deps.tools.get('listChanges') as Tool;
-
-  function call(c: Context<WebEnv>, args: Row) {
-    const principal = webPrincipal(c.get('user'), c.get('memberships'));
-    return invokeTool(deps.invoke, tool, args, principal, 'web', c.get('requestId'));
-  }
+export function historyRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
 
   /**
    * Names for the ids a page of changes mentions (the records changed, the records their fields point at): an add's
    * or a delete's own values name its record even once it is gone; current names come from each register's list
-   * tool (its 100 latest records, as the record pages' lookups), run directly and not logged as calls of their own.
+   * tool (its 100 latest records, as the record pages' lookups).
    */
   async function namesOf(
     c: Context<WebEnv>,
     organizationId: string,
     changes: ChangeRow[],
   ): Promise<KnownNames> {
-    const names = new Map<string, { name: string }>();
     const prefixes = new Set<string>();
+    const own = new Map<string, { name: string }>();
     const mention = (value: unknown) => {
       for (const item of Array.isArray(value) ? value : [value]) {
         const prefix = typeof item === 'string' ? ID_SHAPE.exec(item)?.[1] : undefined;
@@ -373,25 +206,13 @@ export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       mention(change.record_id);
       for (const values of [change.before, change.after])
         for (const value of Object.values(values ?? {})) mention(value);
-      const own = change.action === 'add' ? change.after : change.action === 'delete' ? change.before : null;
-      if (own) names.set(change.record_id, { name: displayName({ id: change.record_id, ...own }) });
+      const values =
+        change.action === 'add' ? change.after : change.action === 'delete' ? change.before : null;
+      if (values) own.set(change.record_id, { name: displayName({ id: change.record_id, ...values }) });
     }
-    const ctx = contextOutsideSeam(
-      deps.database.db,
-      webPrincipal(c.get('user'), c.get('memberships')),
-      deps.now,
-      'web',
-    );
-    await Promise.all(
-      REGISTER_PAGES.filter((page) => prefixes.has(page.spec.prefix)).map(async (page) => {
-        const list = deps.tools.get(`list${page.spec.nounPlural}`);
-        if (!list) return;
-        const result = await list.run(ctx, list.input.parse({ organization_id: organizationId, size: 100 }));
-        for (const record of (result[page.spec.listKey] as Row[] | undefined) ?? []) {
-          names.set(String(record.id), { name: displayName(record) });
-        }
-      }),
-    );
+    const kinds = REGISTER_PAGES.filter((page) => prefixes.has(page.spec.prefix)).map((page) => page.kind);
+    const names = new Map<string, { name: string }>(own);
+    for (const [id, entry] of await webCalls(c, deps).names(organizationId, kinds)) names.set(id, entry);
     return names;
   }
 
@@ -405,7 +226,7 @@ export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     if (!membership) return notFoundPage(c, viewerOf(c));
     const filter = readFilter(c);
     const cursor = c.req.query('cursor') || undefined;
-    const outcome = await call(c, {
+    const outcome = await webCalls(c, deps).read(listChanges, {
       organization_id: membership.organizationId,
       size: HISTORY_PAGE_SIZE,
       ...(Object.keys(filter).length > 0 ? { filter } : {}),
@@ -453,21 +274,16 @@ export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       ...(Object.keys(filter).length > 0 ? { filter } : {}),
     };
     // The first page through the seam (checked, logged once as this export); the rest page on from its cursor.
-    const outcome = await call(c, args);
+    const calls = webCalls(c, deps);
+    const outcome = await calls.read(listChanges, args);
     if (!outcome.ok) return failed(c, outcome.error);
-    const ctx = contextOutsideSeam(
-      deps.database.db,
-      webPrincipal(c.get('user'), c.get('memberships')),
-      deps.now,
-      'web',
-    );
     const pageOf = (result: Row): Page<ChangeRow> => ({
       rows: result.changes as ChangeRow[],
       nextCursor: (result.next_cursor as string | null) ?? null,
     });
     const body = streamPages<ChangeRow>({
       first: pageOf(outcome.result),
-      next: async (cursor) => pageOf(await tool.run(ctx, tool.input.parse({ ...args, cursor }))),
+      next: async (cursor) => pageOf(await calls.run(listChanges, { ...args, cursor })),
       head: CSV_BOM + csvLine(CSV_COLUMNS),
       encode: (rows) => rows.map(historyCsvLines).join(''),
       tail: '',
@@ -480,4 +296,5 @@ export function registerHistoryRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
       format: 'csv',
     });
   });
+  return web;
 }

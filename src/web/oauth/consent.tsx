@@ -1,23 +1,23 @@
 // The OAuth consent page (GET/POST /oauth/authorize): who asks, what they may do, where, for how long; Allow or Deny.
-import type { Context, Hono } from 'hono';
-import type { TokenScope } from '../auth/principal.ts';
-import type { OAuthClient } from '../oauth/clients.ts';
-import { OAuthError } from '../oauth/errors.ts';
-import { PKCE_VALUE } from '../oauth/grants.ts';
-import { formActionSourceOf, redirectHostOf } from '../oauth/redirect-uris.ts';
+import { type Context, Hono } from 'hono';
+import type { TokenScope } from '../../auth/principal.ts';
+import type { OAuthClient } from '../../oauth/clients.ts';
+import { OAuthError } from '../../oauth/errors.ts';
+import { PKCE_VALUE } from '../../oauth/grants.ts';
+import { formActionSourceOf, redirectHostOf } from '../../oauth/redirect-uris.ts';
 import {
   baseUrlOf,
   canonicalResource,
   mcpResourceOf,
   OAUTH_PATHS,
   requestedScope,
-} from '../oauth/resource.ts';
-import type { WebDeps, WebEnv } from './context.ts';
-import { text, texts } from './forms.tsx';
+} from '../../oauth/resource.ts';
+import type { WebDeps, WebEnv } from '../context.ts';
+import { text, texts } from '../forms.tsx';
+import { CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
+import { errorPage, securityHeaders, sendPage } from '../render.tsx';
+import { viewerOf } from '../viewer.ts';
 import { OrganizationsFieldset, ScopeFieldset } from './grant-fields.tsx';
-import { CsrfField, Layout, Notice, type Viewer } from './layout.tsx';
-import { errorPage, securityHeaders, sendPage } from './render.tsx';
-import { viewerOf } from './viewer.ts';
 
 /** How long a connected client keeps access (its refresh token) unless revoked in Settings > API Tokens. */
 export const GRANT_EXPIRY_CHOICES = [1, 7, 30, 90] as const;
@@ -197,7 +197,8 @@ async function sendConsentPage(c: Context<WebEnv>, request: AuthorizeRequest, er
   return response;
 }
 
-export function registerConsentRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
+export function consentRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
   const refused = (c: Context<WebEnv>, message: string) =>
     errorPage(c, 400, 'This connection request cannot be used', message, viewerOf(c));
 
@@ -251,4 +252,5 @@ export function registerConsentRoutes(web: Hono<WebEnv>, deps: WebDeps): void {
     }
     return back({ code });
   });
+  return web;
 }

@@ -1,11 +1,11 @@
-// Record forms generated from the tool map: fields from the add/update tools' input schemas, values to arguments.
-import type { AppError } from '../errors.ts';
-import { jsonSchemasOf } from '../surfaces/schemas.ts';
-import type { ToolMap } from '../tools/index.ts';
-import type { RegisterKind, RegisterSpec } from '../tools/register.ts';
-import type { Tool } from '../tools/types.ts';
-import type { FormBody } from './forms.tsx';
-import { fieldLabel, registerPageByKind } from './register-pages.ts';
+// Record forms generated from the register specs and their add/update tools' input schemas; values to arguments.
+import type { AppError } from '../../errors.ts';
+import { jsonSchemasOf } from '../../surfaces/schemas.ts';
+import type { RegisterKind } from '../../tools/index.ts';
+import type { LinkTools } from '../../tools/registers/link-tools.ts';
+import { fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
+import type { FormBody } from '../forms.tsx';
+import type { RegisterPage } from '../registers/pages.ts';
 
 export type FormFieldKind =
   | 'text'
@@ -39,7 +39,7 @@ export interface FormField {
   /** The value filled in on add when the person leaves the field alone. */
   defaultValue?: string;
   /** refs set through link/unlink tools (a risk's measure_ids) rather than the add/update arguments. */
-  links?: { link: string; unlink: string; ownerArgument: string; targetArgument: string };
+  links?: LinkTools;
 }
 
 /** What the person typed or chose, as strings: redisplayed as is when the tool refuses them. */
@@ -70,30 +70,8 @@ function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boo
   if (!options) return { schema, nullable: false };
   const nonNull = options.filter((option) => option.type !== 'null');
   const [only] = nonNull;
-  if (nonNull.length === 1 && only) {
-    return {
-      schema: { ...only, description: only.description ?? schema.description },
-      nullable: nonNull.length < options.length,
-    };
-  }
+  if (nonNull.length === 1 && only) return { schema: only, nullable: nonNull.length < options.length };
   return { schema, nullable: false };
-}
-
-/**
- * The schema's description, minus what only a program needs: id prefixes, "null clears it", spelling tolerance and
- * the names of the tools that change a field.
- */
-export function humanHint(description: string): string {
-  return description
-    .replace(/\s*\(`[a-z]+_\.\.\.`\)/g, '')
-    .replace(/;\s*null clears it/g, '')
-    .replace(/\s*\(case-insensitive\)/g, '')
-    .replace(/\(case-insensitive;\s*/g, '(')
-    .replace(/\s*Replaces the whole list when given\./g, '')
-    .replace(/^Ids of the /, 'The ')
-    .replace(/\s*\(change with \w+ \/ \w+\)/g, '')
-    .replace(/\s+\./g, '.')
-    .trim();
 }
 
 function kindOf(schema: JsonSchema, target: RegisterKind | undefined): FormFieldKind {
@@ -114,21 +92,19 @@ function targetOf(spec: RegisterSpec, name: string): RegisterKind | undefined {
   return spec.fields[name]?.ref ?? spec.relations?.find((relation) => relation.field === name)?.target;
 }
 
-const formCache = new WeakMap<RegisterSpec, FormField[]>();
+const formCache = new WeakMap<RegisterPage, FormField[]>();
 
 /**
  * The fields of a kind's add and edit forms, in the add tool's order: what its JSON Schema says (required, enum,
- * integer bounds, dates, URLs, lists), which register a reference points into (from the spec), and relation lists
- * that only dedicated tools change (a risk's measures, through linkRiskMeasure / unlinkRiskMeasure).
+ * integer bounds, dates, URLs, lists), which register a reference points into, labels and hints for people (all
+ * from the spec), and relation lists that only their link tools change (a risk's measures).
  */
-export function formFieldsOf(spec: RegisterSpec, tools: ToolMap): FormField[] {
-  const cached = formCache.get(spec);
+export function formFieldsOf(page: RegisterPage): FormField[] {
+  const cached = formCache.get(page);
   if (cached) return cached;
-  const add = tools.get(`add${spec.noun}`);
-  const update = tools.get(`update${spec.noun}`);
-  if (!add || !update) throw new Error(`The tool map has no add/update tool for ${spec.kind}`);
-  const addInput = jsonSchemasOf(add).input as JsonSchema;
-  const updateInput = jsonSchemasOf(update).input as JsonSchema;
+  const { spec, tools } = page;
+  const addInput = jsonSchemasOf(tools.add).input as JsonSchema;
+  const updateInput = jsonSchemasOf(tools.update).input as JsonSchema;
   const required = new Set(addInput.required ?? []);
   const properties = { ...updateInput.properties, ...addInput.properties };
   const fields: FormField[] = [];
@@ -139,12 +115,12 @@ export function formFieldsOf(spec: RegisterSpec, tools: ToolMap): FormField[] {
     const fieldSpec = spec.fields[name];
     const field: FormField = {
       name,
-      label: fieldLabel(name),
+      label: fieldLabelOf(spec, name),
       kind: kindOf(schema, target),
       required: required.has(name),
       nullable,
       options: schema.enum ?? [],
-      description: humanHint(schema.description ?? raw.description ?? ''),
+      description: fieldHintOf(spec, name),
     };
     if (schema.minimum !== undefined) field.min = schema.minimum;
     if (schema.maximum !== undefined) field.max = schema.maximum;
@@ -156,26 +132,21 @@ export function formFieldsOf(spec: RegisterSpec, tools: ToolMap): FormField[] {
     }
     fields.push(field);
   }
-  for (const relation of spec.relations ?? []) {
-    if (relation.writable) continue;
-    const targetPage = registerPageByKind(relation.target);
-    if (!targetPage) continue;
-    const link = `link${spec.noun}${targetPage.spec.noun}`;
-    const unlink = `unlink${spec.noun}${targetPage.spec.noun}`;
-    if (!tools.has(link) || !tools.has(unlink)) continue;
+  for (const links of tools.links) {
+    const { relation } = links;
     fields.push({
       name: relation.field,
-      label: fieldLabel(relation.field),
+      label: fieldLabelOf(spec, relation.field),
       kind: 'refs',
       required: false,
       nullable: true,
       options: [],
-      description: humanHint(relation.description),
+      description: fieldHintOf(spec, relation.field),
       target: relation.target,
-      links: { link, unlink, ownerArgument: `${spec.kind}_id`, targetArgument: `${relation.target}_id` },
+      links,
     });
   }
-  formCache.set(spec, fields);
+  formCache.set(page, fields);
   return fields;
 }
 
@@ -265,8 +236,7 @@ export function argumentsFromValues(
       continue;
     }
     if (field.kind === 'integer' || field.kind === 'number') {
-      const numeric = field.kind === 'integer' ? /^[-+]?\d+$/ : /^[-+]?(\d+\.?\d*|\.\d+)$/;
-      args[field.name] = numeric.test(text) ? Number(text) : text;
+      args[field.name] = numberProblem(field, text) ? text : Number(text);
       continue;
     }
     args[field.name] = text;
@@ -302,10 +272,13 @@ export function formErrorsOf(error: AppError, fields: FormField[], values: FormV
       }
       const field = fields.find((item) => item.name === name);
       const typed = values[name];
-      const empty =
-        typed === undefined || (typeof typed === 'string' ? typed.trim() === '' : typed.length === 0);
+      const text = typeof typed === 'string' ? typed.trim() : '';
+      const empty = typed === undefined || (typeof typed === 'string' ? text === '' : typed.length === 0);
+      // What the form itself knows is wrong with what was typed, in its words; else the tool's message.
       const explained =
-        field && empty && field.required ? 'This field is required.' : friendlier(message, field);
+        field && empty && field.required
+          ? 'This field is required.'
+          : ((field && !empty ? numberProblem(field, text) : null) ?? message);
       out.fields[name] = out.fields[name] ? `${out.fields[name]} ${explained}` : explained;
     }
     if (Object.keys(out.fields).length === 0 && !out.form) out.form = error.message;
@@ -317,16 +290,9 @@ export function formErrorsOf(error: AppError, fields: FormField[], values: FormV
   return out;
 }
 
-/** zod's type messages say what a program sent; a person typed text into a box. */
-function friendlier(message: string, field: FormField | undefined): string {
-  if (field && /expected (number|int), received/.test(message)) {
-    return field.kind === 'integer' ? 'Enter a whole number.' : 'Enter a number.';
-  }
-  return message;
-}
-
-/** The tool that lists the records a picker offers. */
-export function listToolFor(tools: ToolMap, kind: RegisterKind): Tool | undefined {
-  const page = registerPageByKind(kind);
-  return page ? tools.get(`list${page.spec.nounPlural}`) : undefined;
+/** For a number field, why the typed text is not a number of its kind (it goes to the tool as typed). */
+function numberProblem(field: FormField, text: string): string | null {
+  if (field.kind === 'integer') return /^[-+]?\d+$/.test(text) ? null : 'Enter a whole number.';
+  if (field.kind === 'number') return /^[-+]?(\d+\.?\d*|\.\d+)$/.test(text) ? null : 'Enter a number.';
+  return null;
 }

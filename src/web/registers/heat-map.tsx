@@ -1,5 +1,5 @@
 // The risk heat map: two 5x5 likelihood x impact tables (inherent, residual), each cell a count linking to its risks.
-import { RISK_STATUSES } from '../tools/states.ts';
+import { RISK_STATUSES } from '../../tools/states.ts';
 
 export interface HeatCell {
   likelihood: number;

@@ -1,0 +1,79 @@
+// Builds every register's tools from the specs: typed handles per kind ({list, get, add, update, delete, links}).
+import { z } from 'zod';
+import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool } from '../types.ts';
+import { buildDeleteTool } from './delete-tool.ts';
+import { buildLinkTools, type LinkTools } from './link-tools.ts';
+import { buildListTool } from './list-tool.ts';
+import { registerRecords } from './records.ts';
+import { buildReferenceGraph, type DeleteEffects, deleteEffectsOf } from './references.ts';
+import { idInput, recordSchema } from './schemas.ts';
+import type { RegisterKind, RegisterSpec, RegisterTable } from './spec.ts';
+import { buildAddTool, buildUpdateTool } from './write-tools.ts';
+
+/** One register's tools, as handles: call sites name `registers.risk.add`, never a name glued from strings. */
+export interface RegisterTools {
+  spec: RegisterSpec;
+  list: Tool;
+  get: Tool;
+  add: Tool;
+  update: Tool;
+  delete: Tool;
+  /** Link/unlink tools of the relations kept out of add/update (a risk's measures). */
+  links: LinkTools[];
+  /** What deleting one of its records does to the records that point at it. */
+  deleteEffects: DeleteEffects;
+}
+
+export type Registers = Readonly<Record<RegisterKind, RegisterTools>>;
+
+export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
+  const byKind = new Map(specs.map((spec) => [spec.kind, spec]));
+  const specOf = (kind: RegisterKind): RegisterSpec => {
+    const spec = byKind.get(kind);
+    if (!spec) throw new Error(`No register for ${kind}`);
+    return spec;
+  };
+  const tableOf = (kind: RegisterKind): RegisterTable => specOf(kind).table;
+  const pluralOf = (kind: string) => specOf(kind as RegisterKind).labelPlural;
+  const graph = buildReferenceGraph(specs);
+  const entries = specs.map((spec): [RegisterKind, RegisterTools] => {
+    const records = registerRecords(spec, tableOf);
+    const record = recordSchema(spec);
+    RECORD_SCHEMAS.set(record, { label: spec.label, spelledOutIn: `get${spec.noun}` });
+    const single = z.object({ [spec.key]: record });
+    const references = graph.get(spec.kind) ?? [];
+    const deleteEffects = deleteEffectsOf(references);
+    const get = defineTool({
+      name: `get${spec.noun}`,
+      title: `Get ${spec.label}`,
+      description: `Get one ${spec.label} by id.`,
+      scope: 'read',
+      annotations: READ_ANNOTATIONS,
+      toolset: spec.listKey,
+      input: idInput(spec),
+      output: single,
+      async run(ctx, input) {
+        return { [spec.key]: records.present(await records.load(ctx, input.id, 'read'), ctx) };
+      },
+    });
+    const links = (spec.relations ?? []).flatMap((relation) =>
+      relation.links
+        ? [buildLinkTools(spec, { ...relation, links: relation.links }, specOf(relation.target))]
+        : [],
+    );
+    return [
+      spec.kind,
+      {
+        spec,
+        list: buildListTool(records, record),
+        get,
+        add: buildAddTool(records, single),
+        update: buildUpdateTool(records, single),
+        delete: buildDeleteTool(records, references, deleteEffects, pluralOf),
+        links,
+        deleteEffects,
+      },
+    ];
+  });
+  return Object.fromEntries(entries) as Record<RegisterKind, RegisterTools>;
+}

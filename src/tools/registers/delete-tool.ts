@@ -1,0 +1,125 @@
+// A register's delete tool: refused while required references point at the record; otherwise the record goes, the
+// fields pointing at it are cleared and the links to it removed, each change with its own history row.
+import { and, count, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { z } from 'zod';
+import type { Db } from '../../db/client.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { changeAfterWrite } from '../changes.ts';
+import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool } from '../types.ts';
+import type { RegisterRecords } from './records.ts';
+import { cascadeChanges, type DeleteEffects, type Reference } from './references.ts';
+import { idInput } from './schemas.ts';
+import { article } from './spec.ts';
+
+/** The delete tool's description: what happens, from the delete effects (the web's confirmation reads the same). */
+function deleteDescription(
+  label: string,
+  effects: DeleteEffects,
+  pluralOf: (kind: string) => string,
+): string {
+  const blocking = [...new Set(effects.blockedBy.map((field) => pluralOf(field.kind)))];
+  return [
+    `Delete ${article(label)} ${label}; cannot be undone.`,
+    effects.clears.length > 0 ? 'Fields pointing at it are cleared.' : '',
+    blocking.length > 0 ? `Refused (conflict) while ${blocking.join(', ')} still point at it.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+export function buildDeleteTool(
+  records: RegisterRecords,
+  references: readonly Reference[],
+  effects: DeleteEffects,
+  pluralOf: (kind: string) => string,
+): Tool {
+  const { spec, table } = records;
+  const name = `delete${spec.noun}`;
+  const restricting = references.filter((reference) => reference.onDelete === 'restrict');
+  return defineTool({
+    name,
+    title: `Delete ${spec.label}`,
+    description: deleteDescription(spec.label, effects, pluralOf),
+    scope: 'write',
+    annotations: DELETE_ANNOTATIONS,
+    toolset: spec.listKey,
+    input: idInput(spec),
+    output: z
+      .object({ id: z.string().describe('Id of the deleted record.'), deleted: z.literal(true) })
+      .describe('{id, deleted: true}'),
+    async run(ctx, input) {
+      const current = await records.load(ctx, input.id, 'write');
+      const refuseIfReferenced = async () => {
+        for (const reference of restricting) {
+          const [row] = await ctx.db
+            .select({ n: count() })
+            .from(reference.table)
+            .where(eq(reference.column, input.id));
+          if (row && row.n > 0) {
+            throw new AppError(
+              'conflict',
+              `Cannot delete this ${spec.label}: ${reference.label} still point at it (${row.n}). Delete or change those first.`,
+            );
+          }
+        }
+      };
+      await refuseIfReferenced();
+      // The same checks inside the statements: a reference added meanwhile keeps the record, and the clean-up of
+      // the records that pointed at it runs only once it is really gone.
+      const unreferenced = restricting.map(
+        (reference) =>
+          sql`not exists (select 1 from ${reference.table} where ${reference.column} = ${input.id})`,
+      );
+      const gone = sql`not exists (select 1 from ${table} where ${table.id} = ${input.id})`;
+      const now = ctx.now().toISOString();
+      const [deleted] = await ctx.db.batch([
+        ctx.db
+          .delete(table)
+          .where(and(eq(table.id, input.id), ...unreferenced))
+          .returning({ id: table.id }),
+        changeAfterWrite(ctx, {
+          tool: name,
+          kind: spec.kind,
+          recordId: input.id,
+          organizationId: String(current.organization_id),
+          action: 'delete',
+          before: records.historyValues(current),
+          after: null,
+          at: now,
+        }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
+        // Before the clean-up: the records it changes get their own history rows.
+        ...references.flatMap((reference) => cascadeChanges(ctx, name, reference, input.id, gone, now)),
+        ...cleanUp(references, input.id, gone, now, ctx.db),
+      ]);
+      if ((deleted as unknown[]).length === 0) {
+        await refuseIfReferenced();
+        throw notFound(records.title);
+      }
+      return { id: input.id, deleted: true as const };
+    },
+  });
+}
+
+/** Once the record is gone: its link rows removed, the optional fields pointing at it cleared. */
+function cleanUp(
+  references: readonly Reference[],
+  deletedId: string,
+  gone: SQL,
+  now: string,
+  db: Db,
+): BatchItem<'sqlite'>[] {
+  return references
+    .filter((reference) => reference.onDelete !== 'restrict')
+    .map((reference) => {
+      const where = and(eq(reference.column, deletedId), gone);
+      if (reference.onDelete === 'delete_rows') return db.delete(reference.table).where(where);
+      // Clearing the field changes those records: their updated_at moves, so stale updates of them conflict.
+      const touched = 'updated_at' in getTableColumns(reference.table) ? { updated_at: now } : {};
+      return db
+        .update(reference.table)
+        .set({ [reference.column.name]: null, ...touched } as never)
+        .where(where);
+    });
+}

@@ -1,0 +1,171 @@
+// Link and unlink tools of a relation kept out of add/update (e.g. linkRiskMeasure): one link row each, the owner's
+// updated_at moved and a history row written only when the link really changed.
+import { and, eq, getTableColumns, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { AppError, notFound } from '../../errors.ts';
+import { requireOrganization } from '../access.ts';
+import { changesOfRows } from '../changes.ts';
+import { idOf } from '../fields.ts';
+import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from '../types.ts';
+import { capitalize, type LinkToolsSpec, type RegisterSpec, type RelationSpec } from './spec.ts';
+
+export interface LinkTools {
+  relation: RelationSpec;
+  link: Tool;
+  unlink: Tool;
+  /** The argument names: `{risk_id, measure_id}`. */
+  ownerArgument: string;
+  targetArgument: string;
+}
+
+export function buildLinkTools(
+  owner: RegisterSpec,
+  relation: RelationSpec & { links: LinkToolsSpec },
+  target: RegisterSpec,
+): LinkTools {
+  const ownerTable = owner.table;
+  const ownerArgument = `${owner.kind}_id`;
+  const targetArgument = `${target.kind}_id`;
+  const input = z.strictObject({
+    [ownerArgument]: idOf(owner.prefix, capitalize(owner.label)).describe(
+      `The ${owner.label} (\`${owner.prefix}_...\`).`,
+    ),
+    [targetArgument]: idOf(target.prefix, capitalize(target.label)).describe(
+      `The ${target.label} (\`${target.prefix}_...\`) of the same organization.`,
+    ),
+  });
+  const output = z.object({
+    [ownerArgument]: z.string().describe(`The ${owner.label}.`),
+    [relation.field]: z
+      .array(z.string())
+      .describe(`All ${target.labelPlural} linked to the ${owner.label} after the change.`),
+  });
+  type Pair = { ownerId: string; targetId: string };
+  const pairOf = (values: Record<string, unknown>): Pair => ({
+    ownerId: String(values[ownerArgument]),
+    targetId: String(values[targetArgument]),
+  });
+
+  /** The owner's organization, once the caller may write there and the target is of the same organization. */
+  async function loadPair(ctx: ToolContext, { ownerId, targetId }: Pair): Promise<string> {
+    const [found] = await ctx.db
+      .select({ organization_id: ownerTable.organization_id })
+      .from(ownerTable)
+      .where(eq(ownerTable.id, ownerId));
+    if (!found) throw notFound(capitalize(owner.label));
+    requireOrganization(ctx, found.organization_id as string, 'write', capitalize(owner.label));
+    const [other] = await ctx.db
+      .select({ id: target.table.id })
+      .from(target.table)
+      .where(and(eq(target.table.id, targetId), eq(target.table.organization_id, found.organization_id)));
+    if (!other) {
+      throw new AppError(
+        'not_found',
+        `${capitalize(target.label)} not found in the organization of this ${owner.label}.`,
+      );
+    }
+    return found.organization_id as string;
+  }
+
+  async function linked(ctx: ToolContext, ownerId: string): Promise<string[]> {
+    const rows = await ctx.db
+      .select({ id: relation.targetColumn })
+      .from(relation.table)
+      .where(eq(relation.ownerColumn, ownerId))
+      .orderBy(relation.targetColumn);
+    return rows.map((row) => String(row.id));
+  }
+
+  /**
+   * Moves the owner's updated_at forward when the statement just before it (in the same batch) changed a link, so
+   * `expected_updated_at` also guards the list. `changes()` is the row count of that previous statement.
+   */
+  function touchOwnerIfChanged(ctx: ToolContext, ownerId: string) {
+    const now = ctx.now().toISOString();
+    return ctx.db
+      .update(ownerTable)
+      .set({
+        updated_at: sql`case when ${now} > ${ownerTable.updated_at} then ${now} else strftime('%Y-%m-%dT%H:%M:%fZ', ${ownerTable.updated_at}, '+0.001 seconds') end`,
+      } as never)
+      .where(and(eq(ownerTable.id, ownerId), sql`changes() > 0`));
+  }
+
+  /**
+   * The history row of a link or unlink, after the touch of the owner: written only if that touch changed it, i.e.
+   * only if the link really changed. The list before and after is read by SQL at that moment.
+   */
+  function linkChange(ctx: ToolContext, tool: string, linking: boolean, { ownerId, targetId }: Pair) {
+    const { table, ownerColumn, targetColumn } = relation;
+    const list = (variant: 'as_is' | 'without' | 'with') =>
+      sql`json_object(${relation.field}, json((select json_group_array(x) from (select ${targetColumn} as x from ${table} where ${ownerColumn} = ${ownerId}${variant === 'without' ? sql` and ${targetColumn} != ${targetId}` : variant === 'with' ? sql` union select ${targetId}` : sql``} order by x))))`;
+    return changesOfRows(ctx, {
+      tool,
+      kind: owner.kind,
+      action: linking ? 'link' : 'unlink',
+      table: ownerTable,
+      idColumn: ownerTable.id,
+      organizationColumn: ownerTable.organization_id,
+      before: list(linking ? 'without' : 'with'),
+      after: list('as_is'),
+      at: ctx.now().toISOString(),
+      where: sql`${ownerTable.id} = ${ownerId} and changes() > 0`,
+    });
+  }
+
+  const hasCreatedAt = 'created_at' in getTableColumns(relation.table);
+  const answer = async (ctx: ToolContext, ownerId: string) => ({
+    [ownerArgument]: ownerId,
+    [relation.field]: await linked(ctx, ownerId),
+  });
+  const { links } = relation;
+  const link = defineTool({
+    ...links.link,
+    scope: 'write',
+    toolset: owner.listKey,
+    annotations: UPDATE_ANNOTATIONS,
+    input,
+    output,
+    async run(ctx, values) {
+      const pair = pairOf(values);
+      const organizationId = await loadPair(ctx, pair);
+      const row = {
+        [relation.ownerColumn.name]: pair.ownerId,
+        [relation.targetColumn.name]: pair.targetId,
+        [relation.organizationColumn.name]: organizationId,
+        ...(hasCreatedAt ? { created_at: ctx.now().toISOString() } : {}),
+      };
+      await ctx.db.batch([
+        ctx.db
+          .insert(relation.table)
+          .values(row as never)
+          .onConflictDoNothing(),
+        touchOwnerIfChanged(ctx, pair.ownerId),
+        linkChange(ctx, links.link.name, true, pair),
+        ...ctx.writeExtras(sql`1`),
+      ]);
+      return answer(ctx, pair.ownerId);
+    },
+  });
+  const unlink = defineTool({
+    ...links.unlink,
+    scope: 'write',
+    toolset: owner.listKey,
+    annotations: DELETE_ANNOTATIONS,
+    input,
+    output,
+    async run(ctx, values) {
+      const pair = pairOf(values);
+      await loadPair(ctx, pair);
+      await ctx.db.batch([
+        ctx.db
+          .delete(relation.table)
+          .where(and(eq(relation.ownerColumn, pair.ownerId), eq(relation.targetColumn, pair.targetId))),
+        touchOwnerIfChanged(ctx, pair.ownerId),
+        linkChange(ctx, links.unlink.name, false, pair),
+        ...ctx.writeExtras(sql`1`),
+      ]);
+      return answer(ctx, pair.ownerId);
+    },
+  });
+  return { relation, link, unlink, ownerArgument, targetArgument };
+}

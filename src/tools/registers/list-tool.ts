@@ -1,0 +1,113 @@
+// A register's list tool: server-side filters, keyset pages in any sort order, total_count counted once per walk.
+import { and, eq, type SQL } from 'drizzle-orm';
+import { z } from 'zod';
+import { AppError } from '../../errors.ts';
+import { requireOrganization } from '../access.ts';
+import { PAGE_SIZE } from '../fields.ts';
+import {
+  type CursorPayload,
+  carriedCount,
+  cursorValue,
+  type Direction,
+  decodeCursor,
+  encodeCursor,
+  filterFingerprint,
+  orderIndexName,
+  pageRanges,
+  TEXT_COUNT_CAP,
+  TOTAL_COUNT_CAP,
+} from '../pagination.ts';
+import { type TextSearch, textSearch } from '../search.ts';
+import { defineTool, READ_ANNOTATIONS, type Tool } from '../types.ts';
+import type { RegisterRecords } from './records.ts';
+import { listInput } from './schemas.ts';
+import { orderFieldsOf, type Row } from './spec.ts';
+import { indexedTextPage, type ListPage, walkedPage } from './text-pages.ts';
+
+export function buildListTool(records: RegisterRecords, record: z.ZodObject): Tool {
+  const { spec, table } = records;
+  const orderFields = orderFieldsOf(spec);
+  const orderIndexes = Object.fromEntries(
+    Object.entries(orderFields).map(([name, field]) => [name, orderIndexName(table, field.column)]),
+  );
+  const name = `list${spec.nounPlural}`;
+  return defineTool({
+    name,
+    title: `List ${spec.labelPlural}`,
+    description: [`List an organization's ${spec.labelPlural}. ${spec.about}`, spec.hints?.list ?? '']
+      .filter(Boolean)
+      .join(' '),
+    scope: 'read',
+    annotations: READ_ANNOTATIONS,
+    toolset: spec.listKey,
+    input: listInput(spec),
+    output: z.object({
+      [spec.listKey]: z.array(record).describe('This page.'),
+      next_cursor: z.string().nullable().describe('Cursor of the next page; null on the last.'),
+      total_count: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe(
+          `Matches on all pages, counted on the first page, at most ${TOTAL_COUNT_CAP} (${TEXT_COUNT_CAP} with filter.query).`,
+        ),
+      total_count_capped: z.boolean().describe('True: more than total_count match.'),
+    }),
+    async run(ctx, input) {
+      requireOrganization(ctx, input.organization_id, 'read');
+      const conditions: (SQL | undefined)[] = [];
+      let search: TextSearch | null = null;
+      for (const [filterName, value] of Object.entries((input.filter ?? {}) as Row)) {
+        if (value === undefined) continue;
+        if (filterName === 'query') search = textSearch(table, spec.search ?? [], String(value));
+        else conditions.push(spec.filters?.[filterName]?.where(value, records.today(ctx)));
+      }
+      const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
+      const fieldName = orderArgument?.field ?? 'created_at';
+      const direction: Direction = orderArgument?.direction ?? 'DESC';
+      const orderField = orderFields[fieldName];
+      const orderIndex = orderIndexes[fieldName];
+      if (!orderField || !orderIndex) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
+      const cursor = input.cursor ? decodeCursor(input.cursor, name, fieldName, direction) : null;
+      const fingerprint = filterFingerprint(input.organization_id, input.filter);
+      const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
+      const filters = and(...conditions);
+      const page: ListPage = {
+        organizationId: input.organization_id,
+        orderField,
+        orderIndex,
+        fieldName,
+        direction,
+        filtered: and(eq(table.organization_id, input.organization_id), filters),
+        filters,
+        size: input.size ?? PAGE_SIZE.default,
+        ranges: pageRanges(orderField, table.id, direction, cursor),
+        // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
+        carried: carriedCount(cursor, fingerprint, cap),
+        cap,
+      };
+      const { rows, counted } = search?.index
+        ? await indexedTextPage(ctx, records, page, { ...search, index: search.index })
+        : await walkedPage(ctx, records, page, search?.rowTest);
+      const { total: total_count, capped: total_count_capped } = counted;
+      const shown = rows.slice(0, page.size);
+      const last = shown.at(-1);
+      const payload = (row: Row): CursorPayload => ({
+        l: name,
+        f: fieldName,
+        d: direction,
+        v: cursorValue(orderField, row),
+        i: String(row.id),
+        t: total_count,
+        c: total_count_capped,
+        h: fingerprint,
+      });
+      return {
+        [spec.listKey]: shown.map((row) => records.present(row, ctx)),
+        next_cursor: rows.length > page.size && last ? encodeCursor(payload(last)) : null,
+        total_count,
+        total_count_capped,
+      };
+    },
+  });
+}

@@ -1,0 +1,115 @@
+// One register's records as the tools read them: the selected columns, a record by id, and its presented form.
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import type { SelectedFields, SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { notFound } from '../../errors.ts';
+import { requireOrganization } from '../access.ts';
+import type { ToolContext } from '../types.ts';
+import { capitalize, type RegisterSpec, type RegisterTable, type Row, type TableOf } from './spec.ts';
+
+export interface RegisterRecords {
+  spec: RegisterSpec;
+  table: RegisterTable;
+  /** "Risk", "Data classification": the start of a not-found message. */
+  title: string;
+  /** The table's columns but write_nonce (a write's private token, never shown). */
+  columns: Record<string, SQLiteColumn>;
+  nonceColumn: SQLiteColumn | undefined;
+  /** The columns and each relation list (a JSON array of ids), for reads by id. */
+  selection: SelectedFields;
+  /** The same as SQL expressions, for list pages read `<table> indexed by <index>` (drizzle would refuse columns). */
+  listSelection: SelectedFields;
+  /** How other registers' tables are found (references, existence checks). */
+  tableOf: TableOf;
+  today(ctx: ToolContext): string;
+  /** A row as the tools answer it: relation lists as sorted ids, derived fields added. */
+  present(row: Row, ctx: ToolContext): Row;
+  /** The record by id, in an organization the caller reaches (for `mode`), else not_found. */
+  load(ctx: ToolContext, id: string, mode: 'read' | 'write'): Promise<Row>;
+  /** The values a history entry shows: every stored field and every relation list (sorted ids). */
+  historyValues(row: Row): Row;
+  /** Only the values that are columns of the table. */
+  columnValues(values: Row): Row;
+}
+
+export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterRecords {
+  const { table } = spec;
+  const { write_nonce: nonceColumn, ...columns } = getTableColumns(table);
+  if ((spec.relations ?? []).some((relation) => relation.writable) && !nonceColumn) {
+    throw new Error(`${spec.kind}: a register with writable relations needs a write_nonce column`);
+  }
+  const relationColumns = Object.fromEntries(
+    (spec.relations ?? []).map((relation) => [
+      relation.field,
+      sql<string>`(select json_group_array(${relation.targetColumn}) from ${relation.table} where ${relation.ownerColumn} = ${table.id})`,
+    ]),
+  );
+  const selection = { ...columns, ...relationColumns };
+  const listSelection = {
+    ...Object.fromEntries(
+      Object.entries(columns).map(([name, column]) => [name, sql`${column}`.mapWith(column)]),
+    ),
+    ...relationColumns,
+  };
+  const title = capitalize(spec.label);
+  const today = (ctx: ToolContext) => ctx.now().toISOString().slice(0, 10);
+
+  // get/update/delete read the record by id on every call: the statement is built once per database handle.
+  const byIdStatements = new WeakMap<ToolContext['db'], ReturnType<typeof prepareById>>();
+  function prepareById(db: ToolContext['db']) {
+    return db
+      .select(selection)
+      .from(table)
+      .where(eq(table.id, sql.placeholder('id')))
+      .limit(1)
+      .prepare();
+  }
+
+  return {
+    spec,
+    table,
+    title,
+    columns,
+    nonceColumn,
+    selection,
+    listSelection,
+    tableOf,
+    today,
+    present(row, ctx) {
+      const out: Row = { ...row };
+      for (const relation of spec.relations ?? []) {
+        const raw = row[relation.field];
+        const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
+        out[relation.field] = ids.filter((id): id is string => typeof id === 'string').sort();
+      }
+      return spec.present ? spec.present(out, today(ctx)) : out;
+    },
+    async load(ctx, id, mode) {
+      let byId = byIdStatements.get(ctx.db);
+      if (!byId) {
+        byId = prepareById(ctx.db);
+        byIdStatements.set(ctx.db, byId);
+      }
+      const [row] = await byId.all({ id });
+      if (!row) throw notFound(title);
+      requireOrganization(ctx, String(row.organization_id), mode, title);
+      return row;
+    },
+    historyValues(row) {
+      const out: Row = {};
+      for (const name of Object.keys(spec.fields)) if (name in columns) out[name] = row[name] ?? null;
+      for (const relation of spec.relations ?? []) out[relation.field] = idList(row[relation.field]);
+      return out;
+    },
+    columnValues(values) {
+      const out: Row = {};
+      for (const name of Object.keys(values)) if (name in columns) out[name] = values[name];
+      return out;
+    },
+  };
+}
+
+/** A relation list as stored or read back (JSON text or array): unique ids, sorted. */
+function idList(raw: unknown): string[] {
+  const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : Array.isArray(raw) ? raw : [];
+  return [...new Set(ids.filter((id): id is string => typeof id === 'string'))].sort();
+}

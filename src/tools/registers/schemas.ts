@@ -1,0 +1,129 @@
+// The zod schemas of a register's tools: the record (output), add and update arguments, filters and sorts.
+import { z } from 'zod';
+import { ID_PREFIXES } from '../../ids.ts';
+import { cursorSchema, directionSchema, idOf, longText, sizeSchema, timestampSchema } from '../fields.ts';
+import { SAME_AS_ADD } from '../types.ts';
+import {
+  article,
+  capitalize,
+  type FieldSpec,
+  orderFieldsOf,
+  type RegisterSpec,
+  type RelationSpec,
+} from './spec.ts';
+
+function outputFieldSchema(field: FieldSpec): z.ZodType {
+  return field.mode === 'optional' ? field.schema.nullable() : field.schema;
+}
+
+export function recordSchema(spec: RegisterSpec): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {
+    id: z.string().describe(`Id of the ${spec.label} (\`${spec.prefix}_...\`).`),
+    organization_id: z.string().describe('Id of the organization it belongs to (`org_...`).'),
+  };
+  for (const [name, field] of Object.entries(spec.fields)) shape[name] = outputFieldSchema(field);
+  for (const relation of spec.relations ?? [])
+    shape[relation.field] = z.array(z.string()).describe(relation.description);
+  shape.created_at = timestampSchema.describe('When it was created (ISO 8601).');
+  shape.updated_at = timestampSchema.describe(
+    'When it was last changed (ISO 8601); pass as expected_updated_at.',
+  );
+  return z.object(shape).describe(`${capitalize(article(spec.label))} ${spec.label}.`);
+}
+
+/** An ISO 8601 date and time with its offset (`Z` or `+hh:mm`), as updated_at is written: not any text Date.parse reads. */
+function isIsoTime(value: string): boolean {
+  return (
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  );
+}
+
+const organizationIdInput = () => idOf('org', 'Organization').describe('`org_...` id.');
+
+export function recordIdInput(spec: RegisterSpec) {
+  return idOf(spec.prefix, capitalize(spec.label)).describe(`\`${spec.prefix}_...\` id.`);
+}
+
+export function addInput(spec: RegisterSpec): z.ZodObject {
+  const shape: Record<string, z.ZodType> = { organization_id: organizationIdInput() };
+  for (const [name, field] of Object.entries(spec.fields)) {
+    if (field.derived) continue;
+    if (field.mode === 'required') shape[name] = field.schema;
+    else if (field.mode === 'default') shape[name] = field.schema.default(field.defaultValue as never);
+    else shape[name] = field.schema.nullable().optional();
+  }
+  for (const relation of spec.relations ?? []) {
+    if (relation.writable) shape[relation.field] = relationInput(relation).optional();
+  }
+  return z.strictObject(shape);
+}
+
+export function updateInput(spec: RegisterSpec): z.ZodObject {
+  const shape: Record<string, z.ZodType> = { id: recordIdInput(spec) };
+  for (const [name, field] of Object.entries(spec.fields)) {
+    if (field.derived) continue;
+    const schema = describedInAdd(field.schema);
+    shape[name] = (field.mode === 'optional' ? schema.nullable() : schema).optional();
+  }
+  for (const relation of spec.relations ?? []) {
+    if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation)).optional();
+  }
+  shape.expected_updated_at = timestampSchema
+    .refine(isIsoTime, 'Expected the updated_at you read, an ISO 8601 time such as 2026-03-01T09:30:00.000Z')
+    .optional()
+    .describe('The updated_at you read; if it changed since: conflict.');
+  return z.strictObject(shape);
+}
+
+export function idInput(spec: RegisterSpec) {
+  return z.strictObject({ id: recordIdInput(spec) });
+}
+
+/**
+ * An update tool's field is the add tool's: its type and values are published once, in the add tool (the update
+ * tool says "as in addX"; tools/list stays small). State fields keep their description: it names the transitions.
+ */
+function describedInAdd(schema: z.ZodType): z.ZodType {
+  const def = schema._zod.def as z.core.$ZodTypeDef & { out?: z.ZodType };
+  const isState = def.type === 'pipe' && def.out?._zod.def.type === 'enum';
+  return schema.meta({ ...(isState ? {} : { description: undefined }), [SAME_AS_ADD]: true });
+}
+
+function relationInput(relation: RelationSpec): z.ZodType {
+  const item = idOf(ID_PREFIXES[relation.target], capitalize(relation.target.replace('_', ' ')));
+  return z.array(item).max(100).describe(`${relation.description} Replaces the whole list when given.`);
+}
+
+function filterSchema(spec: RegisterSpec): z.ZodType {
+  const shape: Record<string, z.ZodType> = {};
+  if (spec.search?.length) {
+    // Normalised as stored text is (no NUL or other control character reaches the search).
+    shape.query = longText(200, 1)
+      .optional()
+      .describe(`Searches ${spec.search.map((column) => column.name).join(', ')} (any case).`);
+  }
+  for (const [name, item] of Object.entries(spec.filters ?? {})) shape[name] = item.schema.optional();
+  return z.strictObject(shape).optional().describe('All given must match.');
+}
+
+function orderBySchema(spec: RegisterSpec): z.ZodType {
+  const fields = Object.keys(orderFieldsOf(spec)) as [string, ...string[]];
+  return z
+    .strictObject({
+      field: z.enum(fields).describe('Field.'),
+      direction: directionSchema.default('DESC').describe('Direction.'),
+    })
+    .optional()
+    .describe('Sort; default created_at DESC.');
+}
+
+export function listInput(spec: RegisterSpec) {
+  return z.strictObject({
+    organization_id: organizationIdInput(),
+    filter: filterSchema(spec),
+    order_by: orderBySchema(spec),
+    size: sizeSchema.optional().describe('Default 20.'),
+    cursor: cursorSchema.optional().describe('From next_cursor.'),
+  });
+}

@@ -1,0 +1,182 @@
+// The register spec: what one organization-scoped kind is (table, fields, relations, filters, sorts, rules), as data.
+import { eq, inArray, type SQL } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import type { IdPrefix } from '../../ids.ts';
+import type { OrderField } from '../pagination.ts';
+
+export type RegisterKind =
+  | 'vendor'
+  | 'risk'
+  | 'measure'
+  | 'obligation'
+  | 'person'
+  | 'framework'
+  | 'asset'
+  | 'data_classification'
+  | 'nonconformity'
+  | 'continual_improvement'
+  | 'audit';
+
+export type Row = Record<string, unknown>;
+
+export type RegisterTable = SQLiteTable &
+  Record<'id' | 'organization_id' | 'created_at' | 'updated_at', SQLiteColumn>;
+
+export type TableOf = (kind: RegisterKind) => RegisterTable;
+
+/** What a person reads about a field in the web interface (the schema's description is for AI clients). */
+export interface FieldText {
+  /** Form label and column heading, e.g. "Business owner"; default: the field name in words. */
+  label?: string;
+  /** Form hint; default: the schema's description, where that says nothing only a program needs. */
+  hint?: string;
+}
+
+export interface FieldSpec extends FieldText {
+  schema: z.ZodType;
+  /** required: must be given on add; optional: nullable, may be cleared with null; default: filled on add. */
+  mode: 'required' | 'optional' | 'default';
+  defaultValue?: unknown;
+  /** The field holds the id of another record of the same organization. */
+  ref?: RegisterKind;
+  /** Derived by the service: shown in output, refused on input. */
+  derived?: boolean;
+}
+
+export const required = (schema: z.ZodType, ref?: RegisterKind, text: FieldText = {}): FieldSpec => ({
+  schema,
+  mode: 'required',
+  ref,
+  ...text,
+});
+export const optional = (schema: z.ZodType, ref?: RegisterKind, text: FieldText = {}): FieldSpec => ({
+  schema,
+  mode: 'optional',
+  ref,
+  ...text,
+});
+export const withDefault = (schema: z.ZodType, defaultValue: unknown, text: FieldText = {}): FieldSpec => ({
+  schema,
+  mode: 'default',
+  defaultValue,
+  ...text,
+});
+export const derived = (schema: z.ZodType, text: FieldText = {}): FieldSpec => ({
+  schema,
+  mode: 'required',
+  derived: true,
+  ...text,
+});
+
+/** The tools that change a relation kept out of add/update (e.g. a risk's measure_ids): linkRiskMeasure & co. */
+export interface LinkToolsSpec {
+  link: { name: string; title: string; description: string };
+  unlink: { name: string; title: string; description: string };
+}
+
+/** A many-to-many link stored in a join table, exposed as an array of ids (e.g. an asset's `vendor_ids`). */
+export interface RelationSpec extends FieldText {
+  field: string;
+  table: SQLiteTable;
+  ownerColumn: SQLiteColumn;
+  targetColumn: SQLiteColumn;
+  organizationColumn: SQLiteColumn;
+  target: RegisterKind;
+  /** Set through add/update (true) or only through its link tools (false, `links` names them). */
+  writable: boolean;
+  description: string;
+  links?: LinkToolsSpec;
+}
+
+export interface FilterSpec {
+  schema: z.ZodType;
+  where(value: unknown, today: string): SQL | undefined;
+}
+
+export function filter<T>(
+  schema: z.ZodType<T>,
+  where: (value: T, today: string) => SQL | undefined,
+): FilterSpec {
+  return { schema, where: (value, today) => where(value as T, today) };
+}
+
+/** A filter on an enum column: one value or a list of values (any of them). */
+export function enumFilter(values: z.ZodType<string>, column: SQLiteColumn, description: string): FilterSpec {
+  return filter(z.union([values, z.array(values).min(1).max(20)]).describe(description), (value) =>
+    Array.isArray(value) ? inArray(column, value) : eq(column, value),
+  );
+}
+
+export interface RegisterSpec {
+  kind: RegisterKind;
+  prefix: IdPrefix;
+  /** Human label, singular and plural: "data classification", "data classifications". */
+  label: string;
+  labelPlural: string;
+  /** Tool-name nouns: getDataClassification / listDataClassifications. */
+  noun: string;
+  nounPlural: string;
+  /** Response keys: `data_classification` / `data_classifications`. */
+  key: string;
+  listKey: string;
+  table: RegisterTable;
+  /** One sentence saying what this kind is, for the tool descriptions. */
+  about: string;
+  fields: Record<string, FieldSpec>;
+  relations?: RelationSpec[];
+  /** Fields unique within an organization (e.g. a person's email): a duplicate is a `conflict`. */
+  unique?: string[];
+  /** Columns searched by `filter.query` (case-insensitive substring). */
+  search?: SQLiteColumn[];
+  filters?: Record<string, FilterSpec>;
+  /** Sort fields besides created_at and updated_at, which every register has. */
+  orderFields: Record<string, OrderField>;
+  /** Validates a change and fills derived columns; `current` is null on add. */
+  prepare?(next: Row, current: Row | null): void;
+  /** Adds derived output fields (e.g. `overdue`). */
+  present?(row: Row, today: string): Row;
+  /** Extra sentences for the descriptions. */
+  hints?: { list?: string; add?: string; update?: string };
+  /** A realistic add example, shown in the OpenAPI document of the add tool. */
+  example: Record<string, unknown>;
+}
+
+/** Every sort field of a register: created_at and updated_at, then its own. */
+export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
+  return {
+    created_at: { column: spec.table.created_at },
+    updated_at: { column: spec.table.updated_at },
+    ...spec.orderFields,
+  };
+}
+
+/** "a" or "an" before a label. */
+export function article(label: string): 'a' | 'an' {
+  return /^[aeiou]/i.test(label) ? 'an' : 'a';
+}
+
+export function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/** Labels of the fields every record has, and of the text search. */
+const COMMON_LABELS: Record<string, string> = { id: 'Id', query: 'Search' };
+
+/** What a person calls a field of a register (or a filter of the same name): "Business owner", "Residual score". */
+export function fieldLabelOf(spec: RegisterSpec | undefined, name: string): string {
+  const own =
+    spec?.fields[name]?.label ?? spec?.relations?.find((relation) => relation.field === name)?.label;
+  if (own) return own;
+  if (COMMON_LABELS[name]) return COMMON_LABELS[name];
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** A form's hint for a field: the spec's words for people, else the schema's description. */
+export function fieldHintOf(spec: RegisterSpec, name: string): string {
+  const field = spec.fields[name];
+  if (field) return field.hint ?? field.schema.description ?? '';
+  const relation = spec.relations?.find((item) => item.field === name);
+  return relation ? (relation.hint ?? relation.description) : '';
+}

@@ -1,0 +1,259 @@
+// A register's add and update tools: references and uniqueness checked, the write, its history row and its call-log
+// row in one batch, guarded so that a record changed or a reference deleted meanwhile writes nothing.
+import { and, eq, ne, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { z } from 'zod';
+import { selectRow } from '../../db/client.ts';
+import { AppError } from '../../errors.ts';
+import { newId, randomBase32 } from '../../ids.ts';
+import { requireOrganization } from '../access.ts';
+import { changeAfterWrite } from '../changes.ts';
+import {
+  CHANGED_A_ROW,
+  CREATE_ANNOTATIONS,
+  defineTool,
+  type Tool,
+  type ToolContext,
+  UPDATE_ANNOTATIONS,
+} from '../types.ts';
+import type { RegisterRecords } from './records.ts';
+import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
+import { addInput, updateInput } from './schemas.ts';
+import { article, type Row } from './spec.ts';
+
+export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
+  const { spec, table } = records;
+  const name = `add${spec.noun}`;
+  return defineTool({
+    name,
+    title: `Add ${spec.label}`,
+    description: [`Create ${article(spec.label)} ${spec.label} and return it.`, spec.hints?.add ?? '']
+      .filter(Boolean)
+      .join(' '),
+    scope: 'write',
+    annotations: CREATE_ANNOTATIONS,
+    toolset: spec.listKey,
+    input: addInput(spec),
+    example: spec.example,
+    output: single,
+    async run(ctx, input) {
+      const { organization_id, ...values } = input as Row & { organization_id: string };
+      requireOrganization(ctx, organization_id, 'write');
+      await checkReferences(ctx, spec, records.tableOf, organization_id, values);
+      await checkUnique(ctx, records, organization_id, values, null);
+      const timestamp = ctx.now().toISOString();
+      const id = newId(spec.prefix);
+      const next: Row = {};
+      for (const [field, fieldSpec] of Object.entries(spec.fields)) {
+        if (!fieldSpec.derived)
+          next[field] = values[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
+      }
+      spec.prepare?.(next, null);
+      const row = {
+        ...records.columnValues(next),
+        id,
+        organization_id,
+        created_at: timestamp,
+        updated_at: timestamp,
+      };
+      const [inserted] = await ctx.db.batch([
+        ctx.db
+          .insert(table)
+          .select(selectRow(table, row, referencesExist(spec, records.tableOf, organization_id, next)))
+          .returning({ id: table.id }),
+        changeAfterWrite(ctx, {
+          tool: name,
+          kind: spec.kind,
+          recordId: id,
+          organizationId: organization_id,
+          action: 'add',
+          before: null,
+          after: records.historyValues({ ...values, ...next }),
+          at: timestamp,
+        }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
+        ...relationWrites(ctx, records, id, organization_id, values),
+      ]);
+      if ((inserted as unknown[]).length === 0) {
+        // A referenced record vanished between the checks and the write: say which, or report a conflict.
+        await checkReferences(ctx, spec, records.tableOf, organization_id, values);
+        throw new AppError('conflict', `A record this ${spec.label} points at changed meanwhile. Retry.`);
+      }
+      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
+    },
+  });
+}
+
+export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): Tool {
+  const { spec, table } = records;
+  const name = `update${spec.noun}`;
+  return defineTool({
+    name,
+    title: `Update ${spec.label}`,
+    description: [
+      `Change ${article(spec.label)} ${spec.label}: id + fields to change as in add${spec.noun} (null clears one).`,
+      spec.hints?.update ?? '',
+    ]
+      .filter(Boolean)
+      .join(' '),
+    scope: 'write',
+    annotations: UPDATE_ANNOTATIONS,
+    toolset: spec.listKey,
+    input: updateInput(spec),
+    output: single,
+    async run(ctx, input) {
+      const { id, expected_updated_at, ...changes } = input as Row & {
+        id: string;
+        expected_updated_at?: string;
+      };
+      const current = await records.load(ctx, id, 'write');
+      const organizationId = String(current.organization_id);
+      // Compared as instants: the same time written with an offset, or without milliseconds, is no conflict.
+      if (
+        expected_updated_at !== undefined &&
+        Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
+      ) {
+        throw new AppError(
+          'conflict',
+          `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
+        );
+      }
+      const provided = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
+      await checkUnique(ctx, records, organizationId, provided, id);
+      const next: Row = { ...current, ...provided };
+      spec.prepare?.(next, current);
+      const change = changedValues(records.historyValues(current), records.historyValues(next));
+      const sameColumns = Object.keys(records.columns).every(
+        (column) => JSON.stringify(current[column] ?? null) === JSON.stringify(next[column] ?? null),
+      );
+      // Nothing would change: no write, so updated_at stays (a client holding it keeps a valid expected_updated_at)
+      // and no empty change lands in the history. The record is the row just read.
+      if (Object.keys(change.before).length === 0 && sameColumns)
+        return { [spec.key]: records.present(current, ctx) };
+      const previous = String(current.updated_at);
+      const now = ctx.now().toISOString();
+      // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
+      const updatedAt = now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
+      const set: Row = { ...records.columnValues(next), updated_at: updatedAt };
+      for (const fixed of ['id', 'organization_id', 'created_at']) delete set[fixed];
+      const nonce = records.nonceColumn ? randomBase32(16) : undefined;
+      if (nonce) set.write_nonce = nonce;
+      const [updated] = await ctx.db.batch([
+        ctx.db
+          .update(table)
+          .set(set as never)
+          .where(
+            and(
+              eq(table.id, id),
+              eq(table.updated_at, previous),
+              referencesExist(spec, records.tableOf, organizationId, next),
+            ),
+          )
+          .returning({ id: table.id }),
+        changeAfterWrite(ctx, {
+          tool: name,
+          kind: spec.kind,
+          recordId: id,
+          organizationId,
+          action: 'update',
+          ...change,
+          at: updatedAt,
+        }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
+        ...relationWrites(ctx, records, id, organizationId, provided, nonce),
+      ]);
+      if ((updated as unknown[]).length === 0) {
+        await checkReferences(ctx, spec, records.tableOf, organizationId, next);
+        throw new AppError(
+          'conflict',
+          `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
+        );
+      }
+      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
+    },
+  });
+}
+
+/** Only the fields whose value differs, before and after. */
+function changedValues(before: Row, after: Row): { before: Row; after: Row } {
+  const changed = Object.keys(after).filter(
+    (name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]),
+  );
+  return {
+    before: Object.fromEntries(changed.map((name) => [name, before[name]])),
+    after: Object.fromEntries(changed.map((name) => [name, after[name]])),
+  };
+}
+
+/**
+ * Statements that set the relation lists given in `values`. With a `nonce` (an update), each runs only if the
+ * record carries that nonce, i.e. only if the batch's update is the one that landed: a refused update
+ * (conflict) leaves the lists as they were.
+ */
+function relationWrites(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  id: string,
+  organizationId: string,
+  values: Row,
+  nonce?: string,
+) {
+  const { spec, table, nonceColumn } = records;
+  const landed = nonce
+    ? sql`exists (select 1 from ${table} where ${table.id} = ${id} and ${nonceColumn} = ${nonce})`
+    : sql`exists (select 1 from ${table} where ${table.id} = ${id})`;
+  const statements: BatchItem<'sqlite'>[] = [];
+  for (const relation of spec.relations ?? []) {
+    const value = values[relation.field];
+    if (!relation.writable || !Array.isArray(value)) continue;
+    if (nonce)
+      statements.push(ctx.db.delete(relation.table).where(and(eq(relation.ownerColumn, id), landed)));
+    for (const targetId of new Set(value.map(String))) {
+      const row: Row = {
+        [relation.ownerColumn.name]: id,
+        [relation.targetColumn.name]: targetId,
+        [relation.organizationColumn.name]: organizationId,
+      };
+      const exists = existsInOrganization(records.tableOf, relation.target, organizationId, targetId);
+      statements.push(
+        ctx.db.insert(relation.table).select(selectRow(relation.table, row, sql`${landed} and ${exists}`)),
+      );
+    }
+  }
+  return statements;
+}
+
+/** Refuses a value that another record of the organization already has in a unique field. */
+async function checkUnique(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  organizationId: string,
+  values: Row,
+  exceptId: string | null,
+) {
+  const { spec, table } = records;
+  for (const name of spec.unique ?? []) {
+    const column = records.columns[name];
+    const value = values[name];
+    if (!column || value === undefined || value === null) continue;
+    const [clash] = await ctx.db
+      .select({ id: table.id })
+      .from(table)
+      .where(
+        and(
+          eq(table.organization_id, organizationId),
+          eq(column, value),
+          exceptId ? ne(table.id, exceptId) : undefined,
+        ),
+      )
+      .limit(1);
+    if (clash) {
+      throw new AppError(
+        'conflict',
+        `Another ${spec.label} of this organization already has ${name} ${String(value)} (${clash.id}).`,
+        [{ path: name, message: 'Already used in this organization' }],
+      );
+    }
+  }
+}

@@ -1,0 +1,197 @@
+// The record form and delete confirmation pages, and the add/edit/delete links the register pages show.
+import { WRITER_ROLES } from '../../auth/principal.ts';
+import type { DeleteEffects, PointingField } from '../../tools/registers/references.ts';
+import { fieldLabelOf } from '../../tools/registers/spec.ts';
+import type { Membership } from '../context.ts';
+import { CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
+import { displayName, type RegisterPage, registerPageByKind } from '../registers/pages.ts';
+import type { Pickers } from '../tool-calls.ts';
+import { controlId, FieldControl } from './controls.tsx';
+import type { FormErrors, FormField, FormValues } from './fields.ts';
+
+type Row = Record<string, unknown>;
+
+export function mayWrite(membership: Membership): boolean {
+  return WRITER_ROLES.has(membership.role);
+}
+
+/** "Add <kind>" on a register page, for members who may write. */
+export function AddRecordLink({ membership, page }: { membership: Membership; page: RegisterPage }) {
+  if (!mayWrite(membership)) return null;
+  return (
+    <p class="actions">
+      <a class="button" href={`/orgs/${membership.organizationId}/${page.slug}/new`}>
+        Add {page.spec.label}
+      </a>
+    </p>
+  );
+}
+
+/** Edit and delete links on a record page, for members who may write. */
+export function RecordActions(props: { membership: Membership; page: RegisterPage; record: Row }) {
+  if (!mayWrite(props.membership)) return null;
+  const base = `/orgs/${props.membership.organizationId}/${props.page.slug}/${String(props.record.id)}`;
+  return (
+    <p class="actions">
+      <a class="button" href={`${base}/edit`}>
+        Edit {props.page.spec.label}
+      </a>
+      <a class="button quiet" href={`${base}/delete`}>
+        Delete {props.page.spec.label}
+      </a>
+    </p>
+  );
+}
+export function RecordFormPage(props: {
+  viewer: Viewer;
+  membership: Membership;
+  page: RegisterPage;
+  fields: FormField[];
+  values: FormValues;
+  pickers: Pickers;
+  errors?: FormErrors;
+  record?: Row;
+  expectedUpdatedAt?: string;
+}) {
+  const { page, membership, record, errors } = props;
+  const base = `/orgs/${membership.organizationId}/${page.slug}`;
+  const editing = record !== undefined;
+  const recordHref = editing ? `${base}/${String(record.id)}` : base;
+  const action = editing ? `${recordHref}/edit` : `${base}/new`;
+  const title = editing ? `Edit ${page.spec.label}: ${displayName(record)}` : `Add ${page.spec.label}`;
+  const fieldErrors = errors?.fields ?? {};
+  const erroneous = props.fields.filter((field) => fieldErrors[field.name]);
+  // Keyboard users start where there is work: the first field in error, else the first field of a new record.
+  const focusField = erroneous[0] ?? (editing ? undefined : props.fields[0]);
+  return (
+    <Layout
+      title={`${title} · ${page.title}`}
+      viewer={props.viewer}
+      section={{ kind: 'organization', organizationId: membership.organizationId, page: page.slug }}
+    >
+      <p class="small">
+        <a href={base}>{page.title}</a> ›{' '}
+        {editing && (
+          <>
+            <a href={recordHref}>{displayName(record)}</a> ›
+          </>
+        )}
+      </p>
+      <h1>{title}</h1>
+      {errors && (errors.form || erroneous.length > 0) && (
+        <div class="notice error" role="alert" id="form-errors">
+          <p>
+            <strong>
+              {editing ? 'The changes were not saved.' : `The ${page.spec.label} was not added.`}
+            </strong>{' '}
+            {errors.form}
+          </p>
+          {errors.stale && editing && (
+            <p>
+              <a href={`${recordHref}/edit`}>Reload the form</a> to see the current values (what you typed
+              below will be lost: copy what you need first).
+            </p>
+          )}
+          {erroneous.length > 0 && (
+            <ul>
+              {erroneous.map((field) => (
+                <li>
+                  <a href={`#${controlId(field)}`}>
+                    {field.label}: {fieldErrors[field.name]}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+      <form method="post" action={action} class="card">
+        <CsrfField token={props.viewer.csrfToken} />
+        {editing && props.expectedUpdatedAt && (
+          <input type="hidden" name="expected_updated_at" value={props.expectedUpdatedAt} />
+        )}
+        {props.fields.map((field) => (
+          <FieldControl
+            field={field}
+            autofocus={field === focusField}
+            value={props.values[field.name] ?? ''}
+            {...(fieldErrors[field.name] ? { error: fieldErrors[field.name] } : {})}
+            {...(field.target && props.pickers[field.target] ? { picker: props.pickers[field.target] } : {})}
+          />
+        ))}
+        <div class="actions">
+          <button type="submit">{editing ? 'Save changes' : `Add ${page.spec.label}`}</button>
+          <a href={recordHref}>Cancel</a>
+        </div>
+      </form>
+    </Layout>
+  );
+}
+
+export function DeletePage(props: {
+  viewer: Viewer;
+  membership: Membership;
+  page: RegisterPage;
+  record: Row;
+  effects: DeleteEffects;
+  error?: string;
+}) {
+  const { page, membership, record } = props;
+  const base = `/orgs/${membership.organizationId}/${page.slug}`;
+  const recordHref = `${base}/${String(record.id)}`;
+  const name = displayName(record);
+  return (
+    <Layout
+      title={`Delete ${page.spec.label} · ${page.title}`}
+      viewer={props.viewer}
+      section={{ kind: 'organization', organizationId: membership.organizationId, page: page.slug }}
+    >
+      <p class="small">
+        <a href={base}>{page.title}</a> › <a href={recordHref}>{name}</a> ›
+      </p>
+      <h1>
+        Delete {page.spec.label} “{name}”?
+      </h1>
+      {props.error && <Notice kind="error">{props.error}</Notice>}
+      <div class="card">
+        <p>This permanently deletes the {page.spec.label}. It cannot be undone.</p>
+        {deleteConsequences(props.effects).map((sentence) => (
+          <p>{sentence}</p>
+        ))}
+        <form method="post" action={`${recordHref}/delete`}>
+          <CsrfField token={props.viewer.csrfToken} />
+          <div class="actions">
+            <button type="submit" class="danger">
+              Delete {page.spec.label}
+            </button>
+            <a href={recordHref}>Cancel, keep it</a>
+          </div>
+        </form>
+      </div>
+    </Layout>
+  );
+}
+
+/** "the owner of risks, the business owner of vendors": fields of other registers, in people's words. */
+function pointingFields(fields: PointingField[]): string {
+  return fields
+    .map(({ kind, field }) => {
+      const page = registerPageByKind(kind);
+      return `the ${fieldLabelOf(page?.spec, field).toLowerCase()} of ${page?.spec.labelPlural ?? kind}`;
+    })
+    .join(', ');
+}
+
+/** What the delete does to the records pointing at this one, from the register's delete effects. */
+export function deleteConsequences(effects: DeleteEffects): string[] {
+  const blocking = [
+    ...new Set(effects.blockedBy.map(({ kind }) => registerPageByKind(kind)?.spec.labelPlural)),
+  ];
+  return [
+    effects.clears.length > 0
+      ? `Where they point at it, these fields are cleared: ${pointingFields(effects.clears)}.`
+      : '',
+    effects.removesFrom.length > 0 ? `It is taken out of ${pointingFields(effects.removesFrom)}.` : '',
+    blocking.length > 0 ? `It cannot be deleted while ${blocking.join(', ')} still point at it.` : '',
+  ].filter(Boolean);
+}

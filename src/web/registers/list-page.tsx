@@ -1,0 +1,350 @@
+// A register's list page: filters and sorts read from the list tool's own input schema, a page of records, exports.
+import type { Context } from 'hono';
+import { jsonSchemasOf } from '../../surfaces/schemas.ts';
+import { fieldLabelOf } from '../../tools/registers/spec.ts';
+import type { Tool } from '../../tools/types.ts';
+import type { Membership } from '../context.ts';
+import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
+import { AddRecordLink } from '../record-forms/pages.tsx';
+import type { NameIndex } from '../tool-calls.ts';
+import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
+import { displayName, type RegisterPage } from './pages.ts';
+import { refKind, Value } from './values.tsx';
+
+type Row = Record<string, unknown>;
+
+/** Rows per page of a register's list. */
+const PAGE_SIZE = 25;
+
+interface FilterField {
+  name: string;
+  label: string;
+  kind: 'text' | 'enum' | 'integer' | 'boolean';
+  options: string[];
+  min?: number;
+  max?: number;
+  description: string;
+}
+
+interface JsonSchema {
+  type?: string;
+  enum?: string[];
+  anyOf?: JsonSchema[];
+  properties?: Record<string, JsonSchema>;
+  minimum?: number;
+  maximum?: number;
+  description?: string;
+}
+
+export interface ListOptions {
+  filters: FilterField[];
+  orderFields: string[];
+}
+
+const listOptionsCache = new WeakMap<Tool, ListOptions>();
+
+/** The filters and sort fields a list tool accepts, read from its JSON Schema so the page offers exactly those. */
+export function listOptions(page: RegisterPage): ListOptions {
+  const tool = page.tools.list;
+  const cached = listOptionsCache.get(tool);
+  if (cached) return cached;
+  const input = jsonSchemasOf(tool).input as JsonSchema;
+  const filterProperties = input.properties?.filter?.properties ?? {};
+  const filters = Object.entries(filterProperties).map(([name, schema]): FilterField => {
+    const enumValues = schema.enum ?? schema.anyOf?.find((option) => option.enum)?.enum;
+    const base = {
+      name,
+      label: fieldLabelOf(page.spec, name),
+      options: [],
+      description: schema.description ?? '',
+    };
+    if (enumValues) return { ...base, kind: 'enum', options: enumValues };
+    if (schema.type === 'boolean') return { ...base, kind: 'boolean' };
+    if (schema.type === 'integer' || schema.type === 'number') {
+      return {
+        ...base,
+        kind: 'integer',
+        ...(schema.minimum !== undefined ? { min: schema.minimum } : {}),
+        ...(schema.maximum !== undefined ? { max: schema.maximum } : {}),
+      };
+    }
+    return { ...base, kind: 'text' };
+  });
+  const orderFields = input.properties?.order_by?.properties?.field?.enum ?? [];
+  const options = { filters, orderFields };
+  listOptionsCache.set(tool, options);
+  return options;
+}
+
+export interface ListQuery {
+  filter: Record<string, string>;
+  sort: string | undefined;
+  direction: 'ASC' | 'DESC';
+  cursor: string | undefined;
+}
+
+export function readListQuery(c: Context, page: RegisterPage, options: ListOptions): ListQuery {
+  const filter: Record<string, string> = {};
+  for (const field of options.filters) {
+    const value = c.req.query(field.name)?.trim();
+    if (value) filter[field.name] = value;
+  }
+  const sortParam = c.req.query('sort');
+  const sort = sortParam && options.orderFields.includes(sortParam) ? sortParam : page.defaultOrder?.field;
+  const directionParam = c.req.query('direction');
+  const direction =
+    directionParam === 'ASC' || directionParam === 'DESC'
+      ? directionParam
+      : (page.defaultOrder?.direction ?? 'DESC');
+  return { filter, sort, direction, cursor: c.req.query('cursor') || undefined };
+}
+
+/** Query-string values become the tool's argument types; anything odd is passed on for the tool to reject clearly. */
+export function toolArguments(organizationId: string, query: ListQuery, options: ListOptions): Row {
+  const filter: Row = {};
+  for (const field of options.filters) {
+    const raw = query.filter[field.name];
+    if (raw === undefined) continue;
+    if (field.kind === 'integer') filter[field.name] = /^-?\d+$/.test(raw) ? Number(raw) : raw;
+    // Several values of an enum, comma-separated (e.g. every status but CLOSED from the heat map): any of them.
+    else if (field.kind === 'enum' && raw.includes(','))
+      filter[field.name] = raw.split(',').map((value) => value.trim());
+    else if (field.kind === 'boolean')
+      filter[field.name] = raw === 'true' ? true : raw === 'false' ? false : raw;
+    else filter[field.name] = raw;
+  }
+  return {
+    organization_id: organizationId,
+    size: PAGE_SIZE,
+    ...(Object.keys(filter).length > 0 ? { filter } : {}),
+    ...(query.sort ? { order_by: { field: query.sort, direction: query.direction } } : {}),
+    ...(query.cursor ? { cursor: query.cursor } : {}),
+  };
+}
+
+export function queryString(query: ListQuery, cursor?: string | null): string {
+  const params = new URLSearchParams(query.filter);
+  if (query.sort) {
+    params.set('sort', query.sort);
+    params.set('direction', query.direction);
+  }
+  if (cursor) params.set('cursor', cursor);
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+function FilterForm({
+  page,
+  base,
+  options,
+  query,
+  names,
+}: {
+  page: RegisterPage;
+  base: string;
+  options: ListOptions;
+  query: ListQuery;
+  names: NameIndex;
+}) {
+  return (
+    <form method="get" action={base} class="card" aria-label={`Filter ${page.title.toLowerCase()}`}>
+      <div class="row">
+        {options.filters.map((field) => {
+          const id = `filter-${field.name}`;
+          const value = query.filter[field.name] ?? '';
+          const target = refKind(page, field.name);
+          if (target) {
+            // An id filter (owner_id, framework_id): choose by name among the register's records.
+            const choices = [...names]
+              .filter(([, entry]) => entry.kind === target)
+              .map(([id, entry]) => ({ id, name: entry.name }))
+              .sort((a, b) => a.name.localeCompare(b.name));
+            if (value && !choices.some((choice) => choice.id === value))
+              choices.push({ id: value, name: value });
+            return (
+              <div class="field">
+                <label for={id}>{field.label}</label>
+                <select id={id} name={field.name}>
+                  <option value="">Any</option>
+                  {choices.map((choice) => (
+                    <option value={choice.id} selected={choice.id === value}>
+                      {choice.name}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            );
+          }
+          if (field.kind === 'enum' || field.kind === 'boolean') {
+            const values = field.kind === 'boolean' ? ['true', 'false'] : field.options;
+            return (
+              <div class="field">
+                <label for={id}>{field.label}</label>
+                <select id={id} name={field.name}>
+                  <option value="">Any</option>
+                  {value && !values.includes(value) && (
+                    <option value={value} selected>
+                      {value.replace(/_/g, ' ').replace(/,/g, ', ')}
+                    </option>
+                  )}
+                  {values.map((option) => (
+                    <option value={option} selected={option === value}>
+                      {field.kind === 'boolean'
+                        ? option === 'true'
+                          ? 'Yes'
+                          : 'No'
+                        : option.replace(/_/g, ' ')}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            );
+          }
+          return (
+            <div class="field">
+              <label for={id}>{field.label}</label>
+              <input
+                id={id}
+                name={field.name}
+                type={field.kind === 'integer' ? 'number' : field.name === 'query' ? 'search' : 'text'}
+                value={value}
+                min={field.min}
+                max={field.max}
+                title={field.description}
+              />
+            </div>
+          );
+        })}
+        {options.orderFields.length > 0 && (
+          <>
+            <div class="field">
+              <label for="sort">Sort by</label>
+              <select id="sort" name="sort">
+                {options.orderFields.map((field) => (
+                  <option value={field} selected={field === (query.sort ?? 'created_at')}>
+                    {fieldLabelOf(page.spec, field)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="direction">Order</label>
+              <select id="direction" name="direction">
+                <option value="DESC" selected={query.direction === 'DESC'}>
+                  Descending
+                </option>
+                <option value="ASC" selected={query.direction === 'ASC'}>
+                  Ascending
+                </option>
+              </select>
+            </div>
+          </>
+        )}
+        <div class="field">
+          <button type="submit">Apply</button> <a href={base}>Reset</a>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+export function RegisterListPage(props: {
+  viewer: Viewer;
+  membership: Membership;
+  page: RegisterPage;
+  options: ListOptions;
+  query: ListQuery;
+  rows: Row[];
+  total: number;
+  /** More records match than `total` (the list tools count up to a cap). */
+  totalCapped?: boolean;
+  nextCursor: string | null;
+  names: NameIndex;
+  error?: string;
+  /** The risks register shows the heat map above its filters. */
+  heatMap?: HeatMap | undefined;
+}) {
+  const { page, membership, query } = props;
+  const base = `/orgs/${membership.organizationId}/${page.slug}`;
+  const [titleColumn, ...otherColumns] = page.columns;
+  return (
+    <Layout
+      title={`${page.title} · ${membership.name}`}
+      viewer={props.viewer}
+      section={{ kind: 'organization', organizationId: membership.organizationId, page: page.slug }}
+    >
+      <h1>{page.title}</h1>
+      <p class="lead">{page.spec.about}</p>
+      <AddRecordLink membership={membership} page={page} />
+      {props.heatMap && <RiskHeatMaps organizationId={membership.organizationId} heatMap={props.heatMap} />}
+      <FilterForm page={page} base={base} options={props.options} query={query} names={props.names} />
+      <p class="actions-row small">
+        <a href={`${base}/export.csv${queryString(query)}`} download>
+          Export CSV
+        </a>
+        <a href={`${base}/export.json${queryString(query)}`} download>
+          Export JSON
+        </a>
+        <span class="muted">(every {page.spec.label} matching these filters)</span>
+        <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
+          History of {page.spec.labelPlural}
+        </a>
+      </p>
+      {props.error && <Notice kind="error">{props.error}</Notice>}
+      <div class="table-wrap">
+        {props.rows.length === 0 ? (
+          <p class="empty">
+            {Object.keys(query.filter).length > 0
+              ? `No ${page.spec.labelPlural} match these filters.`
+              : `No ${page.spec.labelPlural} yet.`}
+          </p>
+        ) : (
+          <table>
+            <caption>
+              {props.rows.length} of {props.totalCapped ? `more than ${props.total}` : props.total}{' '}
+              {props.total === 1 ? page.spec.label : page.spec.labelPlural}
+              {query.cursor ? ' (a later page)' : ''}.
+            </caption>
+            <thead>
+              <tr>
+                {page.columns.map((column) => (
+                  <th
+                    scope="col"
+                    class={column.endsWith('_score') || column === 'amount' ? 'num' : undefined}
+                  >
+                    {fieldLabelOf(page.spec, column)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {props.rows.map((row) => (
+                <tr>
+                  <th scope="row">
+                    <a href={`${base}/${String(row.id)}`}>
+                      {titleColumn ? displayOrDash(row[titleColumn], row) : String(row.id)}
+                    </a>
+                  </th>
+                  {otherColumns.map((column) => (
+                    <td class={column.endsWith('_score') || column === 'amount' ? 'num' : undefined}>
+                      <Value page={page} field={column} value={row[column]} names={props.names} />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
+      <Pager
+        first={query.cursor ? `${base}${queryString(query)}` : null}
+        next={props.nextCursor ? `${base}${queryString(query, props.nextCursor)}` : null}
+      />
+    </Layout>
+  );
+}
+
+function displayOrDash(value: unknown, row: Row): string {
+  if (typeof value === 'string' && value) return value.length > 120 ? `${value.slice(0, 117)}…` : value;
+  return displayName(row);
+}

@@ -1,0 +1,215 @@
+// The register pages' routes: the organization's summary, each register's list, exports and record pages. Every
+// page reads through the register's tools (webCalls), never SQL; `:register` matches only the register slugs.
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import type { AppError } from '../../errors.ts';
+import type { ChangeRow } from '../../tools/changes.ts';
+import { listChanges } from '../../tools/index.ts';
+import { recordSchema } from '../../tools/registers/schemas.ts';
+import type { RegisterKind } from '../../tools/registers/spec.ts';
+import { summaryTool } from '../../tools/summary.ts';
+import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { membershipOf } from '../organizations/routes.tsx';
+import { errorPage, notFoundPage, sendPage } from '../render.tsx';
+import { type NameIndex, webCalls } from '../tool-calls.ts';
+import { viewerOf } from '../viewer.ts';
+import type { HeatMap } from './heat-map.tsx';
+import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
+import { REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
+import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
+import { type Summary, SummaryPage } from './summary-page.tsx';
+import { refKind } from './values.tsx';
+
+type Row = Record<string, unknown>;
+
+/** Records per page of an export: the list tools' largest page. */
+const EXPORT_PAGE_SIZE = 100;
+
+/** `/orgs/:org/:register`, matching only a register's slug. */
+export const REGISTER_PATH = `/orgs/:org/:register{${REGISTER_SLUG_PATTERN}}`;
+/** A record of a register: `:id` has a record id's shape (never `new`, `export.csv`), so no route shadows another. */
+export const RECORD_PATH = `${REGISTER_PATH}/:id{[a-z]{3}_[0-9a-z]+}`;
+
+/** The CSV columns of a register: its record's fields in the tool's order, without the organization. */
+function exportColumns(page: RegisterPage): string[] {
+  return Object.keys(recordSchema(page.spec).shape).filter((field) => field !== 'organization_id');
+}
+
+/** The registers referenced by these fields of a page's records. */
+function kindsOf(page: RegisterPage, fields: Iterable<string>): Set<RegisterKind> {
+  return new Set(
+    [...fields].map((field) => refKind(page, field)).filter((kind): kind is RegisterKind => !!kind),
+  );
+}
+
+function toolErrorPage(c: Context<WebEnv>, error: AppError, membership: Membership) {
+  if (error.code === 'not_found') return notFoundPage(c, viewerOf(c));
+  return errorPage(c, error.status as 400, 'Something went wrong', error.message, viewerOf(c), {
+    kind: 'organization',
+    organizationId: membership.organizationId,
+    page: 'overview',
+  });
+}
+
+/** The membership and register page of the URL, or null (not a member, or not a register). */
+function pageOfUrl(c: Context<WebEnv>): { membership: Membership; page: RegisterPage } | null {
+  const membership = membershipOf(c, c.req.param('org') ?? '');
+  const page = registerPageBySlug(c.req.param('register') ?? '');
+  return membership && page ? { membership, page } : null;
+}
+
+export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+
+  web.get('/orgs/:org', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const outcome = await webCalls(c, deps).read(summaryTool, { organization_id: membership.organizationId });
+    if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
+    return sendPage(
+      c,
+      <SummaryPage
+        viewer={viewerOf(c)}
+        membership={membership}
+        summary={outcome.result as unknown as Summary}
+      />,
+    );
+  });
+
+  web.get(REGISTER_PATH, async (c) => {
+    const found = pageOfUrl(c);
+    if (!found) return notFoundPage(c, viewerOf(c));
+    const { membership, page } = found;
+    const calls = webCalls(c, deps);
+    const options = listOptions(page);
+    const query = readListQuery(c, page, options);
+    const kinds = kindsOf(page, [...page.columns, ...options.filters.map((field) => field.name)]);
+    // The heat map of the organization's risks, from the summary tool (one grouped query over an index).
+    const heatMapOf = async (): Promise<HeatMap | undefined> => {
+      const outcome = await calls.read(summaryTool, { organization_id: membership.organizationId });
+      return outcome.ok ? (outcome.result as unknown as Summary).risks.heat_map : undefined;
+    };
+    const [outcome, names, heatMap] = await Promise.all([
+      calls.read(page.tools.list, toolArguments(membership.organizationId, query, options)),
+      kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
+      page.kind === 'risk' ? heatMapOf() : Promise.resolve(undefined),
+    ]);
+    const common = { viewer: viewerOf(c), membership, page, options, query, names, heatMap };
+    if (!outcome.ok) {
+      if (outcome.error.code !== 'invalid_arguments') return toolErrorPage(c, outcome.error, membership);
+      return sendPage(
+        c,
+        <RegisterListPage {...common} rows={[]} total={0} nextCursor={null} error={outcome.error.message} />,
+        400,
+      );
+    }
+    const rows = (outcome.result[page.spec.listKey] as Row[] | undefined) ?? [];
+    return sendPage(
+      c,
+      <RegisterListPage
+        {...common}
+        rows={rows}
+        total={Number(outcome.result.total_count ?? rows.length)}
+        totalCapped={outcome.result.total_count_capped === true}
+        nextCursor={(outcome.result.next_cursor as string | null | undefined) ?? null}
+      />,
+    );
+  });
+
+  /**
+   * The register's records matching the page's filters and sort, as CSV or JSON, streamed page by page (keyset) so
+   * that no export holds more than one page in memory. The first page goes through the seam (checked, logged once
+   * as this export); the rest page on from its cursor.
+   */
+  async function exportRegister(c: Context<WebEnv>, format: 'csv' | 'json') {
+    const found = pageOfUrl(c);
+    if (!found) return notFoundPage(c, viewerOf(c));
+    const { membership, page } = found;
+    const calls = webCalls(c, deps);
+    const options = listOptions(page);
+    const query = { ...readListQuery(c, page, options), cursor: undefined };
+    const args = { ...toolArguments(membership.organizationId, query, options), size: EXPORT_PAGE_SIZE };
+    const outcome = await calls.read(page.tools.list, args);
+    if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
+    const pageOf = (result: Row): Page<Row> => ({
+      rows: (result[page.spec.listKey] as Row[] | undefined) ?? [],
+      nextCursor: (result.next_cursor as string | null | undefined) ?? null,
+    });
+    const next = async (cursor: string) => pageOf(await calls.run(page.tools.list, { ...args, cursor }));
+    const onError = (error: unknown) => deps.invoke.logError(c.get('requestId'), error);
+    const columns = exportColumns(page);
+    let written = 0;
+    const body =
+      format === 'csv'
+        ? streamPages<Row>({
+            first: pageOf(outcome.result),
+            next,
+            head: CSV_BOM + csvLine(columns),
+            encode: (rows) => rows.map((row) => csvLine(columns.map((column) => row[column]))).join(''),
+            tail: '',
+            onError,
+          })
+        : streamPages<Row>({
+            first: pageOf(outcome.result),
+            next,
+            head: '[',
+            encode: (rows) =>
+              rows.map((row) => `${written++ === 0 ? '' : ','}\n${JSON.stringify(row)}`).join(''),
+            tail: '\n]\n',
+            onError,
+          });
+    return downloadResponse(body, {
+      organizationName: membership.name,
+      what: page.slug,
+      date: deps.now(),
+      format,
+    });
+  }
+
+  web.get(`${REGISTER_PATH}/export.csv`, (c) => exportRegister(c, 'csv'));
+  web.get(`${REGISTER_PATH}/export.json`, (c) => exportRegister(c, 'json'));
+
+  web.get(RECORD_PATH, async (c) => {
+    const found = pageOfUrl(c);
+    if (!found) return notFoundPage(c, viewerOf(c));
+    const { membership, page } = found;
+    const calls = webCalls(c, deps);
+    const id = c.req.param('id') ?? '';
+    if (!id.startsWith(`${page.spec.prefix}_`)) return notFoundPage(c, viewerOf(c));
+    const outcome = await calls.read(page.tools.get, { id });
+    if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
+    const record = outcome.result[page.spec.key] as Row | undefined;
+    // The tool only returns records of the person's organizations; the URL must also name the right one.
+    if (!record || record.organization_id !== membership.organizationId) return notFoundPage(c, viewerOf(c));
+    const kinds = kindsOf(page, Object.keys(record));
+    const [names, changes] = await Promise.all([
+      kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
+      calls.read(listChanges, {
+        organization_id: membership.organizationId,
+        filter: { record_id: id },
+        size: RECORD_HISTORY_SIZE,
+      }),
+    ]);
+    const history: RecordHistory = changes.ok
+      ? {
+          changes: changes.result.changes as ChangeRow[],
+          total: Number(changes.result.total_count),
+          more: changes.result.next_cursor !== null,
+        }
+      : { changes: [], total: 0, more: false, error: changes.error.message };
+    return sendPage(
+      c,
+      <RecordPage
+        viewer={viewerOf(c)}
+        membership={membership}
+        page={page}
+        record={record}
+        names={names}
+        history={history}
+      />,
+    );
+  });
+
+  return web;
+}
