@@ -7,7 +7,7 @@ import { createTokenService } from './auth/tokens.ts';
 import { loadConfig, redactDatabaseUrl } from './config.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
-import { seedDemo } from './demo.ts';
+import { seedDemo } from './demo/seed.ts';
 import { AppError } from './errors.ts';
 
 export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)

@@ -7,7 +7,7 @@ import { type Config, redactDatabaseUrl } from './config.ts';
 import { optimizeDatabase } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
-import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo.ts';
+import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo/seed.ts';
 import { toErrorBody } from './errors.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
