@@ -7,7 +7,7 @@ import { createTokenService } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from '../src/demo/seed.ts';
-import { type HranaServer, startHranaServer } from '../src/dev/hrana-server.ts';
+import { type HranaServer, startHranaServer } from './dev/hrana-server.ts';
 
 const STOP_GRACE_MS = 5_000;
 const log = (line: string) => console.log(`[dev:worker] ${line}`);

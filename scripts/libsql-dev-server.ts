@@ -1,7 +1,7 @@
 // Serves the local libSQL file over Hrana HTTP so a Worker under `wrangler dev` shares the database the CLI writes.
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { startHranaServer } from '../src/dev/hrana-server.ts';
+import { startHranaServer } from './dev/hrana-server.ts';
 
 const databaseUrl = process.env.DATABASE_URL || 'file:./data/compliance.db';
 const host = process.env.LIBSQL_DEV_HOST || '127.0.0.1';

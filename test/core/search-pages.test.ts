@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HranaServer, startHranaServer } from '../../src/dev/hrana-server.ts';
+import { type HranaServer, startHranaServer } from '../../scripts/dev/hrana-server.ts';
 import { newId } from '../../src/ids.ts';
 import { TEXT_COUNT_CAP } from '../../src/tools/pagination.ts';
 import {

@@ -12,7 +12,7 @@ import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/open-node.ts';
-import { createHranaHandler, startHranaServer } from '../../src/dev/hrana-server.ts';
+import { createHranaHandler, startHranaServer } from '../../scripts/dev/hrana-server.ts';
 
 const cleanups: Array<() => unknown> = [];
 

@@ -1,6 +1,6 @@
 // Node side of the Worker tests: a migrated temp database with the contract's world, served by the Hrana dev server.
 import type { TestProject } from 'vitest/node';
-import { startHranaServer } from '../../../src/dev/hrana-server.ts';
+import { startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 import { seedContractWorld } from '../../contract/seed.node.ts';
 import { createTestRuntime } from '../../helpers.ts';
 

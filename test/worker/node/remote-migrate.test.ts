@@ -11,7 +11,7 @@ import { createClient } from '@libsql/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../../src/cli.ts';
 import { searchIndexSegments } from '../../../src/db/search-maintenance.ts';
-import { createHranaHandler, startHranaServer } from '../../../src/dev/hrana-server.ts';
+import { createHranaHandler, startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 
 const MIGRATION_COUNT = readdirSync(join(import.meta.dirname, '../../../migrations')).filter((name) =>
   name.endsWith('.sql'),
