@@ -9,6 +9,7 @@ import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo/seed.ts';
 import { AppError } from './errors.ts';
+import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
 
 export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)
 
@@ -22,6 +23,10 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   token revoke --id TOKEN_ID                              -> {"ok":true}
   token list --email E                                    -> {"tokens":[...]}
   seed --demo                                             -> {"email","password","organization_id","token"}
+  framework import --org ORG_ID (--framework FWK_ID | --name N [--version V]) [--format oscal|csv]
+               [--dry-run] [--remove-missing] FILE        -> {"framework":{...},"counts":{"created",...},...}
+               loads an OSCAL catalog (.json) or a CSV (ref,title,description,parent,section) by reference;
+               --name finds the organization's framework of that name or creates it
 
 A token revoked here stops working on a running Node server within TOKEN_CACHE_TTL_SECONDS (default 10 s).`;
 
@@ -39,6 +44,11 @@ const OPTIONS = {
   'expires-at': { type: 'string' },
   id: { type: 'string' },
   demo: { type: 'boolean' },
+  framework: { type: 'string' },
+  version: { type: 'string' },
+  format: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'remove-missing': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -81,7 +91,10 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     allowPositionals: true,
     strict: true,
   });
-  const command = positionals.join(' ');
+  // `framework import FILE`: the file is the last word, not part of the command.
+  const fileArgument = positionals[0] === 'framework' ? positionals[2] : undefined;
+  const command = (fileArgument === undefined ? positionals : positionals.slice(0, 2)).join(' ');
+  if (positionals.length > 3) throw new UsageError(`Unexpected: ${positionals.slice(3).join(' ')}`);
   if (command === '') throw new UsageError('');
   const config = loadConfig(env);
 
@@ -152,6 +165,23 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
       case 'token list': {
         const user = await requireUserByEmail(db, need(values, 'email'));
         return { tokens: await tokens.list(user.id) };
+      }
+      case 'framework import': {
+        if (!fileArgument) throw new UsageError('framework import needs a FILE');
+        const organizationId = values.org?.[0];
+        if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
+        const format = values.format ?? (/\.csv$/i.test(fileArgument) ? 'csv' : 'oscal');
+        if (format !== 'oscal' && format !== 'csv') throw new UsageError('--format must be oscal or csv');
+        return await importFrameworkFile(db, now, {
+          organizationId,
+          frameworkId: values.framework,
+          name: values.name,
+          version: values.version,
+          format,
+          file: fileArgument,
+          dryRun: values['dry-run'] === true,
+          removeMissing: values['remove-missing'] === true,
+        });
       }
       case 'seed': {
         if (!values.demo) throw new UsageError('seed needs --demo');

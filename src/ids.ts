@@ -15,6 +15,7 @@ export const ID_PREFIXES = {
   nonconformity: 'ncf',
   continual_improvement: 'cim',
   audit: 'aud',
+  requirement: 'req',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

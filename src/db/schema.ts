@@ -1,4 +1,4 @@
-// Drizzle schema: accounts and tokens, the tool-call log, and the eleven organization-scoped registers.
+// Drizzle schema: accounts and tokens, the tool-call log, and the organization-scoped registers.
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
@@ -393,6 +393,74 @@ export const frameworks = sqliteTable(
     index('frameworks_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('frameworks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('frameworks_org_name_idx').on(t.organization_id, t.name, t.id),
+  ],
+);
+
+/**
+ * A framework's requirements (controls, clauses, criteria) as a tree: sections (is_section) group requirements,
+ * a control's enhancements hang under it. implementation_status is kept by triggers from the linked measures
+ * (migrations/0006_requirements.sql), never written by the tools.
+ */
+export const requirements = sqliteTable(
+  'requirements',
+  {
+    ...scoped,
+    framework_id: text('framework_id').notNull(),
+    reference: text('reference').notNull(),
+    /** The reference with its numbers zero-padded (A.5.9 before A.5.10): the document order of a framework. */
+    reference_key: text('reference_key').notNull(),
+    title: text('title').notNull(),
+    description: text('description'),
+    parent_id: text('parent_id'),
+    /** The top-level section it sits under (its own id's ancestor without a parent); null at the top level. */
+    section_id: text('section_id'),
+    is_section: integer('is_section', { mode: 'boolean' }).notNull(),
+    position: integer('position'),
+    applicability: text('applicability').notNull(),
+    justification: text('justification'),
+    implementation_status: text('implementation_status'),
+    /** Random per update: the batch's statements for a moved subtree run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('requirements_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('requirements_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('requirements_org_reference_idx').on(t.organization_id, t.reference_key, t.id),
+    index('requirements_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('requirements_org_position_idx').on(t.organization_id, t.position, t.id),
+    uniqueIndex('requirements_framework_reference_idx').on(t.framework_id, t.reference),
+    index('requirements_framework_order_idx').on(t.framework_id, t.reference_key, t.id),
+    index('requirements_framework_coverage_idx').on(
+      t.framework_id,
+      t.section_id,
+      t.is_section,
+      t.applicability,
+      t.implementation_status,
+    ),
+    index('requirements_org_coverage_idx').on(
+      t.organization_id,
+      t.framework_id,
+      t.is_section,
+      t.applicability,
+      t.implementation_status,
+    ),
+    index('requirements_parent_idx').on(t.parent_id),
+  ],
+);
+
+/** Which measures cover which requirements (many to many, one organization). */
+export const requirementMeasures = sqliteTable(
+  'requirement_measures',
+  {
+    requirement_id: text('requirement_id').notNull(),
+    measure_id: text('measure_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.requirement_id, t.measure_id] }),
+    index('requirement_measures_measure_idx').on(t.measure_id),
   ],
 );
 

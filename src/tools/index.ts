@@ -1,8 +1,10 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it; other code holds handles.
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
+import { importCatalogTool } from './catalogs/import.ts';
 import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
+import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { measureSpec } from './measures.ts';
@@ -12,6 +14,7 @@ import { organizationTools } from './organizations.ts';
 import { personSpec } from './people.ts';
 import { buildRegisters, type Registers, type RegisterTools } from './registers/builder.ts';
 import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
+import { requirementSpec } from './requirements.ts';
 import { riskSpec } from './risks.ts';
 import { summaryTool } from './summary.ts';
 import type { Tool } from './types.ts';
@@ -29,6 +32,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   nonconformitySpec,
   continualImprovementSpec,
   auditSpec,
+  requirementSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -53,6 +57,9 @@ const allTools: Tool[] = [
     register.delete,
   ]),
   ...registerTools.flatMap((register) => register.links.flatMap((links) => [links.link, links.unlink])),
+  statementOfApplicabilityTool,
+  frameworkCoverageTool,
+  importCatalogTool,
   summaryTool,
   listChanges,
 ];

@@ -1,5 +1,5 @@
 // Measures: controls the organization puts in place, with an implementation state.
-import { measures } from '../db/schema.ts';
+import { measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
@@ -28,6 +28,32 @@ export const measureSpec: RegisterSpec = {
     state: withDefault(state, 'NOT_STARTED'),
     owner_id: ownerField(),
   },
+  relations: [
+    {
+      field: 'risk_ids',
+      table: riskMeasures,
+      ownerColumn: riskMeasures.measure_id,
+      targetColumn: riskMeasures.risk_id,
+      organizationColumn: riskMeasures.organization_id,
+      target: 'risk',
+      writable: false,
+      inverse: true,
+      description: 'Ids of the risks it mitigates (read-only here; see linkRiskMeasure).',
+      label: 'Risks mitigated',
+    },
+    {
+      field: 'requirement_ids',
+      table: requirementMeasures,
+      ownerColumn: requirementMeasures.measure_id,
+      targetColumn: requirementMeasures.requirement_id,
+      organizationColumn: requirementMeasures.organization_id,
+      target: 'requirement',
+      writable: false,
+      inverse: true,
+      description: 'Ids of the requirements it covers (read-only here; see linkRequirementMeasure).',
+      label: 'Requirements covered',
+    },
+  ],
   search: [measures.name, measures.description],
   filters: {
     state: enumFilter(state, measures.state, 'Any of these states.'),
@@ -37,7 +63,7 @@ export const measureSpec: RegisterSpec = {
     name: { column: measures.name },
   },
   hints: {
-    add: 'State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure.',
+    add: 'State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure, to requirements with linkRequirementMeasure.',
     update: 'Any state may follow any other.',
   },
   example: {

@@ -12,6 +12,15 @@ export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'SECRET'] 
 export const WORKFLOW_STATUSES = ['OPEN', 'IN_PROGRESS', 'CLOSED'] as const;
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
 export const AUDIT_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED', 'OUTDATED'] as const;
+export const APPLICABILITIES = ['APPLICABLE', 'EXCLUDED'] as const;
+/** A requirement's implementation status, derived from its measures (migrations/0006_requirements.sql). */
+export const IMPLEMENTATION_STATUSES = [
+  'NOT_COVERED',
+  'PLANNED',
+  'PARTIALLY_IMPLEMENTED',
+  'IMPLEMENTED',
+  'NOT_APPLICABLE',
+] as const;
 export const VENDOR_CATEGORIES = [
   'ANALYTICS',
   'CLOUD_PROVIDER',

@@ -1,16 +1,19 @@
 // getComplianceSummary: one call that tells an assistant where an organization stands.
-import { and, count, eq, gte, ne, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, ne, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
   audits,
   continualImprovements,
+  frameworks,
   measures,
   nonconformities,
   obligations,
+  requirements,
   risks,
 } from '../db/schema.ts';
 import { requireOrganization } from './access.ts';
+import { type CoverageCounts, coverageOf, coverageSchema } from './coverage.ts';
 import { idOf } from './fields.ts';
 import { overdueCondition } from './overdue.ts';
 import {
@@ -69,7 +72,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    'Where an organization stands, in one call: counts of risks (by status, at or above a residual score threshold, 5x5 likelihood x impact heat maps inherent and residual), measures (by state, implemented share), overdue obligations, open and overdue nonconformities, open improvements, audits in progress. For status reports.',
+    'Where an organization stands, in one call: counts of risks (by status, at or above a residual score threshold, 5x5 likelihood x impact heat maps inherent and residual), measures (by state, implemented share), overdue obligations, open and overdue nonconformities, open improvements, audits in progress, and the requirement coverage of each framework. For status reports.',
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,
@@ -153,6 +156,18 @@ export const summaryTool: Tool = defineTool({
         in_progress: z.number().int().describe('Audits IN_PROGRESS.'),
       })
       .describe('Audits.'),
+    frameworks: z
+      .array(
+        z
+          .object({
+            id: z.string().describe('`fwk_...`'),
+            name: z.string().describe('Name.'),
+            version: z.string().nullable().describe('Version.'),
+            coverage: coverageSchema,
+          })
+          .describe('A framework and its coverage (as getFrameworkCoverage).'),
+      )
+      .describe('Frameworks, by name, with their requirements by applicability and implementation status.'),
   }),
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');
@@ -180,6 +195,8 @@ export const summaryTool: Tool = defineTool({
       ciRows,
       auditRows,
       heatRows,
+      frameworkRows,
+      coverageRows,
     ] = await ctx.db.batch([
       grouped(risks, risks.status),
       counted(
@@ -213,7 +230,26 @@ export const summaryTool: Tool = defineTool({
           risks.residual_likelihood,
           risks.residual_impact,
         ),
+      ctx.db
+        .select({ id: frameworks.id, name: frameworks.name, version: frameworks.version })
+        .from(frameworks)
+        .where(eq(frameworks.organization_id, organizationId))
+        .orderBy(asc(frameworks.name), asc(frameworks.id)),
+      // One grouped pass over the requirements' coverage index.
+      ctx.db
+        .select({
+          framework: requirements.framework_id,
+          applicability: requirements.applicability,
+          status: requirements.implementation_status,
+          n: count(),
+        })
+        .from(requirements)
+        .where(and(eq(requirements.organization_id, organizationId), eq(requirements.is_section, false)))
+        .groupBy(requirements.framework_id, requirements.applicability, requirements.implementation_status),
     ]);
+    const coverageRowsOf = new Map<string, typeof coverageRows>();
+    for (const row of coverageRows)
+      coverageRowsOf.set(row.framework, [...(coverageRowsOf.get(row.framework) ?? []), row]);
     const sum = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
     const riskCounts = tally(RISK_STATUSES, riskRows);
     const measureCounts = tally(MEASURE_STATES, measureRows);
@@ -252,6 +288,10 @@ export const summaryTool: Tool = defineTool({
       },
       continual_improvements: { total: sum(ciCounts), open: sum(ciCounts) - (ciCounts.CLOSED ?? 0) },
       audits: { total: sum(auditCounts), by_state: auditCounts, in_progress: auditCounts.IN_PROGRESS ?? 0 },
+      frameworks: frameworkRows.map((framework) => ({
+        ...framework,
+        coverage: coverageOf(coverageRowsOf.get(framework.id) ?? []) satisfies CoverageCounts,
+      })),
     };
   },
 });

@@ -11,6 +11,26 @@ export function specOf(kind: string): RegisterSpec {
   return spec;
 }
 
+let freshCounter = 0;
+
+/**
+ * Fresh values for the spec's unique fields (a person's email, a requirement's reference), so that adding its example
+ * twice never collides: `{email: 'unique-7@example.com'}`, `{reference: 'A.5.15-7'}`.
+ */
+export function freshUniqueValues(spec: RegisterSpec): Record<string, unknown> {
+  freshCounter += 1;
+  return Object.fromEntries(
+    (spec.unique ?? []).map((entry) => {
+      const field = typeof entry === 'string' ? entry : entry.field;
+      const value =
+        field === 'email'
+          ? `unique-${freshCounter}@example.com`
+          : `${String(spec.example[field])}-${freshCounter}`;
+      return [field, value];
+    }),
+  );
+}
+
 /** The spec's example arguments with its placeholder ids replaced by real ones of the organization. */
 export function exampleArguments(
   spec: RegisterSpec,
@@ -18,10 +38,9 @@ export function exampleArguments(
   ids: Partial<RecordIds>,
 ): Record<string, unknown> {
   const args: Record<string, unknown> = { ...spec.example, organization_id: organizationId };
-  if (spec.kind === 'audit') args.framework_id = ids.framework;
-  // People's emails are unique within an organization.
-  if (spec.kind === 'person') args.email = `person-${crypto.randomUUID()}@example.com`;
-  return args;
+  if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
+  // People's emails are unique within an organization, requirements' references within a framework.
+  return { ...args, ...freshUniqueValues(spec) };
 }
 
 // Frameworks before audits, which need one.
@@ -32,6 +51,7 @@ const ORDER: RegisterKind[] = [
   'measure',
   'obligation',
   'framework',
+  'requirement',
   'asset',
   'data_classification',
   'audit',
@@ -63,6 +83,19 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   nonconformity: { root_cause: 'updated by the contract' },
   continual_improvement: { source: 'updated by the contract' },
   audit: { auditor: 'updated by the contract' },
+  requirement: { title: 'updated by the contract' },
+};
+
+/** A small CSV catalog for importFrameworkCatalog's samples. */
+const CATALOG_SAMPLE =
+  'ref,title,parent,section\nSAMPLE,Sample section,,yes\nSAMPLE.1,Sample requirement,SAMPLE,no\n';
+
+/** The link tools of the registers: their owner and target arguments and the list they change. */
+const LINKS: Record<string, { owner: RegisterKind; target: RegisterKind; list: string; linking: boolean }> = {
+  linkRiskMeasure: { owner: 'risk', target: 'measure', list: 'measure_ids', linking: true },
+  unlinkRiskMeasure: { owner: 'risk', target: 'measure', list: 'measure_ids', linking: false },
+  linkRequirementMeasure: { owner: 'requirement', target: 'measure', list: 'measure_ids', linking: true },
+  unlinkRequirementMeasure: { owner: 'requirement', target: 'measure', list: 'measure_ids', linking: false },
 };
 
 /** Valid arguments for a tool. Delete tools get a record added for them, so the shared ones stay. */
@@ -78,9 +111,13 @@ export async function sampleArguments(
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
-  if (toolName === 'linkRiskMeasure' || toolName === 'unlinkRiskMeasure') {
-    return { risk_id: ids.risk, measure_id: ids.measure };
-  }
+  if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')
+    return { framework_id: ids.framework };
+  // A dry run: the plan only, so the seeded framework stays as it is for the other tools.
+  if (toolName === 'importFrameworkCatalog')
+    return { framework_id: ids.framework, format: 'csv', content: CATALOG_SAMPLE, dry_run: true };
+  const link = LINKS[toolName];
+  if (link) return { [`${link.owner}_id`]: ids[link.owner], [`${link.target}_id`]: ids[link.target] };
   for (const spec of REGISTER_SPECS) {
     if (toolName === `list${spec.nounPlural}`) return { organization_id: organizationId };
     if (toolName === `get${spec.noun}`) return { id: ids[spec.kind] };
@@ -133,10 +170,27 @@ export function answerMismatches(
       problems.push('a change of another record or organization');
     return problems;
   }
-  if (toolName === 'linkRiskMeasure' || toolName === 'unlinkRiskMeasure') {
-    expectEqual('risk_id', answer.risk_id, ids.risk);
-    const linked = (answer.measure_ids as string[]).includes(ids.measure);
-    expectEqual('measure linked', linked, toolName === 'linkRiskMeasure');
+  if (['getStatementOfApplicability', 'getFrameworkCoverage', 'importFrameworkCatalog'].includes(toolName)) {
+    expectEqual('framework.id', (answer.framework as { id: string }).id, ids.framework);
+    if (toolName === 'importFrameworkCatalog') {
+      // Its two entries are new; the framework's own requirements (more as other samples add some) are not in it.
+      const counts = answer.counts as { created: number; updated: number; removed: number };
+      expectEqual('counts.created', counts.created, 2);
+      expectEqual('counts.updated', counts.updated, 0);
+      expectEqual('dry_run', answer.dry_run, true);
+      if (counts.removed < 1) problems.push('counts.removed: the seeded requirement is not in the catalog');
+    }
+    if (toolName === 'getStatementOfApplicability') {
+      const listed = (answer.requirements as { id: string }[]).map((row) => row.id);
+      if (!listed.includes(ids.requirement)) problems.push('requirements: seeded requirement missing');
+    }
+    return problems;
+  }
+  const link = LINKS[toolName];
+  if (link) {
+    expectEqual(`${link.owner}_id`, answer[`${link.owner}_id`], ids[link.owner]);
+    const linked = (answer[link.list] as string[]).includes(ids[link.target]);
+    expectEqual(`${link.target} linked`, linked, link.linking);
     return problems;
   }
   for (const spec of REGISTER_SPECS) {

@@ -136,10 +136,13 @@ describe.each(REGISTER_SPECS.map((spec) => ({ spec, kind: spec.kind })))('$kind'
     return () => {
       unique += 1;
       const fresh = Object.fromEntries(
-        (spec.unique ?? []).map((field) => [
-          field,
-          field === 'email' ? `unique${unique}@example.com` : `${String(example[field])} ${unique}`,
-        ]),
+        (spec.unique ?? []).map((entry) => {
+          const field = typeof entry === 'string' ? entry : entry.field;
+          return [
+            field,
+            field === 'email' ? `unique${unique}@example.com` : `${String(example[field])} ${unique}`,
+          ];
+        }),
       );
       return { ...example, ...fresh };
     };

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import {
+  APPLICABILITIES,
   ASSET_TYPES,
   AUDIT_STATES,
   CLASSIFICATIONS,
@@ -15,6 +16,7 @@ import {
   VENDOR_CATEGORIES,
   WORKFLOW_STATUSES,
 } from '../../src/tools/states.ts';
+import { freshUniqueValues } from '../contract/samples.ts';
 import { specOf } from '../fixtures.ts';
 import {
   type Actor,
@@ -32,7 +34,6 @@ type Row = Record<string, unknown>;
 
 let runtime: TestRuntime;
 let alice: Actor;
-let emailCounter = 0;
 
 beforeAll(async () => {
   runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
@@ -60,10 +61,8 @@ async function newScope() {
       frameworkId ??= String((await add('framework', { name: 'Default framework' })).id);
       args.framework_id = frameworkId;
     }
-    if (kind === 'person' && !('email' in fields)) {
-      emailCounter += 1;
-      args.email = `person-${emailCounter}@example.com`;
-    }
+    for (const [field, value] of Object.entries(freshUniqueValues(spec)))
+      if (!(field in fields)) args[field] = value;
     const body = await ok(runtime, token, `add${spec.noun}`, args);
     return body[spec.key] as Row;
   }
@@ -174,12 +173,15 @@ const ENUM_FILTERS: Record<string, readonly string[]> = {
   'continual_improvement.status': WORKFLOW_STATUSES,
   'continual_improvement.priority': PRIORITIES,
   'audit.state': AUDIT_STATES,
+  'requirement.applicability': APPLICABILITIES,
 };
 
 /** Fields some values need on creation (a CLOSED nonconformity needs a corrective action). */
 function extraFor(kind: string, field: string, value: string): Row {
   if (kind === 'nonconformity' && field === 'status' && value === 'CLOSED')
     return { corrective_action: 'Fixed' };
+  if (kind === 'requirement' && field === 'applicability' && value === 'EXCLUDED')
+    return { justification: 'Out of scope' };
   return {};
 }
 
@@ -435,6 +437,71 @@ describe('reference filters', () => {
     expect(await scope.ids('audit', { frameworkId: soc.id })).toEqual(idsOf(soc1));
     expect(await scope.ids('audit', { framework_id: iso.id, state: 'IN_PROGRESS' })).toEqual([]);
   });
+});
+
+// ---- requirements -------------------------------------------------------------------------------------
+
+describe('requirement filters', () => {
+  filterTest(
+    ['requirement.framework_id', 'requirement.parent_id', 'requirement.top_level', 'requirement.is_section'],
+    'requirement framework_id, parent_id, top_level and is_section select a framework, a subtree level, sections',
+    async () => {
+      const scope = await newScope();
+      const iso = await scope.add('framework', { name: 'ISO 27001' });
+      const soc = await scope.add('framework', { name: 'SOC 2' });
+      const section = await scope.add('requirement', {
+        framework_id: iso.id,
+        reference: 'A.5',
+        is_section: true,
+      });
+      const child = await scope.add('requirement', {
+        framework_id: iso.id,
+        reference: 'A.5.1',
+        parent_id: section.id,
+      });
+      const other = await scope.add('requirement', { framework_id: soc.id, reference: 'CC1.1' });
+      expect(await scope.ids('requirement', { framework_id: iso.id })).toEqual(idsOf(section, child));
+      expect(await scope.ids('requirement', { framework_id: soc.id })).toEqual(idsOf(other));
+      expect(await scope.ids('requirement', { parent_id: section.id })).toEqual(idsOf(child));
+      expect(await scope.ids('requirement', { top_level: true })).toEqual(idsOf(section, other));
+      expect(await scope.ids('requirement', { top_level: false })).toEqual(idsOf(child));
+      expect(await scope.ids('requirement', { is_section: true })).toEqual(idsOf(section));
+      expect(await scope.ids('requirement', { is_section: false, framework_id: iso.id })).toEqual(
+        idsOf(child),
+      );
+    },
+  );
+
+  filterTest(
+    ['requirement.implementation_status', 'requirement.measure_id'],
+    'requirement implementation_status and measure_id find the gaps and what a measure covers',
+    async () => {
+      const scope = await newScope();
+      const fw = await scope.add('framework', { name: 'Gaps' });
+      const gap = await scope.add('requirement', { framework_id: fw.id, reference: 'G.1' });
+      const done = await scope.add('requirement', { framework_id: fw.id, reference: 'G.2' });
+      const planned = await scope.add('requirement', { framework_id: fw.id, reference: 'G.3' });
+      const implemented = await scope.add('measure', { name: 'Done', state: 'IMPLEMENTED' });
+      const later = await scope.add('measure', { name: 'Later', state: 'NOT_STARTED' });
+      for (const [requirement, measure] of [
+        [done, implemented],
+        [planned, later],
+      ] as const) {
+        await ok(runtime, scope.token, 'linkRequirementMeasure', {
+          requirement_id: requirement.id,
+          measure_id: measure.id,
+        });
+      }
+      expect(await scope.ids('requirement', { implementation_status: 'not covered' })).toEqual(idsOf(gap));
+      expect(await scope.ids('requirement', { implementation_status: ['PLANNED', 'IMPLEMENTED'] })).toEqual(
+        idsOf(done, planned),
+      );
+      expect(await scope.ids('requirement', { measure_id: implemented.id })).toEqual(idsOf(done));
+      expect(
+        await scope.ids('requirement', { measure_id: later.id, implementation_status: 'IMPLEMENTED' }),
+      ).toEqual([]);
+    },
+  );
 });
 
 // ---- unknown keys and coverage ------------------------------------------------------------------------

@@ -91,7 +91,8 @@ async function insertRecord(spec: RegisterSpec, id: string, text: string) {
     if (name === 'id') values[name] = id;
     else if (name === 'organization_id') values[name] = org;
     else if (name === 'email') values[name] = `${id}@example.com`;
-    else if (searched.has(name)) values[name] = text;
+    // A requirement's reference is unique in its framework: the text, made unique by the id.
+    else if (searched.has(name)) values[name] = name === 'reference' ? `${text} ${id}` : text;
     else if (Number(column.notnull) === 1 && column.dflt_value === null)
       values[name] = /INT|REAL/i.test(String(column.type)) ? 1 : '2026-01-15T00:00:00.000Z';
   }

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import type { FieldSpec, RegisterSpec } from '../../src/tools/registers/spec.ts';
+import { freshUniqueValues } from '../contract/samples.ts';
 import { specOf } from '../fixtures.ts';
 import {
   type Actor,
@@ -19,7 +20,6 @@ type Row = Record<string, unknown>;
 
 let runtime: TestRuntime;
 let alice: Actor;
-let emailCounter = 0;
 
 beforeAll(async () => {
   runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
@@ -53,11 +53,7 @@ async function newScope() {
       }
       args.framework_id = frameworks.get(organizationId);
     }
-    if (spec.kind === 'person') {
-      emailCounter += 1;
-      args.email = `person-${emailCounter}@example.com`;
-    }
-    return args;
+    return { ...args, ...freshUniqueValues(spec) };
   }
 
   async function addIn(organizationId: string, kind: string, fields: Row = {}): Promise<Row> {

@@ -57,7 +57,7 @@ describe('tools/list', () => {
   it('lists exactly the tools of the map, in its order', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...TOOLS.keys()]);
-    expect(tools).toHaveLength(61);
+    expect(tools).toHaveLength(71);
   });
 
   it('gives every tool a description, an input schema, all four annotation hints, and read tools an output schema', async () => {
@@ -118,11 +118,13 @@ describe('tools/list', () => {
     expect(listRisks.properties?.risks?.items?.description).toBe('A risk, as getRisk returns it.');
   });
 
-  it('marks delete and unlink tools destructive and only them', async () => {
+  it('marks delete, unlink and catalog import (remove_missing) tools destructive and only them', async () => {
     const { tools } = await client.listTools();
     const destructive = tools.filter((tool) => tool.annotations?.destructiveHint).map((tool) => tool.name);
     expect(destructive.sort()).toEqual(
-      [...TOOLS.keys()].filter((name) => name.startsWith('delete') || name === 'unlinkRiskMeasure').sort(),
+      [...TOOLS.keys()]
+        .filter((name) => /^(delete|unlink)/.test(name) || name === 'importFrameworkCatalog')
+        .sort(),
     );
   });
 

@@ -55,7 +55,7 @@ describe('toolsets as data', () => {
       measures: 5,
       obligations: 5,
       people: 5,
-      frameworks: 5,
+      frameworks: 15,
       assets: 5,
       data_classifications: 5,
       nonconformities: 5,
@@ -92,7 +92,7 @@ describe('tools/list per connection', () => {
   it('lists only read tools to a read token, whatever the request asks', async () => {
     const listed = await listedNames(world.aliceReadToken, '/api/mcp/v1?toolsets=all&readonly=false');
     expect(listed).toEqual(names((tool) => tool.scope === 'read'));
-    expect(listed).toHaveLength(26);
+    expect(listed).toHaveLength(30);
   });
 
   it('narrows a read_write token to read tools with readonly=true or X-MCP-Readonly', async () => {

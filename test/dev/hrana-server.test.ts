@@ -10,9 +10,9 @@ import { migrate } from 'drizzle-orm/libsql/migrator';
 import { drizzle } from 'drizzle-orm/libsql/web';
 import { integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHranaHandler, startHranaServer } from '../../scripts/dev/hrana-server.ts';
 import { createDatabase } from '../../src/db/client.ts';
 import { migrateDatabase } from '../../src/db/open-node.ts';
-import { createHranaHandler, startHranaServer } from '../../scripts/dev/hrana-server.ts';
 
 const cleanups: Array<() => unknown> = [];
 

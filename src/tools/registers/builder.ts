@@ -7,7 +7,7 @@ import { buildListTool } from './list-tool.ts';
 import { registerRecords } from './records.ts';
 import { buildReferenceGraph, type DeleteEffects, deleteEffectsOf } from './references.ts';
 import { idInput, recordSchema } from './schemas.ts';
-import type { RegisterKind, RegisterSpec, RegisterTable } from './spec.ts';
+import { type RegisterKind, type RegisterSpec, type RegisterTable, toolsetOf } from './spec.ts';
 import { buildAddTool, buildUpdateTool } from './write-tools.ts';
 
 /** One register's tools, as handles: call sites name `registers.risk.add`, never a name glued from strings. */
@@ -49,7 +49,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
       description: `Get one ${spec.label} by id.`,
       scope: 'read',
       annotations: READ_ANNOTATIONS,
-      toolset: spec.listKey,
+      toolset: toolsetOf(spec),
       input: idInput(spec),
       output: single,
       async run(ctx, input) {
@@ -57,7 +57,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
       },
     });
     const links = (spec.relations ?? []).flatMap((relation) =>
-      relation.links
+      relation.links && !relation.inverse
         ? [buildLinkTools(spec, { ...relation, links: relation.links }, specOf(relation.target))]
         : [],
     );
@@ -69,7 +69,13 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
         get,
         add: buildAddTool(records, single),
         update: buildUpdateTool(records, single),
-        delete: buildDeleteTool(records, references, deleteEffects, pluralOf),
+        delete: buildDeleteTool(
+          records,
+          references,
+          deleteEffects,
+          pluralOf,
+          (kind) => graph.get(kind) ?? [],
+        ),
         links,
         deleteEffects,
       },

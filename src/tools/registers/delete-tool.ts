@@ -1,16 +1,21 @@
 // A register's delete tool: refused while required references point at the record; otherwise the record goes, the
 // fields pointing at it are cleared and the links to it removed, each change with its own history row.
-import { and, count, eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, count, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
-import type { Db } from '../../db/client.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { changeAfterWrite } from '../changes.ts';
-import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool } from '../types.ts';
+import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
-import { cascadeChanges, type DeleteEffects, type Reference } from './references.ts';
+import {
+  cascadeChanges,
+  cascadeDeletes,
+  clearPointing,
+  type DeleteEffects,
+  type Reference,
+} from './references.ts';
 import { idInput } from './schemas.ts';
-import { article } from './spec.ts';
+import { article, type RegisterKind, toolsetOf } from './spec.ts';
 
 /** The delete tool's description: what happens, from the delete effects (the web's confirmation reads the same). */
 function deleteDescription(
@@ -19,8 +24,10 @@ function deleteDescription(
   pluralOf: (kind: string) => string,
 ): string {
   const blocking = [...new Set(effects.blockedBy.map((field) => pluralOf(field.kind)))];
+  const deleted = [...new Set(effects.deletes.map((field) => pluralOf(field.kind)))];
   return [
     `Delete ${article(label)} ${label}; cannot be undone.`,
+    deleted.length > 0 ? `Its ${deleted.join(', ')} are deleted with it.` : '',
     effects.clears.length > 0 ? 'Fields pointing at it are cleared.' : '',
     blocking.length > 0 ? `Refused (conflict) while ${blocking.join(', ')} still point at it.` : '',
   ]
@@ -33,6 +40,7 @@ export function buildDeleteTool(
   references: readonly Reference[],
   effects: DeleteEffects,
   pluralOf: (kind: string) => string,
+  referencesOf: (kind: RegisterKind) => readonly Reference[],
 ): Tool {
   const { spec, table } = records;
   const name = `delete${spec.noun}`;
@@ -43,7 +51,7 @@ export function buildDeleteTool(
     description: deleteDescription(spec.label, effects, pluralOf),
     scope: 'write',
     annotations: DELETE_ANNOTATIONS,
-    toolset: spec.listKey,
+    toolset: toolsetOf(spec),
     input: idInput(spec),
     output: z
       .object({ id: z.string().describe('Id of the deleted record.'), deleted: z.literal(true) })
@@ -91,7 +99,10 @@ export function buildDeleteTool(
         ...ctx.writeExtras(CHANGED_A_ROW),
         // Before the clean-up: the records it changes get their own history rows.
         ...references.flatMap((reference) => cascadeChanges(ctx, name, reference, input.id, gone, now)),
-        ...cleanUp(references, input.id, gone, now, ctx.db),
+        ...cleanUp(ctx, references, input.id, gone, now),
+        ...references.flatMap((reference) =>
+          cascadeDeletes(ctx, name, reference, input.id, gone, now, referencesOf),
+        ),
       ]);
       if ((deleted as unknown[]).length === 0) {
         await refuseIfReferenced();
@@ -104,22 +115,18 @@ export function buildDeleteTool(
 
 /** Once the record is gone: its link rows removed, the optional fields pointing at it cleared. */
 function cleanUp(
+  ctx: ToolContext,
   references: readonly Reference[],
   deletedId: string,
   gone: SQL,
   now: string,
-  db: Db,
 ): BatchItem<'sqlite'>[] {
   return references
-    .filter((reference) => reference.onDelete !== 'restrict')
+    .filter((reference) => reference.onDelete === 'delete_rows' || reference.onDelete === 'set_null')
     .map((reference) => {
-      const where = and(eq(reference.column, deletedId), gone);
-      if (reference.onDelete === 'delete_rows') return db.delete(reference.table).where(where);
+      const where = and(eq(reference.column, deletedId), gone) as SQL;
+      if (reference.onDelete === 'delete_rows') return ctx.db.delete(reference.table).where(where);
       // Clearing the field changes those records: their updated_at moves, so stale updates of them conflict.
-      const touched = 'updated_at' in getTableColumns(reference.table) ? { updated_at: now } : {};
-      return db
-        .update(reference.table)
-        .set({ [reference.column.name]: null, ...touched } as never)
-        .where(where);
+      return clearPointing(ctx, reference, where, now);
     });
 }

@@ -7,7 +7,8 @@ import { requireOrganization } from '../access.ts';
 import { changesOfRows } from '../changes.ts';
 import { idOf } from '../fields.ts';
 import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from '../types.ts';
-import { capitalize, type LinkToolsSpec, type RegisterSpec, type RelationSpec } from './spec.ts';
+import { nextUpdatedAt } from './records.ts';
+import { capitalize, type LinkToolsSpec, type RegisterSpec, type RelationSpec, toolsetOf } from './spec.ts';
 
 export interface LinkTools {
   relation: RelationSpec;
@@ -84,9 +85,7 @@ export function buildLinkTools(
     const now = ctx.now().toISOString();
     return ctx.db
       .update(ownerTable)
-      .set({
-        updated_at: sql`case when ${now} > ${ownerTable.updated_at} then ${now} else strftime('%Y-%m-%dT%H:%M:%fZ', ${ownerTable.updated_at}, '+0.001 seconds') end`,
-      } as never)
+      .set({ updated_at: nextUpdatedAt(ownerTable.updated_at, now) } as never)
       .where(and(eq(ownerTable.id, ownerId), sql`changes() > 0`));
   }
 
@@ -121,7 +120,7 @@ export function buildLinkTools(
   const link = defineTool({
     ...links.link,
     scope: 'write',
-    toolset: owner.listKey,
+    toolset: toolsetOf(owner),
     annotations: UPDATE_ANNOTATIONS,
     input,
     output,
@@ -149,7 +148,7 @@ export function buildLinkTools(
   const unlink = defineTool({
     ...links.unlink,
     scope: 'write',
-    toolset: owner.listKey,
+    toolset: toolsetOf(owner),
     annotations: DELETE_ANNOTATIONS,
     input,
     output,

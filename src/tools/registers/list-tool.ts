@@ -21,7 +21,7 @@ import { type TextSearch, textSearch } from '../search.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import { listInput } from './schemas.ts';
-import { orderFieldsOf, type Row } from './spec.ts';
+import { orderFieldsOf, type Row, toolsetOf } from './spec.ts';
 import { indexedTextPage, type ListPage, walkedPage } from './text-pages.ts';
 
 export function buildListTool(records: RegisterRecords, record: z.ZodObject): Tool {
@@ -39,7 +39,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       .join(' '),
     scope: 'read',
     annotations: READ_ANNOTATIONS,
-    toolset: spec.listKey,
+    toolset: toolsetOf(spec),
     input: listInput(spec),
     output: z.object({
       [spec.listKey]: z.array(record).describe('This page.'),

@@ -1,5 +1,5 @@
 // One register's records as the tools read them: the selected columns, a record by id, and its presented form.
-import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
@@ -25,9 +25,9 @@ export interface RegisterRecords {
   present(row: Row, ctx: ToolContext): Row;
   /** The record by id, in an organization the caller reaches (for `mode`), else not_found. */
   load(ctx: ToolContext, id: string, mode: 'read' | 'write'): Promise<Row>;
-  /** The values a history entry shows: every stored field and every relation list (sorted ids). */
+  /** The values a history entry shows: every stored field and relation list (sorted ids) the tools write. */
   historyValues(row: Row): Row;
-  /** Only the values that are columns of the table. */
+  /** Only the values of columns the tools write (not those triggers keep). */
   columnValues(values: Row): Row;
 }
 
@@ -51,6 +51,14 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
     ...relationColumns,
   };
   const title = capitalize(spec.label);
+  // Columns the tools keep for themselves (a sort key): read with a list page's rows, never answered.
+  const shown = new Set(['id', 'organization_id', 'created_at', 'updated_at', ...Object.keys(spec.fields)]);
+  const internal = Object.keys(columns).filter((name) => !shown.has(name));
+  const maintained = new Set(
+    Object.entries(spec.fields)
+      .filter(([, field]) => field.maintained)
+      .map(([name]) => name),
+  );
   const today = (ctx: ToolContext) => ctx.now().toISOString().slice(0, 10);
 
   // get/update/delete read the record by id on every call: the statement is built once per database handle.
@@ -76,6 +84,7 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
     today,
     present(row, ctx) {
       const out: Row = { ...row };
+      for (const name of internal) delete out[name];
       for (const relation of spec.relations ?? []) {
         const raw = row[relation.field];
         const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
@@ -96,16 +105,24 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
     },
     historyValues(row) {
       const out: Row = {};
-      for (const name of Object.keys(spec.fields)) if (name in columns) out[name] = row[name] ?? null;
-      for (const relation of spec.relations ?? []) out[relation.field] = idList(row[relation.field]);
+      for (const name of Object.keys(spec.fields))
+        if (name in columns && !maintained.has(name)) out[name] = row[name] ?? null;
+      for (const relation of spec.relations ?? [])
+        if (!relation.inverse) out[relation.field] = idList(row[relation.field]);
       return out;
     },
     columnValues(values) {
       const out: Row = {};
-      for (const name of Object.keys(values)) if (name in columns) out[name] = values[name];
+      for (const name of Object.keys(values))
+        if (name in columns && !maintained.has(name)) out[name] = values[name];
       return out;
     },
   };
+}
+
+/** SQL: a new updated_at for a row changed now, strictly later than its current one (optimistic checks stay sound). */
+export function nextUpdatedAt(column: SQLiteColumn, now: string): SQL {
+  return sql`case when ${now} > ${column} then ${now} else strftime('%Y-%m-%dT%H:%M:%fZ', ${column}, '+0.001 seconds') end`;
 }
 
 /** A relation list as stored or read back (JSON text or array): unique ids, sorted. */

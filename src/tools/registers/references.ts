@@ -12,7 +12,7 @@ import type { RegisterKind, RegisterSpec, RegisterTable, RelationSpec, Row, Tabl
 export interface Reference {
   table: RegisterTable | SQLiteTable;
   column: SQLiteColumn;
-  onDelete: 'set_null' | 'restrict' | 'delete_rows';
+  onDelete: 'set_null' | 'restrict' | 'delete_rows' | 'cascade';
   /** The register whose records hold the reference field (set_null/restrict), for their change history. */
   kind?: RegisterKind;
   /** That register's plural label ("audits"), for messages. */
@@ -21,6 +21,8 @@ export interface Reference {
   field?: string;
   /** For a link row pointing at the deleted record: whose list it is part of, for that record's history. */
   listOf?: { kind: RegisterKind; field: string; relation: RelationSpec };
+  /** For `cascade`: the register whose records are deleted with the referenced one. */
+  spec?: RegisterSpec;
 }
 
 export type ReferenceGraph = Map<RegisterKind, Reference[]>;
@@ -37,13 +39,15 @@ export function buildReferenceGraph(specs: readonly RegisterSpec[]): ReferenceGr
       add(field.ref, {
         table: spec.table,
         column,
-        onDelete: field.mode === 'required' ? 'restrict' : 'set_null',
+        onDelete: field.cascade ? 'cascade' : field.mode === 'required' ? 'restrict' : 'set_null',
         kind: spec.kind,
         label: spec.labelPlural,
         field: name,
+        ...(field.cascade ? { spec } : {}),
       });
     }
     for (const relation of spec.relations ?? []) {
+      if (relation.inverse) continue;
       add(relation.target, {
         table: relation.table,
         column: relation.targetColumn,
@@ -76,6 +80,8 @@ export interface DeleteEffects {
   blockedBy: PointingField[];
   /** Relation lists it is taken out of (an asset's vendor_ids). */
   removesFrom: PointingField[];
+  /** Records deleted with it (a framework's requirements), each with its history row. */
+  deletes: PointingField[];
 }
 
 export function deleteEffectsOf(references: readonly Reference[]): DeleteEffects {
@@ -91,6 +97,7 @@ export function deleteEffectsOf(references: readonly Reference[]): DeleteEffects
     removesFrom: references.flatMap((reference) =>
       reference.listOf ? [{ kind: reference.listOf.kind, field: reference.listOf.field }] : [],
     ),
+    deletes: pointing('cascade'),
   };
 }
 
@@ -177,7 +184,18 @@ export function cascadeChanges(
   gone: SQL,
   at: string,
 ): BatchItem<'sqlite'>[] {
-  const where = and(eq(reference.column, deletedId), gone) as SQL;
+  return pointingChanges(ctx, tool, reference, and(eq(reference.column, deletedId), gone) as SQL, at);
+}
+
+/** The history rows of cascadeChanges, for the rows of `reference` that `where` selects. */
+function pointingChanges(
+  ctx: ToolContext,
+  tool: string,
+  reference: Reference,
+  where: SQL,
+  at: string,
+): BatchItem<'sqlite'>[] {
+  const deletedId = sql`${reference.column}`;
   if (reference.onDelete === 'set_null' && reference.kind) {
     const referring = reference.table as RegisterTable;
     return [
@@ -217,4 +235,63 @@ export function cascadeChanges(
     ];
   }
   return [];
+}
+
+/**
+ * For a `cascade` reference (a framework's requirements): the statements that delete, once the referenced record
+ * is gone, the records pointing at it, each with a history row of its last values; first the link rows that point
+ * at them (with their owners' history) and the optional fields of other registers that point at them.
+ */
+export function cascadeDeletes(
+  ctx: ToolContext,
+  tool: string,
+  reference: Reference,
+  deletedId: string,
+  gone: SQL,
+  at: string,
+  referencesOf: (kind: RegisterKind) => readonly Reference[],
+): BatchItem<'sqlite'>[] {
+  const { spec } = reference;
+  if (reference.onDelete !== 'cascade' || !spec) return [];
+  const table = spec.table;
+  const doomed = sql`(select ${table.id} from ${table} where ${reference.column} = ${deletedId})`;
+  const statements: BatchItem<'sqlite'>[] = [];
+  for (const pointing of referencesOf(spec.kind)) {
+    // Its own records' fields pointing at each other (a requirement's parent) go with them.
+    if (pointing.kind === spec.kind || pointing.onDelete === 'restrict' || pointing.onDelete === 'cascade')
+      continue;
+    const where = and(sql`${pointing.column} in ${doomed}`, gone) as SQL;
+    statements.push(...pointingChanges(ctx, tool, pointing, where, at));
+    if (pointing.onDelete === 'delete_rows') statements.push(ctx.db.delete(pointing.table).where(where));
+    else statements.push(clearPointing(ctx, pointing, where, at));
+  }
+  const fields = Object.entries(spec.fields)
+    .filter(([name, field]) => !field.maintained && name in getTableColumns(table))
+    .map(([name]) => sql`${name}, ${getTableColumns(table)[name]}`);
+  const where = and(eq(reference.column, deletedId), gone) as SQL;
+  statements.push(
+    changesOfRows(ctx, {
+      tool,
+      kind: spec.kind,
+      action: 'delete',
+      table,
+      idColumn: table.id,
+      organizationColumn: table.organization_id,
+      before: sql`json_object(${sql.join(fields, sql`, `)})`,
+      after: sql`null`,
+      at,
+      where,
+    }),
+    ctx.db.delete(table).where(where),
+  );
+  return statements;
+}
+
+/** Clears an optional reference field where `where` holds; those records' updated_at moves. */
+export function clearPointing(ctx: ToolContext, reference: Reference, where: SQL, at: string) {
+  const touched = 'updated_at' in getTableColumns(reference.table) ? { updated_at: at } : {};
+  return ctx.db
+    .update(reference.table)
+    .set({ [reference.column.name]: null, ...touched } as never)
+    .where(where);
 }

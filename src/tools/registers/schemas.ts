@@ -62,7 +62,7 @@ export function addInput(spec: RegisterSpec): z.ZodObject {
 export function updateInput(spec: RegisterSpec): z.ZodObject {
   const shape: Record<string, z.ZodType> = { id: recordIdInput(spec) };
   for (const [name, field] of Object.entries(spec.fields)) {
-    if (field.derived) continue;
+    if (field.derived || field.fixed) continue;
     const schema = describedInAdd(field.schema);
     shape[name] = (field.mode === 'optional' ? schema.nullable() : schema).optional();
   }

@@ -1,9 +1,11 @@
 // The register spec: what one organization-scoped kind is (table, fields, relations, filters, sorts, rules), as data.
 import { eq, inArray, type SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import type { IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
+import type { ToolContext } from '../types.ts';
 
 export type RegisterKind =
   | 'vendor'
@@ -16,7 +18,8 @@ export type RegisterKind =
   | 'data_classification'
   | 'nonconformity'
   | 'continual_improvement'
-  | 'audit';
+  | 'audit'
+  | 'requirement';
 
 export type Row = Record<string, unknown>;
 
@@ -42,6 +45,12 @@ export interface FieldSpec extends FieldText {
   ref?: RegisterKind;
   /** Derived by the service: shown in output, refused on input. */
   derived?: boolean;
+  /** Kept by database triggers (with `derived`): never written by the tools, not in history rows. */
+  maintained?: boolean;
+  /** Set on add only: the update tool does not take it (a requirement stays in its framework). */
+  fixed?: boolean;
+  /** With `ref` on a required field: deleting the referenced record deletes this one too (with history rows). */
+  cascade?: boolean;
 }
 
 export const required = (schema: z.ZodType, ref?: RegisterKind, text: FieldText = {}): FieldSpec => ({
@@ -87,7 +96,15 @@ export interface RelationSpec extends FieldText {
   writable: boolean;
   description: string;
   links?: LinkToolsSpec;
+  /**
+   * The other side of another register's relation, shown read-only (a measure's risk_ids from the risks' measure_ids):
+   * the owning side keeps the links, their history and their clean-up.
+   */
+  inverse?: boolean;
 }
+
+/** A field unique within the organization (`'email'`), or within the records sharing another field's value. */
+export type UniqueField = string | { field: string; within: string };
 
 export interface FilterSpec {
   schema: z.ZodType;
@@ -125,8 +142,8 @@ export interface RegisterSpec {
   about: string;
   fields: Record<string, FieldSpec>;
   relations?: RelationSpec[];
-  /** Fields unique within an organization (e.g. a person's email): a duplicate is a `conflict`. */
-  unique?: string[];
+  /** Fields unique within an organization (e.g. a person's email) or within a field: a duplicate is a `conflict`. */
+  unique?: UniqueField[];
   /** Columns searched by `filter.query` (case-insensitive substring). */
   search?: SQLiteColumn[];
   filters?: Record<string, FilterSpec>;
@@ -134,12 +151,26 @@ export interface RegisterSpec {
   orderFields: Record<string, OrderField>;
   /** Validates a change and fills derived columns; `current` is null on add. */
   prepare?(next: Row, current: Row | null): void;
+  /** After prepare: checks that read the database (a parent in the same framework) and fills what they derive. */
+  settle?(ctx: ToolContext, next: Row, current: Row | null): Promise<void>;
+  /**
+   * Statements an update's batch runs after the record's own, only where `landed` holds (the update is the one that
+   * landed): e.g. a moved section's descendants.
+   */
+  afterUpdate?(ctx: ToolContext, id: string, next: Row, current: Row, landed: SQL): BatchItem<'sqlite'>[];
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */
   hints?: { list?: string; add?: string; update?: string };
   /** A realistic add example, shown in the OpenAPI document of the add tool. */
   example: Record<string, unknown>;
+  /** The toolset its tools are in; default its listKey (`risks`). */
+  toolset?: string;
+}
+
+/** The toolset a register's tools are in. */
+export function toolsetOf(spec: RegisterSpec): string {
+  return spec.toolset ?? spec.listKey;
 }
 
 /** Every sort field of a register: created_at and updated_at, then its own. */

@@ -19,7 +19,7 @@ import {
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
 import { addInput, updateInput } from './schemas.ts';
-import { article, type Row } from './spec.ts';
+import { article, type Row, toolsetOf } from './spec.ts';
 
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
   const { spec, table } = records;
@@ -32,7 +32,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
       .join(' '),
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
-    toolset: spec.listKey,
+    toolset: toolsetOf(spec),
     input: addInput(spec),
     example: spec.example,
     output: single,
@@ -49,6 +49,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
           next[field] = values[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
       }
       spec.prepare?.(next, null);
+      await spec.settle?.(ctx, next, null);
       const row = {
         ...records.columnValues(next),
         id,
@@ -98,7 +99,7 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
       .join(' '),
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
-    toolset: spec.listKey,
+    toolset: toolsetOf(spec),
     input: updateInput(spec),
     output: single,
     async run(ctx, input) {
@@ -120,9 +121,10 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
       }
       const provided = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
       await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
-      await checkUnique(ctx, records, organizationId, provided, id);
+      await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
       const next: Row = { ...current, ...provided };
       spec.prepare?.(next, current);
+      await spec.settle?.(ctx, next, current);
       const change = changedValues(records.historyValues(current), records.historyValues(next));
       const sameColumns = Object.keys(records.columns).every(
         (column) => JSON.stringify(current[column] ?? null) === JSON.stringify(next[column] ?? null),
@@ -162,6 +164,7 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
         ...relationWrites(ctx, records, id, organizationId, provided, nonce),
+        ...(spec.afterUpdate?.(ctx, id, next, current, landedUpdate(records, id, nonce)) ?? []),
       ]);
       if ((updated as unknown[]).length === 0) {
         await checkReferences(ctx, spec, records.tableOf, organizationId, next);
@@ -173,6 +176,14 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
       return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
     },
   });
+}
+
+/** SQL: the update with this nonce is the one that landed (true where the register has no nonce column). */
+function landedUpdate(records: RegisterRecords, id: string, nonce: string | undefined) {
+  const { table, nonceColumn } = records;
+  return nonce && nonceColumn
+    ? sql`exists (select 1 from ${table} where ${table.id} = ${id} and ${nonceColumn} = ${nonce})`
+    : sql`1`;
 }
 
 /** Only the fields whose value differs, before and after. */
@@ -224,35 +235,42 @@ function relationWrites(
   return statements;
 }
 
-/** Refuses a value that another record of the organization already has in a unique field. */
+/** Refuses a value that another record of the organization (or of the scope) already has in a unique field. */
 async function checkUnique(
   ctx: ToolContext,
   records: RegisterRecords,
   organizationId: string,
   values: Row,
   exceptId: string | null,
+  changed: Row = values,
 ) {
   const { spec, table } = records;
-  for (const name of spec.unique ?? []) {
+  for (const unique of spec.unique ?? []) {
+    const { field: name, within } = typeof unique === 'string' ? { field: unique, within: null } : unique;
     const column = records.columns[name];
     const value = values[name];
     if (!column || value === undefined || value === null) continue;
+    // An update checks only what it changes.
+    if (changed[name] === undefined && (!within || changed[within] === undefined)) continue;
+    const scope = within ? records.columns[within] : undefined;
     const [clash] = await ctx.db
       .select({ id: table.id })
       .from(table)
       .where(
         and(
           eq(table.organization_id, organizationId),
+          scope ? eq(scope, values[within ?? ''] ?? null) : undefined,
           eq(column, value),
           exceptId ? ne(table.id, exceptId) : undefined,
         ),
       )
       .limit(1);
     if (clash) {
+      const where = within ? `this ${within.replace(/_id$/, '')}` : 'this organization';
       throw new AppError(
         'conflict',
-        `Another ${spec.label} of this organization already has ${name} ${String(value)} (${clash.id}).`,
-        [{ path: name, message: 'Already used in this organization' }],
+        `Another ${spec.label} of ${where} already has ${name} ${String(value)} (${clash.id}).`,
+        [{ path: name, message: `Already used in ${where}` }],
       );
     }
   }

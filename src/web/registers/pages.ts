@@ -33,6 +33,10 @@ const COLUMNS: Record<RegisterKind, { columns: string[]; defaultOrder?: Register
     columns: ['reference_id', 'description', 'status', 'priority', 'target_date', 'owner_id'],
   },
   audit: { columns: ['name', 'framework_id', 'state', 'valid_from', 'valid_until', 'auditor'] },
+  requirement: {
+    columns: ['reference', 'title', 'framework_id', 'applicability', 'implementation_status'],
+    defaultOrder: { field: 'reference', direction: 'ASC' },
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({
@@ -57,6 +61,9 @@ export function registerPageByKind(kind: string): RegisterPage | undefined {
 
 /** What a person calls a record: its name, full name, reference or requirement, else its id. */
 export function displayName(record: Record<string, unknown>): string {
+  // A framework's requirement: its reference code and title ("A.5.15 Access control").
+  if (typeof record.reference === 'string' && typeof record.title === 'string')
+    return `${record.reference} ${record.title}`;
   for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
     const value = record[key];
     if (typeof value === 'string' && value) return value;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createClient } from '@libsql/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHranaHandler, startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 import { main } from '../../../src/cli.ts';
 import { searchIndexSegments } from '../../../src/db/search-maintenance.ts';
-import { createHranaHandler, startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 
 const MIGRATION_COUNT = readdirSync(join(import.meta.dirname, '../../../migrations')).filter((name) =>
   name.endsWith('.sql'),

@@ -1,0 +1,71 @@
+// `compliance-mcp framework import`: a catalog file of any size the request limit would refuse, imported into an
+// organization's framework (found by id or name, or created), as that organization's first owner.
+import { readFile } from 'node:fs/promises';
+import { and, asc, eq } from 'drizzle-orm';
+import type { Principal } from '../../auth/principal.ts';
+import type { Db } from '../../db/client.ts';
+import { frameworks, memberships } from '../../db/schema.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { REGISTERS } from '../index.ts';
+import { contextOutsideSeam } from '../types.ts';
+import { type CatalogFormat, type ImportOutcome, importCatalog, parseCatalog } from './import.ts';
+
+export async function importFrameworkFile(
+  db: Db,
+  now: () => Date,
+  options: {
+    organizationId: string;
+    frameworkId: string | undefined;
+    name: string | undefined;
+    version: string | undefined;
+    format: CatalogFormat;
+    file: string;
+    dryRun: boolean;
+    removeMissing: boolean;
+  },
+): Promise<ImportOutcome> {
+  const [owner] = await db
+    .select({ userId: memberships.user_id })
+    .from(memberships)
+    .where(and(eq(memberships.organization_id, options.organizationId), eq(memberships.role, 'OWNER')))
+    .orderBy(asc(memberships.created_at));
+  if (!owner) throw notFound('Organization');
+  const principal: Principal = {
+    tokenId: 'cli',
+    userId: owner.userId,
+    scope: 'read_write',
+    roles: { [options.organizationId]: 'OWNER' },
+    expiresAt: null,
+  };
+  const ctx = contextOutsideSeam(db, principal, now, 'cli');
+  // The whole file is read and parsed in memory: a few times its size (README, "Frameworks").
+  const catalog = parseCatalog(options.format, await readFile(options.file, 'utf8'));
+  let frameworkId = options.frameworkId;
+  if (!frameworkId) {
+    if (!options.name) throw new AppError('invalid_arguments', 'Give --framework FWK_ID or --name NAME.');
+    const [found] = await db
+      .select({ id: frameworks.id })
+      .from(frameworks)
+      .where(and(eq(frameworks.organization_id, options.organizationId), eq(frameworks.name, options.name)));
+    frameworkId = found?.id;
+    if (!frameworkId && !options.dryRun) {
+      const add = REGISTERS.framework.add;
+      const added = await add.run(
+        ctx,
+        add.input.parse({
+          organization_id: options.organizationId,
+          name: options.name,
+          ...(options.version ? { version: options.version } : {}),
+        }),
+      );
+      frameworkId = (added.framework as { id: string }).id;
+    }
+    if (!frameworkId)
+      throw new AppError('not_found', `No framework named ${options.name} (a dry run creates none).`);
+  }
+  return importCatalog(ctx, frameworkId, catalog, {
+    dryRun: options.dryRun,
+    removeMissing: options.removeMissing,
+    tool: 'importFrameworkCatalog',
+  });
+}

@@ -1,0 +1,124 @@
+// Reads an OSCAL catalog (JSON, as NIST publishes SP 800-53, SP 800-171 and CSF 2.0): groups become sections,
+// controls and their enhancements requirements, each statement's prose (with its parameters) the description.
+import { invalidArguments } from '../../errors.ts';
+import type { Catalog, CatalogEntry } from './entries.ts';
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function fail(path: string, message: string): never {
+  throw invalidArguments(`Not an OSCAL catalog: ${path}: ${message}.`, [{ path, message }]);
+}
+
+function stringAt(node: Json, key: string, path: string): string {
+  const value = node[key];
+  if (typeof value !== 'string') fail(`${path}.${key}`, 'expected a string');
+  return value;
+}
+
+function listAt(node: Json, key: string, path: string): Json[] {
+  const value = node[key];
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail(`${path}.${key}`, 'expected a list');
+  value.forEach((item, index) => {
+    if (!isObject(item)) fail(`${path}.${key}[${index}]`, 'expected an object');
+  });
+  return value as Json[];
+}
+
+/** A prop's value by name (the first without a class, or of any class when none is plain). */
+function prop(node: Json, name: string): string | undefined {
+  const props = Array.isArray(node.props) ? (node.props.filter(isObject) as Json[]) : [];
+  const named = props.filter((item) => item.name === name && typeof item.value === 'string');
+  return (named.find((item) => item.class === undefined) ?? named[0])?.value as string | undefined;
+}
+
+/** `{{ insert: param, ac-1_prm_1 }}` as the parameter's label or choices, in brackets. */
+function withParameters(prose: string, params: Map<string, Json>): string {
+  return prose.replace(/\{\{\s*insert:\s*param,\s*([^}\s]+)\s*\}\}/g, (_whole, id: string) => {
+    const param = params.get(id);
+    const select = param && isObject(param.select) ? param.select : undefined;
+    if (select && Array.isArray(select.choice))
+      return `[Selection: ${select.choice.filter((choice) => typeof choice === 'string').join('; ')}]`;
+    if (param && typeof param.label === 'string') return `[Assignment: ${param.label}]`;
+    return '[Assignment: organization-defined value]';
+  });
+}
+
+/** A statement part's prose and its items' ("a. ...", "1. ..."), one per line, indented by depth. */
+function statementText(part: Json, params: Map<string, Json>, depth: number, path: string): string[] {
+  const lines: string[] = [];
+  const label = prop(part, 'label');
+  const prose = typeof part.prose === 'string' ? withParameters(part.prose, params) : '';
+  if (label || prose)
+    lines.push(`${'  '.repeat(Math.max(0, depth - 1))}${label ? `${label} ` : ''}${prose}`.trimEnd());
+  listAt(part, 'parts', path).forEach((child, index) => {
+    lines.push(...statementText(child, params, depth + 1, `${path}.parts[${index}]`));
+  });
+  return lines;
+}
+
+export function parseOscalCatalog(text: string): Catalog {
+  let root: unknown;
+  try {
+    root = JSON.parse(text);
+  } catch (error) {
+    fail('content', `not JSON (${error instanceof Error ? error.message : 'unreadable'})`);
+  }
+  if (!isObject(root) || !isObject(root.catalog))
+    fail('catalog', 'expected an object with a "catalog" member');
+  const catalog = root.catalog;
+  const entries: CatalogEntry[] = [];
+  const skipped: Catalog['skipped'] = [];
+  const params = new Map<string, Json>();
+
+  const visitControl = (control: Json, path: string, parent: string | null, position: number) => {
+    const id = stringAt(control, 'id', path);
+    const title = stringAt(control, 'title', path);
+    const reference = prop(control, 'label') ?? id;
+    for (const param of listAt(control, 'params', path))
+      if (typeof param.id === 'string') params.set(param.id, param);
+    if (prop(control, 'status') === 'withdrawn') {
+      skipped.push({ reference, reason: 'withdrawn' });
+      return;
+    }
+    const statement = listAt(control, 'parts', path)
+      .map((part, index) => ({ part, index }))
+      .filter(({ part }) => part.name === 'statement');
+    const description = statement
+      .flatMap(({ part, index }) => statementText(part, params, 0, `${path}.parts[${index}]`))
+      .join('\n');
+    entries.push({
+      reference,
+      title,
+      description: description || null,
+      parent,
+      isSection: false,
+      position,
+      source: path,
+    });
+    for (const [index, child] of listAt(control, 'controls', path).entries())
+      visitControl(child, `${path}.controls[${index}]`, reference, index);
+  };
+
+  const visitGroup = (group: Json, path: string, parent: string | null, position: number) => {
+    const title = stringAt(group, 'title', path);
+    const id = typeof group.id === 'string' ? group.id : undefined;
+    const reference = prop(group, 'label') ?? id ?? fail(`${path}.id`, 'expected a string');
+    entries.push({ reference, title, description: null, parent, isSection: true, position, source: path });
+    const groups = listAt(group, 'groups', path);
+    for (const [index, child] of groups.entries())
+      visitGroup(child, `${path}.groups[${index}]`, reference, index);
+    for (const [index, control] of listAt(group, 'controls', path).entries())
+      visitControl(control, `${path}.controls[${index}]`, reference, groups.length + index);
+  };
+
+  const groups = listAt(catalog, 'groups', 'catalog');
+  for (const [index, group] of groups.entries()) visitGroup(group, `catalog.groups[${index}]`, null, index);
+  for (const [index, control] of listAt(catalog, 'controls', 'catalog').entries())
+    visitControl(control, `catalog.controls[${index}]`, null, groups.length + index);
+  return { entries, skipped };
+}

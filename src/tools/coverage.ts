@@ -1,0 +1,336 @@
+// A framework's coverage (requirements by applicability and implementation status, per top-level section) and its
+// statement of applicability (every requirement in document order with applicability, justification, measures).
+import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { frameworks, measures, requirementMeasures, requirements } from '../db/schema.ts';
+import { notFound } from '../errors.ts';
+import { requireOrganization } from './access.ts';
+import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
+import {
+  type CursorPayload,
+  cappedCount,
+  carriedCount,
+  cursorValue,
+  decodeCursor,
+  encodeCursor,
+  filterFingerprint,
+  type OrderField,
+  pageRanges,
+  TOTAL_COUNT_CAP,
+} from './pagination.ts';
+import { APPLICABILITIES, IMPLEMENTATION_STATUSES, MEASURE_STATES } from './states.ts';
+import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
+
+/** Counted, assessed statuses: an applicable requirement is in one of them. */
+const ASSESSED = IMPLEMENTATION_STATUSES.filter((status) => status !== 'NOT_APPLICABLE');
+
+export interface CoverageCounts {
+  requirements: number;
+  applicable: number;
+  excluded: number;
+  by_status: Record<(typeof ASSESSED)[number], number>;
+  /** IMPLEMENTED / applicable, 0..1 (3 places); null without an applicable requirement. */
+  implemented_share: number | null;
+  /** Applicable ones with at least one measure / applicable. */
+  covered_share: number | null;
+}
+
+const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null);
+
+/** Folds grouped counts (applicability, implementation_status, n) of requirements, sections left out. */
+export function coverageOf(
+  rows: { applicability: string; status: string | null; n: number }[],
+): CoverageCounts {
+  const byStatus = Object.fromEntries(ASSESSED.map((status) => [status, 0])) as CoverageCounts['by_status'];
+  let applicable = 0;
+  let excluded = 0;
+  for (const row of rows) {
+    const n = Number(row.n);
+    if (row.applicability === 'EXCLUDED') excluded += n;
+    else {
+      applicable += n;
+      if (row.status && row.status in byStatus) byStatus[row.status as keyof typeof byStatus] += n;
+    }
+  }
+  return {
+    requirements: applicable + excluded,
+    applicable,
+    excluded,
+    by_status: byStatus,
+    implemented_share: share(byStatus.IMPLEMENTED, applicable),
+    covered_share: share(applicable - byStatus.NOT_COVERED, applicable),
+  };
+}
+
+export const coverageSchema = z
+  .object({
+    requirements: z.number().int().describe('Requirements (sections not counted).'),
+    applicable: z.number().int().describe('APPLICABLE ones.'),
+    excluded: z.number().int().describe('EXCLUDED ones.'),
+    by_status: z
+      .object(Object.fromEntries(ASSESSED.map((status) => [status, z.number().int().describe(status)])))
+      .describe('Applicable ones per implementation_status.'),
+    implemented_share: z
+      .number()
+      .nullable()
+      .describe('IMPLEMENTED / applicable, 0..1; null if none applicable.'),
+    covered_share: z.number().nullable().describe('Applicable ones with a measure / applicable, 0..1.'),
+  })
+  .describe('Counts of requirements.');
+
+const frameworkSchema = z
+  .object({
+    id: z.string().describe('`fwk_...`'),
+    name: z.string().describe('Name.'),
+    version: z.string().nullable().describe('Version or edition.'),
+  })
+  .describe('The framework.');
+
+/** The framework, if the caller reaches its organization; else not_found. */
+async function loadFramework(ctx: ToolContext, id: string) {
+  const [framework] = await ctx.db
+    .select({
+      id: frameworks.id,
+      name: frameworks.name,
+      version: frameworks.version,
+      organization_id: frameworks.organization_id,
+    })
+    .from(frameworks)
+    .where(eq(frameworks.id, id));
+  if (!framework) throw notFound('Framework');
+  requireOrganization(ctx, framework.organization_id, 'read', 'Framework');
+  return { id: framework.id, name: framework.name, version: framework.version };
+}
+
+const frameworkInput = () => idOf('fwk', 'Framework').describe('The framework (`fwk_...`).');
+
+export const frameworkCoverageTool: Tool = defineTool({
+  name: 'getFrameworkCoverage',
+  title: 'Framework coverage',
+  description:
+    "How far a framework's requirements are met: counts by applicability and implementation_status, shares implemented and covered, for the framework and per top-level section. For gap analysis and status reports.",
+  scope: 'read',
+  toolset: 'frameworks',
+  annotations: READ_ANNOTATIONS,
+  input: z.strictObject({ framework_id: frameworkInput() }),
+  output: z.object({
+    framework: frameworkSchema,
+    coverage: coverageSchema,
+    sections: z
+      .array(
+        z
+          .object({
+            id: z
+              .string()
+              .nullable()
+              .describe('The section (`req_...`); null: requirements outside sections.'),
+            reference: z.string().nullable().describe('Its reference.'),
+            title: z.string().nullable().describe('Its title.'),
+            coverage: coverageSchema,
+          })
+          .describe('A top-level section.'),
+      )
+      .describe('Per top-level section, in document order.'),
+  }),
+  async run(ctx, input) {
+    const framework = await loadFramework(ctx, input.framework_id);
+    // One grouped pass over the coverage index (framework, section, is_section, applicability, status).
+    const rows = await ctx.db
+      .select({
+        section: requirements.section_id,
+        applicability: requirements.applicability,
+        status: requirements.implementation_status,
+        n: count(),
+      })
+      .from(requirements)
+      .where(and(eq(requirements.framework_id, framework.id), eq(requirements.is_section, false)))
+      .groupBy(requirements.section_id, requirements.applicability, requirements.implementation_status);
+    const bySection = new Map<string | null, typeof rows>();
+    for (const row of rows) bySection.set(row.section, [...(bySection.get(row.section) ?? []), row]);
+    const ids = [...bySection.keys()].filter((id): id is string => id !== null);
+    const sections =
+      ids.length === 0
+        ? []
+        : await ctx.db
+            .select({ id: requirements.id, reference: requirements.reference, title: requirements.title })
+            .from(requirements)
+            .where(inArray(requirements.id, ids))
+            .orderBy(asc(requirements.reference_key));
+    return {
+      framework,
+      coverage: coverageOf(rows),
+      sections: [
+        ...sections.map((section) => ({ ...section, coverage: coverageOf(bySection.get(section.id) ?? []) })),
+        ...(bySection.has(null)
+          ? [{ id: null, reference: null, title: null, coverage: coverageOf(bySection.get(null) ?? []) }]
+          : []),
+      ],
+    };
+  },
+});
+
+const applicability = caseInsensitiveEnum(APPLICABILITIES);
+const implementationStatus = caseInsensitiveEnum(IMPLEMENTATION_STATUSES);
+
+const SOA_NAME = 'getStatementOfApplicability';
+/** A row's columns as SQL expressions: the page reads `requirements indexed by ...`, not the table drizzle knows. */
+const SOA_ROW = Object.fromEntries(
+  (
+    [
+      'id',
+      'reference',
+      'reference_key',
+      'title',
+      'is_section',
+      'parent_id',
+      'applicability',
+      'justification',
+      'implementation_status',
+    ] as const
+  ).map((name) => [name, sql`${requirements[name]}`.mapWith(requirements[name])]),
+) as {
+  [K in 'id' | 'reference' | 'reference_key' | 'title' | 'applicability']: SQL<string>;
+} & { [K in 'parent_id' | 'justification' | 'implementation_status']: SQL<string | null> } & {
+  is_section: SQL<boolean>;
+};
+const SOA_ORDER: OrderField = { column: requirements.reference_key };
+
+export const statementOfApplicabilityTool: Tool = defineTool({
+  name: SOA_NAME,
+  title: 'Statement of applicability',
+  description:
+    "A framework's statement of applicability: every requirement and section in document order with applicability, justification, implementation_status and the measures covering it (id, name, state). Paged; for the SoA an auditor asks for.",
+  scope: 'read',
+  toolset: 'frameworks',
+  annotations: READ_ANNOTATIONS,
+  input: z.strictObject({
+    framework_id: frameworkInput(),
+    filter: z
+      .strictObject({
+        applicability: z.array(applicability).min(1).max(2).optional().describe('Any of these.'),
+        implementation_status: z
+          .array(implementationStatus)
+          .min(1)
+          .max(5)
+          .optional()
+          .describe('Any of these.'),
+        section_id: idOf('req', 'Requirement').optional().describe('Only under this top-level section.'),
+      })
+      .optional()
+      .describe('All given must match; sections are left out when a filter is given.'),
+    size: sizeSchema.optional().describe('Default 20.'),
+    cursor: cursorSchema.optional().describe('From next_cursor.'),
+  }),
+  output: z.object({
+    framework: frameworkSchema,
+    requirements: z
+      .array(
+        z
+          .object({
+            id: z.string().describe('`req_...`'),
+            reference: z.string().describe('Reference code.'),
+            title: z.string().describe('Title.'),
+            is_section: z.boolean().describe('A heading, not assessed.'),
+            parent_id: z.string().nullable().describe('Parent.'),
+            applicability: z.string().describe('APPLICABLE or EXCLUDED.'),
+            justification: z.string().nullable().describe('Why it applies or is excluded.'),
+            implementation_status: z.string().nullable().describe('Derived; null for a section.'),
+            measures: z
+              .array(
+                z
+                  .object({
+                    id: z.string().describe('`msr_...`'),
+                    name: z.string().describe('Name.'),
+                    state: z.string().describe(`State: ${MEASURE_STATES.join(', ')}.`),
+                  })
+                  .describe('A measure covering it.'),
+              )
+              .describe('Measures covering it.'),
+          })
+          .describe('A row of the statement.'),
+      )
+      .describe('This page, in document order (by reference).'),
+    next_cursor: z.string().nullable().describe('Cursor of the next page; null on the last.'),
+    total_count: z.number().int().nonnegative().describe(`Rows on all pages, at most ${TOTAL_COUNT_CAP}.`),
+    total_count_capped: z.boolean().describe('True: more than total_count.'),
+  }),
+  async run(ctx, input) {
+    const framework = await loadFramework(ctx, input.framework_id);
+    const filter = input.filter ?? {};
+    const conditions: (SQL | undefined)[] = [eq(requirements.framework_id, framework.id)];
+    if (filter.applicability) conditions.push(inArray(requirements.applicability, filter.applicability));
+    if (filter.implementation_status)
+      conditions.push(inArray(requirements.implementation_status, filter.implementation_status));
+    if (filter.section_id) conditions.push(eq(requirements.section_id, filter.section_id));
+    // A filtered statement lists requirements only: a section's heading has no status to match.
+    if (Object.keys(filter).length > 0) conditions.push(eq(requirements.is_section, false));
+    const where = and(...conditions);
+    const cursor = input.cursor ? decodeCursor(input.cursor, SOA_NAME, 'reference', 'ASC') : null;
+    const fingerprint = filterFingerprint(framework.id, input.filter);
+    const carried = carriedCount(cursor, fingerprint, TOTAL_COUNT_CAP);
+    const size = input.size ?? PAGE_SIZE.default;
+    const [range] = pageRanges(SOA_ORDER, requirements.id, 'ASC', cursor);
+    const page = ctx.db
+      .select(SOA_ROW)
+      .from(sql`${requirements} indexed by requirements_framework_order_idx`)
+      .where(and(where, range?.where))
+      .orderBy(...(range?.orderBy ?? []))
+      .limit(size + 1);
+    const counting = ctx.db.select({ total: count() }).from(
+      ctx.db
+        .select({ one: sql`1` })
+        .from(requirements)
+        .where(where)
+        .limit(TOTAL_COUNT_CAP + 1)
+        .as('matches'),
+    );
+    type SoaRow = Awaited<typeof page>[number];
+    const [rows, counted] = carried
+      ? [await page, null]
+      : ((await ctx.db.batch([page, counting])) as unknown as [SoaRow[], { total: number }[]]);
+    const shown = rows.slice(0, size);
+    const linked = shown.length
+      ? await ctx.db
+          .select({
+            requirement_id: requirementMeasures.requirement_id,
+            id: measures.id,
+            name: measures.name,
+            state: measures.state,
+          })
+          .from(requirementMeasures)
+          .innerJoin(measures, eq(measures.id, requirementMeasures.measure_id))
+          .where(
+            inArray(
+              requirementMeasures.requirement_id,
+              shown.map((row) => row.id),
+            ),
+          )
+          .orderBy(asc(measures.name), asc(measures.id))
+      : [];
+    const measuresOf = new Map<string, { id: string; name: string; state: string }[]>();
+    for (const { requirement_id, ...measure } of linked)
+      measuresOf.set(requirement_id, [...(measuresOf.get(requirement_id) ?? []), measure]);
+    const total = carried ?? cappedCount(Number(counted?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
+    const last = shown.at(-1);
+    const payload = (row: Record<string, unknown>): CursorPayload => ({
+      l: SOA_NAME,
+      f: 'reference',
+      d: 'ASC',
+      v: cursorValue(SOA_ORDER, row),
+      i: String(row.id),
+      t: total.total,
+      c: total.capped,
+      h: fingerprint,
+    });
+    return {
+      framework,
+      requirements: shown.map(({ reference_key: _key, ...row }) => ({
+        ...row,
+        measures: measuresOf.get(row.id) ?? [],
+      })),
+      next_cursor: rows.length > size && last ? encodeCursor(payload(last)) : null,
+      total_count: total.total,
+      total_count_capped: total.capped,
+    };
+  },
+});

@@ -1,0 +1,223 @@
+// Requirements: a framework's controls, clauses or criteria as a tree, each applicable or excluded (with a
+// justification), mapped to the measures that cover it; the implementation status is derived from those measures.
+import { and, eq, exists, isNull, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { requirementMeasures, requirements } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  type Row,
+  required,
+  withDefault,
+} from './registers/spec.ts';
+import { APPLICABILITIES, IMPLEMENTATION_STATUSES } from './states.ts';
+import type { ToolContext } from './types.ts';
+
+const applicability = caseInsensitiveEnum(APPLICABILITIES).describe(
+  'APPLICABLE (default) or EXCLUDED from the statement of applicability (needs a justification).',
+);
+const implementationStatus = caseInsensitiveEnum(IMPLEMENTATION_STATUSES);
+
+/** The reference with its numbers zero-padded, in upper case: A.5.9 sorts before A.5.10, AC-2 before AC-10. */
+export function referenceKey(reference: string): string {
+  return reference.toUpperCase().replace(/\d+/g, (digits) => digits.padStart(8, '0'));
+}
+
+/** The parent's framework and section, and whether `id` is among its ancestors (or is it). */
+async function parentOf(ctx: ToolContext, parentId: string, id: string | null) {
+  const ancestors = sql`with recursive up(id, parent_id) as (select ${requirements.id}, ${requirements.parent_id} from ${requirements} where ${requirements.id} = ${parentId} union select r.id, r.parent_id from ${requirements} r join up on r.id = up.parent_id) select 1 from up where up.id = ${id ?? ''}`;
+  const [parent] = await ctx.db
+    .select({
+      framework_id: requirements.framework_id,
+      section_id: requirements.section_id,
+      cycle: sql<number>`exists (${ancestors})`,
+    })
+    .from(requirements)
+    .where(eq(requirements.id, parentId));
+  return parent;
+}
+
+/** The ids of a requirement's descendants (its subtree without itself). */
+function descendantsOf(id: string): SQL {
+  return sql`(with recursive sub(id) as (select ${requirements.id} from ${requirements} where ${requirements.parent_id} = ${id} union select r.id from ${requirements} r join sub on r.parent_id = sub.id) select id from sub)`;
+}
+
+export const requirementSpec: RegisterSpec = {
+  kind: 'requirement',
+  prefix: 'req',
+  label: 'requirement',
+  labelPlural: 'requirements',
+  noun: 'Requirement',
+  nounPlural: 'Requirements',
+  key: 'requirement',
+  listKey: 'requirements',
+  toolset: 'frameworks',
+  table: requirements,
+  about:
+    "A requirement is a framework's control, clause or criterion (ISO 27001 A.5.15, SOC 2 CC6.1), in a tree of sections; measures cover it and derive its implementation_status.",
+  fields: {
+    framework_id: {
+      ...required(
+        idOf('fwk', 'Framework').describe('Its framework (`fwk_...`); cannot change later.'),
+        'framework',
+        { label: 'Framework', hint: 'The framework it belongs to (cannot change later).' },
+      ),
+      fixed: true,
+      cascade: true,
+    },
+    reference: required(
+      shortText(50).describe('Reference code, unique in its framework, e.g. "A.5.15", "CC6.1", "GV.OC-01".'),
+    ),
+    title: required(shortText(500).describe('Title, e.g. "Access control".')),
+    description: optional(longText(20_000).describe('What it requires (the statement).')),
+    parent_id: optional(
+      idOf('req', 'Requirement').describe('Parent section or control (`req_...`) of the same framework.'),
+      'requirement',
+      { label: 'Parent', hint: 'The section or control it sits under, in the same framework.' },
+    ),
+    is_section: withDefault(
+      z.boolean().describe('true: a heading grouping requirements (e.g. "A.5"), not assessed itself.'),
+      false,
+      { label: 'Section', hint: 'A heading that groups requirements; it is not assessed itself.' },
+    ),
+    position: optional(z.number().int().min(0).max(1_000_000).describe('Order among its siblings.')),
+    applicability: withDefault(applicability, 'APPLICABLE'),
+    justification: optional(
+      longText(5000).describe('Why it applies or is excluded; required when EXCLUDED (ISO 27001 6.1.3 d).'),
+    ),
+    section_id: derived(
+      z.string().nullable().describe('Top-level section it sits under (derived); null at the top level.'),
+      { label: 'Section it sits under' },
+    ),
+    implementation_status: {
+      ...derived(
+        implementationStatus
+          .nullable()
+          .describe(
+            'Derived from linked measures (NOT_APPLICABLE ones ignored): NOT_COVERED none, PLANNED all not started, PARTIALLY_IMPLEMENTED some implemented or in progress, IMPLEMENTED all; NOT_APPLICABLE if excluded; null for a section.',
+          ),
+      ),
+      maintained: true,
+    },
+  },
+  relations: [
+    {
+      field: 'measure_ids',
+      table: requirementMeasures,
+      ownerColumn: requirementMeasures.requirement_id,
+      targetColumn: requirementMeasures.measure_id,
+      organizationColumn: requirementMeasures.organization_id,
+      target: 'measure',
+      writable: false,
+      description:
+        'Ids of the measures that cover it (change with linkRequirementMeasure / unlinkRequirementMeasure).',
+      label: 'Measures',
+      hint: 'The measures that cover this requirement.',
+      links: {
+        link: {
+          name: 'linkRequirementMeasure',
+          title: 'Map a measure to a requirement',
+          description:
+            'Record that a measure covers a requirement (same organization; any framework, so one measure serves several). Harmless twice. Updates implementation_status.',
+        },
+        unlink: {
+          name: 'unlinkRequirementMeasure',
+          title: 'Unmap a measure from a requirement',
+          description:
+            'Remove the mapping of a measure to a requirement; neither is deleted. Harmless if absent.',
+        },
+      },
+    },
+  ],
+  unique: [{ field: 'reference', within: 'framework_id' }],
+  search: [requirements.reference, requirements.title, requirements.description],
+  filters: {
+    framework_id: filter(idOf('fwk', 'Framework').describe('Only this framework (`fwk_...`).'), (value) =>
+      eq(requirements.framework_id, value),
+    ),
+    parent_id: filter(idOf('req', 'Requirement').describe('Only the children of this one.'), (value) =>
+      eq(requirements.parent_id, value),
+    ),
+    top_level: filter(z.boolean().describe('true: only those without a parent.'), (value) =>
+      value ? isNull(requirements.parent_id) : sql`${requirements.parent_id} is not null`,
+    ),
+    is_section: filter(z.boolean().describe('true: only sections; false: only requirements.'), (value) =>
+      eq(requirements.is_section, value),
+    ),
+    applicability: enumFilter(applicability, requirements.applicability, 'Any of these.'),
+    implementation_status: enumFilter(
+      implementationStatus,
+      requirements.implementation_status,
+      'Any of these (e.g. ["NOT_COVERED"] for gaps).',
+    ),
+    measure_id: filter(idOf('msr', 'Measure').describe('Only those this measure covers.'), (value) =>
+      exists(
+        sql`(select 1 from ${requirementMeasures} where ${requirementMeasures.requirement_id} = ${requirements.id} and ${requirementMeasures.measure_id} = ${value})`,
+      ),
+    ),
+  },
+  orderFields: {
+    reference: { column: requirements.reference_key },
+    title: { column: requirements.title },
+    position: { column: requirements.position, nullable: true },
+  },
+  prepare(next: Row) {
+    next.reference_key = referenceKey(String(next.reference));
+    if (next.applicability === 'EXCLUDED' && !next.justification) {
+      throw new AppError(
+        'invalid_arguments',
+        'An EXCLUDED requirement needs a justification saying why it does not apply.',
+        [{ path: 'justification', message: 'Required when applicability is EXCLUDED' }],
+      );
+    }
+  },
+  async settle(ctx, next, current) {
+    const parentId = next.parent_id;
+    if (typeof parentId !== 'string') {
+      next.section_id = null;
+      return;
+    }
+    const id = current ? String(current.id) : null;
+    const parent = await parentOf(ctx, parentId, id);
+    if (!parent) return; // checked as a reference of this organization already
+    if (parent.framework_id !== next.framework_id) {
+      throw new AppError('invalid_arguments', 'The parent must be a requirement of the same framework.', [
+        { path: 'parent_id', message: 'Belongs to another framework' },
+      ]);
+    }
+    if (id && (parentId === id || Number(parent.cycle) === 1)) {
+      throw new AppError(
+        'invalid_arguments',
+        'A requirement cannot sit under itself or its own descendants.',
+        [{ path: 'parent_id', message: 'Would make a cycle' }],
+      );
+    }
+    next.section_id = parent.section_id ?? parentId;
+  },
+  afterUpdate(ctx, id, next, current, landed) {
+    if (next.section_id === current.section_id) return [];
+    // The subtree moved: its records now sit under this one's section (or under this one, at the top level).
+    return [
+      ctx.db
+        .update(requirements)
+        .set({ section_id: (next.section_id as string | null) ?? id })
+        .where(and(sql`${requirements.id} in ${descendantsOf(id)}`, landed)),
+    ];
+  },
+  hints: {
+    list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. getStatementOfApplicability and getFrameworkCoverage summarise a framework; importFrameworkCatalog loads OSCAL or CSV.',
+    add: 'EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
+  },
+  example: {
+    organization_id: 'org_...',
+    framework_id: 'fwk_...',
+    reference: 'A.5.15',
+    title: 'Access control',
+    description: 'Rules to control physical and logical access are set and implemented.',
+  },
+};
