@@ -30,7 +30,7 @@ export interface DemoLink {
   target: string;
 }
 
-export const DEMO_RECORDS: readonly DemoRecord[] = [
+const REGISTER_RECORDS: readonly DemoRecord[] = [
   {
     kind: 'person',
     key: 'cto',
@@ -123,6 +123,7 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'measure',
+    key: 'training',
     values: {
       name: 'Security awareness training',
       category: 'People',
@@ -132,6 +133,47 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'measure',
+    key: 'edr',
+    values: {
+      name: 'Endpoint protection on every laptop',
+      category: 'Endpoints',
+      state: 'IMPLEMENTED',
+      owner_id: ref('cto'),
+    },
+  },
+  {
+    kind: 'measure',
+    key: 'scanning',
+    values: {
+      name: 'Weekly vulnerability scans with patch deadlines',
+      category: 'Operations',
+      state: 'IN_PROGRESS',
+      owner_id: ref('cto'),
+    },
+  },
+  {
+    kind: 'measure',
+    key: 'supplier-reviews',
+    values: {
+      name: 'Yearly security review of critical suppliers',
+      category: 'Suppliers',
+      state: 'IMPLEMENTED',
+      owner_id: ref('dpo'),
+    },
+  },
+  {
+    kind: 'measure',
+    key: 'logging',
+    values: {
+      name: 'Central logging with 12 months of retention',
+      category: 'Operations',
+      state: 'NOT_STARTED',
+      owner_id: ref('cto'),
+    },
+  },
+  {
+    kind: 'measure',
+    key: 'badges',
     values: { name: 'Physical access badges', category: 'Physical', state: 'NOT_APPLICABLE' },
   },
   {
@@ -297,7 +339,118 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   },
 ];
 
+/** The demo's ISO/IEC 27001 Annex A: sections and controls, titles in the project's own words. */
+const ANNEX_A: readonly [section: string, title: string, controls: [string, string][]][] = [
+  [
+    'A.5',
+    'Organizational controls',
+    [
+      ['A.5.1', 'Information security policies are approved and published'],
+      ['A.5.2', 'Security roles and responsibilities are assigned'],
+      ['A.5.3', 'Conflicting duties are separated'],
+      ['A.5.7', 'Threat intelligence is collected and used'],
+      ['A.5.9', 'An inventory of information assets is kept'],
+      ['A.5.10', 'Acceptable use of information is defined'],
+      ['A.5.15', 'Access to information is controlled'],
+      ['A.5.17', 'Authentication information is managed'],
+      ['A.5.19', 'Security in supplier relationships'],
+      ['A.5.23', 'Security of cloud services'],
+      ['A.5.24', 'Incident management is planned and prepared'],
+      ['A.5.30', 'ICT readiness for business continuity'],
+      ['A.5.34', 'Privacy and protection of personal data'],
+    ],
+  ],
+  [
+    'A.6',
+    'People controls',
+    [
+      ['A.6.1', 'Candidates are screened before joining'],
+      ['A.6.3', 'Staff receive security awareness training'],
+      ['A.6.5', 'Responsibilities after leaving are kept'],
+      ['A.6.7', 'Remote working is secured'],
+    ],
+  ],
+  [
+    'A.7',
+    'Physical controls',
+    [
+      ['A.7.1', 'Physical security perimeters are defined'],
+      ['A.7.2', 'Physical entry is controlled'],
+      ['A.7.9', 'Assets off the premises are protected'],
+      ['A.7.13', 'Equipment is maintained'],
+      ['A.7.14', 'Equipment is disposed of or reused securely'],
+    ],
+  ],
+  [
+    'A.8',
+    'Technological controls',
+    [
+      ['A.8.1', 'User endpoint devices are protected'],
+      ['A.8.2', 'Privileged access rights are restricted'],
+      ['A.8.5', 'Authentication is secure'],
+      ['A.8.7', 'Protection against malware'],
+      ['A.8.8', 'Technical vulnerabilities are managed'],
+      ['A.8.13', 'Information is backed up'],
+      ['A.8.15', 'Activities are logged'],
+      ['A.8.24', 'Cryptography is used effectively'],
+      ['A.8.30', 'Outsourced development is supervised'],
+    ],
+  ],
+];
+
+/** Annex A controls the demo organization excludes, with why (its statement of applicability says so). */
+const EXCLUDED: Record<string, string> = {
+  'A.7.13': 'No equipment of our own is on premises: production runs on AWS, offices use leased devices.',
+  'A.8.30': 'No development is outsourced; all engineers are employees.',
+};
+
+const annexA: DemoRecord[] = ANNEX_A.flatMap(([section, title, controls], sectionIndex) => [
+  {
+    kind: 'requirement' as const,
+    key: section,
+    values: { framework_id: ref('iso'), reference: section, title, is_section: true, position: sectionIndex },
+  },
+  ...controls.map(
+    ([reference, controlTitle], index): DemoRecord => ({
+      kind: 'requirement',
+      key: reference,
+      values: {
+        framework_id: ref('iso'),
+        reference,
+        title: controlTitle,
+        parent_id: ref(section),
+        position: index,
+        ...(EXCLUDED[reference]
+          ? { applicability: 'EXCLUDED', justification: EXCLUDED[reference] }
+          : { justification: 'Required to treat the risks of our risk assessment.' }),
+      },
+    }),
+  ),
+]);
+
+export const DEMO_RECORDS: readonly DemoRecord[] = [...REGISTER_RECORDS, ...annexA];
+
+/** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */
+const ANNEX_A_MAPPING: [measure: string, controls: string[]][] = [
+  ['mfa', ['A.5.15', 'A.5.17', 'A.8.2', 'A.8.5']],
+  ['backups', ['A.5.30', 'A.8.13', 'A.8.24']],
+  ['training', ['A.6.3', 'A.5.10']],
+  ['badges', ['A.7.2']],
+  ['edr', ['A.8.1', 'A.8.7', 'A.7.9']],
+  ['scanning', ['A.8.8', 'A.5.7']],
+  ['supplier-reviews', ['A.5.19', 'A.5.23']],
+  ['logging', ['A.8.15']],
+];
+
 export const DEMO_LINKS: readonly DemoLink[] = [
+  ...ANNEX_A_MAPPING.flatMap(([measure, controls]) =>
+    controls.map((control) => ({
+      kind: 'requirement' as const,
+      field: 'measure_ids',
+      owner: control,
+      target: measure,
+    })),
+  ),
   { kind: 'risk', field: 'measure_ids', owner: 'phishing', target: 'mfa' },
   { kind: 'risk', field: 'measure_ids', owner: 'data-loss', target: 'backups' },
 ];

@@ -186,10 +186,11 @@ const SOA_ROW = Object.fromEntries(
       'applicability',
       'justification',
       'implementation_status',
+      'updated_at',
     ] as const
   ).map((name) => [name, sql`${requirements[name]}`.mapWith(requirements[name])]),
 ) as {
-  [K in 'id' | 'reference' | 'reference_key' | 'title' | 'applicability']: SQL<string>;
+  [K in 'id' | 'reference' | 'reference_key' | 'title' | 'applicability' | 'updated_at']: SQL<string>;
 } & { [K in 'parent_id' | 'justification' | 'implementation_status']: SQL<string | null> } & {
   is_section: SQL<boolean>;
 };
@@ -235,6 +236,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
             applicability: z.string().describe('APPLICABLE or EXCLUDED.'),
             justification: z.string().nullable().describe('Why it applies or is excluded.'),
             implementation_status: z.string().nullable().describe('Derived; null for a section.'),
+            updated_at: z.string().describe('Last change; pass to updateRequirement as expected_updated_at.'),
             measures: z
               .array(
                 z

@@ -142,9 +142,34 @@ table.heatmap th { font-size: 0.78rem; text-align: center; padding: 0.35rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 footer.page-footer { text-align: center; color: var(--muted); font-size: 0.8rem; padding: 1rem; }
 
+table.coverage tr.total th, table.coverage tr.total td { font-weight: 700; border-top: 2px solid var(--line); }
+table.requirement-tree tr.section-row th { font-weight: 700; background: var(--bg); }
+table.requirement-tree th[scope="row"] { font-weight: 400; min-width: 14rem; }
+.reference { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.88rem; white-space: nowrap; }
+.applicability-form { display: grid; grid-template-columns: auto 1fr auto; gap: 0.4rem; align-items: start; min-width: 18rem; }
+.applicability-form select, .applicability-form textarea { min-height: 0; padding: 0.25rem 0.4rem; font-size: 0.88rem; }
+.soa-document h2 { margin-top: 2rem; }
+table.soa td, table.soa th { vertical-align: top; font-size: 0.88rem; }
+table.soa tr.section-row th { background: var(--bg); }
+
 @media (max-width: 800px) {
   .shell { flex-direction: column; }
   .sidenav { position: static; width: 100%; }
+}
+
+@media print {
+  @page { size: A4; margin: 16mm 14mm; }
+  :root { background: #fff; font-size: 10pt; }
+  .topbar, .sidenav, .skip-link, .no-print, .pager, .actions, .notice.flash { display: none !important; }
+  .shell { display: block; padding: 0; max-width: none; }
+  a { color: inherit; text-decoration: none; }
+  .table-wrap, .card { border: none; overflow: visible; padding: 0; }
+  table { font-size: 8.5pt; width: 100%; }
+  thead { display: table-header-group; }
+  tr, th, td { break-inside: avoid; }
+  h1, h2 { break-after: avoid; }
+  .soa-section { break-before: page; }
+  .soa-section:first-of-type { break-before: auto; }
 }
 `;
 

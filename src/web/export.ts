@@ -88,7 +88,7 @@ export function downloadResponse(
   body: ReadableStream<Uint8Array>,
   options: { organizationName: string; what: string; date: Date; format: 'csv' | 'json' },
 ): Response {
-  const filename = `${slugOf(options.organizationName)}-${options.what}-${options.date.toISOString().slice(0, 10)}.${options.format}`;
+  const filename = `${slugOf(options.organizationName)}-${slugOf(options.what)}-${options.date.toISOString().slice(0, 10)}.${options.format}`;
   return new Response(body, {
     headers: {
       'content-type':

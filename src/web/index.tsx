@@ -8,6 +8,7 @@ import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
+import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
 import { consentRoutes } from './oauth/consent.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
@@ -115,6 +116,7 @@ export function createWebRoutes(deps: WebDeps) {
     connectedClientRoutes(deps),
     organizationRoutes(deps),
     historyRoutes(deps),
+    frameworkRoutes(deps),
     recordFormRoutes(deps),
     registerPageRoutes(deps),
   ])

@@ -1,4 +1,5 @@
 // A record's page: every field with references named and linked, edit/delete actions, and its recent history.
+import type { Child } from 'hono/jsx';
 import type { ChangeRow } from '../../tools/changes.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
 import type { Membership } from '../context.ts';
@@ -18,6 +19,8 @@ export function RecordPage(props: {
   record: Row;
   names: NameIndex;
   history: RecordHistory;
+  /** What this kind of record shows beyond its fields (a framework: coverage and requirements). */
+  details?: Child;
 }) {
   const { page, membership, record } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
@@ -51,6 +54,7 @@ export function RecordPage(props: {
         </dl>
       </div>
       <RecordActions membership={membership} page={page} record={record} />
+      {props.details}
       <h2 id="history">History</h2>
       {props.history.error ? (
         <Notice kind="error">{props.history.error}</Notice>

@@ -10,9 +10,11 @@ import type { RegisterKind } from '../../tools/registers/spec.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frameworks/data.ts';
+import { FrameworkDetails } from '../frameworks/details.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
-import { type NameIndex, webCalls } from '../tool-calls.ts';
+import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
@@ -40,6 +42,28 @@ function exportColumns(page: RegisterPage): string[] {
 function kindsOf(page: RegisterPage, fields: Iterable<string>): Set<RegisterKind> {
   return new Set(
     [...fields].map((field) => refKind(page, field)).filter((kind): kind is RegisterKind => !!kind),
+  );
+}
+
+/** A framework's coverage and a page of its requirement tree (`?tree=` cursor), for its record page. */
+async function frameworkDetailsOf(c: Context<WebEnv>, calls: WebCalls, membership: Membership, id: string) {
+  const cursor = c.req.query('tree') || undefined;
+  const [coverage, page] = await Promise.all([coverageOf(calls, id), soaPage(calls, id, cursor)]);
+  const base = `/orgs/${membership.organizationId}/frameworks/${id}`;
+  const tree = page.ok ? (page.result as unknown as SoaPage) : null;
+  return (
+    <FrameworkDetails
+      membership={membership}
+      frameworkId={id}
+      coverage={coverage.ok ? (coverage.result as unknown as CoverageResult) : null}
+      page={tree}
+      here={cursor ? `${base}?tree=${encodeURIComponent(cursor)}` : base}
+      firstHref={cursor ? `${base}#requirements` : null}
+      nextHref={
+        tree?.next_cursor ? `${base}?tree=${encodeURIComponent(tree.next_cursor)}#requirements` : null
+      }
+      csrfToken={c.get('session').csrfToken}
+    />
   );
 }
 
@@ -183,13 +207,14 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     // The tool only returns records of the person's organizations; the URL must also name the right one.
     if (!record || record.organization_id !== membership.organizationId) return notFoundPage(c, viewerOf(c));
     const kinds = kindsOf(page, Object.keys(record));
-    const [names, changes] = await Promise.all([
+    const [names, changes, details] = await Promise.all([
       kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
       calls.read(listChanges, {
         organization_id: membership.organizationId,
         filter: { record_id: id },
         size: RECORD_HISTORY_SIZE,
       }),
+      page.kind === 'framework' ? frameworkDetailsOf(c, calls, membership, id) : Promise.resolve(undefined),
     ]);
     const history: RecordHistory = changes.ok
       ? {
@@ -207,6 +232,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         record={record}
         names={names}
         history={history}
+        details={details}
       />,
     );
   });

@@ -1,0 +1,225 @@
+// A framework's page beyond its fields: coverage per section, and its requirement tree with applicability and
+// justification editable in place (measures are mapped on each requirement's edit form, with a picker).
+import type { Membership } from '../context.ts';
+import { Badge, CsrfField, Pager } from '../layout.tsx';
+import { mayWrite } from '../record-forms/pages.tsx';
+import { type CoverageResult, depthsOf, percent, type SoaPage, STATUS_LABELS, STATUS_TONES } from './data.ts';
+
+function CoverageTable({ coverage }: { coverage: CoverageResult }) {
+  const rows = [
+    ...coverage.sections.map((section) => ({
+      label: section.reference ? `${section.reference} ${section.title ?? ''}` : 'Outside sections',
+      coverage: section.coverage,
+    })),
+    { label: 'All requirements', coverage: coverage.coverage },
+  ];
+  return (
+    <div class="table-wrap">
+      <table class="coverage">
+        <caption>
+          Requirements by implementation status, per section. Implemented share: implemented / applicable.
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Section</th>
+            <th scope="col" class="num">
+              Applicable
+            </th>
+            {['IMPLEMENTED', 'PARTIALLY_IMPLEMENTED', 'PLANNED', 'NOT_COVERED'].map((status) => (
+              <th scope="col" class="num">
+                {STATUS_LABELS[status]}
+              </th>
+            ))}
+            <th scope="col" class="num">
+              Excluded
+            </th>
+            <th scope="col" class="num">
+              Implemented
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row, index) => (
+            <tr class={index === rows.length - 1 ? 'total' : undefined}>
+              <th scope="row">{row.label}</th>
+              <td class="num">{row.coverage.applicable}</td>
+              {['IMPLEMENTED', 'PARTIALLY_IMPLEMENTED', 'PLANNED', 'NOT_COVERED'].map((status) => (
+                <td class="num">{row.coverage.by_status[status] ?? 0}</td>
+              ))}
+              <td class="num">{row.coverage.excluded}</td>
+              <td class="num">{percent(row.coverage.implemented_share)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ApplicabilityForm(props: {
+  organizationId: string;
+  row: SoaPage['requirements'][number];
+  back: string;
+  csrfToken: string;
+}) {
+  const { row } = props;
+  const id = `applicability-${row.id}`;
+  return (
+    <form
+      method="post"
+      action={`/orgs/${props.organizationId}/requirements/${row.id}/applicability`}
+      class="applicability-form"
+    >
+      <CsrfField token={props.csrfToken} />
+      <input type="hidden" name="expected_updated_at" value={row.updated_at} />
+      <input type="hidden" name="back" value={props.back} />
+      <label class="visually-hidden" for={`${id}-select`}>
+        Applicability of {row.reference}
+      </label>
+      <select id={`${id}-select`} name="applicability">
+        <option value="APPLICABLE" selected={row.applicability === 'APPLICABLE'}>
+          Applicable
+        </option>
+        <option value="EXCLUDED" selected={row.applicability === 'EXCLUDED'}>
+          Excluded
+        </option>
+      </select>
+      <label class="visually-hidden" for={`${id}-justification`}>
+        Justification of {row.reference}
+      </label>
+      <textarea
+        id={`${id}-justification`}
+        name="justification"
+        rows={2}
+        maxlength={5000}
+        placeholder="Justification"
+      >
+        {row.justification ?? ''}
+      </textarea>
+      <button type="submit" class="button small">
+        Save
+      </button>
+    </form>
+  );
+}
+
+/** The framework's coverage and one page of its requirement tree (the statement's rows, in document order). */
+export function FrameworkDetails(props: {
+  membership: Membership;
+  frameworkId: string;
+  coverage: CoverageResult | null;
+  page: SoaPage | null;
+  /** This page's URL with its tree cursor, to come back to after an edit. */
+  here: string;
+  /** The tree's first page (none: this is it) and next page. */
+  firstHref: string | null;
+  nextHref: string | null;
+  csrfToken: string;
+}) {
+  const { membership, frameworkId, page } = props;
+  const org = membership.organizationId;
+  const base = `/orgs/${org}/frameworks/${frameworkId}`;
+  const writer = mayWrite(membership);
+  const depths = depthsOf(page?.requirements ?? []);
+  return (
+    <>
+      <h2 id="coverage">Coverage</h2>
+      <p class="actions-row small">
+        <a href={`${base}/soa`}>Statement of applicability (printable)</a>
+        <a href={`${base}/soa.csv`} download>
+          Export CSV
+        </a>
+        <a href={`${base}/soa.json`} download>
+          Export JSON
+        </a>
+        <a href={`/orgs/${org}/requirements?framework_id=${frameworkId}&implementation_status=NOT_COVERED`}>
+          Gaps (not covered)
+        </a>
+      </p>
+      {props.coverage ? <CoverageTable coverage={props.coverage} /> : <p class="empty">No coverage yet.</p>}
+      <h2 id="requirements">Requirements</h2>
+      {!page || page.requirements.length === 0 ? (
+        <p class="empty">
+          No requirements yet. Add them one by one from the requirements register, or import a catalog (OSCAL
+          or CSV) with importFrameworkCatalog or <code>compliance-mcp framework import</code>.
+        </p>
+      ) : (
+        <div class="table-wrap">
+          <table class="requirement-tree">
+            <caption>
+              {page.requirements.length} of{' '}
+              {page.total_count_capped ? `more than ${page.total_count}` : page.total_count} requirements and
+              sections, in document order.
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Requirement</th>
+                <th scope="col">Status</th>
+                <th scope="col">Measures</th>
+                <th scope="col">Applicability and justification</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.requirements.map((row) => (
+                <tr id={row.id} class={row.is_section ? 'section-row' : undefined}>
+                  <th scope="row" style={`padding-left: ${0.75 + 1.25 * (depths.get(row.id) ?? 0)}rem`}>
+                    <a href={`/orgs/${org}/requirements/${row.id}`}>
+                      <span class="reference">{row.reference}</span> {row.title}
+                    </a>
+                  </th>
+                  <td>
+                    {row.implementation_status ? (
+                      <Badge tone={STATUS_TONES[row.implementation_status]}>
+                        {STATUS_LABELS[row.implementation_status] ?? row.implementation_status}
+                      </Badge>
+                    ) : (
+                      <span class="muted">section</span>
+                    )}
+                  </td>
+                  <td>
+                    {row.measures.length === 0 ? (
+                      <span class="muted">—</span>
+                    ) : (
+                      row.measures.map((measure, index) => (
+                        <>
+                          {index > 0 && ', '}
+                          <a href={`/orgs/${org}/measures/${measure.id}`}>{measure.name}</a>
+                        </>
+                      ))
+                    )}
+                    {writer && !row.is_section && (
+                      <>
+                        {' '}
+                        <a class="small" href={`/orgs/${org}/requirements/${row.id}/edit`}>
+                          map measures
+                        </a>
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    {row.is_section ? (
+                      <span class="muted">—</span>
+                    ) : writer ? (
+                      <ApplicabilityForm
+                        organizationId={org}
+                        row={row}
+                        back={props.here}
+                        csrfToken={props.csrfToken}
+                      />
+                    ) : (
+                      <>
+                        {row.applicability === 'EXCLUDED' ? 'Excluded' : 'Applicable'}
+                        {row.justification && <span class="hint">{row.justification}</span>}
+                      </>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager first={props.firstHref} next={props.nextHref} />
+    </>
+  );
+}
