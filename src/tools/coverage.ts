@@ -37,14 +37,15 @@ export interface CoverageCounts {
 
 const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null);
 
-/** Folds grouped counts (applicability, implementation_status, n) of requirements, sections left out. */
+/** Folds grouped counts (is_section, applicability, implementation_status, n) of requirements, sections left out. */
 export function coverageOf(
-  rows: { applicability: string; status: string | null; n: number }[],
+  rows: { section: boolean; applicability: string; status: string | null; n: number }[],
 ): CoverageCounts {
   const byStatus = Object.fromEntries(ASSESSED.map((status) => [status, 0])) as CoverageCounts['by_status'];
   let applicable = 0;
   let excluded = 0;
   for (const row of rows) {
+    if (row.section) continue;
     const n = Number(row.n);
     if (row.applicability === 'EXCLUDED') excluded += n;
     else {
@@ -137,16 +138,25 @@ export const frameworkCoverageTool: Tool = defineTool({
     // One grouped pass over the coverage index (framework, section, is_section, applicability, status).
     const rows = await ctx.db
       .select({
-        section: requirements.section_id,
+        sectionId: requirements.section_id,
+        section: requirements.is_section,
         applicability: requirements.applicability,
         status: requirements.implementation_status,
         n: count(),
       })
       .from(requirements)
-      .where(and(eq(requirements.framework_id, framework.id), eq(requirements.is_section, false)))
-      .groupBy(requirements.section_id, requirements.applicability, requirements.implementation_status);
+      .where(eq(requirements.framework_id, framework.id))
+      // Every column in the index's order, sections too (left out when counted): grouped as the index is read. A
+      // filter on is_section would drop it from the grouping and make SQLite sort.
+      .groupBy(
+        requirements.section_id,
+        requirements.is_section,
+        requirements.applicability,
+        requirements.implementation_status,
+      );
     const bySection = new Map<string | null, typeof rows>();
-    for (const row of rows) bySection.set(row.section, [...(bySection.get(row.section) ?? []), row]);
+    for (const row of rows.filter((item) => !item.section))
+      bySection.set(row.sectionId, [...(bySection.get(row.sectionId) ?? []), row]);
     const ids = [...bySection.keys()].filter((id): id is string => id !== null);
     const sections =
       ids.length === 0

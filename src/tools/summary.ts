@@ -239,13 +239,19 @@ export const summaryTool: Tool = defineTool({
       ctx.db
         .select({
           framework: requirements.framework_id,
+          section: requirements.is_section,
           applicability: requirements.applicability,
           status: requirements.implementation_status,
           n: count(),
         })
         .from(requirements)
-        .where(and(eq(requirements.organization_id, organizationId), eq(requirements.is_section, false)))
-        .groupBy(requirements.framework_id, requirements.applicability, requirements.implementation_status),
+        .where(eq(requirements.organization_id, organizationId))
+        .groupBy(
+          requirements.framework_id,
+          requirements.is_section,
+          requirements.applicability,
+          requirements.implementation_status,
+        ),
     ]);
     const coverageRowsOf = new Map<string, typeof coverageRows>();
     for (const row of coverageRows)

@@ -106,6 +106,29 @@ async function buildWorld(organizationId: string) {
   for (const state of ['NOT_STARTED', 'IN_PROGRESS', 'IN_PROGRESS', 'COMPLETED', 'OUTDATED']) {
     await add('addAudit', 'audit', { organization_id: organizationId, framework_id: framework.id, state });
   }
+
+  // Requirements of the framework: a section (not counted), one excluded, one covered by an implemented measure,
+  // one not covered.
+  const requirement = (reference: string, extra: Row = {}) =>
+    add('addRequirement', 'requirement', {
+      organization_id: organizationId,
+      framework_id: framework.id,
+      reference,
+      title: reference,
+      ...extra,
+    });
+  const section = await requirement('A.5', { is_section: true });
+  await requirement('A.5.1', { parent_id: section.id, applicability: 'EXCLUDED', justification: 'n/a' });
+  const covered = await requirement('A.5.2', { parent_id: section.id });
+  await requirement('A.5.3', { parent_id: section.id });
+  const measure = await add('addMeasure', 'measure', {
+    organization_id: organizationId,
+    name: 'Covering',
+    state: 'IMPLEMENTED',
+  });
+  await ok(runtime, token, 'linkRequirementMeasure', { requirement_id: covered.id, measure_id: measure.id });
+  // A second framework without requirements is listed with zero counts.
+  await add('addFramework', 'framework', { organization_id: organizationId, name: 'SOC 2' });
 }
 
 beforeAll(async () => {
@@ -147,11 +170,12 @@ describe('getComplianceSummary', () => {
           ],
         },
       },
+      // The five above and the one covering a requirement (IMPLEMENTED): 3 of 4 applicable implemented.
       measures: {
-        total: 5,
-        by_state: { NOT_STARTED: 1, IN_PROGRESS: 0, IMPLEMENTED: 2, NOT_APPLICABLE: 2 },
-        applicable: 3,
-        implemented_share: 0.667,
+        total: 6,
+        by_state: { NOT_STARTED: 1, IN_PROGRESS: 0, IMPLEMENTED: 3, NOT_APPLICABLE: 2 },
+        applicable: 4,
+        implemented_share: 0.75,
       },
       obligations: {
         total: 5,
@@ -165,6 +189,34 @@ describe('getComplianceSummary', () => {
         by_state: { NOT_STARTED: 1, IN_PROGRESS: 2, COMPLETED: 1, REJECTED: 0, OUTDATED: 1 },
         in_progress: 2,
       },
+      frameworks: [
+        {
+          id: expect.stringMatching(/^fwk_/),
+          name: 'ISO 27001',
+          version: null,
+          coverage: {
+            requirements: 3,
+            applicable: 2,
+            excluded: 1,
+            by_status: { NOT_COVERED: 1, PLANNED: 0, PARTIALLY_IMPLEMENTED: 0, IMPLEMENTED: 1 },
+            implemented_share: 0.5,
+            covered_share: 0.5,
+          },
+        },
+        {
+          id: expect.stringMatching(/^fwk_/),
+          name: 'SOC 2',
+          version: null,
+          coverage: {
+            requirements: 0,
+            applicable: 0,
+            excluded: 0,
+            by_status: { NOT_COVERED: 0, PLANNED: 0, PARTIALLY_IMPLEMENTED: 0, IMPLEMENTED: 0 },
+            implemented_share: null,
+            covered_share: null,
+          },
+        },
+      ],
     });
     expect(Math.abs(Date.parse(String(body.generated_at)) - Date.now())).toBeLessThan(60_000);
   });
