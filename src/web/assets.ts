@@ -145,11 +145,23 @@ footer.page-footer { text-align: center; color: var(--muted); font-size: 0.8rem;
 table.coverage tr.total th, table.coverage tr.total td { font-weight: 700; border-top: 2px solid var(--line); }
 table.requirement-tree tr.section-row th { font-weight: 700; background: var(--bg); }
 table.requirement-tree th[scope="row"] { font-weight: 400; min-width: 14rem; }
+table.requirement-tree .depth-1 { padding-left: 2rem; }
+table.requirement-tree .depth-2 { padding-left: 3.25rem; }
+table.requirement-tree .depth-3 { padding-left: 4.5rem; }
+table.requirement-tree .depth-4 { padding-left: 5.75rem; }
+table.requirement-tree .depth-5 { padding-left: 7rem; }
 .reference { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.88rem; white-space: nowrap; }
 .applicability-form { display: grid; grid-template-columns: auto 1fr auto; gap: 0.4rem; align-items: start; min-width: 18rem; }
 .applicability-form select, .applicability-form textarea { min-height: 0; padding: 0.25rem 0.4rem; font-size: 0.88rem; }
 .soa-document h2 { margin-top: 2rem; }
-table.soa td, table.soa th { vertical-align: top; font-size: 0.88rem; }
+table.soa { table-layout: fixed; width: 100%; }
+table.soa td, table.soa th { vertical-align: top; font-size: 0.88rem; word-break: break-word; }
+table.soa thead th:nth-child(1) { width: 9%; }
+table.soa thead th:nth-child(2) { width: 26%; }
+table.soa thead th:nth-child(3) { width: 9%; }
+table.soa thead th:nth-child(4) { width: 25%; }
+table.soa thead th:nth-child(5) { width: 13%; }
+table.soa thead th:nth-child(6) { width: 18%; }
 table.soa tr.section-row th { background: var(--bg); }
 
 @media (max-width: 800px) {

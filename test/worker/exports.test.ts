@@ -3,6 +3,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, createUser } from '../../src/accounts.ts';
+import { csvCatalog } from '../catalogs.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, testDatabase } from './helpers.ts';
 
@@ -110,6 +111,57 @@ describe('exports on the Worker', () => {
       `vendor,ven_000000000000000000000003,update,direct,${user.id},${email},${created.id},worker export,`,
     );
     expect(historyLines[1]?.endsWith(",updateVendor,name,Vendor 3,'=Renamed")).toBe(true);
+    database.client.close();
+  });
+
+  it('imports a catalog and exports the statement of applicability as CSV and JSON, over 100 rows', async () => {
+    const database = testDatabase();
+    const email = `soa-${crypto.randomUUID()}@example.com`;
+    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const org = (
+      await createOrganization(database.db, new Date(), { name: 'Worker SoA Org', ownerId: user.id })
+    ).id;
+    const { token } = await cliTokenService(database).create({
+      userId: user.id,
+      name: 'worker soa',
+      scope: 'read_write',
+      organizationIds: null,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const call = async (tool: string, args: Record<string, unknown>) => {
+      const response = await exports.default.fetch(
+        new Request(`${BASE}/api/mcp/tools/${tool}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(args),
+        }),
+      );
+      const body = (await response.json()) as Record<string, unknown>;
+      expect(response.status, JSON.stringify(body)).toBe(200);
+      return body;
+    };
+    const framework = (await call('addFramework', { organization_id: org, name: 'Worker framework' }))
+      .framework as { id: string };
+    // 4 sections of 30 requirements (and a sub-requirement each): 128 rows, more than one page of 100.
+    const imported = await call('importFrameworkCatalog', {
+      framework_id: framework.id,
+      format: 'csv',
+      content: csvCatalog(4, 30),
+    });
+    expect(imported.counts).toMatchObject({ created: 128 });
+    const get = await signedIn(email);
+    const csv = await get(`/orgs/${org}/frameworks/${framework.id}/soa.csv`);
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).split('\r\n').filter(Boolean);
+    expect(lines).toHaveLength(1 + 128);
+    expect(lines[1]?.startsWith('S1,Section 1,yes,')).toBe(true);
+    expect(lines[2]?.startsWith('S1.1,Requirement 1.1,no,yes,,Not covered,')).toBe(true);
+    const json = (await (await get(`/orgs/${org}/frameworks/${framework.id}/soa.json`)).json()) as {
+      coverage: { requirements: number };
+      requirements: { reference: string }[];
+    };
+    expect(json.coverage.requirements).toBe(124);
+    expect(json.requirements.map((row) => row.reference).slice(-2)).toEqual(['S4.29', 'S4.30']);
     database.client.close();
   });
 });

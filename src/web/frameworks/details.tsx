@@ -103,6 +103,9 @@ function ApplicabilityForm(props: {
   );
 }
 
+/** Deeper rows are indented as much as this (the stylesheet has a class per depth; inline styles are refused). */
+const MAX_DEPTH = 5;
+
 /** The framework's coverage and one page of its requirement tree (the statement's rows, in document order). */
 export function FrameworkDetails(props: {
   membership: Membership;
@@ -162,7 +165,7 @@ export function FrameworkDetails(props: {
             <tbody>
               {page.requirements.map((row) => (
                 <tr id={row.id} class={row.is_section ? 'section-row' : undefined}>
-                  <th scope="row" style={`padding-left: ${0.75 + 1.25 * (depths.get(row.id) ?? 0)}rem`}>
+                  <th scope="row" class={`depth-${Math.min(depths.get(row.id) ?? 0, MAX_DEPTH)}`}>
                     <a href={`/orgs/${org}/requirements/${row.id}`}>
                       <span class="reference">{row.reference}</span> {row.title}
                     </a>

@@ -1,0 +1,13 @@
+import { TOOLS } from './src/tools/index.ts';
+import { listedTools } from './src/surfaces/mcp.ts';
+import { DEFAULT_TOOLSETS } from './src/tools/toolsets.ts';
+const all = listedTools(TOOLS.values());
+const size = (tools: unknown[]) => JSON.stringify({ tools }).length;
+console.log('all', all.length, size(all), Math.ceil(size(all) / 4));
+const def = listedTools([...TOOLS.values()].filter((t) => DEFAULT_TOOLSETS.includes(t.toolset ?? '')));
+console.log('default', def.length, size(def), Math.ceil(size(def) / 4));
+const rows = all.map((t) => [t.name, JSON.stringify(t).length]).sort((a, b) => (b[1] as number) - (a[1] as number));
+console.log(rows.slice(0, 25).map((r) => r.join(' ')).join('\n'));
+let fw = 0; for (const t of TOOLS.values()) if (t.toolset === 'frameworks') fw += JSON.stringify(listedTools([t])[0]).length;
+console.log('frameworks toolset chars', fw, Math.ceil(fw/4));
+for (const n of ['listRequirements','getStatementOfApplicability','getComplianceSummary','getFrameworkCoverage']) console.log(JSON.stringify(all.find((t) => t.name === n)));
