@@ -1,5 +1,5 @@
 // The operator CLI: one JSON line per command on stdout, errors on stderr with a non-zero exit code.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli.ts';
 import { openNodeDatabase } from '../../src/db/open-node.ts';
 import { recordChanges } from '../../src/db/schema.ts';
+import { oscalCatalog } from '../catalogs.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -166,6 +167,48 @@ describe('compliance-mcp CLI', () => {
       new Set(['cli null']),
     );
     expect(changes.some((change) => change.kind === 'risk' && change.action === 'add')).toBe(true);
+  });
+
+  it('imports a framework catalog from a file, by framework name, with a dry run first', async () => {
+    const file = join(dir, 'catalog.json');
+    writeFileSync(file, oscalCatalog({ groups: 2, controls: 3, enhancements: 1 }));
+    const dry = await json(
+      'framework',
+      'import',
+      '--org',
+      orgId,
+      '--name',
+      'Test catalog',
+      '--dry-run',
+      file,
+    );
+    // A dry run creates no framework: it plans against an empty one.
+    expect(dry).toMatchObject({
+      framework: { id: null, name: 'Test catalog' },
+      dry_run: true,
+      counts: { created: 2 + 6 + 6, skipped: 1 },
+    });
+    const imported = await json('framework', 'import', '--org', orgId, '--name', 'Test catalog', file);
+    expect(imported).toMatchObject({
+      dry_run: false,
+      counts: { created: 2 + 6 + 6, updated: 0, unchanged: 0, removed: 0, skipped: 1 },
+    });
+    const again = await json(
+      'framework',
+      'import',
+      '--org',
+      orgId,
+      '--framework',
+      String((imported.framework as { id: string }).id),
+      file,
+    );
+    expect(again).toMatchObject({ counts: { created: 0, unchanged: 14 } });
+    const csvFile = join(dir, 'catalog.csv');
+    writeFileSync(csvFile, 'ref,title\nX,"unclosed\n');
+    const refused = await cli('framework', 'import', '--org', orgId, '--name', 'CSV', csvFile);
+    expect(refused).toMatchObject({ code: 1, out: [] });
+    expect(refused.err.join('\n')).toContain('row 2, column 2');
+    expect((await cli('framework', 'import', '--org', orgId, '--name', 'X')).code).toBe(2);
   });
 
   it('prints the usage on stdout and exits 0 when asked for help', async () => {

@@ -8,7 +8,30 @@ import { frameworks, memberships } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { REGISTERS } from '../index.ts';
 import { contextOutsideSeam } from '../types.ts';
-import { type CatalogFormat, type ImportOutcome, importCatalog, parseCatalog } from './import.ts';
+import type { Catalog } from './entries.ts';
+import { type CatalogFormat, type ImportOutcome, importCatalog, LISTED, parseCatalog } from './import.ts';
+
+/** What importing `catalog` into a new, empty framework would do (its id is null: not made by a dry run). */
+function newFrameworkPlan(name: string, catalog: Catalog) {
+  const created = catalog.entries.map((entry) => entry.reference);
+  return {
+    framework: { id: null, name },
+    dry_run: true,
+    counts: {
+      created: created.length,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+      skipped: catalog.skipped.length,
+    },
+    created: created.slice(0, LISTED),
+    updated: [],
+    removed: [],
+    removed_deleted: false,
+    skipped: catalog.skipped.slice(0, LISTED),
+    lists_truncated: created.length > LISTED || catalog.skipped.length > LISTED,
+  };
+}
 
 export async function importFrameworkFile(
   db: Db,
@@ -23,7 +46,7 @@ export async function importFrameworkFile(
     dryRun: boolean;
     removeMissing: boolean;
   },
-): Promise<ImportOutcome> {
+): Promise<ImportOutcome | ReturnType<typeof newFrameworkPlan>> {
   const [owner] = await db
     .select({ userId: memberships.user_id })
     .from(memberships)
@@ -60,8 +83,8 @@ export async function importFrameworkFile(
       );
       frameworkId = (added.framework as { id: string }).id;
     }
-    if (!frameworkId)
-      throw new AppError('not_found', `No framework named ${options.name} (a dry run creates none).`);
+    // A dry run for a framework not made yet: everything would be created.
+    if (!frameworkId) return newFrameworkPlan(options.name, catalog);
   }
   return importCatalog(ctx, frameworkId, catalog, {
     dryRun: options.dryRun,

@@ -25,7 +25,7 @@ export function parseCatalog(format: CatalogFormat, content: string): Catalog {
 }
 
 /** Lists in the answer are cut at this many references (the counts are always whole). */
-const LISTED = 500;
+export const LISTED = 500;
 
 export interface ImportOutcome {
   framework: { id: string; name: string };
