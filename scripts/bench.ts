@@ -2,6 +2,7 @@
 // of tools/list in a model's context.
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
+//        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts)
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
@@ -34,6 +35,10 @@ async function measure(target: Target) {
   };
 }
 
+if (process.argv.includes('--frameworks') && !process.argv.includes('--scale')) {
+  await import('./bench-frameworks.ts');
+  // bench-frameworks.ts exits by itself.
+}
 if (process.argv.includes('--scale') || process.argv.includes('--serve-node')) {
   await import('./bench-scale.ts');
   // bench-scale.ts exits by itself; nothing below runs in scale mode.

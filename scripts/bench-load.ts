@@ -1,0 +1,86 @@
+// Load generation shared by the benches: a host started as a child process, autocannon runs, the best of rounds.
+import { type ChildProcess, spawn } from 'node:child_process';
+import autocannon from 'autocannon';
+
+export interface Load {
+  requestsPerSecond: number;
+  meanMs: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  requests: number;
+}
+
+/** The better of two rounds (lower mean latency): on a shared machine the quieter round says more. */
+export function bestLoad(current: Load | undefined, next: Load): Load {
+  return !current || next.meanMs < current.meanMs ? next : current;
+}
+
+export function formatLoad(load: Load): string {
+  return `${load.requestsPerSecond.toFixed(0)} req/s, mean ${load.meanMs.toFixed(2)} ms, p99 ${load.p99Ms} ms, errors ${load.errors}, non-2xx ${load.non2xx}`;
+}
+
+/** POSTs `body` to `url` with the bearer token from `connections` connections for `seconds`. */
+export async function postLoad(
+  url: string,
+  body: unknown,
+  token: string,
+  connections: number,
+  seconds: number,
+) {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    connections,
+    duration: seconds,
+    timeout: 10,
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    meanMs: result.latency.average,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+  } satisfies Load;
+}
+
+/** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */
+export async function startChildProcess(
+  args: string[],
+  ready: RegExp,
+  children: ChildProcess[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ url: string; stop(): void }> {
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+  children.push(child);
+  let output = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`not ready after 90 s:\n${output.slice(-2000)}`)),
+      90_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = ready.exec(output);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output.slice(-2000)}`));
+    });
+  });
+  return {
+    url,
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+  };
+}
