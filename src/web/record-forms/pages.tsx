@@ -187,7 +187,9 @@ export function deleteConsequences(effects: DeleteEffects): string[] {
   const blocking = [
     ...new Set(effects.blockedBy.map(({ kind }) => registerPageByKind(kind)?.spec.labelPlural)),
   ];
+  const deleted = [...new Set(effects.deletes.map(({ kind }) => registerPageByKind(kind)?.spec.labelPlural))];
   return [
+    deleted.length > 0 ? `Its ${deleted.join(', ')} are deleted with it, each with its history.` : '',
     effects.clears.length > 0
       ? `Where they point at it, these fields are cleared: ${pointingFields(effects.clears)}.`
       : '',
