@@ -383,7 +383,9 @@ describe('record forms', () => {
     await ok(runtime, token, 'addAudit', { organization_id: organizationId, framework_id: framework.id });
     const frameworkConfirm = await client.get(`${base}/frameworks/${framework.id}/delete`);
     expect(textOf(frameworkConfirm.html)).toContain('It cannot be deleted while audits still point at it.');
-    expect(textOf(frameworkConfirm.html)).toContain('Its requirements are deleted with it, each with its history.');
+    expect(textOf(frameworkConfirm.html)).toContain(
+      'Its requirements are deleted with it, each with its history.',
+    );
     const refused = await client.post(`${base}/frameworks/${framework.id}/delete`, {
       _csrf: csrfOf(frameworkConfirm.html),
     });
