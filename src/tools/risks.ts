@@ -15,7 +15,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { checkTransition, RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
+import { RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
 
 const level = (what: string) =>
   z.number().int().min(1).max(5).describe(`${what}, 1 (lowest) to 5 (highest).`);
@@ -120,9 +120,8 @@ export const riskSpec: RegisterSpec = {
     inherent_score: { column: risks.inherent_score },
     residual_score: { column: risks.residual_score },
   },
-  prepare(next: Row, current: Row | null) {
-    if (current)
-      checkTransition('risk', 'status', String(current.status), String(next.status), RISK_TRANSITIONS);
+  transitions: { status: RISK_TRANSITIONS },
+  prepare(next: Row) {
     next.residual_likelihood ??= next.inherent_likelihood;
     next.residual_impact ??= next.inherent_impact;
     next.inherent_score = Number(next.inherent_likelihood) * Number(next.inherent_impact);

@@ -319,6 +319,51 @@ describe('record forms', () => {
     expect(refused.html).toContain('<option value="MITIGATED" selected="">MITIGATED</option>');
   });
 
+  it('offers only the states allowed from the record’s own, and says why the others are missing', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const closed = await addRiskByApi(
+      { runtime, token, organizationId },
+      { name: 'Flood', inherent_likelihood: 1, inherent_impact: 4, status: 'CLOSED' },
+    );
+    const form = (await client.get(`${base}/risks/${closed.id}/edit`)).html;
+    const options = (name: string, html: string) =>
+      [
+        ...(
+          new RegExp(`<select id="field-${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html)?.[1] ?? ''
+        ).matchAll(/<option value="([A-Z_]+)"/g),
+      ].map((match) => match[1]);
+    expect(options('status', form)).toEqual(['CLOSED', 'OPEN']);
+    expect(textOf(form)).toContain('From CLOSED it can move to OPEN only.');
+    // Treatment moves freely: all four, no note.
+    expect(options('treatment', form)).toEqual(['MITIGATE', 'ACCEPT', 'AVOID', 'TRANSFER']);
+    const open = await addRiskByApi(
+      { runtime, token, organizationId },
+      { name: 'Fire', inherent_likelihood: 1, inherent_impact: 4 },
+    );
+    expect(options('status', (await client.get(`${base}/risks/${open.id}/edit`)).html)).toEqual([
+      'OPEN',
+      'IN_TREATMENT',
+      'MITIGATED',
+      'ACCEPTED',
+      'CLOSED',
+    ]);
+    const audit = (
+      await ok<{ audit: { id: string } }>(runtime, token, 'addAudit', {
+        organization_id: organizationId,
+        framework_id: (
+          await ok<{ framework: { id: string } }>(runtime, token, 'addFramework', {
+            organization_id: organizationId,
+            name: 'SOC 2',
+          })
+        ).framework.id,
+        state: 'OUTDATED',
+      })
+    ).audit;
+    const auditForm = (await client.get(`${base}/audits/${audit.id}/edit`)).html;
+    expect(options('state', auditForm)).toEqual(['OUTDATED']);
+    expect(textOf(auditForm)).toContain('OUTDATED is final: it does not change any more.');
+  });
+
   it('links and unlinks a risk’s measures from the edit form', async () => {
     const { runtime, client, organizationId, token, base } = await setup();
     const add = async (name: string) =>

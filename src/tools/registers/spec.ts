@@ -5,6 +5,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import type { IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
+import type { Transitions } from '../states.ts';
 import type { ToolContext } from '../types.ts';
 
 export type RegisterKind =
@@ -149,6 +150,11 @@ export interface RegisterSpec {
   filters?: Record<string, FilterSpec>;
   /** Sort fields besides created_at and updated_at, which every register has. */
   orderFields: Record<string, OrderField>;
+  /**
+   * The state fields whose changes follow defined moves (risk status: out of CLOSED only to OPEN): an update to a
+   * state not allowed from the current one is `invalid_transition`, and the web offers only the allowed ones.
+   */
+  transitions?: Record<string, Transitions>;
   /** Validates a change and fills derived columns; `current` is null on add. */
   prepare?(next: Row, current: Row | null): void;
   /** After prepare: checks that read the database (a parent in the same framework) and fills what they derive. */
@@ -166,6 +172,17 @@ export interface RegisterSpec {
   example: Record<string, unknown>;
   /** The toolset its tools are in; default its listKey (`risks`). */
   toolset?: string;
+}
+
+/** The values a state field may take next, from `current` (itself first); all values where it moves freely. */
+export function allowedStates(
+  spec: RegisterSpec,
+  field: string,
+  current: string,
+  all: readonly string[],
+): string[] {
+  const allowed = spec.transitions?.[field]?.[current];
+  return allowed ? [current, ...allowed.filter((state) => state !== current)] : [...all];
 }
 
 /** The toolset a register's tools are in. */

@@ -3,7 +3,7 @@ import type { AppError } from '../../errors.ts';
 import { jsonSchemasOf } from '../../surfaces/schemas.ts';
 import type { RegisterKind } from '../../tools/index.ts';
 import type { LinkTools } from '../../tools/registers/link-tools.ts';
-import { fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
+import { allowedStates, fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
 import type { FormBody } from '../forms.tsx';
 import type { RegisterPage } from '../registers/pages.ts';
 
@@ -295,4 +295,28 @@ function numberProblem(field: FormField, text: string): string | null {
   if (field.kind === 'integer') return /^[-+]?\d+$/.test(text) ? null : 'Enter a whole number.';
   if (field.kind === 'number') return /^[-+]?(\d+\.?\d*|\.\d+)$/.test(text) ? null : 'Enter a number.';
   return null;
+}
+
+/**
+ * The fields of a record's edit form: a state field offers only the states allowed from the record's (the spec's
+ * transitions, as the update tool checks them), and its hint says which.
+ */
+export function editFieldsOf(
+  page: RegisterPage,
+  fields: FormField[],
+  record: Record<string, unknown>,
+): FormField[] {
+  return fields.map((field) => {
+    const transitions = page.spec.transitions?.[field.name];
+    const current = record[field.name];
+    if (!transitions || typeof current !== 'string' || field.kind !== 'enum') return field;
+    const options = allowedStates(page.spec, field.name, current, field.options);
+    if (options.length === field.options.length) return field;
+    const next = options.filter((option) => option !== current).map((option) => option.replace(/_/g, ' '));
+    const moves =
+      next.length === 0
+        ? `${current.replace(/_/g, ' ')} is final: it does not change any more.`
+        : `From ${current.replace(/_/g, ' ')} it can move to ${next.join(' or ')} only.`;
+    return { ...field, options, description: field.description ? `${field.description} ${moves}` : moves };
+  });
 }
