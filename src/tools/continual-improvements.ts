@@ -40,7 +40,7 @@ export const continualImprovementSpec: RegisterSpec = {
   filters: {
     status: enumFilter(status, continualImprovements.status, 'Any of these statuses.'),
     priority: enumFilter(priority, continualImprovements.priority, 'Any of these priorities.'),
-    owner_id: ownerFilter(continualImprovements.owner_id, 'those'),
+    owner_id: ownerFilter(continualImprovements.owner_id),
   },
   orderFields: {
     reference_id: { column: continualImprovements.reference_id },

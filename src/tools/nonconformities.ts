@@ -78,7 +78,7 @@ export const nonconformitySpec: RegisterSpec = {
     audit_id: filter(idOf('aud', 'Audit').describe('Only those raised by this audit (`aud_...`).'), (value) =>
       eq(nonconformities.audit_id, value),
     ),
-    owner_id: ownerFilter(nonconformities.owner_id, 'those'),
+    owner_id: ownerFilter(nonconformities.owner_id),
   },
   orderFields: {
     reference_id: { column: nonconformities.reference_id },

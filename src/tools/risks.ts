@@ -3,7 +3,7 @@ import { eq, gte, lte } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { riskMeasures, risks } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { descriptionField, linkedFilter, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
 import {
   derived,
@@ -112,7 +112,12 @@ export const riskSpec: RegisterSpec = {
     max_residual_score: filter(score('Only risks whose residual_score is at most this.'), (value) =>
       lte(risks.residual_score, value),
     ),
-    owner_id: ownerFilter(risks.owner_id, 'risks'),
+    owner_id: ownerFilter(risks.owner_id),
+    measure_id: linkedFilter(
+      { ownerId: risks.id, owner: riskMeasures.risk_id, target: riskMeasures.measure_id },
+      { prefix: 'msr', what: 'Measure' },
+      'Only those this measure mitigates (`msr_...`).',
+    ),
     ...heatMapCellFilters(),
   },
   orderFields: {
