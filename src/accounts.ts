@@ -24,6 +24,8 @@ export async function createUser(
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new AppError('invalid_arguments', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
+  if ((input.name?.trim().length ?? 0) > 200)
+    throw new AppError('invalid_arguments', 'A name has at most 200 characters.');
   if (await findUserByEmail(db, email))
     throw new AppError('conflict', `A user with email ${email} already exists.`);
   const id = newId('usr');
@@ -63,6 +65,8 @@ export async function createOrganization(
   const name = input.name.trim();
   if (!name || name.length > 200)
     throw new AppError('invalid_arguments', 'An organization needs a name of 1 to 200 characters.');
+  if ((input.description?.trim().length ?? 0) > 2000)
+    throw new AppError('invalid_arguments', 'An organization description has at most 2,000 characters.');
   const id = newId('org');
   const timestamp = now.toISOString();
   await db.batch([

@@ -250,6 +250,47 @@ describe('record forms', () => {
     expect(fieldError(missingPerson.html, 'owner_id')).toContain('Not found in this organization');
   });
 
+  it('never cuts text short: shows each limit with a counter, and refuses longer text in the form’s words', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const form = (await client.get(`${base}/risks/new`)).html;
+    expect(form).not.toContain('maxlength');
+    expect(form).toMatch(/<input id="field-name"[^>]*data-limit="200"/);
+    expect(form).toContain('<span class="counter" id="field-name-counter" aria-hidden="true">0 / 200</span>');
+    expect(form).toMatch(/<textarea id="field-description"[^>]*data-limit="10000"/);
+    const longName = 'n'.repeat(10_000);
+    const longDescription = 'd'.repeat(10_001);
+    const refused = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
+      ...RISK_FORM,
+      name: longName,
+      description: longDescription,
+    });
+    expect(refused.status).toBe(400);
+    expect(fieldError(refused.html, 'name')).toBe('At most 200 characters; this has 10,000.');
+    expect(fieldError(refused.html, 'description')).toBe('At most 10,000 characters; this has 10,001.');
+    // Everything typed comes back whole, with its count.
+    expect(refused.html).toContain(`value="${longName}"`);
+    expect(refused.html).toContain(`${longDescription}</textarea>`);
+    expect(refused.html).toContain(
+      '<span class="counter over" id="field-name-counter" aria-hidden="true">10,000 / 200</span>',
+    );
+    const listed = await ok<{ total_count: number }>(runtime, token, 'listRisks', {
+      organization_id: organizationId,
+    });
+    expect(listed.total_count).toBe(0);
+    // Ten thousand characters exactly are taken, and kept whole.
+    const exact = 'e'.repeat(10_000);
+    const added = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
+      ...RISK_FORM,
+      description: exact,
+    });
+    expect(added.status).toBe(303);
+    const id = (added.location ?? '').split('/').at(-1) ?? '';
+    expect(
+      (await ok<{ risk: { description: string } }>(runtime, token, 'getRisk', { id })).risk.description
+        .length,
+    ).toBe(10_000);
+  });
+
   it('edits a risk with expected_updated_at, and refuses a stale form with a link to reload it', async () => {
     const { runtime, client, organizationId, token, base } = await setup();
     const risk = await addRiskByApi(

@@ -1,6 +1,7 @@
 // Record forms generated from the register specs and their add/update tools' input schemas; values to arguments.
 import type { AppError } from '../../errors.ts';
 import { jsonSchemasOf } from '../../surfaces/schemas.ts';
+import { normalizeText } from '../../tools/fields.ts';
 import type { RegisterKind } from '../../tools/index.ts';
 import type { LinkTools } from '../../tools/registers/link-tools.ts';
 import { allowedStates, fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
@@ -278,7 +279,8 @@ export function formErrorsOf(error: AppError, fields: FormField[], values: FormV
       const explained =
         field && empty && field.required
           ? 'This field is required.'
-          : ((field && !empty ? numberProblem(field, text) : null) ?? message);
+          : ((field && !empty ? (numberProblem(field, text) ?? lengthProblem(field, text)) : null) ??
+            message);
       out.fields[name] = out.fields[name] ? `${out.fields[name]} ${explained}` : explained;
     }
     if (Object.keys(out.fields).length === 0 && !out.form) out.form = error.message;
@@ -288,6 +290,15 @@ export function formErrorsOf(error: AppError, fields: FormField[], values: FormV
   out.form = error.message;
   out.stale = error.code === 'conflict';
   return out;
+}
+
+/** For a text field, that the typed text (as the tool will normalise it) is longer than it takes. */
+function lengthProblem(field: FormField, text: string): string | null {
+  if (field.maxLength === undefined || field.kind === 'list') return null;
+  const length = normalizeText(text, field.kind === 'textarea').length;
+  return length > field.maxLength
+    ? `At most ${field.maxLength.toLocaleString('en')} characters; this has ${length.toLocaleString('en')}.`
+    : null;
 }
 
 /** For a number field, why the typed text is not a number of its kind (it goes to the tool as typed). */
