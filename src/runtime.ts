@@ -5,8 +5,8 @@ import type { TokenCache } from './auth/token-cache.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
-import type { OriginPolicy } from './surfaces/origin.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
 
 export interface Runtime {

@@ -31,15 +31,10 @@ import { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
-import {
-  exclusionOf,
-  parseToolSelection,
-  selectionKey,
-  type ToolSelection,
-  toolsetsOf,
-} from '../tools/toolsets.ts';
+import { exclusionOf, selectionKey, type ToolSelection, toolsetsOf } from '../tools/toolsets.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 import { jsonSchemasOf } from './schemas.ts';
+import { requestedToolSelection } from './tool-selection.ts';
 
 export const SERVER_INSTRUCTIONS = [
   'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...); then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview.',
@@ -135,11 +130,11 @@ export function createMcpSurface(options: {
   // tools/list answers per selection (toolsets x read-only), computed once each.
   const listResults = new Map<string, ListToolsResult>();
   function listResultOf(selection: ToolSelection, principal: Principal): ListToolsResult {
-    const key = selectionKey(selection, principal);
+    const key = selectionKey(selection, principal.scope);
     let result = listResults.get(key);
     if (!result) {
       const listed = [...options.tools.values()].filter(
-        (tool) => exclusionOf(tool, selection, principal) === null,
+        (tool) => exclusionOf(tool, selection, principal.scope) === null,
       );
       result = { tools: listedTools(listed) };
       listResults.set(key, result);
@@ -163,7 +158,7 @@ export function createMcpSurface(options: {
       );
     }
     // A tool this connection does not list is not callable either: the same error, saying why.
-    const excluded = exclusionOf(tool, selection, principal);
+    const excluded = exclusionOf(tool, selection, principal.scope);
     if (excluded) {
       throw new JsonRpcError(
         ErrorCode.InvalidParams,
@@ -215,7 +210,7 @@ export function createMcpSurface(options: {
 
   return {
     async handle(received, principal, requestId) {
-      const parsed = parseToolSelection(new URL(received.url), received.headers, toolsetNames);
+      const parsed = requestedToolSelection(received, toolsetNames);
       if (!parsed.ok) {
         return new Response(
           JSON.stringify({
