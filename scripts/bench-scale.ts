@@ -1,8 +1,8 @@
 // Scale benchmark (`npm run bench -- --scale`): one organization grown to 1k, 10k, 100k (and 1M with
 // `--scale-1m`) risks, seeded straight into a file database; the Node host (and the Worker under wrangler dev at
 // 100k) driven over loopback by autocannon. Prints time at 100k / time at 1k per list query against its target,
-// MCP tools/call against the direct call at 100k (req/s, and the server's CPU per call from /proc on Linux), and
-// PASS/FAIL per row. Always exits 0: the table is the result.
+// MCP tools/call against the direct call at 100k (req/s, and the server's CPU per call from /proc on Linux), also with
+// MCP_FAST_PATH=false on a second host (docs/mcp.md), and PASS/FAIL per row. Always exits 0: the table is the result.
 //
 // Options: --scale-1m (add the 1M size), --seconds N (per case and round, default 2), --no-worker (skip the Worker),
 // --worker-seconds N (the Worker's 64-connection run, default 10; the issue's check is 30).
@@ -106,14 +106,25 @@ async function main(): Promise<void> {
     let workerNode: { node10: Load; worker10: Load; worker64: Load } | null = null;
     const large = hosts.find((host) => host.size === 100_000);
     if (large) {
+      // The MCP endpoint without its fast path (docs/mcp.md): a second host on the same database.
+      const sdkPath = await startChild(
+        [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-node', large.databaseUrl],
+        /LISTENING (\S+)/,
+        children,
+        { ...process.env, MCP_FAST_PATH: 'false' },
+      );
       const body = { organization_id: large.seed.organizationId, size: 20 };
       const cases: Record<keyof McpVsDirect, LoadCase> = {
         direct: { host: large, url: `${large.url}/api/mcp/tools/listRisks`, body },
         mcp: { host: large, url: `${large.url}/api/mcp/v1`, body: mcpCall(body) },
+        // Compared on its own host: a second process on the same file costs more per call, direct calls too.
+        sdkPathDirect: { host: sdkPath, url: `${sdkPath.url}/api/mcp/tools/listRisks`, body },
+        sdkPathMcp: { host: sdkPath, url: `${sdkPath.url}/api/mcp/v1`, body: mcpCall(body) },
       };
       const measured: Partial<McpVsDirect> = {};
+      for (const item of Object.values(cases)) await run(item.url, item.body, large.seed.token, 10, 1); // warm-up
       for (let round = 0; round < ROUNDS; round++) {
-        for (const name of ['direct', 'mcp'] as const) {
+        for (const name of ['direct', 'mcp', 'sdkPathDirect', 'sdkPathMcp'] as const) {
           const item = cases[name];
           const before = item.host.cpuSeconds();
           const load = await run(item.url, item.body, large.seed.token, 10, seconds);
@@ -127,11 +138,14 @@ async function main(): Promise<void> {
           };
         }
       }
-      const { direct, mcp } = measured;
-      if (direct && mcp) {
-        mcpVsDirect = { direct, mcp };
+      sdkPath.stop();
+      const { direct, mcp, sdkPathDirect, sdkPathMcp } = measured;
+      if (direct && mcp && sdkPathDirect && sdkPathMcp) {
+        mcpVsDirect = { direct, mcp, sdkPathDirect, sdkPathMcp };
         console.log(`  MCP tools/call: ${formatMeasured(mcp)}`);
         console.log(`  direct: ${formatMeasured(direct)}`);
+        console.log(`  MCP_FAST_PATH=false, MCP tools/call: ${formatMeasured(sdkPathMcp)}`);
+        console.log(`  MCP_FAST_PATH=false, direct: ${formatMeasured(sdkPathDirect)}`);
         if (withWorker) {
           for (const host of hosts) host.stop();
           const workerSeconds = Number(option('--worker-seconds') ?? Math.max(seconds, 10));
@@ -177,6 +191,9 @@ interface LoadCase {
 interface McpVsDirect {
   direct: Measured;
   mcp: Measured;
+  /** A second host with MCP_FAST_PATH=false: every MCP call through the SDK's server and transport. */
+  sdkPathDirect: Measured;
+  sdkPathMcp: Measured;
 }
 
 /** The better of two measurements of one case (lower mean latency). */
@@ -535,9 +552,8 @@ function printTable(
     );
   }
   if (mcpVsDirect) {
-    const { direct, mcp } = mcpVsDirect;
     const empty = sizes.map(() => '').join(' | ');
-    const row = (name: string, measured: Measured, target: number | null) => {
+    const row = (name: string, measured: Measured, direct: Measured, target: number | null) => {
       const ratio = measured.load.requestsPerSecond / direct.load.requestsPerSecond;
       const pass = target === null || ratio >= target;
       if (!pass) failed += 1;
@@ -547,7 +563,8 @@ function printTable(
         `| ${verdict} | ${name} vs direct listRisks at 100k (req/s) | ${empty} | ${ratio.toFixed(2)}x | ${target === null ? '' : `>= ${target}x `}(${measured.load.requestsPerSecond.toFixed(0)} vs ${direct.load.requestsPerSecond.toFixed(0)}/s; ${cpu}) |`,
       );
     };
-    row('MCP tools/call', mcp, 0.8);
+    row('MCP tools/call', mcpVsDirect.mcp, mcpVsDirect.direct, 0.8);
+    row('MCP tools/call with MCP_FAST_PATH=false', mcpVsDirect.sdkPathMcp, mcpVsDirect.sdkPathDirect, null);
   }
   console.log('');
   console.log(lines.join('\n'));
@@ -582,6 +599,7 @@ if (serveUrl) {
   const { startNodeServer } = await import('../src/node.ts');
   const server = await startNodeServer(
     loadConfig({
+      MCP_FAST_PATH: process.env.MCP_FAST_PATH,
       DATABASE_URL: serveUrl,
       HOST: '127.0.0.1',
       PORT: '0',

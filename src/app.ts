@@ -1,5 +1,5 @@
 // createApp(deps): the Hono app shared by both hosts, put together from middleware (src/http/) and routes (src/routes/).
-import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
+import type { jsonSchemaValidator as JsonSchemaValidator } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import type { TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
@@ -68,6 +68,7 @@ export function createApp(deps: AppDeps) {
     serverName: 'compliance-mcp',
     version: config.version,
     jsonSchemaValidator: deps.jsonSchemaValidator,
+    fastPath: config.mcpFastPath,
   });
   const guard = { authenticate: bearerAuth(deps), limitBody: limitBody(config.maxBodyBytes) };
 

@@ -1,5 +1,5 @@
 // Assembles the app's dependencies from a database and a token cache: shared by the Node host, the Worker and tests.
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { type App, createApp } from './app.ts';
 import type { TokenCache } from './auth/token-cache.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
