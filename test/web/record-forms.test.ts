@@ -6,7 +6,7 @@ import { newId } from '../../src/ids.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { formFieldsOf } from '../../src/web/record-form.ts';
 import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
-import { addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
+import { ACTOR_PASSWORD, addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
@@ -25,7 +25,7 @@ async function memberClient(runtime: TestRuntime, organizationId: string, role: 
   const actor = await createActor(runtime, role.toLowerCase());
   await addMember(runtime, organizationId, actor, role);
   const client = new WebClient(runtime);
-  const signedIn = await client.signIn(actor.email, 'correct horse battery');
+  const signedIn = await client.signIn(actor.email, ACTOR_PASSWORD);
   expect(signedIn.status).toBe(303);
   return client;
 }
