@@ -54,9 +54,9 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
-      // `npm run dev:worker` (wrangler dev under 64 connections) and the remote migrations, after all the others,
-      // two at a time: beside `wrangler deploy` or the workerd files, wrangler dev restarted its Worker mid-request
-      // (503s to the 64 connections); both use the project's .wrangler/ folder.
+      // `npm run dev:worker` (wrangler dev under 64 connections), then the remote migrations, after all the others
+      // and one at a time, as before: beside other files wrangler dev restarted its Worker mid-request (503s to the
+      // 64 connections), and so it did alone on a loaded machine.
       {
         test: {
           name: 'worker-node',
@@ -65,7 +65,7 @@ export default defineConfig({
           environment: 'node',
           setupFiles,
           sequence: { groupOrder: 1 },
-          maxWorkers: 2,
+          maxWorkers: 1,
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
