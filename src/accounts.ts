@@ -16,7 +16,8 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function createUser(
   db: Db,
   now: Date,
-  input: { email: string; password: string; name?: string | null },
+  // passwordHash: hashPassword(password) computed beforehand (tests share one instead of deriving it per user).
+  input: { email: string; password: string; name?: string | null; passwordHash?: string },
 ): Promise<{ id: string; email: string }> {
   const email = normalizeEmail(input.email);
   if (!EMAIL_PATTERN.test(email))
@@ -34,7 +35,7 @@ export async function createUser(
     id,
     email,
     name: input.name?.trim() || null,
-    password_hash: await hashPassword(input.password),
+    password_hash: input.passwordHash ?? (await hashPassword(input.password)),
     created_at: timestamp,
     updated_at: timestamp,
   });

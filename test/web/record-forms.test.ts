@@ -5,7 +5,7 @@ import { toolCalls } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { formFieldsOf } from '../../src/web/record-forms/fields.ts';
 import { REGISTER_PAGES } from '../../src/web/registers/pages.ts';
-import { addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
+import { ACTOR_PASSWORD, addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
@@ -24,7 +24,7 @@ async function memberClient(runtime: TestRuntime, organizationId: string, role: 
   const actor = await createActor(runtime, role.toLowerCase());
   await addMember(runtime, organizationId, actor, role);
   const client = new WebClient(runtime);
-  const signedIn = await client.signIn(actor.email, 'correct horse battery');
+  const signedIn = await client.signIn(actor.email, ACTOR_PASSWORD);
   expect(signedIn.status).toBe(303);
   return client;
 }
