@@ -108,7 +108,9 @@ export const MAX_ARGUMENT_DEPTH = 32;
 
 /**
  * `organizationId` -> `organization_id`, at every level of plain objects; both spellings at once is an error, and
- * so is nesting deeper than MAX_ARGUMENT_DEPTH.
+ * so is nesting deeper than MAX_ARGUMENT_DEPTH. A member whose value is null is left out: null means "not given"
+ * for every argument (a strict-mode function wrapper sends every property, null for those the model leaves out;
+ * update tools empty a field with `clear`).
  */
 export function normalizeArguments(value: unknown): unknown {
   if (value === undefined || value === null) return {};
@@ -143,6 +145,7 @@ function normalizeKeys(value: unknown, path: string): unknown {
   const out: Record<string, unknown> = {};
   const spelledAs = new Map<string, string>();
   for (const [key, item] of Object.entries(value)) {
+    if (item === null) continue;
     const snake = key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
     const earlier = spelledAs.get(snake);
     if (earlier !== undefined) {

@@ -17,8 +17,9 @@ import { jsonSchemasOf } from './schemas.ts';
 
 export const SERVER_INSTRUCTIONS = [
   'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...); then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview.',
-  'Lists filter on the server (`filter`, all given filters must match; enum filters take a list) and page: pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000, 100 with filter.query (total_count_capped: more).',
-  'Enum values: upper case as listed, or lower case with spaces (`not started`). Updates change only the fields given; null clears an optional field; expected_updated_at refuses a change to a record changed since you read it.',
+  "Ids carry their kind's prefix: `id` is the tool's own kind (getRisk: rsk_...). Every record also has id, organization_id, created_at and updated_at.",
+  'Lists filter on the server (`filter`: all given filters must match; an enum filter takes a list, any of its values matches; query is case-insensitive), sort with order_by {field, direction ASC or DESC} (default created_at DESC) and page: size 1..100 (default 20); pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000, 100 with filter.query (total_count_capped: more).',
+  'null means "not given" for every argument (leave it out or send null). Enum values are upper case, as listed. Updates change only the fields given, with the values and bounds of the add tool (null leaves a field as it is); `clear` lists the fields to empty; expected_updated_at (the updated_at you read) refuses the change, as conflict, if the record changed since.',
   'A failed call is a result with isError and structuredContent.error {code, message, details}: fix the arguments and retry. Delete tools cannot be undone: confirm with the user first.',
 ].join(' ');
 
@@ -59,7 +60,7 @@ export function listedTools(tools: Iterable<Tool>): McpTool[] {
     return {
       name: tool.name,
       description: tool.description,
-      inputSchema: schemas.publishedInput,
+      inputSchema: schemas.mcpInput,
       ...(tool.scope === 'read' ? { outputSchema: schemas.mcpOutput } : {}),
       annotations: { ...tool.annotations },
     };

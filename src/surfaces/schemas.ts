@@ -10,10 +10,16 @@ export interface ToolJsonSchemas {
   /** The input as zod describes it, enums in their canonical upper case (the web's filter forms read it). */
   input: Json & { type: 'object' };
   /**
-   * The published input (MCP tools/list, OpenAPI): every spelling the server accepts is valid here, e.g. enum
-   * values in upper case and in lower case with spaces (`NOT_STARTED`, `not started`).
+   * The published input (OpenAPI, function definitions): every property typed and described, enums in their
+   * canonical upper case (the server also takes lower case with spaces, `not started`), no size limits or defaults
+   * (the server checks and fills them), no type lists; null is not listed, though the server takes it as "not given".
    */
   publishedInput: Json & { type: 'object' };
+  /**
+   * The published input as MCP tools/list shows it: the arguments common to many tools (COMMON_ARGUMENTS) and the
+   * enum filters are explained once, in the server instructions, instead of in every tool.
+   */
+  mcpInput: Json & { type: 'object' };
   /** The success result alone, fully described (OpenAPI 200). */
   output: Json & { type: 'object' };
   /**
@@ -47,23 +53,6 @@ export const ERROR_JSON_SCHEMA = {
   required: ['error'],
   additionalProperties: false,
 } as const;
-
-/** Every spelling of an enum value that the published input schema lists: `NOT_STARTED` and `not started`. */
-export function enumSpellings(values: readonly unknown[]): unknown[] {
-  const spellings: unknown[] = [...values];
-  for (const value of values) {
-    if (typeof value !== 'string') continue;
-    const spaced = value.toLowerCase().replace(/_/g, ' ');
-    if (!spellings.includes(spaced)) spellings.push(spaced);
-  }
-  return spellings;
-}
-
-/** `caseInsensitiveEnum` (fields.ts): a preprocess (transform) piped into an enum. */
-function isCaseInsensitiveEnum(schema: z.core.$ZodTypes): boolean {
-  const def = schema._zod.def;
-  return def.type === 'pipe' && def.in._zod.def.type === 'transform' && def.out._zod.def.type === 'enum';
-}
 
 /** `enumFilter` (registers/spec.ts): a union of a schema and a list of the same schema. */
 function isOneOrList(schema: z.core.$ZodTypes): boolean {
@@ -113,92 +102,142 @@ const RECORD_MARK = 'x-record';
 // dateSchema's pattern (fields.ts): the same as JSON Schema's `date` format, which says it in fewer words.
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 
-// Size limits of strings and lists: the server checks them (invalid_arguments names the limit); the published input
-// keeps names, types, enums, formats and numeric ranges, which tell a model what to send.
-const SIZE_LIMITS = ['minLength', 'maxLength', 'minItems', 'maxItems'];
+// Size limits of strings and lists: the server checks them (invalid_arguments names the limit); defaults: the server
+// fills them (descriptions say them; strict function dialects refuse the keyword). The published input keeps
+// names, types, enums, formats and numeric ranges, which tell a model what to send.
+const INPUT_OMITTED = ['minLength', 'maxLength', 'minItems', 'maxItems', 'default'];
+
+/** What a compacted schema is for: MCP outputs, published inputs (OpenAPI, functions), or tools/list inputs. */
+type CompactForm = 'output' | 'input' | 'mcp-input';
 
 /**
- * Shortens a JSON Schema without changing what it accepts (input) or what it tells: nullable unions become type
- * lists, zod's safe-integer bounds go, and a union or array repeats no description its parent already gives.
- * With `loose` (MCP outputs), value constraints go too, and descriptions stay only on the result's own
- * properties and on records (their fields are described in the add/update tools' input).
+ * Shortens a JSON Schema without changing what it accepts (input) or what it tells: zod's safe-integer bounds go,
+ * and a union or array repeats no description its parent already gives; an update tool's field keeps its type and
+ * values but not the add tool's descriptions. Every node keeps its `type` (enums too), and a nullable value is an
+ * `anyOf` with `{type: "null"}`, never a type list: the portable forms. `additionalProperties: false` goes from
+ * inputs: the server refuses an unknown argument by name. With `loose` (MCP outputs), value constraints go too, every
+ * object below the root is outlined (its keys) and descriptions stay only on the result's own sections and records.
  */
-function compact(node: unknown, loose: boolean, describedAbove = false, depth = 0): unknown {
-  if (Array.isArray(node)) return node.map((item) => compact(item, loose, describedAbove, depth));
+function compact(node: unknown, form: CompactForm, describedAbove = false, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((item) => compact(item, form, describedAbove, depth));
+  const loose = form === 'output';
   if (typeof node !== 'object' || node === null) return node;
-  let out: Json = { ...(node as Json) };
-  const anyOf = out.anyOf as Json[] | undefined;
-  if (anyOf?.length === 2 && anyOf.some((option) => option.type === 'null')) {
-    const [other] = anyOf.filter((option) => option.type !== 'null');
-    if (other && typeof other.type === 'string' && !other.anyOf) {
-      const { anyOf: _union, ...rest } = out;
-      out = { ...other, ...rest, type: [other.type, 'null'] };
-      if (Array.isArray(other.enum)) out.enum = [...other.enum, null];
-    }
-  }
+  const out: Json = withoutTypeList({ ...(node as Json) });
   for (const [key, bound] of Object.entries(SAFE_INTEGER_BOUNDS)) if (out[key] === bound) delete out[key];
   if (out.pattern === DATE_PATTERN) {
     delete out.pattern;
     out.format = 'date';
   }
-  // An enum of strings says its type already.
-  if (Array.isArray(out.enum) && out.enum.every((value) => typeof value === 'string' || value === null)) {
-    delete out.type;
-  }
   if (loose) for (const key of OUTPUT_CONSTRAINTS) delete out[key];
-  else for (const key of SIZE_LIMITS) delete out[key];
-  if (out[SAME_AS_ADD] === true)
-    return typeof out.description === 'string' ? { description: out.description } : {};
+  else for (const key of INPUT_OMITTED) delete out[key];
+  if (!loose && out.additionalProperties === false) delete out.additionalProperties;
+  // Described in the add tool: what is inside (an id list's items) is not described again either.
+  const sameAsAdd = out[SAME_AS_ADD] === true;
+  delete out[SAME_AS_ADD];
+  // In tools/list, an update field is its type alone (its values and bounds are read in the add tool), unless it is
+  // a state with moves to name.
+  if (sameAsAdd && form === 'mcp-input' && typeof out.description !== 'string') {
+    for (const key of ['enum', 'minimum', 'maximum', 'format', 'pattern']) delete out[key];
+    if (out.items) out.items = { type: (out.items as Json).type };
+  }
   const record = out[RECORD_MARK] === true;
   delete out[RECORD_MARK];
   // Outputs: a section of the result (an object) says what it is; scalars and lists are named well enough.
   const section = depth === 1 && out.type === 'object';
   if (!record && (describedAbove || (loose && !section))) delete out.description;
-  if (loose && record && out.properties) out = recordOutline(out);
-  const described = typeof out.description === 'string';
+  if (loose && depth > 0 && out.properties) return outline(out, record);
+  const described = typeof out.description === 'string' || sameAsAdd;
   for (const [key, value] of Object.entries(out)) {
     if (key === 'properties' && value && typeof value === 'object') {
       out[key] = Object.fromEntries(
         Object.entries(value as Json).map(([name, property]) => [
           name,
-          compact(property, loose, false, depth + 1),
+          compact(property, form, false, depth + 1),
         ]),
       );
     } else if (key === 'anyOf' || key === 'items') {
-      out[key] = compact(value, loose, described || describedAbove, depth);
+      out[key] = compact(value, form, described || describedAbove, depth);
     }
   }
-  if (loose) out = countsOutline(out);
   return out;
 }
 
-/** An object of counts (the summary's by_status): its keys once, and that each is an integer. */
-function countsOutline(node: Json): Json {
-  const properties = node.properties as Record<string, Json> | undefined;
-  const values = Object.values(properties ?? {});
-  if (
-    values.length < 2 ||
-    !values.every((value) => Object.keys(value).length === 1 && value.type === 'integer')
-  ) {
-    return node;
-  }
-  const { properties: _properties, ...rest } = node;
-  return { ...rest, additionalProperties: { type: 'integer' }, required: Object.keys(properties ?? {}) };
+/** `{type: ["string", "null"]}` (zod's nullable scalar) as `{anyOf: [{type: "string"}, {type: "null"}]}`. */
+function withoutTypeList(node: Json): Json {
+  if (!Array.isArray(node.type)) return node;
+  const { type, description, ...rest } = node;
+  const anyOf = (type as string[]).map((name) =>
+    name === 'null' ? { type: name } : { ...rest, type: name },
+  );
+  return { ...(description === undefined ? {} : { description }), anyOf };
 }
 
+/** Fields every record has, named once in the server instructions rather than in each record's outline. */
+export const RECORD_COMMON_FIELDS = ['id', 'organization_id', 'created_at', 'updated_at'];
+
 /**
- * A record in an MCP output schema: its field names, all always present (null when empty). Types, values and
- * meanings are in the add tool's input and the list tool's filters; this keeps tools/list small.
+ * An object in an MCP output schema below the root (a record, a section of a summary, a row): its keys, all always
+ * present (null when empty); a record's own, besides RECORD_COMMON_FIELDS. Types, values and meanings are in the
+ * add tools' inputs, the list tools' filters and the OpenAPI document; this keeps tools/list small.
  */
-function recordOutline(record: Json): Json {
+function outline(node: Json, record: boolean): Json {
+  const keys = Object.keys(node.properties as Json);
   return {
     type: 'object',
-    description: record.description,
-    required: Object.keys(record.properties as Json),
+    ...(typeof node.description === 'string' ? { description: node.description } : {}),
+    required: record ? keys.filter((key) => !RECORD_COMMON_FIELDS.includes(key)) : keys,
   };
 }
 
 const PAGE_FIELDS = ['next_cursor', 'total_count', 'total_count_capped'];
+
+/**
+ * Arguments many tools share, explained once in the MCP server instructions (SERVER_INSTRUCTIONS): tools/list
+ * leaves out their descriptions (order_by's members too), and those of enum filters (a list of values, any of
+ * which matches). The OpenAPI document and the function definitions keep them.
+ */
+export const COMMON_ARGUMENTS = [
+  'id',
+  'organization_id',
+  'filter',
+  'order_by',
+  'size',
+  'cursor',
+  'clear',
+  'expected_updated_at',
+];
+
+function undescribed(schema: Json): Json {
+  const { description: _description, ...rest } = schema;
+  return rest;
+}
+
+function mapProperties(schema: Json, change: (name: string, property: Json) => Json): Json {
+  if (!schema.properties) return schema;
+  const properties = Object.entries(schema.properties as Record<string, Json>);
+  return {
+    ...schema,
+    properties: Object.fromEntries(properties.map(([name, property]) => [name, change(name, property)])),
+  };
+}
+
+const isEnumList = (schema: Json) =>
+  schema.type === 'array' && Array.isArray((schema.items as Json | undefined)?.enum);
+
+/** The input as tools/list shows it: without the descriptions the server instructions give once. */
+function mcpInputOf(input: Json): Json {
+  return mapProperties(input, (name, property) => {
+    if (!COMMON_ARGUMENTS.includes(name)) return property;
+    if (name === 'order_by')
+      return mapProperties(undescribed(property), (_key, member) => undescribed(member));
+    if (name === 'size') return { type: property.type };
+    if (name === 'filter')
+      return mapProperties(undescribed(property), (_key, member) =>
+        isEnumList(member) ? undescribed(member) : member,
+      );
+    return undescribed(property);
+  });
+}
 
 const cache = new WeakMap<Tool, ToolJsonSchemas>();
 
@@ -207,9 +246,6 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
   if (!schemas) {
     const output = { ...convert(tool.output, 'output'), type: 'object' as const };
     const published = convert(tool.input, 'input', ({ zodSchema, jsonSchema }) => {
-      if (isCaseInsensitiveEnum(zodSchema) && Array.isArray(jsonSchema.enum)) {
-        jsonSchema.enum = enumSpellings(jsonSchema.enum);
-      }
       // "One value or a list" (enum filters) is published as the list: one form to learn, half the bytes.
       if (isOneOrList(zodSchema) && Array.isArray(jsonSchema.anyOf)) {
         const list = (jsonSchema.anyOf as Json[]).find((option) => option.type === 'array');
@@ -232,13 +268,15 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
     });
     // Without `required` or `additionalProperties: false`, an error result ({error: {...}}, isError: true)
     // validates too: clients such as the SDK's validate structuredContent whether or not isError is set.
-    const mcpOutput = compact(mcp, true) as Json;
+    const mcpOutput = compact(mcp, 'output') as Json;
     // The paging fields every list returns are explained once, in the server instructions.
     const properties = mcpOutput.properties as Json | undefined;
     for (const name of PAGE_FIELDS) delete properties?.[name];
+    const publishedInput = compact(published, 'input') as Json;
     schemas = {
       input: { ...convert(tool.input, 'input'), type: 'object' },
-      publishedInput: { ...(compact(published, false) as Json), type: 'object' },
+      publishedInput: { ...publishedInput, type: 'object' },
+      mcpInput: { ...mcpInputOf(compact(published, 'mcp-input') as Json), type: 'object' },
       output,
       mcpOutput: { ...mcpOutput, type: 'object' },
     };

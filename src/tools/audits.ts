@@ -30,10 +30,8 @@ export const auditSpec: RegisterSpec = {
     ),
     name: optional(shortText().describe('Name, e.g. "ISO 27001 surveillance audit 2026".')),
     state: withDefault(state, 'NOT_STARTED'),
-    valid_from: optional(
-      dateSchema.describe('Start of the validity of the report or certificate, YYYY-MM-DD.'),
-    ),
-    valid_until: optional(dateSchema.describe('End of validity, YYYY-MM-DD.')),
+    valid_from: optional(dateSchema.describe('Start of the validity of the report or certificate.')),
+    valid_until: optional(dateSchema.describe('End of validity.')),
     auditor: optional(shortText().describe('Audit firm or auditor, e.g. "BSI".')),
     scope: optional(longText().describe('Scope of the audit.')),
   },

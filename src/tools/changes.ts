@@ -189,8 +189,8 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
     name: LIST_CHANGES,
     title: 'List record changes (history)',
     description: [
-      "The change history of an organization's records, newest first: each add, update, delete and risk-measure link/unlink, who made it (user, API token), through which surface, when, and the fields before and after.",
-      'For "who changed this and when" and audit trails; deleted records keep their history.',
+      "The change history of an organization's records, newest first: each add, update, delete, link and unlink, who made it (user, API token), through which surface, when, the fields before and after.",
+      'For "who changed this and when"; deleted records keep their history.',
     ].join(' '),
     scope: 'read',
     toolset: 'history',

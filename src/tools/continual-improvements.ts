@@ -28,7 +28,7 @@ export const continualImprovementSpec: RegisterSpec = {
     description: optional(longText().describe('What will be improved.')),
     source: optional(shortText().describe('Where it came from, e.g. "Management review 2026-Q3".')),
     owner_id: ownerField(),
-    target_date: optional(dateSchema.describe('Target date, YYYY-MM-DD.')),
+    target_date: optional(dateSchema.describe('Target date.')),
     status: withDefault(status, 'OPEN'),
     priority: withDefault(priority, 'MEDIUM'),
   },

@@ -58,13 +58,13 @@ export const nonconformitySpec: RegisterSpec = {
       label: 'Audit',
       hint: 'The audit that raised it, if any.',
     }),
-    date_identified: optional(dateSchema.describe('When it was found, YYYY-MM-DD.')),
+    date_identified: optional(dateSchema.describe('When it was found.')),
     root_cause: optional(longText().describe('Root cause analysis.')),
     corrective_action: optional(
       longText().describe('Corrective action taken or planned; required to close.'),
     ),
     owner_id: ownerField(),
-    due_date: optional(dateSchema.describe('Date by which it must be closed, YYYY-MM-DD.')),
+    due_date: optional(dateSchema.describe('Date by which it must be closed.')),
     status: withDefault(status, 'OPEN'),
     effectiveness_check: optional(
       longText().describe('How the effectiveness of the corrective action was verified.'),

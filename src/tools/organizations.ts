@@ -31,7 +31,7 @@ export const organizationTools: Tool[] = [
     name: LIST_ORGANIZATIONS,
     title: 'List organizations',
     description:
-      'List the organizations this token can access, with your role in each. Call this first: the other tools need an organization_id (`org_...`) from here. Sorted by name; pass next_cursor back as cursor for more.',
+      'List the organizations this token can access, with your role in each, by name. Call this first: the other tools need an organization_id (`org_...`) from here.',
     scope: 'read',
     toolset: 'core',
     annotations: READ_ANNOTATIONS,

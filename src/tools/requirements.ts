@@ -215,7 +215,7 @@ export const requirementSpec: RegisterSpec = {
     ];
   },
   hints: {
-    list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. getStatementOfApplicability and getFrameworkCoverage summarise a framework; importFrameworkCatalog loads OSCAL or CSV.',
+    list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. A framework in whole: getStatementOfApplicability, getFrameworkCoverage.',
     add: 'EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
   },
   example: {

@@ -27,7 +27,7 @@ const treatment = caseInsensitiveEnum(RISK_TREATMENTS).describe('Treatment decis
 function heatMapCellFilters() {
   const exact = (column: SQLiteColumn, stage: string, pair: string) =>
     filter(
-      z.number().int().min(1).max(5).describe(`Exact value ${stage}; with ${pair}: a heat-map cell.`),
+      z.number().int().min(1).max(5).describe(`Exact value ${stage} (with ${pair}: a heat-map cell).`),
       (value) => eq(column, value),
     );
   return {

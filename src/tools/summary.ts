@@ -72,7 +72,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    'Where an organization stands, in one call: counts of risks (by status, at or above a residual score threshold, 5x5 likelihood x impact heat maps inherent and residual), measures (by state, implemented share), overdue obligations, open and overdue nonconformities, open improvements, audits in progress, and the requirement coverage of each framework. For status reports.',
+    "Where an organization stands, in one call, for status reports: risks (by status, at or above a residual score threshold, inherent and residual 5x5 heat maps), measures (by state, share implemented), overdue obligations, open and overdue nonconformities, open improvements, audits in progress, each framework's coverage.",
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,

@@ -97,8 +97,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
 export const RECORD_SCHEMAS = new WeakMap<object, { label: string; spelledOutIn: string }>();
 
 /**
- * Marks (zod meta) a field of an update tool that is the add tool's field: published as `{}`, since the update
- * tool says "as in addX" and tools/list spells each register's fields out once for writing.
+ * Marks (zod meta) a field of an update tool that is the add tool's field: published with its type and values but
+ * without the descriptions, since the update tool says "as in addX" and tools/list describes each field once.
  */
 export const SAME_AS_ADD = 'x-same-as-add';
 

@@ -24,16 +24,16 @@ export const vendorSpec: RegisterSpec = {
     description: descriptionField('vendor and what it is used for'),
     category: withDefault(category, 'OTHER'),
     legal_name: optional(shortText().describe('Legal entity name, e.g. "Amazon Web Services EMEA SARL".')),
-    website_url: optional(httpUrl.describe('Website, http(s) URL.'), undefined, { label: 'Website' }),
-    privacy_policy_url: optional(httpUrl.describe('Privacy policy, http(s) URL.'), undefined, {
+    website_url: optional(httpUrl.describe('Website.'), undefined, { label: 'Website' }),
+    privacy_policy_url: optional(httpUrl.describe('Privacy policy.'), undefined, {
       label: 'Privacy policy',
     }),
     data_processing_agreement_url: optional(
-      httpUrl.describe('Signed data processing agreement (DPA), http(s) URL.'),
+      httpUrl.describe('Signed data processing agreement (DPA).'),
       undefined,
       { label: 'Data processing agreement' },
     ),
-    security_page_url: optional(httpUrl.describe('Security or trust page, http(s) URL.'), undefined, {
+    security_page_url: optional(httpUrl.describe('Security or trust page.'), undefined, {
       label: 'Security page',
     }),
     certifications: withDefault(

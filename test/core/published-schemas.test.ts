@@ -1,5 +1,5 @@
 // The published input schemas tell the truth: a client that validates arguments before sending (ajv, as the SDK
-// and strict clients do) accepts every documented spelling, and the server accepts what the schemas accept.
+// and strict clients do) accepts every documented call, and the server accepts what the schemas accept.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -52,52 +52,59 @@ function enumNodes(node: unknown, path = ''): { path: string; node: Json }[] {
 const published = new Map(listedTools(TOOLS.values()).map((tool) => [tool.name, tool]));
 
 describe('published input schemas and a validating client', () => {
-  it('accept each enum value in upper case and in lower case with spaces, everywhere', () => {
-    const ajv = strictValidator();
-    const refused: string[] = [];
+  it('list each enum value once (values in upper case, field names in snake_case), with the type of its values', () => {
+    const problems: string[] = [];
     let checked = 0;
     for (const tool of published.values()) {
       for (const { path, node } of enumNodes(tool.inputSchema)) {
-        const validate = ajv.compile(node);
-        const canonical = (node.enum as unknown[]).filter(
-          (value): value is string => typeof value === 'string' && value === value.toUpperCase(),
-        );
-        for (const value of canonical) {
-          for (const spelling of [value, value.toLowerCase().replace(/_/g, ' ')]) {
-            checked += 1;
-            if (!validate(spelling)) refused.push(`${tool.name}${path}: ${spelling}`);
+        checked += 1;
+        const values = node.enum as unknown[];
+        if (node.type !== 'string') problems.push(`${tool.name}${path}: type ${String(node.type)}`);
+        if (new Set(values).size !== values.length) problems.push(`${tool.name}${path}: repeats a value`);
+        for (const value of values) {
+          // A value (OPEN, NOT_STARTED) or a field name (order_by.field, clear): never a spelling with spaces.
+          if (typeof value !== 'string' || !/^([A-Z0-9_]+|[a-z0-9_]+)$/.test(value)) {
+            problems.push(`${tool.name}${path}: ${String(value)}`);
           }
         }
       }
     }
-    expect(refused).toEqual([]);
-    expect(checked).toBeGreaterThan(200);
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(70);
   });
 
   it('accept the documented arguments of whole calls, and refuse undeclared names (camelCase is not advertised)', () => {
     const ajv = strictValidator();
     const check = (name: string, args: Json) => ajv.validate(published.get(name)?.inputSchema ?? {}, args);
-    expect(check('addVendor', { organization_id: world.orgA, name: 'Slack', category: 'it' })).toBe(true);
+    expect(check('addVendor', { organization_id: world.orgA, name: 'Slack', category: 'IT' })).toBe(true);
     expect(
-      check('addVendor', { organization_id: world.orgA, name: 'Slack', category: 'cloud provider' }),
+      check('addVendor', { organization_id: world.orgA, name: 'Slack', category: 'CLOUD_PROVIDER' }),
     ).toBe(true);
     expect(
-      check('listRisks', { organization_id: world.orgA, filter: { status: ['open', 'in treatment'] } }),
+      check('listRisks', { organization_id: world.orgA, filter: { status: ['OPEN', 'IN_TREATMENT'] } }),
     ).toBe(true);
-    expect(check('listMeasures', { organization_id: world.orgA, filter: { state: ['not started'] } })).toBe(
+    expect(check('listMeasures', { organization_id: world.orgA, filter: { state: ['NOT_STARTED'] } })).toBe(
       true,
     );
     expect(
-      check('listRisks', { organization_id: world.orgA, order_by: { field: 'name', direction: 'asc' } }),
+      check('listRisks', { organization_id: world.orgA, order_by: { field: 'name', direction: 'ASC' } }),
     ).toBe(true);
+    expect(
+      check('updateRisk', { id: 'rsk_x', status: 'MITIGATED', clear: ['description', 'owner_id'] }),
+    ).toBe(true);
+    expect(check('updateRisk', { id: 'rsk_x', clear: ['name'] })).toBe(false);
     expect(
       check('addObligation', { organization_id: world.orgA, requirement: 'R', due_date: '2026-12-31' }),
     ).toBe(true);
     expect(check('listRisks', { organizationId: world.orgA })).toBe(false);
     expect(check('addVendor', { organization_id: world.orgA, name: 'X', category: 'BOGUS' })).toBe(false);
+    // Lower case is taken by the server (below) but not published: one spelling to learn.
+    expect(check('addVendor', { organization_id: world.orgA, name: 'X', category: 'cloud provider' })).toBe(
+      false,
+    );
   });
 
-  it('the server accepts over MCP (SDK Client) what the schemas accept, and answers in upper case', async () => {
+  it('the server accepts over MCP (SDK Client) what the schemas accept, and lower case with spaces, and answers in upper case', async () => {
     const added = await client.callTool({
       name: 'addVendor',
       arguments: { organization_id: world.orgA, name: 'Spelled vendor', category: 'cloud provider' },

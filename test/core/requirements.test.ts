@@ -81,7 +81,7 @@ describe('requirements as a tree', () => {
     expect((moved.requirement as Row).section_id).toBe(clauses.id);
     expect((await getRequirement(control.id)).section_id).toBe(clauses.id);
     // To the top level: its subtree now sits under it.
-    await ok(runtime, token, 'updateRequirement', { id: a5.id, parent_id: null });
+    await ok(runtime, token, 'updateRequirement', { id: a5.id, clear: ['parent_id'] });
     expect((await getRequirement(a5.id)).section_id).toBeNull();
     expect((await getRequirement(control.id)).section_id).toBe(a5.id);
   });

@@ -165,7 +165,7 @@ describe('filter.query', () => {
     expect(await s.names('flooded')).toEqual([]);
     expect(await s.names('burst')).toEqual(['Burst pipe']);
     expect(await s.names('kitchen')).toEqual(['Burst pipe']);
-    await ok(runtime, s.token, 'updateRisk', { id, description: null });
+    await ok(runtime, s.token, 'updateRisk', { id, clear: ['description'] });
     expect(await s.names('kitchen')).toEqual([]);
     await ok(runtime, s.token, 'deleteRisk', { id });
     expect(await s.names('burst')).toEqual([]);

@@ -338,7 +338,7 @@ describe('closing a nonconformity needs a corrective action', () => {
       .nonconformity as Row;
     const result = await callDirect(runtime, token, 'updateNonconformity', {
       id: record.id,
-      corrective_action: null,
+      clear: ['corrective_action'],
     });
     expect(result.status).toBe(409);
     expect(errorOf(result).code).toBe('invalid_transition');

@@ -32,7 +32,7 @@ export function buildLinkTools(
       `The ${owner.label} (\`${owner.prefix}_...\`).`,
     ),
     [targetArgument]: idOf(target.prefix, capitalize(target.label)).describe(
-      `The ${target.label} (\`${target.prefix}_...\`) of the same organization.`,
+      `The ${target.label} (\`${target.prefix}_...\`).`,
     ),
   });
   const output = z.object({

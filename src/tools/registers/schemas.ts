@@ -51,7 +51,7 @@ export function addInput(spec: RegisterSpec): z.ZodObject {
     if (field.derived) continue;
     if (field.mode === 'required') shape[name] = field.schema;
     else if (field.mode === 'default') shape[name] = field.schema.default(field.defaultValue as never);
-    else shape[name] = field.schema.nullable().optional();
+    else shape[name] = field.schema.optional();
   }
   for (const relation of spec.relations ?? []) {
     if (relation.writable) shape[relation.field] = relationInput(relation).optional();
@@ -59,15 +59,29 @@ export function addInput(spec: RegisterSpec): z.ZodObject {
   return z.strictObject(shape);
 }
 
+/** The fields an update may empty (`clear`): optional ones, which a record may hold as null. */
+export function clearableFields(spec: RegisterSpec): string[] {
+  return Object.entries(spec.fields)
+    .filter(([, field]) => field.mode === 'optional' && !field.derived && !field.fixed)
+    .map(([name]) => name);
+}
+
 export function updateInput(spec: RegisterSpec): z.ZodObject {
   const shape: Record<string, z.ZodType> = { id: recordIdInput(spec) };
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.derived || field.fixed) continue;
-    const schema = describedInAdd(field.schema);
-    shape[name] = (field.mode === 'optional' ? schema.nullable() : schema).optional();
+    shape[name] = describedInAdd(field.schema, spec.transitions?.[name] !== undefined).optional();
   }
   for (const relation of spec.relations ?? []) {
-    if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation)).optional();
+    if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation), false).optional();
+  }
+  const clearable = clearableFields(spec);
+  if (clearable.length > 0) {
+    shape.clear = z
+      .array(z.enum(clearable as [string, ...string[]]))
+      .max(clearable.length)
+      .optional()
+      .describe('Fields to empty.');
   }
   shape.expected_updated_at = timestampSchema
     .refine(isIsoTime, 'Expected the updated_at you read, an ISO 8601 time such as 2026-03-01T09:30:00.000Z')
@@ -81,12 +95,11 @@ export function idInput(spec: RegisterSpec) {
 }
 
 /**
- * An update tool's field is the add tool's: its type and values are published once, in the add tool (the update
- * tool says "as in addX"; tools/list stays small). State fields keep their description: it names the transitions.
+ * An update tool's field is the add tool's: published with its type and values, its meaning once, in the add tool
+ * (the update tool says "as in addX"; tools/list stays small, and leaves out the values too). A state field with
+ * transitions keeps its description and values: they name the moves allowed.
  */
-function describedInAdd(schema: z.ZodType): z.ZodType {
-  const def = schema._zod.def as z.core.$ZodTypeDef & { out?: z.ZodType };
-  const isState = def.type === 'pipe' && def.out?._zod.def.type === 'enum';
+function describedInAdd(schema: z.ZodType, isState: boolean): z.ZodType {
   return schema.meta({ ...(isState ? {} : { description: undefined }), [SAME_AS_ADD]: true });
 }
 
@@ -101,7 +114,7 @@ function filterSchema(spec: RegisterSpec): z.ZodType {
     // Normalised as stored text is (no NUL or other control character reaches the search).
     shape.query = longText(200, 1)
       .optional()
-      .describe(`Searches ${spec.search.map((column) => column.name).join(', ')} (any case).`);
+      .describe(`Searches ${spec.search.map((column) => column.name).join(', ')}.`);
   }
   for (const [name, item] of Object.entries(spec.filters ?? {})) shape[name] = item.schema.optional();
   return z.strictObject(shape).optional().describe('All given must match.');

@@ -4,7 +4,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { z } from 'zod';
 import { selectRow } from '../../db/client.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, invalidArguments } from '../../errors.ts';
 import { newId, randomBase32 } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
@@ -19,7 +19,7 @@ import {
 } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
-import { addInput, updateInput } from './schemas.ts';
+import { addInput, clearableFields, updateInput } from './schemas.ts';
 import { article, type Row, toolsetOf } from './spec.ts';
 
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
@@ -28,7 +28,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
   return defineTool({
     name,
     title: `Add ${spec.label}`,
-    description: [`Create ${article(spec.label)} ${spec.label} and return it.`, spec.hints?.add ?? '']
+    description: [`Create ${article(spec.label)} ${spec.label}.`, spec.hints?.add ?? '']
       .filter(Boolean)
       .join(' '),
     scope: 'write',
@@ -93,7 +93,7 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     name,
     title: `Update ${spec.label}`,
     description: [
-      `Change ${article(spec.label)} ${spec.label}: id + fields to change as in add${spec.noun} (null clears one).`,
+      `Change ${article(spec.label)} ${spec.label}: id + fields to change as in add${spec.noun}${clearableFields(spec).length > 0 ? '; clear empties fields' : ''}.`,
       spec.hints?.update ?? '',
     ]
       .filter(Boolean)
@@ -104,9 +104,10 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     input: updateInput(spec),
     output: single,
     async run(ctx, input) {
-      const { id, expected_updated_at, ...changes } = input as Row & {
+      const { id, expected_updated_at, clear, ...changes } = input as Row & {
         id: string;
         expected_updated_at?: string;
+        clear?: string[];
       };
       const current = await records.load(ctx, id, 'write');
       const organizationId = String(current.organization_id);
@@ -120,7 +121,10 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
           `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
         );
       }
-      const provided = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+      const provided = withCleared(
+        Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+        clear,
+      );
       await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
       await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
       const next: Row = { ...current, ...provided };
@@ -179,6 +183,18 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
       return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
     },
   });
+}
+
+/** The changes with each field of `clear` set to null; a field both given and cleared is refused. */
+function withCleared(provided: Row, clear: string[] | undefined): Row {
+  const both = (clear ?? []).filter((field) => field in provided);
+  if (both.length > 0) {
+    throw invalidArguments(
+      `Give a field a value or put it in clear, not both: ${both.join(', ')}.`,
+      both.map((field) => ({ path: field, message: 'Also in clear' })),
+    );
+  }
+  return { ...provided, ...Object.fromEntries((clear ?? []).map((field) => [field, null])) };
 }
 
 /** SQL: the update with this nonce is the one that landed (true where the register has no nonce column). */

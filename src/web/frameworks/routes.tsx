@@ -156,10 +156,11 @@ export function frameworkRoutes(deps: WebDeps): Hono<WebEnv> {
       ? text('back')
       : `/orgs/${membership.organizationId}/frameworks`;
     const id = c.req.param('id') ?? '';
+    const justification = text('justification').trim();
     const outcome = await webCalls(c, deps).write(REGISTERS.requirement.update, {
       id,
       applicability: text('applicability'),
-      justification: text('justification').trim() || null,
+      ...(justification ? { justification } : { clear: ['justification'] }),
       ...(text('expected_updated_at') ? { expected_updated_at: text('expected_updated_at') } : {}),
     });
     if (!outcome.ok && outcome.error.code === 'not_found') return notFoundPage(c, viewerOf(c));

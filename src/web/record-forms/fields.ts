@@ -28,7 +28,7 @@ export interface FormField {
   kind: FormFieldKind;
   /** Must be given on add and cannot be emptied on edit. */
   required: boolean;
-  /** May be cleared (null) on edit. */
+  /** May be emptied on edit (the update tool's `clear` names it). */
   nullable: boolean;
   options: string[];
   min?: number;
@@ -62,18 +62,8 @@ interface JsonSchema {
 }
 
 /** Arguments the form never shows: the record's identity and the stale-form guard travel as hidden fields. */
-const HIDDEN_ARGUMENTS = new Set(['organization_id', 'id', 'expected_updated_at']);
+const HIDDEN_ARGUMENTS = new Set(['organization_id', 'id', 'expected_updated_at', 'clear']);
 const LONG_TEXT = 500;
-
-/** `anyOf: [X, {type: null}]` -> X, nullable. */
-function unwrapNullable(schema: JsonSchema): { schema: JsonSchema; nullable: boolean } {
-  const options = schema.anyOf;
-  if (!options) return { schema, nullable: false };
-  const nonNull = options.filter((option) => option.type !== 'null');
-  const [only] = nonNull;
-  if (nonNull.length === 1 && only) return { schema: only, nullable: nonNull.length < options.length };
-  return { schema, nullable: false };
-}
 
 function kindOf(schema: JsonSchema, target: RegisterKind | undefined): FormFieldKind {
   if (schema.type === 'array') return target ? 'refs' : 'list';
@@ -107,11 +97,12 @@ export function formFieldsOf(page: RegisterPage): FormField[] {
   const addInput = jsonSchemasOf(tools.add).input as JsonSchema;
   const updateInput = jsonSchemasOf(tools.update).input as JsonSchema;
   const required = new Set(addInput.required ?? []);
+  const clearable = new Set(updateInput.properties?.clear?.items?.enum ?? []);
   const properties = { ...updateInput.properties, ...addInput.properties };
   const fields: FormField[] = [];
   for (const [name, raw] of Object.entries(properties)) {
     if (HIDDEN_ARGUMENTS.has(name)) continue;
-    const { schema, nullable } = unwrapNullable(raw);
+    const schema = raw;
     const target = targetOf(spec, name);
     const fieldSpec = spec.fields[name];
     const field: FormField = {
@@ -119,7 +110,7 @@ export function formFieldsOf(page: RegisterPage): FormField[] {
       label: fieldLabelOf(spec, name),
       kind: kindOf(schema, target),
       required: required.has(name),
-      nullable,
+      nullable: clearable.has(name),
       options: schema.enum ?? [],
       description: fieldHintOf(spec, name),
     };
@@ -199,8 +190,9 @@ function single(values: FormValues, name: string): string {
 
 /**
  * The tool arguments for what the person entered. Empty fields are left out on add (so defaults apply) and
- * cleared (null, or an empty list) on edit; a required field left empty is passed on so the tool refuses it
- * and the form can say so next to the field. Values that do not parse are passed as typed, for the same reason.
+ * cleared on edit (named in `clear`, or an empty list); a required field left empty is passed on so the tool
+ * refuses it and the form can say so next to the field. Values that do not parse are passed as typed, for the same
+ * reason.
  */
 export function argumentsFromValues(
   fields: FormField[],
@@ -208,6 +200,7 @@ export function argumentsFromValues(
   mode: 'add' | 'update',
 ): Record<string, unknown> {
   const args: Record<string, unknown> = {};
+  const clear: string[] = [];
   for (const field of fields) {
     if (field.links) continue;
     if (field.kind === 'refs') {
@@ -231,8 +224,7 @@ export function argumentsFromValues(
     }
     if (text === '') {
       if (mode === 'add' && !field.required) continue;
-      if (mode === 'update' && field.nullable) args[field.name] = null;
-      else if (field.kind === 'integer' || field.kind === 'number') args[field.name] = null;
+      if (mode === 'update' && field.nullable) clear.push(field.name);
       else args[field.name] = '';
       continue;
     }
@@ -242,6 +234,7 @@ export function argumentsFromValues(
     }
     args[field.name] = text;
   }
+  if (clear.length > 0) args.clear = clear;
   return args;
 }
 
