@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listedTools } from '../../src/surfaces/mcp-server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-import { createTestRuntime, createWorld, mcpClient, type TestRuntime, type World } from '../helpers.ts';
+import { BASE, createTestRuntime, createWorld, mcpClient, type TestRuntime, type World } from '../helpers.ts';
 
 let runtime: TestRuntime;
 let world: World;
@@ -50,6 +50,51 @@ function enumNodes(node: unknown, path = ''): { path: string; node: Json }[] {
 }
 
 const published = new Map(listedTools(TOOLS.values()).map((tool) => [tool.name, tool]));
+
+/** Every schema node below a root (properties, items, anyOf options) that is not typed portably, with its path. */
+function untyped(node: Json, path: string): string[] {
+  const problems: string[] = [];
+  if (Array.isArray(node.type)) problems.push(`${path}: type list ${JSON.stringify(node.type)}`);
+  else if (typeof node.type !== 'string' && !Array.isArray(node.anyOf)) problems.push(`${path}: no type`);
+  if (Array.isArray(node.enum) && typeof node.type !== 'string') problems.push(`${path}: enum without type`);
+  for (const [name, property] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
+    problems.push(...untyped(property, `${path}.${name}`));
+  }
+  if (node.items) problems.push(...untyped(node.items as Json, `${path}[]`));
+  for (const option of (node.anyOf ?? []) as Json[]) problems.push(...untyped(option, `${path}|`));
+  return problems;
+}
+
+describe('every published input schema (tools/list and OpenAPI, toolsets=all)', () => {
+  it('types every property, with no type lists, and gives every enum its type', async () => {
+    const response = await runtime.app.request(`${BASE}/api/mcp/openapi.json?toolsets=all`);
+    const openApi = (await response.json()) as {
+      paths: Record<
+        string,
+        { post: { operationId: string; requestBody: { content: Record<string, { schema: Json }> } } }
+      >;
+    };
+    const inputs = [
+      ...[...published.values()].map((tool) => ({
+        name: `tools/list ${tool.name}`,
+        schema: tool.inputSchema as Json,
+      })),
+      ...Object.values(openApi.paths).map(({ post }) => ({
+        name: `openapi ${post.operationId}`,
+        schema: post.requestBody.content['application/json']?.schema as Json,
+      })),
+    ];
+    expect(inputs).toHaveLength(2 * TOOLS.size);
+    expect(inputs.flatMap(({ name, schema }) => untyped(schema, name))).toEqual([]);
+    // The walk finds what it looks for.
+    expect(
+      untyped(
+        { type: 'object', properties: { a: {}, b: { type: ['string', 'null'] }, c: { enum: ['X'] } } },
+        'x',
+      ),
+    ).toEqual(['x.a: no type', 'x.b: type list ["string","null"]', 'x.c: no type', 'x.c: enum without type']);
+  });
+});
 
 describe('published input schemas and a validating client', () => {
   it('list each enum value once (values in upper case, field names in snake_case), with the type of its values', () => {

@@ -1,0 +1,203 @@
+// Function definitions for OpenAI, Gemini and Anthropic (GET /api/mcp/functions.json): every definition passes a
+// validator of its provider's documented schema subset (test/function-dialects.ts), and what a strict-mode wrapper
+// sends (every property, null for the unset ones) does what the same call without the nulls does.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonSchemasOf } from '../../src/surfaces/schemas.ts';
+import { TOOLS } from '../../src/tools/index.ts';
+import { toolsetOf } from '../../src/tools/toolsets.ts';
+import { type RecordIds, sampleArguments, seedRecords } from '../fixtures.ts';
+import { anthropicProblems, geminiProblems, openAiStrictProblems } from '../function-dialects.ts';
+import {
+  BASE,
+  callDirect,
+  createTestRuntime,
+  createWorld,
+  type TestRuntime,
+  type World,
+} from '../helpers.ts';
+
+type Json = Record<string, unknown>;
+
+let runtime: TestRuntime;
+let world: World;
+let ids: RecordIds;
+
+beforeAll(async () => {
+  runtime = await createTestRuntime();
+  world = await createWorld(runtime);
+  ids = await seedRecords(runtime, world.aliceToken, world.orgA);
+});
+
+afterAll(async () => {
+  await runtime.cleanup();
+});
+
+async function functions(query: string): Promise<{ status: number; body: Json }> {
+  const response = await runtime.app.request(`${BASE}/api/mcp/functions.json${query}`);
+  return { status: response.status, body: (await response.json()) as Json };
+}
+
+/** The definitions of a document: OpenAI's and Anthropic's `tools`, Gemini's functionDeclarations. */
+function definitionsOf(body: Json): Json[] {
+  const tools = body.tools as Json[];
+  if (body.format === 'gemini') return (tools[0]?.functionDeclarations ?? []) as Json[];
+  return tools;
+}
+
+const VALIDATORS = { openai: openAiStrictProblems, gemini: geminiProblems, anthropic: anthropicProblems };
+
+describe('GET /api/mcp/functions.json', () => {
+  it.each(Object.keys(VALIDATORS) as (keyof typeof VALIDATORS)[])(
+    '?format=%s&toolsets=all: every tool, each definition valid in that provider’s dialect',
+    async (format) => {
+      const { status, body } = await functions(`?format=${format}&toolsets=all`);
+      expect(status).toBe(200);
+      const definitions = definitionsOf(body);
+      expect(definitions.map((definition) => definition.name)).toEqual([...TOOLS.keys()]);
+      expect(definitions.flatMap(VALIDATORS[format])).toEqual([]);
+      expect(body.instructions).toContain('null means "not given"');
+    },
+  );
+
+  it('the validators refuse what each provider refuses: the MCP input schemas as they are, formats, type lists', () => {
+    const input = jsonSchemasOf(TOOLS.get('addVendor') as never).publishedInput;
+    const openAi = openAiStrictProblems({
+      type: 'function',
+      name: 'addVendor',
+      description: 'd',
+      parameters: input,
+      strict: true,
+    });
+    expect(openAi).toContain('addVendor: additionalProperties is not false');
+    expect(openAi).toContain('addVendor.website_url: format uri not supported');
+    expect(openAi.some((problem) => problem.startsWith('addVendor: not every property is required'))).toBe(
+      true,
+    );
+    const gemini = geminiProblems({
+      name: 'x',
+      description: 'd',
+      parameters: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          a: { type: ['string', 'null'] },
+          b: { enum: ['A'] },
+          c: { type: 'string', format: 'date' },
+          d: {},
+          e: { type: 'object' },
+        },
+      },
+    });
+    expect(gemini).toEqual([
+      'x: keyword additionalProperties not supported',
+      'x.a: type list',
+      'x.b: no type',
+      'x.b: enum without type string',
+      'x.c: format date not supported',
+      'x.d: no type',
+      'x.e: an object without properties',
+    ]);
+    expect(anthropicProblems({ name: 'a.b', description: 'd', input_schema: { type: 'array' } })).toEqual([
+      'a.b: name',
+      'a.b: input_schema is not an object schema',
+    ]);
+  });
+
+  it('gives OpenAI every optional argument as nullable, Gemini a date format in words, Anthropic the published schema', async () => {
+    const find = (body: Json, name: string) =>
+      definitionsOf(body).find((definition) => definition.name === name);
+    const openAi = find((await functions('?format=openai&toolsets=all')).body, 'listRisks') as Json;
+    const parameters = openAi.parameters as { required: string[]; properties: Record<string, Json> };
+    expect(parameters.required).toEqual(['organization_id', 'filter', 'order_by', 'size', 'cursor']);
+    expect(parameters.properties.size).toEqual({
+      description: 'Default 20.',
+      anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { type: 'null' }],
+    });
+    const gemini = find((await functions('?format=gemini&toolsets=all')).body, 'addObligation') as Json;
+    expect((gemini.parameters as { properties: Record<string, Json> }).properties.due_date).toEqual({
+      type: 'string',
+      description: 'Date by which it must be met (a date, YYYY-MM-DD).',
+    });
+    const anthropic = find((await functions('?format=anthropic&toolsets=all')).body, 'addRisk') as Json;
+    expect(anthropic.input_schema).toEqual(jsonSchemasOf(TOOLS.get('addRisk') as never).publishedInput);
+  });
+
+  it('takes ?toolsets= and ?readonly= as the MCP endpoint and the OpenAPI document do; an unknown format is a 400', async () => {
+    const { body } = await functions('?format=anthropic&toolsets=risks&readonly=true');
+    expect(definitionsOf(body).map((definition) => definition.name)).toEqual(
+      [...TOOLS.values()]
+        .filter((tool) => tool.scope === 'read' && ['core', 'risks'].includes(toolsetOf(tool) ?? ''))
+        .map((tool) => tool.name),
+    );
+    const unknown = await functions('?format=mistral');
+    expect(unknown.status).toBe(400);
+    expect((unknown.body.error as { code: string; message: string }).message).toBe(
+      'Unknown or missing ?format=mistral: one of openai, gemini, anthropic.',
+    );
+    expect((await functions('')).status).toBe(400);
+  });
+});
+
+/** What an OpenAI strict wrapper sends: every property of every object given, null for the ones not given. */
+function strictArguments(schema: Json, value: unknown): unknown {
+  const object = (schema.anyOf as Json[] | undefined)?.find((option) => option.type === 'object') ?? schema;
+  if (object.type !== 'object' || typeof value !== 'object' || value === null || Array.isArray(value))
+    return value;
+  const given = value as Json;
+  const properties = (object.properties ?? {}) as Record<string, Json>;
+  return Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => [
+      name,
+      name in given ? strictArguments(property, given[name]) : null,
+    ]),
+  );
+}
+
+// Fields that differ between two records made by two calls: their ids, times, and the unique values each sample draws.
+const VARYING = new Set(['id', 'created_at', 'updated_at', 'generated_at']);
+
+function masked(value: unknown, varying: Set<string>): unknown {
+  if (Array.isArray(value)) return value.map((item) => masked(item, varying));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [key, varying.has(key) ? '<varies>' : masked(item, varying)]),
+  );
+}
+
+describe('a strict-mode wrapper’s call (every property, null for the unset ones) on the direct surface', () => {
+  const openAiParameters = new Map<string, Json>();
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+
+  beforeAll(async () => {
+    for (const definition of definitionsOf((await functions('?format=openai&toolsets=all')).body)) {
+      openAiParameters.set(String(definition.name), definition.parameters as Json);
+    }
+  });
+
+  it.each([...TOOLS.keys()])(
+    '%s: valid against its OpenAI definition, and answers as without the nulls',
+    async (name) => {
+      const parameters = openAiParameters.get(name) as Json;
+      const plain = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
+      // Add and delete tools get arguments of their own for the second call (unique values, a fresh record).
+      const writesNew = /^(add|delete)/.test(name);
+      const second = writesNew
+        ? await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids)
+        : plain;
+      const strict = strictArguments(parameters, second) as Json;
+      expect(Object.keys(strict)).toEqual(Object.keys(parameters.properties as Json));
+      expect(ajv.validate(parameters, strict), JSON.stringify(ajv.errors)).toBe(true);
+
+      const without = await callDirect(runtime, world.aliceToken, name, plain);
+      const withNulls = await callDirect(runtime, world.aliceToken, name, strict);
+      expect(without.status, JSON.stringify(without.body)).toBe(200);
+      expect(withNulls.status, JSON.stringify(withNulls.body)).toBe(200);
+      const varying = new Set(VARYING);
+      for (const [key, value] of Object.entries(second)) if (plain[key] !== value) varying.add(key);
+      expect(masked(withNulls.body, varying)).toEqual(masked(without.body, varying));
+    },
+  );
+});
