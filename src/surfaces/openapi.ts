@@ -5,8 +5,9 @@ import { exclusionOf, toolsetsOf } from '../tools/toolsets.ts';
 import { ERROR_JSON_SCHEMA, jsonSchemasOf } from './schemas.ts';
 import { parseToolSelection } from './tool-selection.ts';
 
-// Custom-GPT actions refuse operation descriptions over 300 characters.
+// Custom-GPT actions refuse operation descriptions over 300 characters, and import at most 30 operations.
 const MAX_OPERATION_DESCRIPTION = 300;
+export const MAX_GPT_ACTIONS_OPERATIONS = 30;
 
 function shorten(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -89,13 +90,18 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
       },
     };
   }
+  const operations = Object.keys(paths).length;
+  // Said where the person importing it reads: which smaller document a custom GPT takes.
+  const tooManyForGpt =
+    operations > MAX_GPT_ACTIONS_OPERATIONS
+      ? ` This document has ${operations} operations; a custom GPT imports at most ${MAX_GPT_ACTIONS_OPERATIONS}: choose toolsets (?toolsets=risks,measures) or read tools only (?readonly=true).`
+      : '';
   return {
     openapi: '3.1.0',
     info: {
       title: 'Compliance MCP: direct tool calls',
       version,
-      description:
-        'Every MCP tool of the compliance service as a plain HTTP POST with a JSON object of arguments. Authenticate with `Authorization: Bearer <API token>`. Start with listOrganizations to get an organization_id.',
+      description: `Every MCP tool of the compliance service as a plain HTTP POST with a JSON object of arguments. Authenticate with \`Authorization: Bearer <API token>\`. Start with listOrganizations to get an organization_id. null means "not given".${tooManyForGpt}`,
     },
     servers: [{ url: baseUrl }],
     security: [{ bearerAuth: [] }],

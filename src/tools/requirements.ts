@@ -60,7 +60,7 @@ export const requirementSpec: RegisterSpec = {
   toolset: 'frameworks',
   table: requirements,
   about:
-    "A requirement is a framework's control, clause or criterion (ISO 27001 A.5.15, SOC 2 CC6.1), in a tree of sections; measures cover it and derive its implementation_status.",
+    "A requirement is a framework's control, clause or criterion (ISO 27001 A.5.15, SOC 2 CC6.1), in a tree of sections; measures derive its status.",
   fields: {
     framework_id: {
       ...required(
@@ -215,7 +215,7 @@ export const requirementSpec: RegisterSpec = {
     ];
   },
   hints: {
-    list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. A framework in whole: getStatementOfApplicability, getFrameworkCoverage.',
+    list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability, getFrameworkCoverage.',
     add: 'EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
   },
   example: {

@@ -51,7 +51,7 @@ export const riskSpec: RegisterSpec = {
   listKey: 'risks',
   table: risks,
   about:
-    'A risk is scored likelihood x impact (1-5 each, score 1-25), before (inherent) and after (residual) its measures.',
+    'A risk is scored likelihood x impact (1-5 each, so 1-25), before (inherent) and after (residual) its measures.',
   fields: {
     name: nameField('Loss of customer data through a compromised laptop'),
     description: descriptionField('risk scenario'),
@@ -133,7 +133,7 @@ export const riskSpec: RegisterSpec = {
     next.residual_score = Number(next.residual_likelihood) * Number(next.residual_impact);
   },
   hints: {
-    list: 'High risks: filter.min_residual_score 15, order_by residual_score DESC. One heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair).',
+    list: 'High risks: filter.min_residual_score 15, order_by residual_score DESC. A heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair).',
     add: 'Scores are likelihood x impact; residual values default to the inherent ones.',
     update: 'Scores are recomputed; a CLOSED risk only reopens (invalid_transition otherwise).',
   },
