@@ -189,7 +189,7 @@ function outline(node: Json, record: boolean): Json {
   };
 }
 
-const PAGE_FIELDS = ['next_cursor', 'total_count', 'total_count_capped'];
+const PAGE_FIELDS = ['next_cursor', 'total_count', 'total_count_capped', 'page_shortened'];
 
 /**
  * Arguments many tools share, explained once in the MCP server instructions (SERVER_INSTRUCTIONS): tools/list

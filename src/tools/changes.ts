@@ -16,8 +16,10 @@ import {
   decodeCursor,
   encodeCursor,
   filterFingerprint,
+  itemsWithinBudget,
   type OrderField,
   pageRanges,
+  pageShortenedSchema,
   TOTAL_COUNT_CAP,
 } from './pagination.ts';
 import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool, type ToolContext } from './types.ts';
@@ -260,6 +262,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
         .describe(
           `True when more than ${TOTAL_COUNT_CAP} changes match: total_count then shows ${TOTAL_COUNT_CAP}. Narrow the filter (e.g. since/until) or page through them.`,
         ),
+      page_shortened: pageShortenedSchema,
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
@@ -305,7 +308,9 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
       const [rows, totals] = carried ? [await pageQuery, null] : await ctx.db.batch([pageQuery, countQuery]);
       const { total: total_count, capped: total_count_capped } =
         carried ?? cappedCount(Number(totals?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
-      const last = rows.length > size ? rows[size - 1] : undefined;
+      const kept = itemsWithinBudget(rows.slice(0, size));
+      const shortened = kept < Math.min(rows.length, size);
+      const last = rows.length > size || shortened ? rows[kept - 1] : undefined;
       const payload = (row: Record<string, unknown>): CursorPayload => ({
         l: LIST_CHANGES,
         f: 'created_at',
@@ -317,10 +322,11 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
         h: fingerprint,
       });
       return {
-        changes: rows.slice(0, size),
+        changes: rows.slice(0, kept),
         next_cursor: last ? encodeCursor(payload(last)) : null,
         total_count,
         total_count_capped,
+        ...(shortened ? { page_shortened: true as const } : {}),
       };
     },
   });

@@ -14,8 +14,10 @@ import {
   decodeCursor,
   encodeCursor,
   filterFingerprint,
+  itemsWithinBudget,
   type OrderField,
   pageRanges,
+  pageShortenedSchema,
   TOTAL_COUNT_CAP,
 } from './pagination.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES, MEASURE_STATES } from './states.ts';
@@ -265,6 +267,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     next_cursor: z.string().nullable().describe('Cursor of the next page; null on the last.'),
     total_count: z.number().int().nonnegative().describe(`Rows on all pages, at most ${TOTAL_COUNT_CAP}.`),
     total_count_capped: z.boolean().describe('True: more than total_count.'),
+    page_shortened: pageShortenedSchema,
   }),
   async run(ctx, input) {
     const framework = await loadFramework(ctx, input.framework_id);
@@ -323,7 +326,13 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     for (const { requirement_id, ...measure } of linked)
       measuresOf.set(requirement_id, [...(measuresOf.get(requirement_id) ?? []), measure]);
     const total = carried ?? cappedCount(Number(counted?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
-    const last = shown.at(-1);
+    const presented = shown.map(({ reference_key: _key, ...row }) => ({
+      ...row,
+      measures: measuresOf.get(row.id) ?? [],
+    }));
+    const kept = itemsWithinBudget(presented);
+    const shortened = kept < presented.length;
+    const last = shown[kept - 1];
     const payload = (row: Record<string, unknown>): CursorPayload => ({
       l: SOA_NAME,
       f: 'reference',
@@ -336,13 +345,11 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     });
     return {
       framework,
-      requirements: shown.map(({ reference_key: _key, ...row }) => ({
-        ...row,
-        measures: measuresOf.get(row.id) ?? [],
-      })),
-      next_cursor: rows.length > size && last ? encodeCursor(payload(last)) : null,
+      requirements: presented.slice(0, kept),
+      next_cursor: (rows.length > size || shortened) && last ? encodeCursor(payload(last)) : null,
       total_count: total.total,
       total_count_capped: total.capped,
+      ...(shortened ? { page_shortened: true as const } : {}),
     };
   },
 });

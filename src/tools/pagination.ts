@@ -199,3 +199,41 @@ export function filterFingerprint(organizationId: string, filter: unknown): stri
   }
   return (hash >>> 0).toString(36);
 }
+
+/**
+ * A tool result stays within this many tokens (estimated): Claude Code refuses a result over 25,000, and some of the
+ * budget goes to the protocol's envelope.
+ */
+export const RESULT_TOKEN_BUDGET = 20_000;
+
+/** Rough tokens of a text: ASCII at 4 characters a token, any other character a token of its own. */
+export function estimatedTokens(text: string): number {
+  let ascii = 0;
+  let other = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    if (text.charCodeAt(index) < 128) ascii += 1;
+    else other += 1;
+  }
+  return Math.ceil(ascii / 4) + other;
+}
+
+/**
+ * How many of a page's items, as answered, fit RESULT_TOKEN_BUDGET: all of them, or the first ones whose JSON stays
+ * within it (at least one). A page cut short says so (`page_shortened`) and its next_cursor continues after the
+ * last item kept.
+ */
+export function itemsWithinBudget(items: readonly unknown[]): number {
+  let tokens = 0;
+  for (const [index, item] of items.entries()) {
+    tokens += estimatedTokens(JSON.stringify(item)) + 1;
+    if (tokens > RESULT_TOKEN_BUDGET) return Math.max(index, 1);
+  }
+  return items.length;
+}
+
+export const pageShortenedSchema = z
+  .literal(true)
+  .optional()
+  .describe(
+    'Present when this page holds fewer than size records, to keep the result within about 20,000 tokens: next_cursor continues after them.',
+  );

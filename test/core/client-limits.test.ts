@@ -3,9 +3,10 @@
 // and GPT Actions (30 operations per action, parameter descriptions of 700 characters at most).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_GPT_ACTIONS_OPERATIONS } from '../../src/surfaces/openapi.ts';
+import { jsonSchemasOf } from '../../src/surfaces/schemas.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { DEFAULT_TOOLSETS, exclusionOf, toolsetsOf } from '../../src/tools/toolsets.ts';
-import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
+import { BASE, callDirect, createTestRuntime, createWorld, mcpClient, type TestRuntime } from '../helpers.ts';
 
 type Json = Record<string, unknown>;
 
@@ -111,5 +112,76 @@ describe('GPT Actions: the OpenAPI document of a toolset selection', () => {
     expect(document.info.description).toContain(
       `; a custom GPT imports at most 30: choose toolsets (?toolsets=risks,measures) or read tools only (?readonly=true).`,
     );
+  });
+});
+
+/** Text of exactly `length` characters, words and spaces, as a long description would be. */
+const prose = (length: number) =>
+  'Residual exposure remains material. '.repeat(Math.ceil(length / 36)).slice(0, length);
+
+/** Arguments of addRisk with every text field at its longest allowed length. */
+function longestRisk(organizationId: string, index: number): Json {
+  const properties = (jsonSchemasOf(TOOLS.get('addRisk') as never).input.properties ?? {}) as Record<
+    string,
+    Json
+  >;
+  const args: Json = { organization_id: organizationId, inherent_likelihood: 5, inherent_impact: 5 };
+  for (const [name, property] of Object.entries(properties)) {
+    if (
+      property.type === 'string' &&
+      typeof property.maxLength === 'number' &&
+      !property.enum &&
+      !property.pattern
+    ) {
+      args[name] = `${index} ${prose(property.maxLength - String(index).length - 1)}`;
+    }
+  }
+  return args;
+}
+
+describe('a tool result stays within 25,000 tokens (Claude Code) on the largest page with the longest values', () => {
+  const CLAUDE_CODE_TOKENS = 25_000;
+  const RISKS = 100;
+
+  it('listRisks and listChanges at size 100 cut the page short, say so, and the cursor walks every record once', async () => {
+    const world = await createWorld(runtime);
+    for (let index = 0; index < RISKS; index += 1) {
+      const added = await callDirect(runtime, world.aliceToken, 'addRisk', longestRisk(world.orgA, index));
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+    }
+    const client = await mcpClient(runtime, world.aliceToken);
+    try {
+      for (const [tool, key] of [
+        ['listRisks', 'risks'],
+        ['listChanges', 'changes'],
+      ] as const) {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let pages = 0;
+        do {
+          const result = await client.callTool({
+            name: tool,
+            arguments: { organization_id: world.orgA, size: 100, ...(cursor ? { cursor } : {}) },
+          });
+          const text = (result.content as { text: string }[])[0]?.text ?? '';
+          // chars/4, as the project counts tokens; the text is ASCII, so this is also its UTF-8 size / 4.
+          expect(text.length / 4, `${tool} page ${pages}`).toBeLessThanOrEqual(CLAUDE_CODE_TOKENS);
+          const page = result.structuredContent as Json & {
+            next_cursor: string | null;
+            page_shortened?: true;
+          };
+          const records = page[key] as { id: string }[];
+          if (page.next_cursor) expect(page.page_shortened, `${tool} page ${pages}`).toBe(true);
+          seen.push(...records.map((record) => record.id));
+          cursor = page.next_cursor ?? undefined;
+          pages += 1;
+        } while (cursor);
+        expect(pages, tool).toBeGreaterThan(10);
+        expect(new Set(seen).size, tool).toBe(seen.length);
+        expect(seen, tool).toHaveLength(RISKS);
+      }
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -12,8 +12,10 @@ import {
   decodeCursor,
   encodeCursor,
   filterFingerprint,
+  itemsWithinBudget,
   orderIndexName,
   pageRanges,
+  pageShortenedSchema,
   TEXT_COUNT_CAP,
   TOTAL_COUNT_CAP,
 } from '../pagination.ts';
@@ -52,6 +54,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           `Matches on all pages, counted on the first page, at most ${TOTAL_COUNT_CAP} (${TEXT_COUNT_CAP} with filter.query).`,
         ),
       total_count_capped: z.boolean().describe('True: more than total_count match.'),
+      page_shortened: pageShortenedSchema,
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
@@ -90,8 +93,10 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         ? await indexedTextPage(ctx, records, page, { ...search, index: search.index })
         : await walkedPage(ctx, records, page, search?.rowTest);
       const { total: total_count, capped: total_count_capped } = counted;
-      const shown = rows.slice(0, page.size);
-      const last = shown.at(-1);
+      const presented = rows.slice(0, page.size).map((row) => records.present(row, ctx));
+      const kept = itemsWithinBudget(presented);
+      const shortened = kept < presented.length;
+      const last = rows[kept - 1];
       const payload = (row: Row): CursorPayload => ({
         l: name,
         f: fieldName,
@@ -103,10 +108,11 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         h: fingerprint,
       });
       return {
-        [spec.listKey]: shown.map((row) => records.present(row, ctx)),
-        next_cursor: rows.length > page.size && last ? encodeCursor(payload(last)) : null,
+        [spec.listKey]: presented.slice(0, kept),
+        next_cursor: (rows.length > page.size || shortened) && last ? encodeCursor(payload(last)) : null,
         total_count,
         total_count_capped,
+        ...(shortened ? { page_shortened: true as const } : {}),
       };
     },
   });
