@@ -52,6 +52,8 @@ main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
 .field { margin-bottom: 1rem; }
 .field > label, fieldset legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
 .hint { display: block; color: var(--muted); font-size: 0.85rem; margin-top: 0.2rem; }
+details.technical { margin-top: 0.35rem; }
+details.technical summary { cursor: pointer; color: var(--muted); font-size: 0.8rem; }
 .counter { display: block; text-align: right; color: var(--muted); font-size: 0.8rem; font-variant-numeric: tabular-nums; }
 .counter.over { color: var(--bad); font-weight: 700; }
 input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], input[type="date"], input[type="url"], select, textarea {
