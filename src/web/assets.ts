@@ -219,6 +219,14 @@ export const SCRIPT = `
       if (status) status.textContent = 'Could not copy: select the text and copy it by hand.';
     });
   });
+  // Times in the reader's own time zone: the server writes UTC; the browser knows where the person is.
+  var times = document.querySelectorAll('time[datetime]');
+  for (var i = 0; i < times.length; i++) {
+    var when = new Date(times[i].getAttribute('datetime'));
+    if (isNaN(when.getTime()) || times[i].getAttribute('datetime').length <= 10) continue;
+    times[i].setAttribute('title', times[i].textContent);
+    times[i].textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
   // Length counters of text fields (data-limit): kept current as the person types; over the limit they say so.
   document.addEventListener('input', function (event) {
     var field = event.target;
