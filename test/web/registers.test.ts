@@ -157,7 +157,7 @@ describe('register pages', () => {
       inherent_impact: 1,
     });
     const listPage = await client.get(`/orgs/${organizationId}/risks`);
-    expect(textOf(listPage.html)).toMatch(/Laptop theft General OPEN MITIGATE 12 12 Grace Hopper/);
+    expect(textOf(listPage.html)).toMatch(/Laptop theft General Open Mitigate 12 12 Grace Hopper/);
     // The owner filter offers people by name, and filters by their id.
     expect(listPage.html).toContain(`<option value="${person.person.id}">Grace Hopper</option>`);
     expect(
