@@ -22,8 +22,9 @@ const AUTH_MESSAGES = {
 export function bearerChallenge(
   base: string,
   error?: { code: string; message: string; scope?: string },
+  path?: string,
 ): string {
-  const parts = [WWW_AUTHENTICATE_REALM, `resource_metadata="${resourceMetadataUrlOf(base)}"`];
+  const parts = [WWW_AUTHENTICATE_REALM, `resource_metadata="${resourceMetadataUrlOf(base, path)}"`];
   if (error) {
     parts.push(`error="${error.code}"`, `error_description="${error.message.replace(/["\\]/g, "'")}"`);
     if (error.scope) parts.push(`scope="${error.scope}"`);
@@ -31,8 +32,12 @@ export function bearerChallenge(
   return parts.join(', ');
 }
 
-function unauthorized(base: string, message: string, invalidToken: boolean): Response {
-  const challenge = bearerChallenge(base, invalidToken ? { code: 'invalid_token', message } : undefined);
+function unauthorized(base: string, message: string, invalidToken: boolean, path: string): Response {
+  const challenge = bearerChallenge(
+    base,
+    invalidToken ? { code: 'invalid_token', message } : undefined,
+    path,
+  );
   return new Response(JSON.stringify(toErrorBody(new AppError('unauthorized', message))), {
     status: 401,
     headers: { 'content-type': 'application/json', 'www-authenticate': challenge },
@@ -44,14 +49,15 @@ export function bearerAuth(deps: { config: Config; tokens: TokenService }): Midd
   return async (c, next) => {
     const header = c.req.header('authorization');
     const base = baseUrlOf(deps.config, c.req.url);
-    if (header === undefined || header === '') return unauthorized(base, AUTH_MESSAGES.missing, false);
+    const path = c.req.path;
+    if (header === undefined || header === '') return unauthorized(base, AUTH_MESSAGES.missing, false, path);
     const secret = parseBearer(header);
-    if (!secret) return unauthorized(base, AUTH_MESSAGES.malformed, true);
+    if (!secret) return unauthorized(base, AUTH_MESSAGES.malformed, true, path);
     const result = await deps.tokens.authenticate(secret);
-    if (!result.ok) return unauthorized(base, AUTH_MESSAGES[result.reason], true);
+    if (!result.ok) return unauthorized(base, AUTH_MESSAGES[result.reason], true, path);
     const audience = result.principal.audience;
     if (audience !== undefined && !acceptsAudience(base, audience))
-      return unauthorized(base, AUTH_MESSAGES.audience, true);
+      return unauthorized(base, AUTH_MESSAGES.audience, true, path);
     c.set('principal', result.principal);
     await next();
   };

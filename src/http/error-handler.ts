@@ -26,7 +26,7 @@ export function errorHandler(deps: {
     if (error instanceof AppError && error.code === 'insufficient_scope') {
       const base = baseUrlOf(deps.config, c.req.url);
       const challenge = { code: 'insufficient_scope', message: error.message, scope: 'read_write' };
-      response.headers.set('www-authenticate', bearerChallenge(base, challenge));
+      response.headers.set('www-authenticate', bearerChallenge(base, challenge, c.req.path));
     }
     return response;
   };

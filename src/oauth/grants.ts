@@ -22,6 +22,8 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: TokenScope;
+  /** The resource the token is for (RFC 8707), echoed: some clients check it. */
+  resource: string;
 }
 
 export interface ConnectedClient {
@@ -100,6 +102,7 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
         expires_in: Math.max(1, Math.floor((expiresMs - issuedAt.getTime()) / 1000)),
         refresh_token: refresh,
         scope,
+        resource: grant.resource,
       },
       accessRow: {
         id: newId('tok'),

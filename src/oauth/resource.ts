@@ -2,6 +2,10 @@
 import type { Config } from '../config.ts';
 
 export const MCP_PATH = '/api/mcp/v1';
+/** The MCP endpoint's short alias, the path many clients and connector guides assume. */
+export const MCP_ALIAS_PATH = '/mcp';
+/** Both paths of the MCP endpoint. */
+export const MCP_PATHS = [MCP_PATH, MCP_ALIAS_PATH] as const;
 export const OAUTH_SCOPES = ['read', 'read_write'] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
@@ -12,6 +16,18 @@ export const OAUTH_PATHS = {
   revoke: '/oauth/revoke',
   protectedResource: '/.well-known/oauth-protected-resource',
   authorizationServer: '/.well-known/oauth-authorization-server',
+  openidConfiguration: '/.well-known/openid-configuration',
+} as const;
+
+/**
+ * The OAuth endpoints at the root too (`/authorize`, `/token`, `/register`, `/revoke`): some clients ignore the
+ * metadata and try those, or fall back to them after a failed discovery.
+ */
+export const OAUTH_ROOT_ALIASES = {
+  authorize: '/authorize',
+  token: '/token',
+  register: '/register',
+  revoke: '/revoke',
 } as const;
 
 /** Access tokens live one hour; the refresh token lives as long as the grant the person chose. */
@@ -29,8 +45,9 @@ export function mcpResourceOf(base: string): string {
   return `${base}${MCP_PATH}`;
 }
 
-export function resourceMetadataUrlOf(base: string): string {
-  return `${base}${OAUTH_PATHS.protectedResource}${MCP_PATH}`;
+/** The protected resource metadata of the MCP endpoint at `path` (its alias has its own, naming it). */
+export function resourceMetadataUrlOf(base: string, path: string = MCP_PATH): string {
+  return `${base}${OAUTH_PATHS.protectedResource}${path === MCP_ALIAS_PATH ? MCP_ALIAS_PATH : MCP_PATH}`;
 }
 
 /**
@@ -49,13 +66,15 @@ export function canonicalResource(base: string, value: string): string | null {
   if (url.origin !== origin) return null;
   if (url.pathname === '/' || url.pathname === '') return url.search ? null : base;
   // A connector URL may carry the connection's choice of tools (`?toolsets=all`): still the same resource.
-  if (url.pathname.replace(/\/+$/, '') === MCP_PATH) return mcpResourceOf(base);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (path === MCP_PATH) return mcpResourceOf(base);
+  if (path === MCP_ALIAS_PATH) return `${base}${MCP_ALIAS_PATH}`;
   return null;
 }
 
-/** True when a token bound to `audience` may be used at this service (reached at `base`). */
+/** True when a token bound to `audience` may be used at this service (reached at `base`), by either MCP path. */
 export function acceptsAudience(base: string, audience: string): boolean {
-  return audience === base || audience === mcpResourceOf(base);
+  return audience === base || MCP_PATHS.some((path) => audience === `${base}${path}`);
 }
 
 /** RFC 9728 protected resource metadata; `resource` is the URL the document describes. */

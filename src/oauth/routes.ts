@@ -10,7 +10,9 @@ import {
   baseUrlOf,
   canonicalResource,
   MCP_PATH,
+  MCP_PATHS,
   OAUTH_PATHS,
+  OAUTH_ROOT_ALIASES,
   protectedResourceMetadata,
 } from './resource.ts';
 
@@ -50,16 +52,17 @@ export function createOAuthRoutes(deps: {
 
   // Browser-based MCP clients read the metadata and call these endpoints from their own origin, without cookies.
   routes.use('/.well-known/*', cors({ origin: '*', allowMethods: ['GET'] }));
-  routes.use('/oauth/token', cors({ origin: '*', allowMethods: ['POST'] }));
-  routes.use('/oauth/register', cors({ origin: '*', allowMethods: ['POST'] }));
-  routes.use('/oauth/revoke', cors({ origin: '*', allowMethods: ['POST'] }));
-  routes.use(
-    '/oauth/*',
-    bodyLimit({
-      maxSize: MAX_OAUTH_BODY_BYTES,
-      onError: () => oauthErrorResponse(new OAuthError('invalid_request', 'The request body is too large.')),
-    }),
-  );
+  const limited = bodyLimit({
+    maxSize: MAX_OAUTH_BODY_BYTES,
+    onError: () => oauthErrorResponse(new OAuthError('invalid_request', 'The request body is too large.')),
+  });
+  routes.use('/oauth/*', limited);
+  for (const name of ['token', 'register', 'revoke'] as const) {
+    for (const path of [OAUTH_PATHS[name], OAUTH_ROOT_ALIASES[name]]) {
+      routes.use(path, cors({ origin: '*', allowMethods: ['POST'] }));
+    }
+    routes.use(OAUTH_ROOT_ALIASES[name], limited);
+  }
 
   const failed = (error: unknown, basic = false) => {
     if (error instanceof OAuthError) return oauthErrorResponse(error, basic);
@@ -71,15 +74,28 @@ export function createOAuthRoutes(deps: {
     const base = baseUrlOf(deps.config, c.req.url);
     return c.json(protectedResourceMetadata(base, base));
   });
-  routes.get(`${OAUTH_PATHS.protectedResource}${MCP_PATH}`, (c) => {
-    const base = baseUrlOf(deps.config, c.req.url);
-    return c.json(protectedResourceMetadata(base, `${base}${MCP_PATH}`));
-  });
-  routes.get(OAUTH_PATHS.authorizationServer, (c) =>
-    c.json(authorizationServerMetadata(baseUrlOf(deps.config, c.req.url))),
+  // Each MCP path has its own document, naming it: clients check that it describes the URL they connect to.
+  for (const path of MCP_PATHS) {
+    routes.get(`${OAUTH_PATHS.protectedResource}${path}`, (c) => {
+      const base = baseUrlOf(deps.config, c.req.url);
+      return c.json(protectedResourceMetadata(base, `${base}${path}`));
+    });
+  }
+  // The authorization server's metadata wherever clients look for it: RFC 8414 and OpenID discovery, at the root,
+  // and path-suffixed or path-appended for clients that take the MCP URL for the issuer (they would otherwise fall
+  // back to <issuer>/authorize).
+  const serverMetadataPaths = [OAUTH_PATHS.authorizationServer, OAUTH_PATHS.openidConfiguration].flatMap(
+    (document) => [document, ...MCP_PATHS.flatMap((path) => [`${document}${path}`, `${path}${document}`])],
+  );
+  for (const path of serverMetadataPaths) {
+    routes.get(path, (c) => c.json(authorizationServerMetadata(baseUrlOf(deps.config, c.req.url))));
+  }
+  // GET /authorize: the consent page, for clients that ignore the metadata.
+  routes.get(OAUTH_ROOT_ALIASES.authorize, (c) =>
+    c.redirect(`${OAUTH_PATHS.authorize}${new URL(c.req.url).search}`, 302),
   );
 
-  routes.post(OAUTH_PATHS.register, async (c) => {
+  routes.on('POST', [OAUTH_PATHS.register, OAUTH_ROOT_ALIASES.register], async (c) => {
     let body: unknown;
     try {
       body = await c.req.json();
@@ -93,7 +109,7 @@ export function createOAuthRoutes(deps: {
     }
   });
 
-  routes.post(OAUTH_PATHS.token, async (c) => {
+  routes.on('POST', [OAUTH_PATHS.token, OAUTH_ROOT_ALIASES.token], async (c) => {
     const basic = /^basic /i.test(c.req.header('authorization') ?? '');
     try {
       const form = await readForm(c.req.raw);
@@ -134,7 +150,7 @@ export function createOAuthRoutes(deps: {
     }
   });
 
-  routes.post(OAUTH_PATHS.revoke, async (c) => {
+  routes.on('POST', [OAUTH_PATHS.revoke, OAUTH_ROOT_ALIASES.revoke], async (c) => {
     const basic = /^basic /i.test(c.req.header('authorization') ?? '');
     try {
       const form = await readForm(c.req.raw);

@@ -1,8 +1,8 @@
-// The MCP endpoint, /api/mcp/v1: POST (origin checked, token, body limit) to the MCP surface; other methods 405.
+// The MCP endpoint, /api/mcp/v1 and its alias /mcp: POST (origin checked, token, body limit) to the MCP surface; other methods 405.
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { dnsRebindingProtection, type OriginPolicy } from '../http/origin.ts';
-import { MCP_PATH } from '../oauth/resource.ts';
+import { MCP_PATHS } from '../oauth/resource.ts';
 import type { McpSurface } from '../surfaces/mcp.ts';
 
 /** The endpoint's own error shape (JSON-RPC), as the SDK answers: there is no stream to GET or session to DELETE. */
@@ -28,15 +28,16 @@ export function createMcpRoutes(deps: {
 }) {
   const routes = new Hono<AppEnv>();
 
-  routes.on(['GET', 'DELETE', 'PUT', 'PATCH'], MCP_PATH, methodNotAllowed);
-
-  routes.post(
-    MCP_PATH,
-    dnsRebindingProtection(deps.originPolicy),
-    deps.authenticate,
-    deps.limitBody,
-    async (c) => deps.mcp.handle(c.req.raw, c.get('principal'), c.get('requestId')),
-  );
+  for (const path of MCP_PATHS) {
+    routes.on(['GET', 'DELETE', 'PUT', 'PATCH'], path, methodNotAllowed);
+    routes.post(
+      path,
+      dnsRebindingProtection(deps.originPolicy),
+      deps.authenticate,
+      deps.limitBody,
+      async (c) => deps.mcp.handle(c.req.raw, c.get('principal'), c.get('requestId')),
+    );
+  }
 
   return routes;
 }

@@ -1,9 +1,9 @@
 // OAuth 2.1 authorization server in process: metadata, registration, consent, code + PKCE, refresh, revocation.
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.ts';
-import { apiTokens, oauthCodes, oauthGrants, toolCalls } from '../../src/db/schema.ts';
+import { apiTokens, oauthClients, oauthCodes, oauthGrants, toolCalls } from '../../src/db/schema.ts';
 import { CODE_SECONDS } from '../../src/oauth/resource.ts';
 import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
 import {
@@ -637,5 +637,183 @@ describe('dynamic client registration', () => {
       client_secret: secret,
     });
     expect(refreshed.status).toBe(200);
+  });
+});
+
+/** tools/list of the MCP endpoint at `path`, as names. */
+async function listedAt(runtime: TestRuntime, path: string, accessToken: string) {
+  const response = await runtime.app.request(`${BASE}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${accessToken}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as { result: { tools: { name: string }[] } };
+  return body.result.tools.map((tool) => tool.name);
+}
+
+// Reported ways Claude and ChatGPT connectors fail against remote MCP servers: one test each, named after it.
+describe('connector pitfalls', () => {
+  it('a relative resource_metadata: the 401 challenge names an absolute URL, for /api/mcp/v1 and for /mcp', async () => {
+    const { runtime } = await setup({ PUBLIC_URL: 'https://compliance.example.com' });
+    for (const path of ['/api/mcp/v1', '/mcp']) {
+      const refused = await runtime.app.request(`${BASE}${path}?toolsets=all`, { method: 'POST' });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe(
+        `Bearer realm="compliance-mcp", resource_metadata="https://compliance.example.com/.well-known/oauth-protected-resource${path}"`,
+      );
+      const document = (await (
+        await runtime.app.request(`${BASE}/.well-known/oauth-protected-resource${path}`)
+      ).json()) as { resource: string };
+      expect(document.resource).toBe(`https://compliance.example.com${path}`);
+    }
+  });
+
+  it('a 404 on the path-suffixed metadata (then <issuer>/authorize): every discovery variant answers the server metadata', async () => {
+    const { runtime } = await setup();
+    const root = await (await runtime.app.request(`${BASE}/.well-known/oauth-authorization-server`)).json();
+    const variants = [
+      '/.well-known/oauth-authorization-server/api/mcp/v1',
+      '/.well-known/oauth-authorization-server/mcp',
+      '/.well-known/openid-configuration',
+      '/.well-known/openid-configuration/api/mcp/v1',
+      '/.well-known/openid-configuration/mcp',
+      '/api/mcp/v1/.well-known/openid-configuration',
+      '/mcp/.well-known/openid-configuration',
+      '/api/mcp/v1/.well-known/oauth-authorization-server',
+    ];
+    for (const path of variants) {
+      const response = await runtime.app.request(`${BASE}${path}`);
+      expect(response.status, path).toBe(200);
+      expect(await response.json(), path).toEqual(root);
+    }
+  });
+
+  it('clients that ignore the metadata: /register, /authorize and /token at the root work as under /oauth', async () => {
+    const { runtime, web } = await setup();
+    const registered = await runtime.app.request(`${BASE}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Root client',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+      }),
+    });
+    expect(registered.status).toBe(201);
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const { verifier, challenge } = await pkce();
+    const query = authorizeQuery(clientId, challenge);
+    const redirected = await runtime.app.request(`${BASE}/authorize?${query}`);
+    expect(redirected.status).toBe(302);
+    expect(redirected.headers.get('location')).toBe(`/oauth/authorize?${query}`);
+    const back = await consent(web, query);
+    const response = await runtime.app.request(`${BASE}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code') ?? '',
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: clientId,
+      }).toString(),
+    });
+    expect(response.status).toBe(200);
+    const issued = (await response.json()) as { access_token: string };
+    expect((await listOrganizations(runtime, issued.access_token)).status).toBe(200);
+    const revoked = await runtime.app.request(`${BASE}/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: issued.access_token, client_id: clientId }).toString(),
+    });
+    expect(revoked.status).toBe(200);
+    expect((await listOrganizations(runtime, issued.access_token)).status).toBe(401);
+  });
+
+  it('a server whose MCP path is not /mcp: /mcp is an alias, with the same toolsets, and a token for either path works on both', async () => {
+    const { runtime, web } = await setup();
+    const clientId = await publicClient(runtime);
+    const { code, verifier } = await codeFor(web, clientId, { resource: `${BASE}/mcp?toolsets=risks` });
+    const issued = await exchange(runtime, clientId, code, verifier, { resource: `${BASE}/mcp` });
+    expect(issued.status, JSON.stringify(issued.body)).toBe(200);
+    const access = issued.body.access_token as string;
+    expect(issued.body.resource).toBe(`${BASE}/mcp`);
+    const viaAlias = await listedAt(runtime, '/mcp?toolsets=risks', access);
+    expect(viaAlias).toContain('listRisks');
+    expect(viaAlias).not.toContain('listVendors');
+    expect(await listedAt(runtime, '/api/mcp/v1?toolsets=risks', access)).toEqual(viaAlias);
+    expect(await listedAt(runtime, '/mcp', access)).toEqual(await listedAt(runtime, '/api/mcp/v1', access));
+    expect((await runtime.app.request(`${BASE}/mcp`)).status).toBe(405);
+  });
+
+  it('no invalid_client (401) for an unknown or purged client, so the client never re-registers: the token endpoint says invalid_client', async () => {
+    const { runtime, web } = await setup();
+    const unknown = await token(runtime, {
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: REDIRECT,
+      code_verifier: 'y'.repeat(43),
+      client_id: 'mcp_client_that_was_never_registered',
+    });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body.error).toBe('invalid_client');
+    // A client whose registration is gone (purged) presenting its refresh token.
+    const clientId = await publicClient(runtime);
+    const { refresh } = await tokensFor(runtime, web, clientId);
+    const { db } = runtime.database;
+    const grantIds = (await db.select().from(oauthGrants).where(eq(oauthGrants.client_id, clientId))).map(
+      (grant) => grant.id,
+    );
+    await db.delete(apiTokens).where(inArray(apiTokens.grant_id, grantIds));
+    await db.delete(oauthCodes).where(inArray(oauthCodes.grant_id, grantIds));
+    await db.delete(oauthGrants).where(eq(oauthGrants.client_id, clientId));
+    await db.delete(oauthClients).where(eq(oauthClients.client_id, clientId));
+    const purged = await refreshWith(runtime, clientId, refresh);
+    expect(purged.status).toBe(401);
+    expect(purged.body.error).toBe('invalid_client');
+  });
+
+  it('the resource parameter not echoed: the token response names the resource, on exchange and refresh', async () => {
+    const { runtime, web } = await setup();
+    const clientId = await publicClient(runtime);
+    const { body, refresh } = await tokensFor(runtime, web, clientId);
+    expect(body.resource).toBe(MCP);
+    const refreshed = await refreshWith(runtime, clientId, refresh);
+    expect(refreshed.body.resource).toBe(MCP);
+  });
+
+  it('token endpoint auth methods not published: the server metadata lists them, and PKCE S256', async () => {
+    const { runtime } = await setup();
+    const server = (await (
+      await runtime.app.request(`${BASE}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
+    expect(server.token_endpoint_auth_methods_supported).toEqual([
+      'none',
+      'client_secret_post',
+      'client_secret_basic',
+    ]);
+    expect(server.code_challenge_methods_supported).toEqual(['S256']);
+  });
+
+  it('the redirect URIs Claude and ChatGPT use are accepted at registration', async () => {
+    const { runtime } = await setup();
+    for (const uri of [
+      'https://claude.ai/api/mcp/auth_callback',
+      'https://claude.com/api/mcp/auth_callback',
+      'https://chatgpt.com/connector_platform_oauth_redirect',
+    ]) {
+      const { status, body } = await register(runtime, {
+        client_name: 'Connector',
+        redirect_uris: [uri],
+        token_endpoint_auth_method: 'none',
+      });
+      expect(status, uri).toBe(201);
+      expect(body.redirect_uris).toEqual([uri]);
+    }
   });
 });
