@@ -31,7 +31,8 @@ export function hashToken(secret: string): Promise<string> {
 export type AuthFailure = 'unknown' | 'expired' | 'revoked';
 export type AuthResult =
   | { ok: true; principal: Principal; tokenHash: string }
-  | { ok: false; reason: AuthFailure };
+  /** `oauth`: an access token issued to a connected client (OAuth), not an API token. */
+  | { ok: false; reason: AuthFailure; oauth?: true };
 
 export interface TokenSummary {
   id: string;
@@ -94,8 +95,10 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
     const found = await tokenWithMemberships.all({ hash: tokenHash });
     const row = found[0]?.token;
     if (!row || !constantTimeEqual(row.token_hash, tokenHash)) return { ok: false, reason: 'unknown' };
-    if (row.revoked_at) return { ok: false, reason: 'revoked' };
-    if (row.expires_at && row.expires_at <= now().toISOString()) return { ok: false, reason: 'expired' };
+    const oauth = row.grant_id ? { oauth: true as const } : {};
+    if (row.revoked_at) return { ok: false, reason: 'revoked', ...oauth };
+    if (row.expires_at && row.expires_at <= now().toISOString())
+      return { ok: false, reason: 'expired', ...oauth };
     const allowed = row.organization_ids ? new Set(row.organization_ids) : null;
     const roles: Record<string, Role> = {};
     for (const membership of found) {
@@ -126,7 +129,11 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
       const cached = await cache.get(tokenHash);
       if (cached) {
         if (cached.expiresAt && cached.expiresAt <= now().toISOString())
-          return { ok: false, reason: 'expired' };
+          return {
+            ok: false,
+            reason: 'expired',
+            ...(cached.audience === undefined ? {} : { oauth: true as const }),
+          };
         return { ok: true, principal: cached, tokenHash };
       }
       const result = await loadPrincipal(tokenHash);

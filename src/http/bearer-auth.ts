@@ -18,6 +18,14 @@ const AUTH_MESSAGES = {
   audience: 'This token was issued for another resource (RFC 8707 audience); get a token for this server.',
 } as const;
 
+/** For an OAuth access token (a connected client's): what to do is in the client, not in Settings > API Tokens. */
+const OAUTH_MESSAGES = {
+  expired:
+    'This access token has expired. The client refreshes it by itself; if it cannot, reconnect it (sign in and allow it again).',
+  revoked:
+    'This connection was revoked or ended. Reconnect the client: it opens the sign-in and consent page again.',
+} as const;
+
 /** The Bearer challenge: realm, where OAuth clients find how to get a token (RFC 9728), and the error if any. */
 export function bearerChallenge(
   base: string,
@@ -54,7 +62,13 @@ export function bearerAuth(deps: { config: Config; tokens: TokenService }): Midd
     const secret = parseBearer(header);
     if (!secret) return unauthorized(base, AUTH_MESSAGES.malformed, true, path);
     const result = await deps.tokens.authenticate(secret);
-    if (!result.ok) return unauthorized(base, AUTH_MESSAGES[result.reason], true, path);
+    if (!result.ok) {
+      const message =
+        result.oauth && result.reason !== 'unknown'
+          ? OAUTH_MESSAGES[result.reason]
+          : AUTH_MESSAGES[result.reason];
+      return unauthorized(base, message, true, path);
+    }
     const audience = result.principal.audience;
     if (audience !== undefined && !acceptsAudience(base, audience))
       return unauthorized(base, AUTH_MESSAGES.audience, true, path);

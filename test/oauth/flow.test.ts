@@ -565,7 +565,12 @@ describe('refresh and revocation', () => {
     expect(revokeLink).toBeDefined();
     const done = await web.submit(revokeLink as string, revokeLink as string, {});
     expect(done.location).toBe('/settings/tokens?done=client-revoked');
-    expect((await listOrganizations(runtime, access)).status).toBe(401);
+    const refused = await listOrganizations(runtime, access);
+    expect(refused.status).toBe(401);
+    // The way back is in the client (reconnect), not in Settings > API Tokens.
+    expect((refused.body.error as { message: string }).message).toBe(
+      'This connection was revoked or ended. Reconnect the client: it opens the sign-in and consent page again.',
+    );
     const refreshed = await refreshWith(runtime, clientId, refresh);
     expect(refreshed.body.error).toBe('invalid_grant');
     expect(textOf((await web.get('/settings/tokens')).html)).toMatch(/Claude .* revoked/);
@@ -576,7 +581,12 @@ describe('refresh and revocation', () => {
     const clientId = await publicClient(runtime);
     const { access, refresh } = await tokensFor(runtime, web, clientId);
     clock.advance(3601);
-    expect((await listOrganizations(runtime, access)).status).toBe(401);
+    const expired = await listOrganizations(runtime, access);
+    expect(expired.status).toBe(401);
+    expect((expired.body.error as { message: string }).message).toBe(
+      'This access token has expired. The client refreshes it by itself; if it cannot, reconnect it (sign in and allow it again).',
+    );
+    expect(expired.response.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const renewed = await refreshWith(runtime, clientId, refresh);
     expect(renewed.status).toBe(200);
     clock.advance(30 * 86_400);
