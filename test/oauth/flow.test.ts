@@ -33,8 +33,8 @@ async function setup(env: Record<string, string> = {}) {
   return { runtime, web, clock, organizationId };
 }
 
-async function register(runtime: TestRuntime, metadata: Record<string, unknown>) {
-  const response = await runtime.app.request(`${BASE}/oauth/register`, {
+async function register(runtime: TestRuntime, metadata: Record<string, unknown>, path = '/oauth/register') {
+  const response = await runtime.app.request(`${BASE}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(metadata),
@@ -705,17 +705,13 @@ describe('connector pitfalls', () => {
 
   it('clients that ignore the metadata: /register, /authorize and /token at the root work as under /oauth', async () => {
     const { runtime, web } = await setup();
-    const registered = await runtime.app.request(`${BASE}/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Root client',
-        redirect_uris: [REDIRECT],
-        token_endpoint_auth_method: 'none',
-      }),
-    });
+    const registered = await register(
+      runtime,
+      { client_name: 'Root client', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      '/register',
+    );
     expect(registered.status).toBe(201);
-    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const clientId = registered.body.client_id as string;
     const { verifier, challenge } = await pkce();
     const query = authorizeQuery(clientId, challenge);
     const redirected = await runtime.app.request(`${BASE}/authorize?${query}`);
