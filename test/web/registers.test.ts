@@ -18,7 +18,7 @@ async function setup() {
 }
 
 function rowNames(html: string): string[] {
-  return [...html.matchAll(/<th scope="row"><a href="[^"]+">([^<]+)<\/a><\/th>/g)].map(
+  return [...html.matchAll(/<th scope="row"><a href="[^"]+"[^>]*>([^<]+)<\/a><\/th>/g)].map(
     (match) => match[1] ?? '',
   );
 }

@@ -134,9 +134,11 @@ export function HistoryTable({
                     {names?.get(change.record_id) ? (
                       <>
                         {href ? (
-                          <a href={href}>{names.get(change.record_id)?.name}</a>
+                          <a href={href} dir="auto">
+                            {names.get(change.record_id)?.name}
+                          </a>
                         ) : (
-                          names.get(change.record_id)?.name
+                          <bdi>{names.get(change.record_id)?.name}</bdi>
                         )}
                         <br />
                         <code class="small">{change.record_id}</code>

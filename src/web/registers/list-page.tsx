@@ -318,7 +318,7 @@ export function RegisterListPage(props: {
               {props.rows.map((row) => (
                 <tr>
                   <th scope="row">
-                    <a href={`${base}/${String(row.id)}`}>
+                    <a href={`${base}/${String(row.id)}`} dir="auto">
                       {titleColumn ? displayOrDash(row[titleColumn], row) : String(row.id)}
                     </a>
                   </th>

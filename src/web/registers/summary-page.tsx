@@ -94,7 +94,7 @@ export function SummaryPage({
       viewer={viewer}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: 'overview' }}
     >
-      <h1>{membership.name}</h1>
+      <h1 dir="auto">{membership.name}</h1>
       <p class="lead">
         Compliance summary · your role: {membership.role} · as of <Time iso={summary.generated_at} />
       </p>
