@@ -42,7 +42,7 @@ pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius:
 .sidenav a:hover { background: var(--bg); }
 .sidenav a[aria-current="page"] { border-left-color: var(--accent); background: #eaf1fd; font-weight: 600; }
 main { flex: 1 1 auto; min-width: 0; }
-main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
+main.page { max-width: 1280px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
 .narrow { max-width: 30rem; margin: 3rem auto; padding: 0 1.25rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
 .lead { color: var(--muted); }
@@ -91,7 +91,7 @@ caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); font-s
 th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #eef1f5; font-weight: 600; }
 tbody th { background: transparent; }
-tbody tr:last-child td { border-bottom: none; }
+tbody tr:last-child td, tbody tr:last-child th { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .empty { padding: 1.25rem; color: var(--muted); }
 
@@ -182,7 +182,7 @@ table.soa tr.section-row th { background: var(--bg); }
   .topnav { flex-wrap: wrap; gap: 0.25rem 0.75rem; }
   .topnav .who { overflow-wrap: anywhere; }
   .switcher select { max-width: 11rem; }
-  main.page { padding: 0 0.75rem 2rem; }
+  main.page { padding: 1rem 0.75rem 2rem; }
   .card { padding: 1rem; }
   dl.details { grid-template-columns: 1fr; gap: 0.1rem; }
   dl.details dd { margin-bottom: 0.5rem; }
