@@ -127,6 +127,14 @@ figure { margin: 0 0 1.25rem; }
 .chart text { font-size: 10px; fill: var(--muted); }
 .heatmaps { margin: 1.5rem 0; }
 .heatmaps h2 { margin-bottom: 0.25rem; }
+details.heatmaps > summary { cursor: pointer; }
+details.heatmaps > summary h2 { display: inline; }
+fieldset.multi { border: none; padding: 0; margin: 0 0 0.5rem; min-width: 0; }
+fieldset.multi details { position: relative; }
+fieldset.multi summary { cursor: pointer; min-height: 2.5rem; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.multi-choices { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 0.4rem 0.6rem; margin-top: 0.25rem; }
+th a.sort { color: inherit; text-decoration: none; }
+th a.sort:hover { text-decoration: underline; }
 .heatmap-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(24rem, 100%), 1fr)); gap: 1rem; }
 .heatmap-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 table.heatmap { table-layout: fixed; min-width: 24rem; }

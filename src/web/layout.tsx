@@ -203,11 +203,30 @@ export function Badge({ tone, children }: PropsWithChildren<{ tone?: 'ok' | 'war
   return <span class={tone ? `badge ${tone}` : 'badge'}>{children}</span>;
 }
 
-/** Links between the pages of a list: back to the first page (when on a later one) and on to the next. */
-export function Pager({ first, next }: { first: string | null; next: string | null }) {
+/**
+ * Links between the pages of a list: back to the first page and to the previous one (when on a later one), the
+ * page's number, and on to the next.
+ */
+export function Pager({
+  first,
+  previous,
+  next,
+  number,
+}: {
+  first: string | null;
+  previous?: string | null;
+  next: string | null;
+  number?: number;
+}) {
   return (
     <nav class="pager" aria-label="Pages">
       {first && <a href={first}>First page</a>}
+      {previous && previous !== first && (
+        <a href={previous} rel="prev">
+          Previous page
+        </a>
+      )}
+      {number !== undefined && (first || next) && <span class="muted">Page {number}</span>}
       {next && (
         <a class="button quiet" href={next} rel="next">
           Next page

@@ -162,7 +162,9 @@ describe('records in Chromium', () => {
     await expect.poll(() => notice(page)).toBe(`Risk “${RISK}” was deleted.`);
     expect(new URL(page.url()).pathname).toBe(`${home}/risks`);
     expect(await page.locator('.empty').textContent()).toBe('No risks yet.');
-    // The emptied cell says 0 and is no longer a link.
+    // The register's heat map is folded under its heading; opened, the emptied cell says 0 and is no link.
+    expect(await page.locator('details.heatmaps').getAttribute('open')).toBeNull();
+    await page.locator('details.heatmaps > summary').click();
     await page
       .getByRole('cell', { name: '0 risks, inherent likelihood 4, impact 5: high · score 20' })
       .waitFor();

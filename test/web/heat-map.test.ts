@@ -110,7 +110,10 @@ describe('risk heat map', () => {
     const cell = await client.get((link ?? '').replace(/&amp;/g, '&'));
     expect(cell.status).toBe(200);
     expect(rowNames(cell.html).sort()).toEqual(['Phishing', 'Ransomware']);
-    expect(cell.html).toContain('<option value="OPEN,IN_TREATMENT,MITIGATED,ACCEPTED" selected="">');
+    // The status filter shows the cell's four statuses chosen, CLOSED not.
+    const checked = [...cell.html.matchAll(/name="status" value="([A-Z_]+)" checked=""/g)].map((m) => m[1]);
+    expect(checked).toEqual(['OPEN', 'IN_TREATMENT', 'MITIGATED', 'ACCEPTED']);
+    expect(cell.html).toContain('name="status" value="CLOSED"/>');
   });
 
   it('moves a risk to another cell when its likelihood changes', async () => {

@@ -104,11 +104,24 @@ function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residua
   );
 }
 
-/** Inherent and residual heat maps side by side, with the key to their bands. */
-export function RiskHeatMaps({ organizationId, heatMap }: { organizationId: string; heatMap: HeatMap }) {
-  return (
-    <section class="heatmaps" aria-labelledby="heatmap-title">
-      <h2 id="heatmap-title">Risk heat map</h2>
+/**
+ * Inherent and residual heat maps side by side, with the key to their bands. `foldable` (the risks register): under
+ * a summary the person opens, so the list starts on the first screen; open when `open`.
+ */
+export function RiskHeatMaps({
+  organizationId,
+  heatMap,
+  foldable = false,
+  open = true,
+}: {
+  organizationId: string;
+  heatMap: HeatMap;
+  foldable?: boolean;
+  open?: boolean;
+}) {
+  const title = <h2 id="heatmap-title">Risk heat map</h2>;
+  const body = (
+    <>
       <p class="small muted">
         Each cell counts the risks that are not closed with that likelihood and impact; select a number to
         list them. Bands by score (likelihood × impact): low 1–7, medium 8–14, high 15–25.
@@ -117,6 +130,20 @@ export function RiskHeatMaps({ organizationId, heatMap }: { organizationId: stri
         <HeatTable organizationId={organizationId} stage="inherent" cells={heatMap.inherent} />
         <HeatTable organizationId={organizationId} stage="residual" cells={heatMap.residual} />
       </div>
+    </>
+  );
+  if (foldable) {
+    return (
+      <details class="heatmaps" open={open}>
+        <summary>{title}</summary>
+        {body}
+      </details>
+    );
+  }
+  return (
+    <section class="heatmaps" aria-labelledby="heatmap-title">
+      {title}
+      {body}
     </section>
   );
 }
