@@ -111,6 +111,8 @@ dl.details { display: grid; grid-template-columns: minmax(10rem, max-content) 1f
 dl.details dt { font-weight: 600; color: var(--muted); }
 dl.details dd { margin: 0; word-break: break-word; }
 ul.changes { margin: 0; padding-left: 1rem; }
+table.history th.fields { min-width: 18rem; width: 45%; }
+ul.plain { list-style: none; margin: 0; padding: 0; }
 ul.changes li { word-break: break-word; }
 ul.changes del { color: var(--bad); }
 ul.changes ins { color: var(--ok); text-decoration: none; font-weight: 600; }

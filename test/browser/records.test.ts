@@ -101,12 +101,12 @@ describe('records in Chromium', () => {
     await expect.poll(() => notice(page)).toBe(`Risk “${RISK}” was saved.`);
     expect(await page.locator('dl.details').textContent()).toMatch(/Residual score\s*5/);
 
-    // The record's history shows the edit: who, from where, and the field before and after; below it the link to
-    // the measure and the add, newest first.
+    // The record's history shows the edit: who, from where, and the field before and after; below it the add with
+    // its link to the measure, one save (one entry), newest first.
     const history = page.locator('table.history tbody tr');
     await expect
       .poll(() => history.locator('.badge').allTextContents())
-      .toEqual(['Changed', 'Linked', 'Added']);
+      .toEqual(['Changed', 'Added', 'Linked']);
     const edit = (await history.first().textContent()) ?? '';
     for (const part of [
       'ada@example.com',
