@@ -26,6 +26,8 @@ export async function invokeTool(
   principal: Principal,
   surface: Surface,
   requestId: string,
+  /** The call id its log row and history rows carry; by default its own. One web form save passes one to all its calls. */
+  callId: string = newId('cal'),
 ): Promise<InvokeResult> {
   const started = performance.now();
   const entry = (outcome: string): ToolCallRecord => ({
@@ -51,7 +53,7 @@ export async function invokeTool(
       return [callLogRow(deps.db, inBatch, landed)];
     },
     surface,
-    callId: newId('cal'),
+    callId,
   };
   let outcome: InvokeResult;
   try {

@@ -42,7 +42,7 @@ pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius:
 .sidenav a:hover { background: var(--bg); }
 .sidenav a[aria-current="page"] { border-left-color: var(--accent); background: #eaf1fd; font-weight: 600; }
 main { flex: 1 1 auto; min-width: 0; }
-main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
+main.page { max-width: 1280px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
 .narrow { max-width: 30rem; margin: 3rem auto; padding: 0 1.25rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
 .lead { color: var(--muted); }
@@ -85,13 +85,13 @@ fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding:
 .notice.error { background: var(--bad-bg); border-color: #f0a8a8; color: var(--bad); }
 .notice.warn { background: var(--warn-bg); border-color: #f0cf8a; color: var(--warn); }
 
-.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+.table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 table { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
 caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); font-size: 0.85rem; caption-side: bottom; }
 th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #eef1f5; font-weight: 600; }
 tbody th { background: transparent; }
-tbody tr:last-child td { border-bottom: none; }
+tbody tr:last-child td, tbody tr:last-child th { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .empty { padding: 1.25rem; color: var(--muted); }
 
@@ -111,6 +111,8 @@ dl.details { display: grid; grid-template-columns: minmax(10rem, max-content) 1f
 dl.details dt { font-weight: 600; color: var(--muted); }
 dl.details dd { margin: 0; word-break: break-word; }
 ul.changes { margin: 0; padding-left: 1rem; }
+table.history th.fields { min-width: 18rem; width: 45%; }
+ul.plain { list-style: none; margin: 0; padding: 0; }
 ul.changes li { word-break: break-word; }
 ul.changes del { color: var(--bad); }
 ul.changes ins { color: var(--ok); text-decoration: none; font-weight: 600; }
@@ -127,8 +129,16 @@ figure { margin: 0 0 1.25rem; }
 .chart text { font-size: 10px; fill: var(--muted); }
 .heatmaps { margin: 1.5rem 0; }
 .heatmaps h2 { margin-bottom: 0.25rem; }
-.heatmap-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); gap: 1rem; }
-.heatmap-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+details.heatmaps > summary { cursor: pointer; }
+details.heatmaps > summary h2 { display: inline; }
+fieldset.multi { border: none; padding: 0; margin: 0 0 0.5rem; min-width: 0; }
+fieldset.multi details { position: relative; }
+fieldset.multi summary { cursor: pointer; min-height: 2.5rem; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.multi-choices { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 0.4rem 0.6rem; margin-top: 0.25rem; }
+th a.sort { color: inherit; text-decoration: none; }
+th a.sort:hover { text-decoration: underline; }
+.heatmap-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(24rem, 100%), 1fr)); gap: 1rem; }
+.heatmap-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 table.heatmap { table-layout: fixed; min-width: 24rem; }
 table.heatmap caption { caption-side: top; color: var(--ink); font-size: 0.92rem; }
 table.heatmap th { font-size: 0.78rem; text-align: center; padding: 0.35rem; }
@@ -168,9 +178,25 @@ table.soa thead th:nth-child(5) { width: 13%; }
 table.soa thead th:nth-child(6) { width: 18%; }
 table.soa tr.section-row th { background: var(--bg); }
 
+/* The side menu's button: only where the menu folds (narrow screens, with the script). */
+.menu-toggle { display: none; }
+
 @media (max-width: 800px) {
-  .shell { flex-direction: column; }
-  .sidenav { position: static; width: 100%; }
+  .shell { flex-direction: column; align-items: stretch; padding: 1rem 0.75rem 2rem; gap: 1rem; }
+  .sidenav { position: static; width: 100%; flex: none; padding: 0.25rem 0; }
+  .js .menu-toggle { display: block; width: 100%; text-align: left; background: transparent; color: var(--ink); border: none; padding: 0.5rem 1rem; font-weight: 600; }
+  .js .menu-toggle::after { content: " ▾"; }
+  .js .menu-toggle[aria-expanded="true"]::after { content: " ▴"; }
+  .js .sidenav.folded .menu-lists { display: none; }
+  .topbar { padding: 0.5rem 0.75rem; gap: 0.4rem 0.75rem; }
+  .topnav { flex-wrap: wrap; gap: 0.25rem 0.75rem; }
+  .topnav .who { overflow-wrap: anywhere; }
+  .switcher select { max-width: 11rem; }
+  main.page { padding: 1rem 0.75rem 2rem; }
+  .card { padding: 1rem; }
+  dl.details { grid-template-columns: 1fr; gap: 0.1rem; }
+  dl.details dd { margin-bottom: 0.5rem; }
+  .narrow { margin: 1.5rem auto; }
 }
 
 @media print {
@@ -219,6 +245,18 @@ export const SCRIPT = `
       if (status) status.textContent = 'Could not copy: select the text and copy it by hand.';
     });
   });
+  // The side menu folds behind its button on narrow screens (the stylesheet shows the button there only).
+  document.documentElement.classList.add('js');
+  var menu = document.querySelector('.sidenav');
+  var toggle = menu && menu.querySelector('.menu-toggle');
+  if (toggle) {
+    menu.classList.add('folded');
+    toggle.setAttribute('aria-expanded', 'false');
+    toggle.addEventListener('click', function () {
+      var folded = menu.classList.toggle('folded');
+      toggle.setAttribute('aria-expanded', folded ? 'false' : 'true');
+    });
+  }
   // Times in the reader's own time zone: the server writes UTC; the browser knows where the person is.
   var times = document.querySelectorAll('time[datetime]');
   for (var i = 0; i < times.length; i++) {

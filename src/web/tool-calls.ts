@@ -1,6 +1,7 @@
 // Calls of the tool map on behalf of the signed-in person: through the invocation seam (checked, validated, logged
 // with surface "web"), or run directly for display lookups; the names of referenced records and picker choices.
 import type { Context } from 'hono';
+import { newId } from '../ids.ts';
 import { type InvokeResult, invokeTool } from '../surfaces/invoke.ts';
 import type { RegisterKind } from '../tools/index.ts';
 import { orderFieldsOf } from '../tools/registers/spec.ts';
@@ -32,7 +33,11 @@ export type Pickers = Partial<Record<RegisterKind, Picker>>;
 export interface WebCalls {
   /** A read tool call with the person's read rights. */
   read(tool: Tool, args: Row): Promise<InvokeResult>;
-  /** A write tool call with exactly the rights of the person's role (a VIEWER is refused as a read token is). */
+  /**
+   * A write tool call with exactly the rights of the person's role (a VIEWER is refused as a read token is). The
+   * writes of one request (one form save: a risk changed and two measures linked) share one call id, so the history
+   * shows them as one save.
+   */
   write(tool: Tool, args: Row): Promise<InvokeResult>;
   /**
    * A read tool run directly, its arguments parsed by its schema but not logged as a call of its own: lookups that
@@ -47,8 +52,9 @@ export interface WebCalls {
 
 export function webCalls(c: Context<WebEnv>, deps: WebDeps): WebCalls {
   const reader = () => webPrincipal(c.get('user'), c.get('memberships'));
-  const call = (tool: Tool, args: Row, principal: ReturnType<typeof reader>) =>
-    invokeTool(deps.invoke, tool, args, principal, 'web', c.get('requestId'));
+  const call = (tool: Tool, args: Row, principal: ReturnType<typeof reader>, callId?: string) =>
+    invokeTool(deps.invoke, tool, args, principal, 'web', c.get('requestId'), callId);
+  const saveId = newId('cal');
   const run = async (tool: Tool, args: Row): Promise<Row> => {
     const ctx = contextOutsideSeam(deps.database.db, reader(), deps.now, 'web');
     return tool.run(ctx, tool.input.parse(args));
@@ -72,7 +78,7 @@ export function webCalls(c: Context<WebEnv>, deps: WebDeps): WebCalls {
 
   return {
     read: (tool, args) => call(tool, args, reader()),
-    write: (tool, args) => call(tool, args, webWriterPrincipal(c.get('user'), c.get('memberships'))),
+    write: (tool, args) => call(tool, args, webWriterPrincipal(c.get('user'), c.get('memberships')), saveId),
     run,
     async names(organizationId, kinds) {
       const names: NameIndex = new Map();

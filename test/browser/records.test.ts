@@ -83,10 +83,10 @@ describe('records in Chromium', () => {
     // The heat map on the home page counts it in its cells, inherent 4 x 5 and residual 2 x 5.
     await page.getByRole('link', { name: 'Overview' }).click();
     await page
-      .getByRole('link', { name: '1 risk, inherent likelihood 4, impact 5: score 20, high' })
+      .getByRole('link', { name: '1 risk, inherent likelihood 4, impact 5: high · score 20' })
       .waitFor();
     await page
-      .getByRole('link', { name: '1 risk, residual likelihood 2, impact 5: score 10, medium' })
+      .getByRole('link', { name: '1 risk, residual likelihood 2, impact 5: medium · score 10' })
       .waitFor();
     await screenshot(page, '22-summary-heat-map');
 
@@ -101,12 +101,12 @@ describe('records in Chromium', () => {
     await expect.poll(() => notice(page)).toBe(`Risk “${RISK}” was saved.`);
     expect(await page.locator('dl.details').textContent()).toMatch(/Residual score\s*5/);
 
-    // The record's history shows the edit: who, from where, and the field before and after; below it the link to
-    // the measure and the add, newest first.
+    // The record's history shows the edit: who, from where, and the field before and after; below it the add with
+    // its link to the measure, one save (one entry), newest first.
     const history = page.locator('table.history tbody tr');
     await expect
       .poll(() => history.locator('.badge').allTextContents())
-      .toEqual(['Changed', 'Linked', 'Added']);
+      .toEqual(['Changed', 'Added', 'Linked']);
     const edit = (await history.first().textContent()) ?? '';
     for (const part of [
       'ada@example.com',
@@ -121,9 +121,9 @@ describe('records in Chromium', () => {
     // The heat map cell moved: residual 2 x 5 is empty, 1 x 5 holds the risk and lists it.
     await page.getByRole('link', { name: 'Overview' }).click();
     await page
-      .getByRole('img', { name: '0 risks, residual likelihood 2, impact 5: score 10, medium' })
+      .getByRole('cell', { name: '0 risks, residual likelihood 2, impact 5: medium · score 10' })
       .waitFor();
-    await page.getByRole('link', { name: '1 risk, residual likelihood 1, impact 5: score 5, low' }).click();
+    await page.getByRole('link', { name: '1 risk, residual likelihood 1, impact 5: low · score 5' }).click();
     await page.waitForURL(/residual_likelihood=1&residual_impact=5/);
     expect(await page.locator('table:not(.heatmap) tbody th[scope="row"]').allTextContents()).toEqual([RISK]);
     await screenshot(page, '24-risks-heat-map-cell');
@@ -162,9 +162,13 @@ describe('records in Chromium', () => {
     await expect.poll(() => notice(page)).toBe(`Risk “${RISK}” was deleted.`);
     expect(new URL(page.url()).pathname).toBe(`${home}/risks`);
     expect(await page.locator('.empty').textContent()).toBe('No risks yet.');
+    // The register's heat map is folded under its heading; opened, the emptied cell says 0 and is no link.
+    expect(await page.locator('details.heatmaps').getAttribute('open')).toBeNull();
+    await page.locator('details.heatmaps > summary').click();
     await page
-      .getByRole('img', { name: '0 risks, inherent likelihood 4, impact 5: score 20, high' })
+      .getByRole('cell', { name: '0 risks, inherent likelihood 4, impact 5: high · score 20' })
       .waitFor();
+    expect(await page.getByRole('link', { name: /inherent likelihood 4, impact 5:/ }).count()).toBe(0);
     await screenshot(page, '27-risks-after-delete');
     expect((await page.goto(`${url}${recordPath}`))?.status()).toBe(404);
   });

@@ -31,14 +31,21 @@ type Pair = [number, number];
 type Cell = { likelihood: number; impact: number; count: number };
 
 /** The accessible names of the heat map cells of one stage, as a screen reader announces them. */
+/** Each cell's text as a screen reader says it (visible and visually hidden words, spaces collapsed). */
 function cellNames(html: string, stage: 'inherent' | 'residual'): string[] {
-  return [...html.matchAll(/aria-label="(\d+ risks?, (inherent|residual) [^"]+)"/g)]
-    .filter((match) => match[2] === stage)
-    .map((match) => match[1] ?? '');
+  return [...html.matchAll(/<td class="cell[^"]*">(.*?)<\/td>/g)]
+    .map((match) =>
+      (match[1] ?? '')
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .replace(/ ,/g, ',')
+        .trim(),
+    )
+    .filter((name) => name.includes(`, ${stage} likelihood`));
 }
 
 function rowNames(html: string): string[] {
-  return [...html.matchAll(/<th scope="row"><a href="[^"]+">([^<]+)<\/a><\/th>/g)].map(
+  return [...html.matchAll(/<th scope="row"><a href="[^"]+"[^>]*>([^<]+)<\/a><\/th>/g)].map(
     (match) => match[1] ?? '',
   );
 }
@@ -84,35 +91,39 @@ describe('risk heat map', () => {
       expect(text).toContain('Residual risk (after measures): 3 risks not closed');
       const inherent = cellNames(page.html, 'inherent');
       expect(inherent).toHaveLength(25);
-      expect(inherent).toContain('2 risks, inherent likelihood 4, impact 5: score 20, high');
-      expect(inherent).toContain('1 risk, inherent likelihood 4, impact 4: score 16, high');
-      expect(inherent).toContain('0 risks, inherent likelihood 1, impact 1: score 1, low');
+      expect(inherent).toContain('2 risks, inherent likelihood 4, impact 5: high · score 20');
+      expect(inherent).toContain('1 risk, inherent likelihood 4, impact 4: high · score 16');
+      expect(inherent).toContain('0 risks, inherent likelihood 1, impact 1: low · score 1');
       expect(cellNames(page.html, 'residual')).toContain(
-        '1 risk, residual likelihood 2, impact 5: score 10, medium',
+        '1 risk, residual likelihood 2, impact 5: medium · score 10',
       );
     }
 
     const home = await client.get(base);
-    const link = /<a href="([^"]+)" aria-label="2 risks, inherent likelihood 4, impact 5/.exec(
-      home.html,
-    )?.[1];
+    const link =
+      /<a href="([^"]+inherent_likelihood=4&amp;inherent_impact=5[^"]*)"><span class="count">2</.exec(
+        home.html,
+      )?.[1];
     expect(link).toBe(
       `${base}/risks?inherent_likelihood=4&amp;inherent_impact=5&amp;status=OPEN%2CIN_TREATMENT%2CMITIGATED%2CACCEPTED`,
     );
     const cell = await client.get((link ?? '').replace(/&amp;/g, '&'));
     expect(cell.status).toBe(200);
     expect(rowNames(cell.html).sort()).toEqual(['Phishing', 'Ransomware']);
-    expect(cell.html).toContain('<option value="OPEN,IN_TREATMENT,MITIGATED,ACCEPTED" selected="">');
+    // The status filter shows the cell's four statuses chosen, CLOSED not.
+    const checked = [...cell.html.matchAll(/name="status" value="([A-Z_]+)" checked=""/g)].map((m) => m[1]);
+    expect(checked).toEqual(['OPEN', 'IN_TREATMENT', 'MITIGATED', 'ACCEPTED']);
+    expect(cell.html).toContain('name="status" value="CLOSED"/>');
   });
 
   it('moves a risk to another cell when its likelihood changes', async () => {
     const { runtime, token, client, base, addRisk } = await setup();
     const id = await addRisk('Phishing', [3, 3]);
     const before = cellNames((await client.get(base)).html, 'residual');
-    expect(before).toContain('1 risk, residual likelihood 3, impact 3: score 9, medium');
+    expect(before).toContain('1 risk, residual likelihood 3, impact 3: medium · score 9');
     await ok(runtime, token, 'updateRisk', { id, residual_likelihood: 1 });
     const after = cellNames((await client.get(base)).html, 'residual');
-    expect(after).toContain('0 risks, residual likelihood 3, impact 3: score 9, medium');
-    expect(after).toContain('1 risk, residual likelihood 1, impact 3: score 3, low');
+    expect(after).toContain('0 risks, residual likelihood 3, impact 3: medium · score 9');
+    expect(after).toContain('1 risk, residual likelihood 1, impact 3: low · score 3');
   });
 });

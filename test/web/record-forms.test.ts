@@ -205,6 +205,40 @@ describe('record forms', () => {
     expect(calls).toContainEqual({ tool: 'linkRiskMeasure', outcome: 'ok' });
   });
 
+  it('shows a save that changed a risk and linked two measures as one entry of its history', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const measure = async (name: string) =>
+      (
+        await ok<{ measure: { id: string } }>(runtime, token, 'addMeasure', {
+          organization_id: organizationId,
+          name,
+        })
+      ).measure.id;
+    const [mfa, backups] = [await measure('MFA'), await measure('Backups')];
+    const added = await client.submit(`${base}/risks/new`, `${base}/risks/new`, RISK_FORM);
+    const path = added.location ?? '';
+    const edit = await client.get(`${path}/edit`);
+    const updatedAt = /name="expected_updated_at" value="([^"]+)"/.exec(edit.html)?.[1] ?? '';
+    const saved = await client.submit(`${path}/edit`, `${path}/edit`, {
+      ...RISK_FORM,
+      status: 'IN_TREATMENT',
+      measure_ids: [mfa, backups],
+      expected_updated_at: updatedAt,
+    });
+    expect(saved.status).toBe(303);
+    const page = await client.get(path);
+    const rows = [...page.html.matchAll(/<tr id="chg_[^"]+">([\s\S]*?)<\/tr>/g)].map((match) =>
+      textOf(match[1] ?? ''),
+    );
+    // Two saves: the add, then the edit with its two links (three tool calls, one call id).
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toMatch(/^.*Changed Linked Details/);
+    expect(rows[0]).toContain('tool updateRisk');
+    expect(rows[0]?.match(/tool linkRiskMeasure/g)).toHaveLength(2);
+    expect(rows[0]).toContain('Status : Open → In treatment');
+    expect(rows[1]).toContain('Added');
+  });
+
   it('shows the tool’s errors next to the fields and keeps what was typed', async () => {
     const { runtime, client, organizationId, token, base } = await setup();
     const response = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {

@@ -18,7 +18,7 @@ async function setup() {
 }
 
 function rowNames(html: string): string[] {
-  return [...html.matchAll(/<th scope="row"><a href="[^"]+">([^<]+)<\/a><\/th>/g)].map(
+  return [...html.matchAll(/<th scope="row"><a href="[^"]+"[^>]*>([^<]+)<\/a><\/th>/g)].map(
     (match) => match[1] ?? '',
   );
 }
@@ -134,6 +134,76 @@ describe('register pages', () => {
     expect(rowNames(second.html)).toEqual(['Vendor 25', 'Vendor 26', 'Vendor 27', 'Vendor 28', 'Vendor 29']);
     expect(second.html).not.toContain('rel="next"');
     expect(second.html).toContain('First page');
+    expect(textOf(second.html)).toContain('Page 2');
+  });
+
+  it('goes back a page at a time, shows 10 a page when asked, and sorts by a column header both ways', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    for (let index = 0; index < 60; index++) {
+      await ok(runtime, token, 'addVendor', {
+        organization_id: organizationId,
+        name: `Vendor ${String(index).padStart(2, '0')}`,
+      });
+    }
+    const base = `/orgs/${organizationId}/vendors`;
+    const link = (html: string, rel: 'next' | 'prev') =>
+      (new RegExp(`href="([^"]+)" rel="${rel}"`).exec(html)?.[1] ?? '').replace(/&amp;/g, '&');
+    // The Name header sorts A to Z, and again Z to A.
+    const unsorted = await client.get(base);
+    const byName =
+      /<a href="([^"]+)" class="sort">Name/.exec(unsorted.html)?.[1]?.replace(/&amp;/g, '&') ?? '';
+    expect(byName).toBe(`${base}?sort=name&direction=ASC`);
+    const ascending = await client.get(byName);
+    expect(rowNames(ascending.html).slice(0, 2)).toEqual(['Vendor 00', 'Vendor 01']);
+    expect(ascending.html).toContain('aria-sort="ascending"');
+    const reversed = /<a href="([^"]+)" class="sort">Name/.exec(ascending.html)?.[1]?.replace(/&amp;/g, '&');
+    expect(rowNames((await client.get(reversed ?? '')).html)[0]).toBe('Vendor 59');
+
+    const first = await client.get(`${base}?sort=name&direction=ASC&size=50`);
+    expect(rowNames(first.html)).toHaveLength(50);
+    expect(first.html).toContain('<option value="50" selected="">50</option>');
+    const second = await client.get(link(first.html, 'next'));
+    expect(rowNames(second.html)[0]).toBe('Vendor 50');
+    expect(textOf(second.html)).toContain('Page 2');
+    // From page 2, Previous is the first page (the First page link itself).
+    expect(second.html).not.toContain('rel="prev"');
+
+    const small = `${base}?sort=name&direction=ASC`;
+    const page1 = await client.get(small);
+    const page2 = await client.get(link(page1.html, 'next'));
+    const page3 = await client.get(link(page2.html, 'next'));
+    expect(textOf(page3.html)).toContain('Page 3');
+    expect(rowNames(page3.html)[0]).toBe('Vendor 50');
+    const back = await client.get(link(page3.html, 'prev'));
+    expect(textOf(back.html)).toContain('Page 2');
+    expect(rowNames(back.html)).toEqual(rowNames(page2.html));
+  });
+
+  it('hides closed risks until asked, and takes several statuses at once', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    const add = (name: string, status: string) =>
+      ok(runtime, token, 'addRisk', {
+        organization_id: organizationId,
+        name,
+        inherent_likelihood: 2,
+        inherent_impact: 2,
+        status,
+      });
+    await add('Open one', 'OPEN');
+    await add('Accepted one', 'ACCEPTED');
+    await add('Closed one', 'CLOSED');
+    const base = `/orgs/${organizationId}/risks`;
+    const list = await client.get(base);
+    expect(rowNames(list.html).sort()).toEqual(['Accepted one', 'Open one']);
+    const show = /<a href="([^"]+)">Show closed risks<\/a>/.exec(list.html)?.[1] ?? '';
+    expect(show).toBe(`${base}?sort=residual_score&amp;direction=DESC&amp;hidden=show`);
+    const all = await client.get(show.replace(/&amp;/g, '&'));
+    expect(rowNames(all.html).sort()).toEqual(['Accepted one', 'Closed one', 'Open one']);
+    expect(all.html).toContain('direction=DESC">Hide closed risks</a>');
+    // A status filter names what it wants, closed included; checkboxes send the field once per value.
+    const chosen = await client.get(`${base}?status=CLOSED&status=ACCEPTED`);
+    expect(rowNames(chosen.html).sort()).toEqual(['Accepted one', 'Closed one']);
+    expect(textOf(chosen.html)).not.toContain('Show closed risks');
   });
 
   it('shows a record with its references resolved to names', async () => {
@@ -239,8 +309,16 @@ describe('register pages', () => {
       requirement: 'Old',
       due_date: '2020-01-01',
     });
+    // A closed risk counts neither among the high ones nor among those they are counted of.
+    await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Retired',
+      inherent_likelihood: 5,
+      inherent_impact: 5,
+      status: 'CLOSED',
+    });
     const text = textOf((await client.get(`/orgs/${organizationId}`)).html);
-    expect(text).toContain('High risks (residual ≥ 15) 1 of 2 risks, not closed');
+    expect(text).toContain('High risks (residual ≥ 15) 1 of 2 risks not closed');
     expect(text).toContain('Measures implemented 50% 1 of 2 applicable measures');
     expect(text).not.toContain('not applicable)');
     expect(text).toContain('Overdue obligations 1 of 1 obligations');

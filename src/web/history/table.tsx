@@ -89,7 +89,32 @@ function Changes({ change, names }: { change: ChangeRow; names?: KnownNames | un
   );
 }
 
-/** The changes as a table, newest first; `showRecord` adds which record each one changed (organization history). */
+/**
+ * The changes grouped into saves, newest first: a form that changed a risk and linked two measures made three tool
+ * calls under one call id (the web gives one to a request's writes; a tool call's own links share its id), so one
+ * entry. Consecutive changes of the same record and call id group; changes without a call id stand alone.
+ */
+export function groupSaves(changes: readonly ChangeRow[]): ChangeRow[][] {
+  const groups: ChangeRow[][] = [];
+  for (const change of changes) {
+    const group = groups.at(-1);
+    const last = group?.at(-1);
+    const same =
+      group !== undefined &&
+      last !== undefined &&
+      change.call_id !== null &&
+      last.call_id === change.call_id &&
+      last.record_id === change.record_id;
+    if (same) group.push(change);
+    else groups.push([change]);
+  }
+  return groups;
+}
+
+/** The order a save's actions are named in: what it did to the record first, then its links. */
+const ACTION_ORDER = ['add', 'update', 'delete', 'link', 'unlink'];
+
+/** The changes as a table of saves, newest first; `showRecord` adds which record each one changed (organization history). */
 export function HistoryTable({
   changes,
   organizationId,
@@ -114,12 +139,20 @@ export function HistoryTable({
             <th scope="col">Who</th>
             {showRecord && <th scope="col">Record</th>}
             <th scope="col">Action</th>
-            <th scope="col">Fields</th>
+            <th scope="col" class="fields">
+              Fields
+            </th>
           </tr>
         </thead>
         <tbody>
-          {changes.map((change) => {
+          {groupSaves(changes).map((save) => {
+            const [change] = save as [ChangeRow, ...ChangeRow[]];
             const href = recordHref(organizationId, change);
+            const actions = [...new Set(save.map((item) => item.action))].sort(
+              (a, b) => ACTION_ORDER.indexOf(a) - ACTION_ORDER.indexOf(b),
+            );
+            // Oldest first within a save, as it happened.
+            const steps = [...save].reverse();
             return (
               <tr id={change.id}>
                 <td>
@@ -132,15 +165,13 @@ export function HistoryTable({
                   <td>
                     {change.kind.replace(/_/g, ' ')}{' '}
                     {names?.get(change.record_id) ? (
-                      <>
-                        {href ? (
-                          <a href={href}>{names.get(change.record_id)?.name}</a>
-                        ) : (
-                          names.get(change.record_id)?.name
-                        )}
-                        <br />
-                        <code class="small">{change.record_id}</code>
-                      </>
+                      href ? (
+                        <a href={href} dir="auto">
+                          {names.get(change.record_id)?.name}
+                        </a>
+                      ) : (
+                        <bdi>{names.get(change.record_id)?.name}</bdi>
+                      )
                     ) : href ? (
                       <a href={href}>{change.record_id}</a>
                     ) : (
@@ -149,23 +180,36 @@ export function HistoryTable({
                   </td>
                 )}
                 <td>
-                  <Badge tone={ACTION_TONES[change.action]}>
-                    {ACTION_LABELS[change.action] ?? change.action}
-                  </Badge>
+                  {actions.map((action) => (
+                    <>
+                      <Badge tone={ACTION_TONES[action]}>{ACTION_LABELS[action] ?? action}</Badge>{' '}
+                    </>
+                  ))}
                   <details class="technical">
                     <summary>Details</summary>
-                    <span class="small">
-                      tool <code>{change.tool}</code>
-                      {change.call_id && (
-                        <>
-                          , call <code>{change.call_id}</code>
-                        </>
+                    <ul class="small plain">
+                      {showRecord && (
+                        <li>
+                          record <code>{change.record_id}</code>
+                        </li>
                       )}
-                    </span>
+                      {steps.map((step) => (
+                        <li>
+                          tool <code>{step.tool}</code>
+                          {step.call_id && (
+                            <>
+                              , call <code>{step.call_id}</code>
+                            </>
+                          )}
+                        </li>
+                      ))}
+                    </ul>
                   </details>
                 </td>
                 <td>
-                  <Changes change={change} names={names} />
+                  {steps.map((step) => (
+                    <Changes change={step} names={names} />
+                  ))}
                 </td>
               </tr>
             );

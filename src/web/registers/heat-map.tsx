@@ -68,28 +68,30 @@ function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residua
                 const count = counts.get(`${likelihood}:${impact}`) ?? 0;
                 const score = likelihood * impact;
                 const { tone, label } = band(score);
-                const name = `${count} ${count === 1 ? 'risk' : 'risks'}, ${stage} likelihood ${likelihood}, impact ${impact}: score ${score}, ${label}`;
                 const params = new URLSearchParams({
                   [`${stage}_likelihood`]: String(likelihood),
                   [`${stage}_impact`]: String(impact),
                   status: HEAT_MAP_STATUSES.join(','),
                 });
+                // The cell's name is its visible text with the words a sighted reader gets from the headers, every
+                // hidden part between word boundaries ("2 risks, inherent likelihood 4, impact 5: high · score 20").
+                const content = (
+                  <>
+                    <span class="count">{count}</span>
+                    <span class="visually-hidden">
+                      {count === 1 ? 'risk' : 'risks'}, {stage} likelihood {likelihood}, impact {impact}:
+                    </span>
+                    <span class="band">
+                      {label} · <span class="visually-hidden">score</span> {score}
+                    </span>
+                  </>
+                );
                 return (
                   <td class={`cell ${tone}${count > 0 ? ' filled' : ''}`}>
                     {count > 0 ? (
-                      <a href={`${base}?${params.toString()}`} aria-label={name}>
-                        <span class="count">{count}</span>
-                        <span class="band">
-                          {label} · {score}
-                        </span>
-                      </a>
+                      <a href={`${base}?${params.toString()}`}>{content}</a>
                     ) : (
-                      <span aria-label={name} role="img">
-                        <span class="count">0</span>
-                        <span class="band">
-                          {label} · {score}
-                        </span>
-                      </span>
+                      <span>{content}</span>
                     )}
                   </td>
                 );
@@ -102,11 +104,24 @@ function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residua
   );
 }
 
-/** Inherent and residual heat maps side by side, with the key to their bands. */
-export function RiskHeatMaps({ organizationId, heatMap }: { organizationId: string; heatMap: HeatMap }) {
-  return (
-    <section class="heatmaps" aria-labelledby="heatmap-title">
-      <h2 id="heatmap-title">Risk heat map</h2>
+/**
+ * Inherent and residual heat maps side by side, with the key to their bands. `foldable` (the risks register): under
+ * a summary the person opens, so the list starts on the first screen; open when `open`.
+ */
+export function RiskHeatMaps({
+  organizationId,
+  heatMap,
+  foldable = false,
+  open = true,
+}: {
+  organizationId: string;
+  heatMap: HeatMap;
+  foldable?: boolean;
+  open?: boolean;
+}) {
+  const title = <h2 id="heatmap-title">Risk heat map</h2>;
+  const body = (
+    <>
       <p class="small muted">
         Each cell counts the risks that are not closed with that likelihood and impact; select a number to
         list them. Bands by score (likelihood × impact): low 1–7, medium 8–14, high 15–25.
@@ -115,6 +130,20 @@ export function RiskHeatMaps({ organizationId, heatMap }: { organizationId: stri
         <HeatTable organizationId={organizationId} stage="inherent" cells={heatMap.inherent} />
         <HeatTable organizationId={organizationId} stage="residual" cells={heatMap.residual} />
       </div>
+    </>
+  );
+  if (foldable) {
+    return (
+      <details class="heatmaps" open={open}>
+        <summary>{title}</summary>
+        {body}
+      </details>
+    );
+  }
+  return (
+    <section class="heatmaps" aria-labelledby="heatmap-title">
+      {title}
+      {body}
     </section>
   );
 }

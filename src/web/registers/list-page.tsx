@@ -14,8 +14,11 @@ import { refKind, Value } from './values.tsx';
 
 type Row = Record<string, unknown>;
 
-/** Rows per page of a register's list. */
+/** Rows per page of a register's list: the default and the choices offered. */
 const PAGE_SIZE = 25;
+export const PAGE_SIZES = [25, 50, 100] as const;
+/** How many earlier pages' cursors a list's URL carries, so Previous goes back that far (First page always works). */
+const BACK_LIMIT = 20;
 
 interface FilterField {
   name: string;
@@ -82,12 +85,23 @@ export interface ListQuery {
   sort: string | undefined;
   direction: 'ASC' | 'DESC';
   cursor: string | undefined;
+  /** Rows per page (one of PAGE_SIZES). */
+  size: number;
+  /** The cursors of the pages between the first and this one, oldest first: Previous goes to the last. */
+  back: string[];
+  /** Records the page hides unless asked (closed risks) are shown. */
+  showHidden: boolean;
 }
 
 export function readListQuery(c: Context, page: RegisterPage, options: ListOptions): ListQuery {
   const filter: Record<string, string> = {};
   for (const field of options.filters) {
-    const value = c.req.query(field.name)?.trim();
+    // An enum filter may come several times (checkboxes) or comma-separated: any of the values matches.
+    const value = (c.req.queries(field.name) ?? [])
+      .flatMap((item) => item.split(','))
+      .map((item) => item.trim())
+      .filter(Boolean)
+      .join(',');
     if (value) filter[field.name] = value;
   }
   const sortParam = c.req.query('sort');
@@ -97,11 +111,26 @@ export function readListQuery(c: Context, page: RegisterPage, options: ListOptio
     directionParam === 'ASC' || directionParam === 'DESC'
       ? directionParam
       : (page.defaultOrder?.direction ?? 'DESC');
-  return { filter, sort, direction, cursor: c.req.query('cursor') || undefined };
+  const size = Number(c.req.query('size'));
+  const cursor = c.req.query('cursor') || undefined;
+  return {
+    filter,
+    sort,
+    direction,
+    cursor,
+    size: (PAGE_SIZES as readonly number[]).includes(size) ? size : PAGE_SIZE,
+    back: cursor ? (c.req.query('back') ?? '').split(',').filter(Boolean).slice(-BACK_LIMIT) : [],
+    showHidden: c.req.query('hidden') === 'show',
+  };
 }
 
 /** Query-string values become the tool's argument types; anything odd is passed on for the tool to reject clearly. */
-export function toolArguments(organizationId: string, query: ListQuery, options: ListOptions): Row {
+export function toolArguments(
+  organizationId: string,
+  page: RegisterPage,
+  query: ListQuery,
+  options: ListOptions,
+): Row {
   const filter: Row = {};
   for (const field of options.filters) {
     const raw = query.filter[field.name];
@@ -114,22 +143,43 @@ export function toolArguments(organizationId: string, query: ListQuery, options:
       filter[field.name] = raw === 'true' ? true : raw === 'false' ? false : raw;
     else filter[field.name] = raw;
   }
+  // Closed risks stay out of the list unless asked for, or unless the person filtered on their field.
+  const hidden = page.hiddenByDefault;
+  if (hidden && !query.showHidden && filter[hidden.field] === undefined) {
+    const field = options.filters.find((item) => item.name === hidden.field);
+    if (field) filter[hidden.field] = field.options.filter((value) => !hidden.values.includes(value));
+  }
   return {
     organization_id: organizationId,
-    size: PAGE_SIZE,
+    size: query.size,
     ...(Object.keys(filter).length > 0 ? { filter } : {}),
     ...(query.sort ? { order_by: { field: query.sort, direction: query.direction } } : {}),
     ...(query.cursor ? { cursor: query.cursor } : {}),
   };
 }
 
-export function queryString(query: ListQuery, cursor?: string | null): string {
+/**
+ * The list's URL query for `changes` to the current one (a page's cursor and the earlier ones, another sort): the
+ * filters, sort, page size and hidden-records choice carry over; the page goes back to the first unless a cursor is
+ * given.
+ */
+export function queryString(
+  query: ListQuery,
+  changes: { cursor?: string | null; back?: string[]; sort?: string; direction?: 'ASC' | 'DESC' } = {},
+): string {
   const params = new URLSearchParams(query.filter);
-  if (query.sort) {
-    params.set('sort', query.sort);
-    params.set('direction', query.direction);
+  const sort = changes.sort ?? query.sort;
+  if (sort) {
+    params.set('sort', sort);
+    params.set('direction', changes.direction ?? query.direction);
   }
-  if (cursor) params.set('cursor', cursor);
+  if (query.size !== PAGE_SIZE) params.set('size', String(query.size));
+  if (query.showHidden) params.set('hidden', 'show');
+  if (changes.cursor) {
+    params.set('cursor', changes.cursor);
+    if (changes.back && changes.back.length > 0)
+      params.set('back', changes.back.slice(-BACK_LIMIT).join(','));
+  }
   const text = params.toString();
   return text ? `?${text}` : '';
 }
@@ -176,23 +226,44 @@ function FilterForm({
               </div>
             );
           }
-          if (field.kind === 'enum' || field.kind === 'boolean') {
-            const values = field.kind === 'boolean' ? ['true', 'false'] : field.options;
+          if (field.kind === 'enum') {
+            // Several values at once: checkboxes, folded under a summary of what is chosen.
+            const chosen = value ? value.split(',') : [];
+            const values = [...field.options, ...chosen.filter((option) => !field.options.includes(option))];
+            return (
+              <fieldset class="field multi">
+                <legend>{field.label}</legend>
+                <details>
+                  <summary>{chosen.length > 0 ? valuesLabel(value) : 'Any'}</summary>
+                  <div class="multi-choices">
+                    {values.map((option) => (
+                      <label class="choice">
+                        <input
+                          type="checkbox"
+                          name={field.name}
+                          value={option}
+                          checked={chosen.includes(option)}
+                        />
+                        <span>{valueLabel(option)}</span>
+                      </label>
+                    ))}
+                  </div>
+                </details>
+              </fieldset>
+            );
+          }
+          if (field.kind === 'boolean') {
             return (
               <div class="field">
                 <label for={id}>{field.label}</label>
                 <select id={id} name={field.name}>
                   <option value="">Any</option>
-                  {value && !values.includes(value) && (
-                    <option value={value} selected>
-                      {valuesLabel(value)}
-                    </option>
-                  )}
-                  {values.map((option) => (
-                    <option value={option} selected={option === value}>
-                      {field.kind === 'boolean' ? (option === 'true' ? 'Yes' : 'No') : valueLabel(option)}
-                    </option>
-                  ))}
+                  <option value="true" selected={value === 'true'}>
+                    Yes
+                  </option>
+                  <option value="false" selected={value === 'false'}>
+                    No
+                  </option>
                 </select>
               </div>
             );
@@ -238,6 +309,17 @@ function FilterForm({
           </>
         )}
         <div class="field">
+          <label for="size">Rows per page</label>
+          <select id="size" name="size">
+            {PAGE_SIZES.map((size) => (
+              <option value={size} selected={size === query.size}>
+                {size}
+              </option>
+            ))}
+          </select>
+        </div>
+        {query.showHidden && <input type="hidden" name="hidden" value="show" />}
+        <div class="field">
           <button type="submit">Apply</button> <a href={base}>Reset</a>
         </div>
       </div>
@@ -273,7 +355,14 @@ export function RegisterListPage(props: {
       <h1>{page.title}</h1>
       <p class="lead">{page.spec.about}</p>
       <AddRecordLink membership={membership} page={page} />
-      {props.heatMap && <RiskHeatMaps organizationId={membership.organizationId} heatMap={props.heatMap} />}
+      {props.heatMap && (
+        <RiskHeatMaps
+          organizationId={membership.organizationId}
+          heatMap={props.heatMap}
+          foldable
+          open={Object.keys(query.filter).some((name) => /_(likelihood|impact)$/.test(name))}
+        />
+      )}
       <FilterForm page={page} base={base} options={props.options} query={query} names={props.names} />
       <p class="actions-row small">
         <a href={`${base}/export.csv${queryString(query)}`} download>
@@ -286,6 +375,11 @@ export function RegisterListPage(props: {
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
           History of {page.spec.labelPlural}
         </a>
+        {page.hiddenByDefault && query.filter[page.hiddenByDefault.field] === undefined && (
+          <a href={`${base}${queryString({ ...query, showHidden: !query.showHidden })}`}>
+            {query.showHidden ? `Hide ${page.hiddenByDefault.label}` : `Show ${page.hiddenByDefault.label}`}
+          </a>
+        )}
       </p>
       {props.error && <Notice kind="error">{props.error}</Notice>}
       <div class="table-wrap">
@@ -305,12 +399,13 @@ export function RegisterListPage(props: {
             <thead>
               <tr>
                 {page.columns.map((column) => (
-                  <th
-                    scope="col"
-                    class={column.endsWith('_score') || column === 'amount' ? 'num' : undefined}
-                  >
-                    {fieldLabelOf(page.spec, column)}
-                  </th>
+                  <SortableHeader
+                    page={page}
+                    base={base}
+                    column={column}
+                    query={query}
+                    options={props.options}
+                  />
                 ))}
               </tr>
             </thead>
@@ -318,12 +413,12 @@ export function RegisterListPage(props: {
               {props.rows.map((row) => (
                 <tr>
                   <th scope="row">
-                    <a href={`${base}/${String(row.id)}`}>
+                    <a href={`${base}/${String(row.id)}`} dir="auto">
                       {titleColumn ? displayOrDash(row[titleColumn], row) : String(row.id)}
                     </a>
                   </th>
                   {otherColumns.map((column) => (
-                    <td class={column.endsWith('_score') || column === 'amount' ? 'num' : undefined}>
+                    <td class={numeric(column) ? 'num' : undefined}>
                       <Value page={page} field={column} value={row[column]} names={props.names} />
                     </td>
                   ))}
@@ -335,9 +430,60 @@ export function RegisterListPage(props: {
       </div>
       <Pager
         first={query.cursor ? `${base}${queryString(query)}` : null}
-        next={props.nextCursor ? `${base}${queryString(query, props.nextCursor)}` : null}
+        previous={
+          query.cursor
+            ? `${base}${queryString(query, { cursor: query.back.at(-1) ?? null, back: query.back.slice(0, -1) })}`
+            : null
+        }
+        number={query.cursor ? query.back.length + 2 : 1}
+        next={
+          props.nextCursor
+            ? `${base}${queryString(query, {
+                cursor: props.nextCursor,
+                back: query.cursor ? [...query.back, query.cursor] : [],
+              })}`
+            : null
+        }
       />
     </Layout>
+  );
+}
+
+const numeric = (column: string) => column.endsWith('_score') || column === 'amount';
+
+/**
+ * A column's header: a link that sorts the list by it when the list tool sorts on that field (again: the other
+ * way), with `aria-sort` on the column it is sorted by. Numbers and dates start with the largest, text with A.
+ */
+function SortableHeader(props: {
+  page: RegisterPage;
+  base: string;
+  column: string;
+  query: ListQuery;
+  options: ListOptions;
+}) {
+  const { page, column, query } = props;
+  const label = fieldLabelOf(page.spec, column);
+  const current = query.sort === column;
+  const sortable = props.options.orderFields.includes(column);
+  const first: 'ASC' | 'DESC' = numeric(column) || /_(at|date|from|until)$/.test(column) ? 'DESC' : 'ASC';
+  const direction = current ? (query.direction === 'ASC' ? 'DESC' : 'ASC') : first;
+  return (
+    <th
+      scope="col"
+      class={numeric(column) ? 'num' : undefined}
+      aria-sort={current ? (query.direction === 'ASC' ? 'ascending' : 'descending') : undefined}
+    >
+      {sortable ? (
+        <a href={`${props.base}${queryString(query, { sort: column, direction })}`} class="sort">
+          {label}
+          <span class="visually-hidden">{`, sort ${direction === 'ASC' ? 'ascending' : 'descending'}`}</span>
+          {current && <span aria-hidden="true">{query.direction === 'ASC' ? ' ▲' : ' ▼'}</span>}
+        </a>
+      ) : (
+        label
+      )}
+    </th>
   );
 }
 

@@ -14,13 +14,19 @@ export interface RegisterPage {
   columns: readonly string[];
   /** Default sort when the person has not chosen one. */
   defaultOrder?: { field: string; direction: 'ASC' | 'DESC' };
+  /** Records the list leaves out until the person asks for them (closed risks), unless a filter names the field. */
+  hiddenByDefault?: { field: string; values: string[]; label: string };
 }
 
-const COLUMNS: Record<RegisterKind, { columns: string[]; defaultOrder?: RegisterPage['defaultOrder'] }> = {
+const COLUMNS: Record<
+  RegisterKind,
+  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault'> & { columns: string[] }
+> = {
   vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
   risk: {
     columns: ['name', 'category', 'status', 'treatment', 'inherent_score', 'residual_score', 'owner_id'],
     defaultOrder: { field: 'residual_score', direction: 'DESC' },
+    hiddenByDefault: { field: 'status', values: ['CLOSED'], label: 'closed risks' },
   },
   measure: { columns: ['name', 'category', 'state', 'owner_id'] },
   obligation: { columns: ['requirement', 'source', 'type', 'status', 'due_date', 'overdue', 'owner_id'] },

@@ -35,7 +35,7 @@ export function RecordPage(props: {
       <p class="small">
         <a href={base}>{page.title}</a> ›
       </p>
-      <h1>{displayName(record)}</h1>
+      <h1 dir="auto">{displayName(record)}</h1>
       <div class="card">
         <dl class="details">
           {Object.entries(record)

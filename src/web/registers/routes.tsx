@@ -116,7 +116,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
       return outcome.ok ? (outcome.result as unknown as Summary).risks.heat_map : undefined;
     };
     const [outcome, names, heatMap] = await Promise.all([
-      calls.read(page.tools.list, toolArguments(membership.organizationId, query, options)),
+      calls.read(page.tools.list, toolArguments(membership.organizationId, page, query, options)),
       kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
       page.kind === 'risk' ? heatMapOf() : Promise.resolve(undefined),
     ]);
@@ -154,7 +154,10 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     const calls = webCalls(c, deps);
     const options = listOptions(page);
     const query = { ...readListQuery(c, page, options), cursor: undefined };
-    const args = { ...toolArguments(membership.organizationId, query, options), size: EXPORT_PAGE_SIZE };
+    const args = {
+      ...toolArguments(membership.organizationId, page, query, options),
+      size: EXPORT_PAGE_SIZE,
+    };
     const outcome = await calls.read(page.tools.list, args);
     if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
     const pageOf = (result: Row): Page<Row> => ({

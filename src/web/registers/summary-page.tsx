@@ -94,7 +94,7 @@ export function SummaryPage({
       viewer={viewer}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: 'overview' }}
     >
-      <h1>{membership.name}</h1>
+      <h1 dir="auto">{membership.name}</h1>
       <p class="lead">
         Compliance summary · your role: {membership.role} · as of <Time iso={summary.generated_at} />
       </p>
@@ -105,7 +105,7 @@ export function SummaryPage({
           alert={summary.risks.at_or_above_threshold > 0}
           href={`${base}/risks?min_residual_score=${summary.risks.residual_score_threshold}&sort=residual_score&direction=DESC`}
         >
-          of {summary.risks.total} risks, not closed
+          of {summary.risks.total - (summary.risks.by_status.CLOSED ?? 0)} risks not closed
         </Stat>
         <Stat
           title="Measures implemented"

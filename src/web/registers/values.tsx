@@ -51,7 +51,13 @@ export function refKind(page: RegisterPage, field: string): RegisterKind | undef
 
 function Reference({ id, names }: { id: string; names: NameIndex }) {
   const found = names.get(id);
-  return found ? <a href={found.href}>{found.name}</a> : <code class="small">{id}</code>;
+  return found ? (
+    <a href={found.href} dir="auto">
+      {found.name}
+    </a>
+  ) : (
+    <code class="small">{id}</code>
+  );
 }
 
 export function Value({
@@ -99,6 +105,6 @@ export function Value({
     );
   }
   if (field === 'created_at' || field === 'updated_at') return <Time iso={textValue} />;
-  if (!full && textValue.length > 140) return `${textValue.slice(0, 137)}…`;
-  return textValue;
+  // Text a person typed, isolated so a right-to-left name does not reorder the words around it.
+  return <bdi>{!full && textValue.length > 140 ? `${textValue.slice(0, 137)}…` : textValue}</bdi>;
 }
