@@ -10,7 +10,7 @@ import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
-import { consentRoutes } from './oauth/consent.tsx';
+import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
@@ -28,7 +28,8 @@ const MAX_FORM_BYTES = 64 * 1024;
  * Paths that need a signed-in user (`/orgs/*` also matches `/orgs`). The sub-app is mounted at `/`, so its
  * middleware is never registered on `*`, which would run for the API routes too.
  */
-const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', '/oauth/authorize'];
+const OAUTH_AUTHORIZE_PATH = '/oauth/authorize';
+const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', OAUTH_AUTHORIZE_PATH];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
 export function createWebRoutes(deps: WebDeps) {
@@ -90,6 +91,7 @@ export function createWebRoutes(deps: WebDeps) {
     await next();
     flushAfterResponse(c, deps);
   };
+  web.use(OAUTH_AUTHORIZE_PATH, refuseUnusableAuthorizeRequest(deps));
   for (const path of SIGNED_IN_PATHS) web.use(path, requireUser);
   web.use('/orgs/*', takeFlash);
 

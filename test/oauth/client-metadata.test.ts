@@ -211,6 +211,18 @@ describe('clients known by their metadata document', () => {
     expect(state.requests).toBe(1);
   });
 
+  it('refuses an unusable client_id (a loopback metadata URL outside development) before the person signs in', async () => {
+    const { runtime } = await runtimeWith(nodeClientMetadataFetcher);
+    const signedOut = new WebClient(runtime);
+    for (const clientId of ['https://127.0.0.1/client.json', 'https://localhost/client.json']) {
+      const refused = await authorize(signedOut, clientId);
+      // The refusal page, not the sign-in page: nobody signs in for a connection that cannot work.
+      expect(refused.page.status, clientId).toBe(400);
+      expect(refused.page.location, clientId).toBeNull();
+      expect(textOf(refused.page.html), clientId).toContain('This connection request cannot be used');
+    }
+  });
+
   it('refuses an http client_id outside development and a document naming another client', async () => {
     const { base } = await documentServer((_url, res) => {
       res.end(JSON.stringify({ client_id: 'https://someone.else/client.json', redirect_uris: [REDIRECT] }));

@@ -1,5 +1,5 @@
 // The OAuth consent page (GET/POST /oauth/authorize): who asks, what they may do, where, for how long; Allow or Deny.
-import { type Context, Hono } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import type { TokenScope } from '../../auth/principal.ts';
 import type { OAuthClient } from '../../oauth/clients.ts';
 import { OAuthError } from '../../oauth/errors.ts';
@@ -195,6 +195,27 @@ async function sendConsentPage(c: Context<WebEnv>, request: AuthorizeRequest, er
     csp.replace("form-action 'self'", `form-action 'self' ${formActionSourceOf(request.redirectUri)}`),
   );
   return response;
+}
+
+/**
+ * GET /oauth/authorize, before sign-in: a request that cannot work (an unusable client_id, such as a loopback
+ * metadata URL outside development, or a redirect_uri it does not register) is refused, or sent back to the
+ * client, before the person is asked to sign in for nothing.
+ */
+export function refuseUnusableAuthorizeRequest(deps: WebDeps): MiddlewareHandler<WebEnv> {
+  return async (c, next) => {
+    if (c.req.method !== 'GET') return next();
+    const parsed = await parseAuthorizeRequest(
+      (name) => c.req.query(name),
+      deps,
+      baseUrlOf(deps.config, c.req.url),
+    );
+    // No session is loaded yet: the page is shown as to a signed-out visitor.
+    if (parsed.kind === 'page')
+      return errorPage(c, 400, 'This connection request cannot be used', parsed.message);
+    if (parsed.kind === 'redirect') return c.redirect(parsed.location, 303);
+    return next();
+  };
 }
 
 export function consentRoutes(deps: WebDeps): Hono<WebEnv> {
