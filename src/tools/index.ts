@@ -7,6 +7,7 @@ import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
 import { frameworkSpec } from './frameworks.ts';
+import { importRecordsTool } from './imports/tool.ts';
 import { measureSpec } from './measures.ts';
 import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
@@ -60,6 +61,7 @@ const allTools: Tool[] = [
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,
+  importRecordsTool(REGISTERS),
   summaryTool,
   listChanges,
 ];

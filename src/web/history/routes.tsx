@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
-import type { ChangeRow } from '../../tools/changes.ts';
+import { CHANGE_SURFACES, type ChangeRow } from '../../tools/changes.ts';
 import { listChanges } from '../../tools/index.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
@@ -104,7 +104,7 @@ function HistoryPage(props: {
         <div class="row">
           {select('kind', 'Kind', props.kinds)}
           {select('action', 'Action', ['add', 'update', 'delete', 'link', 'unlink'])}
-          {select('surface', 'Surface', ['mcp', 'direct', 'web', 'cli'])}
+          {select('surface', 'Surface', [...CHANGE_SURFACES])}
           {text('record_id', 'Record id', 'e.g. rsk_...')}
           {text('token_id', 'Token id', 'tok_...')}
           {text('since', 'Since', 'YYYY-MM-DD or an ISO time')}
