@@ -68,7 +68,7 @@ describe('exports on the Worker', () => {
       `insert into vendors (id, organization_id, name, category, created_at, updated_at) values ${values}`,
     );
 
-    const csv = await get(`/orgs/${org}/vendors/export.csv?sort=name&direction=ASC`);
+    const csv = await get(`/orgs/${org}/vendors/export.csv?sort=name&direction=ASC&headers=api`);
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-disposition')).toMatch(
       /^attachment; filename="worker-export-org-vendors-.*\.csv"$/,

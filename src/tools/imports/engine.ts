@@ -158,6 +158,12 @@ function nameOf(spec: RegisterSpec, record: Row): string {
     .join(' ');
 }
 
+async function sequentially(queries: BatchItem<'sqlite'>[]): Promise<unknown[]> {
+  const results: unknown[] = [];
+  for (const query of queries) results.push(await query);
+  return results;
+}
+
 /** Runs an import of `table` into the register `kind`; the writer receives the statements chunk by chunk. */
 export async function importTable(
   ctx: ToolContext,
@@ -272,8 +278,10 @@ export async function importTable(
       const field = fieldByName.get(target.field);
       if (!field) return;
       if (text === '') {
-        if (!target.byEmail && field.nullable && !(field.name in parsed.values))
-          parsed.values[field.name] = null;
+        // An empty list cell is an empty list; any other empty cell clears an optional field (on an update).
+        if (target.byEmail || field.name in parsed.values) return;
+        if (field.kind === 'list' || field.kind === 'refs') parsed.values[field.name] = [];
+        else if (field.nullable) parsed.values[field.name] = null;
         return;
       }
       const converted = cellValue(field, raw, options.dateFormat);
@@ -447,7 +455,11 @@ export async function importTable(
     }
     const [first, ...rest] = queries;
     if (!first) return found;
-    const results = await ctx.db.batch([first.query, ...rest.map((item) => item.query)]);
+    // One batch (one request over HTTP); a transaction's handle has no batch and runs them in turn.
+    const results =
+      typeof ctx.db.batch === 'function'
+        ? await ctx.db.batch([first.query, ...rest.map((item) => item.query)])
+        : await sequentially(queries.map((item) => item.query));
     queries.forEach((item, index) => {
       item.apply(results[index] as Row[]);
     });

@@ -122,8 +122,12 @@ export function toolArguments(organizationId: string, query: ListQuery, options:
   };
 }
 
-export function queryString(query: ListQuery, cursor?: string | null): string {
-  const params = new URLSearchParams(query.filter);
+export function queryString(
+  query: ListQuery,
+  cursor?: string | null,
+  extra: Record<string, string> = {},
+): string {
+  const params = new URLSearchParams({ ...query.filter, ...extra });
   if (query.sort) {
     params.set('sort', query.sort);
     params.set('direction', query.direction);
@@ -282,8 +286,14 @@ export function RegisterListPage(props: {
         <a href={`${base}/export.csv${queryString(query)}`} download>
           Export CSV
         </a>
+        <a href={`${base}/export.xlsx${queryString(query)}`} download>
+          Export XLSX
+        </a>
         <a href={`${base}/export.json${queryString(query)}`} download>
           Export JSON
+        </a>
+        <a href={`${base}/export.csv${queryString(query, null, { headers: 'api' })}`} download>
+          CSV with API names
         </a>
         <span class="muted">(every {page.spec.label} matching these filters)</span>
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
