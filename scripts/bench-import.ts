@@ -1,0 +1,180 @@
+// Imports and readable exports at scale (`npm run bench -- --import`): 100,000 risks from a CSV file through the
+// CLI's import on Node (target 60 s, memory growth 128 MB; history rows and the search index checked), and the
+// readable CSV export of those 100,000 risks, streamed (target 60 s, heap growth 64 MB). `--worker` adds a
+// 10,000-row file through the web upload on the Worker under dev:worker (bench-import-worker.ts).
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { count, eq, sql } from 'drizzle-orm';
+import { createOrganization, createUser } from '../src/accounts.ts';
+import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { recordChanges, risks } from '../src/db/schema.ts';
+import { ownerPrincipal } from '../src/tools/catalogs/cli-import.ts';
+import { importRecordsFile } from '../src/tools/imports/cli-import.ts';
+import { csvRows, importInOneBatch } from '../src/tools/imports/tool.ts';
+import { REGISTERS } from '../src/tools/index.ts';
+import { contextOutsideSeam } from '../src/tools/types.ts';
+
+const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
+const SECONDS_TARGET = 60;
+const MEMORY_TARGET_MB = 128;
+
+const STATUSES = ['Open', 'In treatment', 'mitigated', 'ACCEPTED'];
+const WORDS = [
+  'ransomware',
+  'phishing',
+  'laptop',
+  'supplier',
+  'backup',
+  'insider',
+  'outage',
+  'leak',
+  'fraud',
+];
+
+/** A CSV of `rows` risks as a person would write one: labels for headers, owners and measures by name. */
+export function risksCsv(rows: number, people: number, measures: number): string {
+  const lines = [
+    'Name,Description,Category,Status,Treatment,Owner,Inherent likelihood,Inherent impact,Residual likelihood,Residual impact,Measures',
+  ];
+  for (let index = 0; index < rows; index++) {
+    const word = WORDS[index % WORDS.length];
+    lines.push(
+      [
+        `Risk ${index}: ${word} at site ${index % 97}`,
+        `"When ${word} hits, ""team ${index % 13}"" loses a day; note ${index}"`,
+        index % 3 === 0 ? 'Security' : 'Operations',
+        STATUSES[index % STATUSES.length],
+        index % 5 === 0 ? 'accept' : 'MITIGATE',
+        `Person ${index % people}`,
+        (index % 5) + 1,
+        ((index >> 3) % 5) + 1,
+        '',
+        '',
+        index % 4 === 0 ? `"Measure ${index % measures}; Measure ${(index + 1) % measures}"` : '',
+      ].join(','),
+    );
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function peopleCsv(people: number): string {
+  const lines = ['Full name,Email'];
+  for (let index = 0; index < people; index++) lines.push(`Person ${index},person${index}@example.com`);
+  return lines.join('\n');
+}
+
+function measuresCsv(measures: number): string {
+  const lines = ['Name,State'];
+  for (let index = 0; index < measures; index++) lines.push(`Measure ${index},implemented`);
+  return lines.join('\n');
+}
+
+/** Peak RSS above the start while `work` runs, sampled every 20 ms. */
+async function measured<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; seconds: number; rssMb: number; heapMb: number; retainedMb: number }> {
+  global.gc?.();
+  const base = process.memoryUsage();
+  let peakRss = base.rss;
+  let peakHeap = base.heapUsed;
+  const sampler = setInterval(() => {
+    const now = process.memoryUsage();
+    peakRss = Math.max(peakRss, now.rss);
+    peakHeap = Math.max(peakHeap, now.heapUsed);
+  }, 20);
+  const started = performance.now();
+  const result = await work();
+  const seconds = (performance.now() - started) / 1000;
+  clearInterval(sampler);
+  const end = process.memoryUsage();
+  peakRss = Math.max(peakRss, end.rss);
+  peakHeap = Math.max(peakHeap, end.heapUsed);
+  global.gc?.();
+  const retainedMb = (process.memoryUsage().heapUsed - base.heapUsed) / 1048576;
+  return {
+    result,
+    retainedMb,
+    seconds,
+    rssMb: (peakRss - base.rss) / 1048576,
+    heapMb: (peakHeap - base.heapUsed) / 1048576,
+  };
+}
+
+const row = (name: string, value: string, target: string, ok: boolean) =>
+  `| ${name} | ${value} | ${target} | ${ok ? 'ok' : '**FAIL**'} |`;
+
+const dir = mkdtempSync(join(tmpdir(), 'cmcp-bench-import-'));
+const failures: string[] = [];
+const lines: string[] = ['| Import and export | Measured | Target | |', '|---|---|---|---|'];
+try {
+  const databaseUrl = `file:${join(dir, 'import.db')}`;
+  const database = await openNodeDatabase(databaseUrl);
+  await migrateDatabase(database);
+  const user = await createUser(database.db, new Date(), {
+    email: 'import@example.com',
+    password: 'bench pw 12',
+  });
+  const org = (await createOrganization(database.db, new Date(), { name: 'Import', ownerId: user.id })).id;
+  const ctx = contextOutsideSeam(
+    database.db,
+    await ownerPrincipal(database.db, org),
+    () => new Date(),
+    'cli',
+  );
+  const setup = { organizationId: org, dryRun: false, tool: 'importRecords' };
+  await importInOneBatch(ctx, REGISTERS, 'person', csvRows(peopleCsv(50)), setup);
+  await importInOneBatch(ctx, REGISTERS, 'measure', csvRows(measuresCsv(20)), setup);
+  const file = join(dir, 'risks.csv');
+  writeFileSync(file, risksCsv(ROWS, 50, 20));
+  const megabytes = statSync(file).size / 1048576;
+  const run = await measured(() =>
+    importRecordsFile(database.db, () => new Date(), {
+      organizationId: org,
+      kind: 'risk',
+      file,
+      dryRun: false,
+      createPeople: false,
+    }),
+  );
+  const [stored] = await database.db.select({ n: count() }).from(risks).where(eq(risks.organization_id, org));
+  const [history] = await database.db
+    .select({ n: count() })
+    .from(recordChanges)
+    .where(
+      sql`${recordChanges.organization_id} = ${org} and ${recordChanges.surface} = 'import' and ${recordChanges.kind} = 'risk'`,
+    );
+  const search = await database.client.execute({
+    sql: 'select count(*) as n from risks_fts where risks_fts match \'"note 99999"\'',
+    args: [],
+  });
+  const found = Number(search.rows[0]?.n ?? 0);
+  const right =
+    run.result.counts.created === ROWS &&
+    stored?.n === ROWS &&
+    history?.n === ROWS &&
+    found === (ROWS > 99_999 ? 1 : 0);
+  const within = run.seconds <= SECONDS_TARGET && run.rssMb <= MEMORY_TARGET_MB;
+  lines.push(
+    row(
+      `${ROWS.toLocaleString('en')} risks from a ${megabytes.toFixed(1)} MB CSV (CLI import, Node)`,
+      `${run.seconds.toFixed(1)} s (${Math.round(ROWS / run.seconds).toLocaleString('en')} rows/s), RSS +${run.rssMb.toFixed(0)} MB, heap +${run.heapMb.toFixed(0)} MB (+${run.retainedMb.toFixed(0)} MB after the import)`,
+      `${SECONDS_TARGET} s, ${MEMORY_TARGET_MB} MB`,
+      within,
+    ),
+    row(
+      'stored rows, history rows (surface import), search index hit',
+      `${stored?.n}, ${history?.n}, ${found}`,
+      `${ROWS}, ${ROWS}, ${ROWS > 99_999 ? 1 : 0}`,
+      right,
+    ),
+  );
+  if (!within) failures.push('import time or memory');
+  if (!right) failures.push('import rows, history or search');
+  database.client.close();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+console.log(lines.join('\n'));
+if (failures.length > 0) console.log(`FAIL: ${failures.join('; ')}`);
+process.exit(0);
