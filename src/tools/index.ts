@@ -47,6 +47,9 @@ export const listChanges = listChangesTool(
   REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
 );
 
+/** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
+export const importRecords = importRecordsTool(REGISTERS);
+
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
   ...organizationTools,
@@ -61,7 +64,7 @@ const allTools: Tool[] = [
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,
-  importRecordsTool(REGISTERS),
+  importRecords,
   summaryTool,
   listChanges,
 ];
