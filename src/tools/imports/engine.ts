@@ -216,6 +216,8 @@ export async function importTable(
 
   function readHeader(row: TableRow) {
     header = row.cells.map((cell) => cell.trim());
+    if (header.every((cell) => cell === ''))
+      throw invalidArguments('The file has no header row: expected column names on its first row.');
     matches = matchColumns(tools, header, options.columns);
     report.columns = matches.map((match) => ({
       column: match.column,

@@ -59,6 +59,7 @@ export function createCsvReader(limits: CsvLimits = CSV_LIMITS): CsvReader {
   let rowNumber = 1;
   let quoteStart = { row: 0, column: 0 };
   let started = false;
+  let lineFeedEnded = false;
   let out: TableRow[] = [];
 
   const where = () => `row ${rowNumber}, column ${row.length + 1}`;
@@ -103,6 +104,7 @@ export function createCsvReader(limits: CsvLimits = CSV_LIMITS): CsvReader {
     };
     for (; at < text.length; at++) {
       const char = text[at];
+      if (lineFeedEnded && char !== '\n') lineFeedEnded = false;
       if (quoted) {
         if (char === '"') {
           flush(at);
@@ -126,10 +128,16 @@ export function createCsvReader(limits: CsvLimits = CSV_LIMITS): CsvReader {
       } else if (char === sep) {
         flush(at);
         endField();
+      } else if (char === '\n' && lineFeedEnded) {
+        // The LF of a CR LF split between two pieces: that line has ended already.
+        lineFeedEnded = false;
+        continue;
       } else if (char === '\n' || char === '\r') {
         flush(at);
         if (char === '\r' && text[at + 1] === '\n') at++;
+        else if (char === '\r' && at + 1 === text.length) lineFeedEnded = true;
         endRow();
+        continue;
       } else {
         afterQuote = false;
         fieldStarted = true;
