@@ -3,7 +3,8 @@
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
 //        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts)
-//        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts)
+//        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
+//                                    --worker adds 10,000 risks through the web upload on the Worker)
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
