@@ -16,7 +16,8 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export async function createUser(
   db: Db,
   now: Date,
-  input: { email: string; password: string; name?: string | null },
+  // passwordHash: hashPassword(password) computed beforehand (tests share one instead of deriving it per user).
+  input: { email: string; password: string; name?: string | null; passwordHash?: string },
 ): Promise<{ id: string; email: string }> {
   const email = normalizeEmail(input.email);
   if (!EMAIL_PATTERN.test(email))
@@ -24,6 +25,8 @@ export async function createUser(
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new AppError('invalid_arguments', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
   }
+  if ((input.name?.trim().length ?? 0) > 200)
+    throw new AppError('invalid_arguments', 'A name has at most 200 characters.');
   if (await findUserByEmail(db, email))
     throw new AppError('conflict', `A user with email ${email} already exists.`);
   const id = newId('usr');
@@ -32,7 +35,7 @@ export async function createUser(
     id,
     email,
     name: input.name?.trim() || null,
-    password_hash: await hashPassword(input.password),
+    password_hash: input.passwordHash ?? (await hashPassword(input.password)),
     created_at: timestamp,
     updated_at: timestamp,
   });
@@ -63,6 +66,8 @@ export async function createOrganization(
   const name = input.name.trim();
   if (!name || name.length > 200)
     throw new AppError('invalid_arguments', 'An organization needs a name of 1 to 200 characters.');
+  if ((input.description?.trim().length ?? 0) > 2000)
+    throw new AppError('invalid_arguments', 'An organization description has at most 2,000 characters.');
   const id = newId('org');
   const timestamp = now.toISOString();
   await db.batch([

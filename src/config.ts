@@ -33,6 +33,8 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /** Development only: OAuth client_id URLs over http and on loopback or private addresses are fetched. */
   OAUTH_ALLOW_LOCAL_CLIENT_METADATA: booleanFlag.default(false),
+  /** A plain 2025-era MCP tools/call is answered without building the SDK's server for it (docs/mcp.md). */
+  MCP_FAST_PATH: booleanFlag.default(true),
   /** Node host: a connection must have sent a request's headers within this time. */
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** Node host: a connection must have sent a whole request (headers and body) within this time. */
@@ -53,6 +55,8 @@ export interface Config {
   tokenCacheTtlSeconds: number;
   rateLimitPerMinute: number;
   oauthAllowLocalClientMetadata: boolean;
+  /** Answer a plain 2025-era tools/call without the SDK's server and transport (MCP_FAST_PATH, default true). */
+  mcpFastPath: boolean;
   /** Node host's HTTP timeouts (the Worker's connections are Cloudflare's). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -91,6 +95,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+    mcpFastPath: value.MCP_FAST_PATH,
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: value.KEEP_ALIVE_TIMEOUT_MS,

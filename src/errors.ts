@@ -59,6 +59,24 @@ export function asAppError(error: unknown): AppError {
   );
 }
 
+/** A direct-call error answer: the error's status and body, with `Retry-After` when rate limited. */
+export function errorResponse(error: AppError): Response {
+  const headers = new Headers({ 'content-type': 'application/json' });
+  const details = error.details as { retry_after_seconds?: number } | undefined;
+  if (error.code === 'rate_limited' && details?.retry_after_seconds) {
+    headers.set('retry-after', String(details.retry_after_seconds));
+  }
+  return new Response(JSON.stringify(toErrorBody(error)), { status: error.status, headers });
+}
+
+/** The 413 of every host: a body larger than MAX_BODY_BYTES, announced or counted. */
+export function payloadTooLarge(maxBodyBytes: number): AppError {
+  return new AppError(
+    'payload_too_large',
+    `The body is larger than ${maxBodyBytes} bytes (MAX_BODY_BYTES); send a smaller request.`,
+  );
+}
+
 export function notFound(what: string): AppError {
   return new AppError('not_found', `${what} not found, or not reachable with this token.`);
 }
@@ -84,4 +102,20 @@ export function describeError(error: unknown): string {
     cause = cause.cause;
   }
   return parts.join(' <- ');
+}
+
+/**
+ * Writes an unexpected error of a request to the operator's log: describeError and the stack's frames, but not the
+ * stack's first line (drizzle's messages carry query parameters: hashes, CSRF tokens).
+ */
+export function internalErrorLogger(
+  log: (message: string) => void,
+): (requestId: string, error: unknown) => void {
+  return (requestId, error) => {
+    const frames =
+      error instanceof Error ? (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line)) : [];
+    log(
+      `[${requestId}] internal error: ${describeError(error)}${frames.length ? `\n${frames.slice(0, 8).join('\n')}` : ''}`,
+    );
+  };
 }

@@ -1,17 +1,17 @@
 // Node host: embedded libSQL (migrated on start), in-process token cache, @hono/node-server, demo seed on first start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
-import { announcedTooLarge, payloadTooLarge } from './app.ts';
 import { createMemoryTokenCache } from './auth/token-cache.ts';
 import { type Config, redactDatabaseUrl } from './config.ts';
 import { optimizeDatabase } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo/seed.ts';
-import { toErrorBody } from './errors.ts';
+import { payloadTooLarge, toErrorBody } from './errors.ts';
+import { announcedTooLarge } from './http/body-limit.ts';
+import { isLoopbackHost } from './http/origin.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
-import { isLoopbackHost } from './surfaces/origin.ts';
 
 const USAGE_FLUSH_MS = 1000;
 /**

@@ -1,12 +1,12 @@
 // Assembles the app's dependencies from a database and a token cache: shared by the Node host, the Worker and tests.
-import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
+import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/server/validators/cf-worker';
 import { type App, createApp } from './app.ts';
 import type { TokenCache } from './auth/token-cache.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
-import type { OriginPolicy } from './surfaces/origin.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
 
 export interface Runtime {

@@ -33,6 +33,8 @@ export interface Env {
   MAX_BODY_BYTES?: string;
   /** `true` under `npm run dev:worker`: Host and Origin must be loopback, as on the Node host bound to 127.0.0.1. */
   LOOPBACK_ONLY?: string;
+  /** `false`: every MCP request through the SDK (docs/mcp.md); default true, as on Node. */
+  MCP_FAST_PATH?: string;
 }
 
 const STRING_SETTINGS = [
@@ -44,6 +46,7 @@ const STRING_SETTINGS = [
   'RATE_LIMIT_PER_MINUTE',
   'MAX_BODY_BYTES',
   'LOOPBACK_ONLY',
+  'MCP_FAST_PATH',
 ] as const;
 
 function buildRuntime(env: Env): Runtime {
@@ -60,6 +63,7 @@ function buildRuntime(env: Env): Runtime {
     TOKEN_CACHE_TTL_SECONDS: env.TOKEN_CACHE_TTL_SECONDS ?? String(KV_MIN_TTL_SECONDS),
     RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
     MAX_BODY_BYTES: env.MAX_BODY_BYTES,
+    MCP_FAST_PATH: env.MCP_FAST_PATH,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch

@@ -81,6 +81,48 @@ export function oscalCatalog(shape: CatalogShape): string {
   });
 }
 
+/** A catalog shaped as CSF 2.0's: functions (labels "NAME (ID)", an overview), categories, subcategories. */
+export function csfShapedCatalog(): string {
+  const subcategory = (id: string, prose: string) => ({
+    id,
+    class: 'subcategory',
+    title: id,
+    props: [{ name: 'label', value: id }],
+    parts: [
+      { id: `${id}_statement`, name: 'statement', prose },
+      { name: 'example', prose: 'Not imported.' },
+    ],
+  });
+  return JSON.stringify({
+    catalog: {
+      uuid: '00000000-0000-4000-8000-000000000001',
+      metadata: { title: 'CSF-shaped test catalog' },
+      groups: [
+        {
+          id: 'GV',
+          class: 'function',
+          title: 'GOVERN',
+          props: [{ name: 'label', value: 'GOVERN (GV)' }],
+          parts: [{ id: 'GV_overview', name: 'overview', prose: 'How the team steers its risk work.' }],
+          controls: [
+            {
+              id: 'GV.OC',
+              class: 'category',
+              title: 'Context',
+              props: [{ name: 'label', value: 'Context (GV.OC)' }],
+              parts: [{ id: 'GV.OC_statement', name: 'statement', prose: 'The setting is understood.' }],
+              controls: [
+                subcategory('GV.OC-01', 'The purpose guides the work.'),
+                subcategory('GV.OC-02', 'People are known.'),
+              ],
+            },
+          ],
+        },
+      ],
+    },
+  });
+}
+
 /** A CSV catalog: sections S<s> with requirements S<s>.<r>, and a sub-requirement under the first of each. */
 export function csvCatalog(sections: number, perSection: number): string {
   const lines = ['ref,title,description,parent,section'];

@@ -1,10 +1,11 @@
 // Test helpers: a migrated temporary database, the app built by the same runtime factory, users, tokens, calls.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createOrganization, createUser, setMembership } from '../src/accounts.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
 import type { Role, TokenScope } from '../src/auth/principal.ts';
 import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache.ts';
 import { type Config, loadConfig } from '../src/config.ts';
@@ -20,6 +21,24 @@ export interface TestRuntime extends Runtime {
   cleanup(): Promise<void>;
 }
 
+let template: Promise<string> | undefined;
+
+/** A migrated database file, made once per test process: copying it takes ~2 ms, migrating ~45 ms. */
+function migratedTemplate(): Promise<string> {
+  template ??= (async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cmcp-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'template.db');
+    const database = await openNodeDatabase(`file:${path}`);
+    await migrateDatabase(database);
+    // Everything into the main file, so that copying that file alone copies the database.
+    await database.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
+    database.client.close();
+    return path;
+  })();
+  return template;
+}
+
 export async function createTestRuntime(
   options: {
     env?: Record<string, string>;
@@ -30,9 +49,13 @@ export async function createTestRuntime(
   } = {},
 ): Promise<TestRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
-  const config: Config = loadConfig({ DATABASE_URL: `file:${join(dir, 'test.db')}`, ...options.env });
+  const file = join(dir, 'test.db');
+  const config: Config = loadConfig({ DATABASE_URL: `file:${file}`, ...options.env });
+  // The default temporary file starts as a copy of the migrated template; another DATABASE_URL is migrated.
+  const copied = config.databaseUrl === `file:${file}`;
+  if (copied) copyFileSync(await migratedTemplate(), file);
   const database = await openNodeDatabase(config.databaseUrl);
-  await migrateDatabase(database);
+  if (!copied) await migrateDatabase(database);
   const runtime = createRuntime({
     config,
     database,
@@ -60,12 +83,18 @@ export interface Actor {
 
 let counter = 0;
 
+/** The password of every actor; its PBKDF2 hash (~60 ms) is derived once per test process. */
+export const ACTOR_PASSWORD = 'correct horse battery';
+let actorPasswordHash: Promise<string> | undefined;
+
 export async function createActor(runtime: Runtime, name = 'user'): Promise<Actor> {
   counter += 1;
   const email = `${name}-${counter}-${Date.now()}@example.com`;
+  actorPasswordHash ??= hashPassword(ACTOR_PASSWORD);
   const user = await createUser(runtime.database.db, new Date(), {
     email,
-    password: 'correct horse battery',
+    password: ACTOR_PASSWORD,
+    passwordHash: await actorPasswordHash,
     name,
   });
   return { userId: user.id, email };

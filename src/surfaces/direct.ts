@@ -1,10 +1,10 @@
 // Direct HTTP surface: POST /api/mcp/tools/<tool> and POST /api/mcp/<tool> with a JSON object of arguments.
-import type { Context } from 'hono';
 import type { Principal } from '../auth/principal.ts';
-import { AppError, toErrorBody } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { ToolMap } from '../tools/index.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 
+/** The body of a direct call: a JSON object of arguments, `{}` when empty. */
 export async function readJsonArguments(request: Request): Promise<unknown> {
   const text = await request.text();
   if (text.trim() === '') return {};
@@ -33,13 +33,14 @@ export async function readJsonArguments(request: Request): Promise<unknown> {
   return value;
 }
 
-export async function handleDirectCall(
-  c: Context,
+/** A direct call: the tool's result, or the AppError to answer with (unknown tool, body, arguments, the run). */
+export async function callDirect(
   deps: { tools: ToolMap; invoke: InvokeDeps },
   toolName: string,
+  request: Request,
   principal: Principal,
   requestId: string,
-): Promise<Response> {
+): Promise<Record<string, unknown>> {
   const tool = deps.tools.get(toolName);
   if (!tool) {
     throw new AppError(
@@ -47,17 +48,8 @@ export async function handleDirectCall(
       `No tool named ${toolName}. GET /api/mcp/openapi.json lists the tools.`,
     );
   }
-  const args = await readJsonArguments(c.req.raw);
+  const args = await readJsonArguments(request);
   const outcome = await invokeTool(deps.invoke, tool, args, principal, 'direct', requestId);
-  if (outcome.ok) return c.json(outcome.result, 200);
+  if (outcome.ok) return outcome.result;
   throw outcome.error;
-}
-
-export function errorResponse(error: AppError): Response {
-  const headers = new Headers({ 'content-type': 'application/json' });
-  const details = error.details as { retry_after_seconds?: number } | undefined;
-  if (error.code === 'rate_limited' && details?.retry_after_seconds) {
-    headers.set('retry-after', String(details.retry_after_seconds));
-  }
-  return new Response(JSON.stringify(toErrorBody(error)), { status: error.status, headers });
 }

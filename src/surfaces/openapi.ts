@@ -1,6 +1,9 @@
 // OpenAPI 3.1 description of the direct-call surface, generated from the tool map (custom-GPT actions, wrappers).
+import { AppError } from '../errors.ts';
 import type { ToolMap } from '../tools/index.ts';
+import { exclusionOf, toolsetsOf } from '../tools/toolsets.ts';
 import { ERROR_JSON_SCHEMA, jsonSchemasOf } from './schemas.ts';
+import { parseToolSelection } from './tool-selection.ts';
 
 // Custom-GPT actions refuse operation descriptions over 300 characters.
 const MAX_OPERATION_DESCRIPTION = 300;
@@ -12,10 +15,40 @@ function shorten(text: string, max: number): string {
   return sentenceEnd > max / 2 ? cut.slice(0, sentenceEnd + 1) : `${cut.trimEnd()}…`;
 }
 
-const errorResponse = (description: string) => ({
+const documentedError = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
+
+/** The query of GET /api/mcp/openapi.json: `?tools=a,b`, and `?toolsets=` / `?readonly=` as on the MCP endpoint. */
+export interface OpenApiQuery {
+  tools?: string;
+  toolsets?: string;
+  readonly?: string;
+}
+
+/**
+ * The names of the tools a document describes, or undefined for all of them: those `?tools=` names, narrowed to the
+ * toolsets asked for (read tools only with `?readonly=`). There is no token here, so no scope narrows it.
+ */
+export function describedToolNames(tools: ToolMap, query: OpenApiQuery): Set<string> | undefined {
+  const named = query.tools ? new Set(query.tools.split(',').map((name) => name.trim())) : undefined;
+  const unknown = [...(named ?? [])].filter((name) => !tools.has(name));
+  if (unknown.length > 0) {
+    throw new AppError('invalid_arguments', `Unknown tools in ?tools=: ${unknown.join(', ')}.`, [
+      { path: 'tools', message: `Not a tool: ${unknown.join(', ')}` },
+    ]);
+  }
+  if (query.toolsets === undefined && query.readonly === undefined) return named;
+  const parsed = parseToolSelection(query, toolsetsOf(tools.values()).keys());
+  if (!parsed.ok) {
+    throw new AppError('invalid_arguments', parsed.message, [{ path: 'toolsets', message: parsed.message }]);
+  }
+  const chosen = [...tools.values()]
+    .filter((tool) => exclusionOf(tool, parsed.selection, 'read_write') === null)
+    .map((tool) => tool.name);
+  return new Set(chosen.filter((name) => !named || named.has(name)));
+}
 
 export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, only?: Set<string>) {
   const paths: Record<string, unknown> = {};
@@ -43,15 +76,15 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
             description: 'The tool result.',
             content: { 'application/json': { schema: schemas.output } },
           },
-          '400': errorResponse('invalid_json or invalid_arguments (details list each problem).'),
-          '401': errorResponse('Token missing, malformed, unknown, expired or revoked.'),
-          '403': errorResponse('insufficient_scope: read-only token or role too low.'),
-          '404': errorResponse('not_found: record or organization not reachable with this token.'),
-          '409': errorResponse('invalid_transition or conflict.'),
-          '413': errorResponse("payload_too_large: the body is over the server's limit (MAX_BODY_BYTES)."),
-          '415': errorResponse('unsupported_media_type: send Content-Type: application/json.'),
-          '429': errorResponse('rate_limited; see Retry-After.'),
-          '500': errorResponse('internal: logged with the request id; retry later.'),
+          '400': documentedError('invalid_json or invalid_arguments (details list each problem).'),
+          '401': documentedError('Token missing, malformed, unknown, expired or revoked.'),
+          '403': documentedError('insufficient_scope: read-only token or role too low.'),
+          '404': documentedError('not_found: record or organization not reachable with this token.'),
+          '409': documentedError('invalid_transition or conflict.'),
+          '413': documentedError("payload_too_large: the body is over the server's limit (MAX_BODY_BYTES)."),
+          '415': documentedError('unsupported_media_type: send Content-Type: application/json.'),
+          '429': documentedError('rate_limited; see Retry-After.'),
+          '500': documentedError('internal: logged with the request id; retry later.'),
         },
       },
     };

@@ -1,7 +1,7 @@
 // Assets: physical and virtual things the organization must protect, and the vendors that host them.
 import { z } from 'zod';
 import { assets, assetVendors } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { descriptionField, linkedFilter, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, longText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { ASSET_TYPES } from './states.ts';
@@ -48,7 +48,12 @@ export const assetSpec: RegisterSpec = {
   search: [assets.name, assets.description, assets.data_types_stored],
   filters: {
     asset_type: enumFilter(assetType, assets.asset_type, 'Any of these types.'),
-    owner_id: ownerFilter(assets.owner_id, 'assets'),
+    owner_id: ownerFilter(assets.owner_id),
+    vendor_id: linkedFilter(
+      { ownerId: assets.id, owner: assetVendors.asset_id, target: assetVendors.vendor_id },
+      { prefix: 'ven', what: 'Vendor' },
+      'Only those this vendor hosts or provides (`ven_...`).',
+    ),
   },
   orderFields: {
     name: { column: assets.name },

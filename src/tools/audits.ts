@@ -4,7 +4,7 @@ import { audits } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
-import { AUDIT_STATES, AUDIT_TRANSITIONS, checkTransition } from './states.ts';
+import { AUDIT_STATES, AUDIT_TRANSITIONS } from './states.ts';
 
 const state = caseInsensitiveEnum(AUDIT_STATES).describe(
   'Audit state: NOT_STARTED -> IN_PROGRESS -> COMPLETED or REJECTED; any -> OUTDATED.',
@@ -48,9 +48,8 @@ export const auditSpec: RegisterSpec = {
   orderFields: {
     valid_until: { column: audits.valid_until, nullable: true },
   },
-  prepare(next, current) {
-    if (current)
-      checkTransition('audit', 'state', String(current.state), String(next.state), AUDIT_TRANSITIONS);
+  transitions: { state: AUDIT_TRANSITIONS },
+  prepare(next) {
     if (
       typeof next.valid_from === 'string' &&
       typeof next.valid_until === 'string' &&

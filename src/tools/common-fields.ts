@@ -1,7 +1,8 @@
 // Field specs that several registers share (owner, name, description).
 
-import { eq } from 'drizzle-orm';
+import { eq, exists, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { IdPrefix } from '../ids.ts';
 import { idOf, longText, shortText } from './fields.ts';
 import { filter, optional, required } from './registers/spec.ts';
 
@@ -13,6 +14,21 @@ export const nameField = (example: string) => required(shortText().describe(`Nam
 export const descriptionField = (what: string) =>
   optional(longText().describe(`Free-text description of the ${what}.`));
 
+/**
+ * A filter on a relation list: the records linked to one target (the assets a vendor hosts). `owner` is the linking
+ * table's column holding this register's id, `target` the other; the link's primary key answers each row's test.
+ */
+export const linkedFilter = (
+  link: { ownerId: SQLiteColumn; owner: SQLiteColumn; target: SQLiteColumn },
+  target: { prefix: IdPrefix; what: string },
+  description: string,
+) =>
+  filter(idOf(target.prefix, target.what).describe(description), (value) =>
+    exists(
+      sql`(select 1 from ${link.owner.table} where ${link.owner} = ${link.ownerId} and ${link.target} = ${value})`,
+    ),
+  );
+
 /** The `owner_id` filter every owned register has. */
-export const ownerFilter = (column: SQLiteColumn, _what: string) =>
-  filter(idOf('per', 'Person').describe(`Owner (\`per_...\`).`), (value) => eq(column, value));
+export const ownerFilter = (column: SQLiteColumn, role = 'Owner') =>
+  filter(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), (value) => eq(column, value));

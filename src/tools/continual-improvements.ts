@@ -2,9 +2,8 @@
 import { continualImprovements } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
-import { checkWorkflow } from './nonconformities.ts';
 import { enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
-import { PRIORITIES, WORKFLOW_STATUSES } from './states.ts';
+import { PRIORITIES, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
   'Status: OPEN -> IN_PROGRESS -> CLOSED; CLOSED -> OPEN reopens.',
@@ -42,13 +41,13 @@ export const continualImprovementSpec: RegisterSpec = {
   filters: {
     status: enumFilter(status, continualImprovements.status, 'Any of these statuses.'),
     priority: enumFilter(priority, continualImprovements.priority, 'Any of these priorities.'),
-    owner_id: ownerFilter(continualImprovements.owner_id, 'those'),
+    owner_id: ownerFilter(continualImprovements.owner_id),
   },
   orderFields: {
     reference_id: { column: continualImprovements.reference_id },
     target_date: { column: continualImprovements.target_date, nullable: true },
   },
-  prepare: (next, current) => checkWorkflow('continual improvement', next, current, false),
+  transitions: { status: WORKFLOW_TRANSITIONS },
   hints: {
     add: 'Status defaults to OPEN and priority to MEDIUM.',
   },

@@ -1,6 +1,6 @@
 // Data classifications: kinds of data with a sensitivity level and the vendors that process them.
 import { dataClassifications, dataClassificationVendors } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField } from './common-fields.ts';
+import { descriptionField, linkedFilter, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { CLASSIFICATIONS } from './states.ts';
@@ -41,6 +41,16 @@ export const dataClassificationSpec: RegisterSpec = {
   search: [dataClassifications.name, dataClassifications.description],
   filters: {
     classification: enumFilter(classification, dataClassifications.classification, 'Any of these levels.'),
+    owner_id: ownerFilter(dataClassifications.owner_id),
+    vendor_id: linkedFilter(
+      {
+        ownerId: dataClassifications.id,
+        owner: dataClassificationVendors.data_classification_id,
+        target: dataClassificationVendors.vendor_id,
+      },
+      { prefix: 'ven', what: 'Vendor' },
+      'Only those this vendor processes (`ven_...`).',
+    ),
   },
   orderFields: {
     name: { column: dataClassifications.name },

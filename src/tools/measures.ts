@@ -57,7 +57,7 @@ export const measureSpec: RegisterSpec = {
   search: [measures.name, measures.description],
   filters: {
     state: enumFilter(state, measures.state, 'Any of these states.'),
-    owner_id: ownerFilter(measures.owner_id, 'measures'),
+    owner_id: ownerFilter(measures.owner_id),
   },
   orderFields: {
     name: { column: measures.name },

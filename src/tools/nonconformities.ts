@@ -15,17 +15,15 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { checkTransition, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
+import { WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
   'Status: OPEN -> IN_PROGRESS -> CLOSED (needs a corrective_action); CLOSED -> OPEN reopens.',
 );
 
-/** Shared by nonconformities and continual improvements: the workflow, and CLOSED only with a corrective action. */
-export function checkWorkflow(label: string, next: Row, current: Row | null, needsAction: boolean): void {
-  if (current)
-    checkTransition(label, 'status', String(current.status), String(next.status), WORKFLOW_TRANSITIONS);
-  if (needsAction && next.status === 'CLOSED' && !next.corrective_action) {
+/** A nonconformity closes only with a corrective action (its moves are the spec's `transitions`). */
+function checkCorrectiveAction(label: string, next: Row, current: Row | null): void {
+  if (next.status === 'CLOSED' && !next.corrective_action) {
     throw new AppError(
       'invalid_transition',
       `Cannot change ${label} status from ${String(current?.status ?? 'new')} to CLOSED without a corrective_action. Set corrective_action in the same call.`,
@@ -81,13 +79,14 @@ export const nonconformitySpec: RegisterSpec = {
     audit_id: filter(idOf('aud', 'Audit').describe('Only those raised by this audit (`aud_...`).'), (value) =>
       eq(nonconformities.audit_id, value),
     ),
-    owner_id: ownerFilter(nonconformities.owner_id, 'those'),
+    owner_id: ownerFilter(nonconformities.owner_id),
   },
   orderFields: {
     reference_id: { column: nonconformities.reference_id },
     due_date: { column: nonconformities.due_date, nullable: true },
   },
-  prepare: (next, current) => checkWorkflow('nonconformity', next, current, true),
+  transitions: { status: WORKFLOW_TRANSITIONS },
+  prepare: (next, current) => checkCorrectiveAction('nonconformity', next, current),
   present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_date', 'status', 'CLOSED', today) }),
   hints: {
     list: 'Open ones: filter.status = ["OPEN", "IN_PROGRESS"]; late ones: filter.overdue = true.',

@@ -43,7 +43,7 @@ export const obligationSpec: RegisterSpec = {
     status: enumFilter(status, obligations.status, 'Any of these statuses.'),
     type: enumFilter(type, obligations.type, 'Any of these types.'),
     overdue: overdueFilter(obligations.due_date, obligations.status, 'COMPLIANT'),
-    owner_id: ownerFilter(obligations.owner_id, 'obligations'),
+    owner_id: ownerFilter(obligations.owner_id),
   },
   orderFields: {
     due_date: { column: obligations.due_date, nullable: true },

@@ -1,9 +1,10 @@
 // Requirements: a framework's controls, clauses or criteria as a tree, each applicable or excluded (with a
 // justification), mapped to the measures that cover it; the implementation status is derived from those measures.
-import { and, eq, exists, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requirementMeasures, requirements } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { linkedFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
 import {
   derived,
@@ -157,10 +158,14 @@ export const requirementSpec: RegisterSpec = {
       requirements.implementation_status,
       'Any of these (e.g. ["NOT_COVERED"] for gaps).',
     ),
-    measure_id: filter(idOf('msr', 'Measure').describe('Only those this measure covers.'), (value) =>
-      exists(
-        sql`(select 1 from ${requirementMeasures} where ${requirementMeasures.requirement_id} = ${requirements.id} and ${requirementMeasures.measure_id} = ${value})`,
-      ),
+    measure_id: linkedFilter(
+      {
+        ownerId: requirements.id,
+        owner: requirementMeasures.requirement_id,
+        target: requirementMeasures.measure_id,
+      },
+      { prefix: 'msr', what: 'Measure' },
+      'Only those this measure covers (`msr_...`).',
     ),
   },
   orderFields: {

@@ -3,7 +3,7 @@ import { eq, gte, lte } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { riskMeasures, risks } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { descriptionField, linkedFilter, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
 import {
   derived,
@@ -15,7 +15,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { checkTransition, RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
+import { RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
 
 const level = (what: string) =>
   z.number().int().min(1).max(5).describe(`${what}, 1 (lowest) to 5 (highest).`);
@@ -112,7 +112,12 @@ export const riskSpec: RegisterSpec = {
     max_residual_score: filter(score('Only risks whose residual_score is at most this.'), (value) =>
       lte(risks.residual_score, value),
     ),
-    owner_id: ownerFilter(risks.owner_id, 'risks'),
+    owner_id: ownerFilter(risks.owner_id),
+    measure_id: linkedFilter(
+      { ownerId: risks.id, owner: riskMeasures.risk_id, target: riskMeasures.measure_id },
+      { prefix: 'msr', what: 'Measure' },
+      'Only those this measure mitigates (`msr_...`).',
+    ),
     ...heatMapCellFilters(),
   },
   orderFields: {
@@ -120,9 +125,8 @@ export const riskSpec: RegisterSpec = {
     inherent_score: { column: risks.inherent_score },
     residual_score: { column: risks.residual_score },
   },
-  prepare(next: Row, current: Row | null) {
-    if (current)
-      checkTransition('risk', 'status', String(current.status), String(next.status), RISK_TRANSITIONS);
+  transitions: { status: RISK_TRANSITIONS },
+  prepare(next: Row) {
     next.residual_likelihood ??= next.inherent_likelihood;
     next.residual_impact ??= next.inherent_impact;
     next.inherent_score = Number(next.inherent_likelihood) * Number(next.inherent_impact);

@@ -1,5 +1,5 @@
 // Toolsets: named groups of the tool map that a connection lists and may call, derived from each tool's metadata.
-import type { Principal } from '../auth/principal.ts';
+import type { TokenScope } from '../auth/principal.ts';
 import type { Tool } from './types.ts';
 
 /** Organizations and the summary: every connection has them (the other tools need an organization_id). */
@@ -40,47 +40,9 @@ export interface ToolSelection {
   readonly: boolean;
 }
 
-export type ParsedSelection = { ok: true; selection: ToolSelection } | { ok: false; message: string };
-
-const TRUE_VALUES = new Set(['1', 'true', 'yes']);
-
-/**
- * Reads `?toolsets=risks,vendors` (or the `X-MCP-Toolsets` header) and `?readonly=true` (or `X-MCP-Readonly`).
- * `all` names every toolset, `default` the default ones; `core` is always included; names take `-` or `_`.
- */
-export function parseToolSelection(url: URL, headers: Headers, known: Iterable<string>): ParsedSelection {
-  const raw = url.searchParams.get('toolsets') ?? headers.get('x-mcp-toolsets');
-  const readonlyRaw = url.searchParams.get('readonly') ?? headers.get('x-mcp-readonly') ?? '';
-  const readonly = TRUE_VALUES.has(readonlyRaw.trim().toLowerCase());
-  if (raw === null || raw.trim() === '') {
-    return { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly } };
-  }
-  const names = raw
-    .split(',')
-    .map((name) => name.trim().toLowerCase().replace(/-/g, '_'))
-    .filter(Boolean);
-  if (names.includes('all')) return { ok: true, selection: { toolsets: 'all', readonly } };
-  const knownNames = new Set(known);
-  const chosen = new Set<string>([CORE_TOOLSET]);
-  const unknown: string[] = [];
-  for (const name of names) {
-    if (name === 'default') for (const set of DEFAULT_TOOLSETS) chosen.add(set);
-    else if (knownNames.has(name)) chosen.add(name);
-    else unknown.push(name);
-  }
-  if (unknown.length > 0) {
-    return {
-      ok: false,
-      message: `Unknown toolsets: ${unknown.join(', ')}. Known: all, default, ${[...knownNames].join(', ')}.`,
-    };
-  }
-  return { ok: true, selection: { toolsets: chosen, readonly } };
-}
-
-/** Why a tool of the map is not on a connection, or null when it is (listed and callable). */
-export function exclusionOf(tool: Tool, selection: ToolSelection, principal: Principal): string | null {
-  if (tool.scope === 'write' && principal.scope === 'read')
-    return 'this API token is read-only (scope "read")';
+/** Why a tool of the map is not on a connection (its selection, its token's scope), or null when it is. */
+export function exclusionOf(tool: Tool, selection: ToolSelection, tokenScope: TokenScope): string | null {
+  if (tool.scope === 'write' && tokenScope === 'read') return 'this API token is read-only (scope "read")';
   if (tool.scope === 'write' && selection.readonly) return 'this connection is read-only (readonly=true)';
   const toolset = toolsetOf(tool);
   if (selection.toolsets !== 'all' && (!toolset || !selection.toolsets.has(toolset))) {
@@ -90,7 +52,7 @@ export function exclusionOf(tool: Tool, selection: ToolSelection, principal: Pri
 }
 
 /** A stable key of what a connection lists (for caching the tools/list answer). */
-export function selectionKey(selection: ToolSelection, principal: Principal): string {
+export function selectionKey(selection: ToolSelection, tokenScope: TokenScope): string {
   const sets = selection.toolsets === 'all' ? 'all' : [...selection.toolsets].sort().join(',');
-  return `${sets}|${selection.readonly || principal.scope === 'read' ? 'read' : 'write'}`;
+  return `${sets}|${selection.readonly || tokenScope === 'read' ? 'read' : 'write'}`;
 }

@@ -1,7 +1,7 @@
 // Vendors: third parties that process the organization's data, with their security documents.
 import { z } from 'zod';
 import { vendors } from '../db/schema.ts';
-import { descriptionField, nameField, ownerField } from './common-fields.ts';
+import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
@@ -53,6 +53,8 @@ export const vendorSpec: RegisterSpec = {
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),
+    business_owner_id: ownerFilter(vendors.business_owner_id, 'Business owner'),
+    security_owner_id: ownerFilter(vendors.security_owner_id, 'Security owner'),
   },
   orderFields: {
     name: { column: vendors.name },

@@ -52,6 +52,10 @@ main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
 .field { margin-bottom: 1rem; }
 .field > label, fieldset legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
 .hint { display: block; color: var(--muted); font-size: 0.85rem; margin-top: 0.2rem; }
+details.technical { margin-top: 0.35rem; }
+details.technical summary { cursor: pointer; color: var(--muted); font-size: 0.8rem; }
+.counter { display: block; text-align: right; color: var(--muted); font-size: 0.8rem; font-variant-numeric: tabular-nums; }
+.counter.over { color: var(--bad); font-weight: 700; }
 input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], input[type="date"], input[type="url"], select, textarea {
   font: inherit; min-height: 2.5rem; padding: 0.45rem 0.6rem; border: 1px solid #b7c0cc; border-radius: var(--radius); background: #fff; color: var(--ink); width: 100%;
 }
@@ -214,6 +218,25 @@ export const SCRIPT = `
     }, function () {
       if (status) status.textContent = 'Could not copy: select the text and copy it by hand.';
     });
+  });
+  // Times in the reader's own time zone: the server writes UTC; the browser knows where the person is.
+  var times = document.querySelectorAll('time[datetime]');
+  for (var i = 0; i < times.length; i++) {
+    var when = new Date(times[i].getAttribute('datetime'));
+    if (isNaN(when.getTime()) || times[i].getAttribute('datetime').length <= 10) continue;
+    times[i].setAttribute('title', times[i].textContent);
+    times[i].textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
+  // Length counters of text fields (data-limit): kept current as the person types; over the limit they say so.
+  document.addEventListener('input', function (event) {
+    var field = event.target;
+    if (!field || !field.getAttribute || !field.getAttribute('data-limit')) return;
+    var counter = document.getElementById(field.id + '-counter');
+    if (!counter) return;
+    var limit = Number(field.getAttribute('data-limit'));
+    var length = field.value.length;
+    counter.textContent = length.toLocaleString('en') + ' / ' + limit.toLocaleString('en');
+    counter.className = length > limit ? 'counter over' : 'counter';
   });
   var some = document.getElementById('org-some');
   if (some) {

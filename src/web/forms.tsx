@@ -1,5 +1,6 @@
 // Form helpers: reading fields from a parsed body, and labelled inputs with hints and errors wired for screen readers.
 import type { Child } from 'hono/jsx';
+import { Counter } from './record-forms/controls.tsx';
 
 export type FormBody = Record<string, string | File | (string | File)[]>;
 
@@ -24,7 +25,8 @@ interface InputProps {
   error?: string | undefined;
   required?: boolean;
   autocomplete?: string;
-  maxlength?: number;
+  /** The most characters the server takes: a counter shows it (never `maxlength`, which cuts a paste short). */
+  limit?: number;
   minlength?: number;
   autofocus?: boolean;
   min?: number;
@@ -47,7 +49,7 @@ export function Input(props: InputProps) {
         value={props.value}
         required={props.required}
         autocomplete={props.autocomplete}
-        maxlength={props.maxlength}
+        data-limit={props.limit}
         minlength={props.minlength}
         autofocus={props.autofocus}
         min={props.min}
@@ -56,6 +58,9 @@ export function Input(props: InputProps) {
         aria-describedby={describedBy}
         aria-invalid={props.error ? 'true' : undefined}
       />
+      {props.limit !== undefined && (
+        <Counter id={props.id} length={props.value?.length ?? 0} limit={props.limit} />
+      )}
       {props.hint && (
         <span class="hint" id={hintId}>
           {props.hint}

@@ -40,7 +40,7 @@ export interface Session {
 }
 
 /** A fresh server on a temp database (port 0, no demo data) and a fresh browser; both stopped after the test. */
-export async function start(): Promise<Session> {
+export async function start(options: { timezoneId?: string; locale?: string } = {}): Promise<Session> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-browser-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const config = loadConfig({
@@ -53,7 +53,7 @@ export async function start(): Promise<Session> {
   cleanups.push(() => server.close());
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   cleanups.push(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, ...options });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);

@@ -9,6 +9,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { calculatePKCECodeChallenge } from 'oauth4webapi';
 import { afterEach, describe, expect, it } from 'vitest';
 import { screenshot, signUp, start, stopAfterEach } from './helpers.ts';
 
@@ -104,6 +105,10 @@ describe('OAuth with the MCP SDK client and consent in Chromium', () => {
     const authorizationUrl = provider.authorizationUrl as URL;
     expect(`${authorizationUrl.origin}${authorizationUrl.pathname}`).toBe(`${server.url}/oauth/authorize`);
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    // The SDK's challenge is the S256 of the verifier it kept, as another client library computes it.
+    expect(authorizationUrl.searchParams.get('code_challenge')).toBe(
+      await calculatePKCECodeChallenge(provider.verifier),
+    );
     expect(authorizationUrl.searchParams.get('resource')).toBe(endpoint);
 
     // 2. In the browser: the person is signed out, signs in, and lands on the consent page.

@@ -67,13 +67,15 @@ export function describeAuthContract(hostRef: HostRef): void {
       const host = hostRef();
       await expectUnauthorized(host, host.world.tokens.alice, /Malformed/);
       await expectUnauthorized(host, `Basic ${btoa('alice:secret')}`, /Malformed/);
+      await expectUnauthorized(host, `Token ${host.world.tokens.alice}`, /Malformed/);
     });
 
-    it('refuses two spaces after Bearer, a space inside the token and "Bearer" alone', async () => {
+    it('refuses two spaces after Bearer, a space or tab inside the token and "Bearer" alone', async () => {
       const host = hostRef();
       const token = host.world.tokens.alice;
       await expectUnauthorized(host, `Bearer  ${token}`, /Malformed/);
       await expectUnauthorized(host, `Bearer ${token.slice(0, 10)} ${token.slice(10)}`, /Malformed/);
+      await expectUnauthorized(host, `Bearer ${token.slice(0, 10)}\t${token.slice(10)}`, /Malformed/);
       await expectUnauthorized(host, 'Bearer', /Malformed/);
     });
 
@@ -101,7 +103,7 @@ export function describeAuthContract(hostRef: HostRef): void {
 
     it('accepts the scheme in any letter case', async () => {
       const host = hostRef();
-      for (const scheme of ['bearer', 'BEARER']) {
+      for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {
         const response = await send(host, '/api/mcp/v1/health', {
           headers: { authorization: `${scheme} ${host.world.tokens.alice}` },
         });

@@ -62,6 +62,7 @@ export function describeIsolationContract(hostRef: HostRef): void {
         expect(foreign.status, JSON.stringify(foreign.body)).toBe(404);
         expect((foreign.body as { error: { code: string } }).error.code).toBe('not_found');
         expect(foreign.body).toEqual(missing.body);
+        expect(foreign.status).toBe(missing.status);
       },
     );
 
@@ -95,11 +96,21 @@ export function describeIsolationContract(hostRef: HostRef): void {
         vendor_ids: [aliceIds.vendor],
       });
       expect(asset.status).toBe(404);
-      const total = await ok<{ total_count: number }>(host, host.world.tokens.bob, 'listAssets', {
+      const risk = await callDirect(host, host.world.tokens.bob, 'addRisk', {
         organization_id: host.world.orgBob,
-        filter: { query: 'Sneaky' },
+        name: 'Sneaky',
+        inherent_likelihood: 1,
+        inherent_impact: 1,
+        owner_id: aliceIds.person,
       });
-      expect(total.total_count).toBe(0);
+      expect(risk.status).toBe(404);
+      for (const list of ['listAssets', 'listRisks']) {
+        const total = await ok<{ total_count: number }>(host, host.world.tokens.bob, list, {
+          organization_id: host.world.orgBob,
+          filter: { query: 'Sneaky' },
+        });
+        expect(total.total_count, list).toBe(0);
+      }
     });
   });
 }

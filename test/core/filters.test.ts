@@ -439,6 +439,56 @@ describe('reference filters', () => {
   });
 });
 
+// ---- links and other owners -------------------------------------------------------------------------------
+
+describe('link and owner filters', () => {
+  filterTest(
+    ['asset.vendor_id', 'data_classification.vendor_id'],
+    'asset and data classification vendor_id return those linked to that vendor',
+    async () => {
+      const scope = await newScope();
+      const aws = await scope.add('vendor', { name: 'AWS' });
+      const gcp = await scope.add('vendor', { name: 'GCP' });
+      const onAws = await scope.add('asset', { name: 'Database', vendor_ids: [aws.id] });
+      const onBoth = await scope.add('asset', { name: 'Backups', vendor_ids: [aws.id, gcp.id] });
+      await scope.add('asset', { name: 'Laptops' });
+      expect(await scope.ids('asset', { vendor_id: aws.id })).toEqual(idsOf(onAws, onBoth));
+      expect(await scope.ids('asset', { vendor_id: gcp.id })).toEqual(idsOf(onBoth));
+      const pii = await scope.add('data_classification', { name: 'PII', vendor_ids: [gcp.id] });
+      await scope.add('data_classification', { name: 'Chat', vendor_ids: [aws.id] });
+      expect(await scope.ids('data_classification', { vendor_id: gcp.id })).toEqual(idsOf(pii));
+    },
+  );
+
+  filterTest(['risk.measure_id'], 'risk measure_id returns the risks that measure mitigates', async () => {
+    const scope = await newScope();
+    const mfa = await scope.add('measure', { name: 'MFA' });
+    const phishing = await scope.add('risk', { name: 'Phishing' });
+    await scope.add('risk', { name: 'Flood' });
+    await ok(runtime, scope.token, 'linkRiskMeasure', { risk_id: phishing.id, measure_id: mfa.id });
+    expect(await scope.ids('risk', { measure_id: mfa.id })).toEqual(idsOf(phishing));
+  });
+
+  filterTest(
+    ['vendor.business_owner_id', 'vendor.security_owner_id'],
+    'vendor business_owner_id and security_owner_id return the vendors that person is that owner of',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const both = await scope.add('vendor', {
+        name: 'Both',
+        business_owner_id: ada.id,
+        security_owner_id: bob.id,
+      });
+      const adas = await scope.add('vendor', { name: 'Ada only', security_owner_id: ada.id });
+      expect(await scope.ids('vendor', { business_owner_id: ada.id })).toEqual(idsOf(both));
+      expect(await scope.ids('vendor', { security_owner_id: ada.id })).toEqual(idsOf(adas));
+      expect(await scope.ids('vendor', { security_owner_id: bob.id })).toEqual(idsOf(both));
+    },
+  );
+});
+
 // ---- requirements -------------------------------------------------------------------------------------
 
 describe('requirement filters', () => {

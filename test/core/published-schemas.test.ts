@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listedTools } from '../../src/surfaces/mcp.ts';
+import { listedTools } from '../../src/surfaces/mcp-server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { createTestRuntime, createWorld, mcpClient, type TestRuntime, type World } from '../helpers.ts';
 

@@ -2,7 +2,7 @@
 // with a derived implementation status, the statement of applicability, coverage, and catalog imports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/index.ts';
-import { csvCatalog, oscalCatalog } from '../catalogs.ts';
+import { csfShapedCatalog, csvCatalog, oscalCatalog } from '../catalogs.ts';
 import {
   callDirect,
   createActor,
@@ -475,6 +475,25 @@ describe('catalog import', () => {
     expect(
       ((await ok(runtime, token, 'getMeasure', { id: control.id })).measure as Row).requirement_ids,
     ).toEqual([]);
+  });
+
+  it('reads a CSF 2.0 shaped catalog: ids as references where labels name them, a function’s overview', async () => {
+    const fw = await framework('CSF');
+    const imported = await ok(runtime, token, 'importFrameworkCatalog', {
+      framework_id: fw,
+      format: 'oscal',
+      content: csfShapedCatalog(),
+    });
+    expect(imported.created).toEqual(['GV', 'GV.OC', 'GV.OC-01', 'GV.OC-02']);
+    const soa = await ok(runtime, token, 'getStatementOfApplicability', { framework_id: fw });
+    expect((soa.requirements as Row[]).map((row) => [row.reference, row.title, row.is_section])).toEqual([
+      ['GV', 'GOVERN', true],
+      ['GV.OC', 'Context', false],
+      ['GV.OC-01', 'GV.OC-01', false],
+      ['GV.OC-02', 'GV.OC-02', false],
+    ]);
+    const govern = (soa.requirements as Row[])[0] as Row;
+    expect((await getRequirement(govern.id)).description).toBe('How the team steers its risk work.');
   });
 
   it('imports a CSV catalog with sections, quotes and commas', async () => {

@@ -1,8 +1,8 @@
 // Client ID Metadata Documents: address checks, the bounded Node fetcher against a local server, the cached flow.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi';
 import { afterEach, describe, expect, it } from 'vitest';
-import { randomBase64Url } from '../../src/auth/crypto.ts';
 import { refusedAddress } from '../../src/oauth/addresses.ts';
 import {
   ClientMetadataError,
@@ -10,7 +10,6 @@ import {
   clientIdUrlProblem,
 } from '../../src/oauth/client-metadata.ts';
 import { checkedLookup, nodeClientMetadataFetcher } from '../../src/oauth/client-metadata-node.ts';
-import { pkceChallengeOf } from '../../src/oauth/grants.ts';
 import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
 import { csrfOf, hiddenFieldsOf, manualClock, textOf, WebClient } from '../web/web-client.ts';
 
@@ -49,12 +48,12 @@ async function runtimeWith(fetcher: ClientMetadataFetcher, env: Record<string, s
 }
 
 async function authorize(web: WebClient, clientId: string) {
-  const verifier = randomBase64Url(48);
+  const verifier = generateRandomCodeVerifier();
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: clientId,
     redirect_uri: REDIRECT,
-    code_challenge: await pkceChallengeOf(verifier),
+    code_challenge: await calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state: 's',
   });

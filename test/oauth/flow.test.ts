@@ -1,10 +1,9 @@
 // OAuth 2.1 authorization server in process: metadata, registration, consent, code + PKCE, refresh, revocation.
 import { eq } from 'drizzle-orm';
+import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi';
 import { afterEach, describe, expect, it } from 'vitest';
-import { randomBase64Url } from '../../src/auth/crypto.ts';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens, oauthCodes, oauthGrants, toolCalls } from '../../src/db/schema.ts';
-import { pkceChallengeOf } from '../../src/oauth/grants.ts';
 import { CODE_SECONDS } from '../../src/oauth/resource.ts';
 import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
 import {
@@ -53,9 +52,10 @@ async function publicClient(runtime: TestRuntime, redirect = REDIRECT): Promise<
   return body.client_id as string;
 }
 
+/** A verifier and its S256 challenge, computed by a client library (oauth4webapi), not by the server's code. */
 async function pkce() {
-  const verifier = randomBase64Url(48);
-  return { verifier, challenge: await pkceChallengeOf(verifier) };
+  const verifier = generateRandomCodeVerifier();
+  return { verifier, challenge: await calculatePKCECodeChallenge(verifier) };
 }
 
 function authorizeQuery(clientId: string, challenge: string, extra: Record<string, string> = {}): string {
@@ -413,7 +413,7 @@ describe('refusals at the token endpoint', () => {
     const other = await publicClient(runtime);
     const attempts: [Record<string, string>, string][] = [
       [{ redirect_uri: 'https://claude.ai/other' }, 'invalid_grant'],
-      [{ code_verifier: randomBase64Url(48) }, 'invalid_grant'],
+      [{ code_verifier: generateRandomCodeVerifier() }, 'invalid_grant'],
       [{ code_verifier: 'short' }, 'invalid_grant'],
       [{ client_id: other }, 'invalid_grant'],
     ];
@@ -433,7 +433,7 @@ describe('refusals at the token endpoint', () => {
       const retry = await exchange(runtime, clientId, code, verifier);
       expect(retry.body.error).toBe('invalid_grant');
     }
-    const unknown = await exchange(runtime, clientId, 'cmcpc_nothing', randomBase64Url(48));
+    const unknown = await exchange(runtime, clientId, 'cmcpc_nothing', generateRandomCodeVerifier());
     expect(unknown.body.error).toBe('invalid_grant');
     const unsupported = await token(runtime, { grant_type: 'password', client_id: clientId });
     expect(unsupported.body.error).toBe('unsupported_grant_type');

@@ -1,7 +1,7 @@
 // The framework pages: coverage per section, the requirement tree with applicability edited in place, the statement
 // of applicability as a printable document and as CSV/JSON, and both sides of a measure's links.
 import { afterEach, describe, expect, it } from 'vitest';
-import { addMember, BASE, createActor, ok, type TestRuntime } from '../helpers.ts';
+import { ACTOR_PASSWORD, addMember, BASE, createActor, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
@@ -101,7 +101,7 @@ describe('framework pages', () => {
     const viewer = await createActor(runtime, 'viewer');
     await addMember(runtime, organizationId, viewer, 'VIEWER');
     const client = new WebClient(runtime);
-    await client.signIn(viewer.email, 'correct horse battery');
+    await client.signIn(viewer.email, ACTOR_PASSWORD);
     const page = await client.get(`${base}/frameworks/${framework.id}`);
     expect(page.status).toBe(200);
     expect(page.html).not.toContain('/applicability"');

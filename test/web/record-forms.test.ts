@@ -5,7 +5,7 @@ import { toolCalls } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { formFieldsOf } from '../../src/web/record-forms/fields.ts';
 import { REGISTER_PAGES } from '../../src/web/registers/pages.ts';
-import { addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
+import { ACTOR_PASSWORD, addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
@@ -24,7 +24,7 @@ async function memberClient(runtime: TestRuntime, organizationId: string, role: 
   const actor = await createActor(runtime, role.toLowerCase());
   await addMember(runtime, organizationId, actor, role);
   const client = new WebClient(runtime);
-  const signedIn = await client.signIn(actor.email, 'correct horse battery');
+  const signedIn = await client.signIn(actor.email, ACTOR_PASSWORD);
   expect(signedIn.status).toBe(303);
   return client;
 }
@@ -104,7 +104,7 @@ describe('record forms', () => {
 
     const html = (await client.get(`${base}/risks/new`)).html;
     expect(html).toMatch(/<select id="field-status" name="status"[^>]*>/);
-    expect(html).toContain('<option value="OPEN" selected="">OPEN</option>');
+    expect(html).toContain('<option value="OPEN" selected="">Open</option>');
     expect(html).toMatch(/<input id="field-inherent_likelihood"[^>]*type="number"[^>]*min="1" max="5"/);
     expect((await client.get(`${base}/audits/new`)).html).toMatch(
       /<input id="field-valid_from"[^>]*type="date"/,
@@ -250,6 +250,47 @@ describe('record forms', () => {
     expect(fieldError(missingPerson.html, 'owner_id')).toContain('Not found in this organization');
   });
 
+  it('never cuts text short: shows each limit with a counter, and refuses longer text in the form’s words', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const form = (await client.get(`${base}/risks/new`)).html;
+    expect(form).not.toContain('maxlength');
+    expect(form).toMatch(/<input id="field-name"[^>]*data-limit="200"/);
+    expect(form).toContain('<span class="counter" id="field-name-counter" aria-hidden="true">0 / 200</span>');
+    expect(form).toMatch(/<textarea id="field-description"[^>]*data-limit="10000"/);
+    const longName = 'n'.repeat(10_000);
+    const longDescription = 'd'.repeat(10_001);
+    const refused = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
+      ...RISK_FORM,
+      name: longName,
+      description: longDescription,
+    });
+    expect(refused.status).toBe(400);
+    expect(fieldError(refused.html, 'name')).toBe('At most 200 characters; this has 10,000.');
+    expect(fieldError(refused.html, 'description')).toBe('At most 10,000 characters; this has 10,001.');
+    // Everything typed comes back whole, with its count.
+    expect(refused.html).toContain(`value="${longName}"`);
+    expect(refused.html).toContain(`${longDescription}</textarea>`);
+    expect(refused.html).toContain(
+      '<span class="counter over" id="field-name-counter" aria-hidden="true">10,000 / 200</span>',
+    );
+    const listed = await ok<{ total_count: number }>(runtime, token, 'listRisks', {
+      organization_id: organizationId,
+    });
+    expect(listed.total_count).toBe(0);
+    // Ten thousand characters exactly are taken, and kept whole.
+    const exact = 'e'.repeat(10_000);
+    const added = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
+      ...RISK_FORM,
+      description: exact,
+    });
+    expect(added.status).toBe(303);
+    const id = (added.location ?? '').split('/').at(-1) ?? '';
+    expect(
+      (await ok<{ risk: { description: string } }>(runtime, token, 'getRisk', { id })).risk.description
+        .length,
+    ).toBe(10_000);
+  });
+
   it('edits a risk with expected_updated_at, and refuses a stale form with a link to reload it', async () => {
     const { runtime, client, organizationId, token, base } = await setup();
     const risk = await addRiskByApi(
@@ -319,6 +360,51 @@ describe('record forms', () => {
     expect(refused.html).toContain('<option value="MITIGATED" selected="">MITIGATED</option>');
   });
 
+  it('offers only the states allowed from the record’s own, and says why the others are missing', async () => {
+    const { runtime, client, organizationId, token, base } = await setup();
+    const closed = await addRiskByApi(
+      { runtime, token, organizationId },
+      { name: 'Flood', inherent_likelihood: 1, inherent_impact: 4, status: 'CLOSED' },
+    );
+    const form = (await client.get(`${base}/risks/${closed.id}/edit`)).html;
+    const options = (name: string, html: string) =>
+      [
+        ...(
+          new RegExp(`<select id="field-${name}"[^>]*>([\\s\\S]*?)</select>`).exec(html)?.[1] ?? ''
+        ).matchAll(/<option value="([A-Z_]+)"/g),
+      ].map((match) => match[1]);
+    expect(options('status', form)).toEqual(['CLOSED', 'OPEN']);
+    expect(textOf(form)).toContain('From Closed it can move to Open only.');
+    // Treatment moves freely: all four, no note.
+    expect(options('treatment', form)).toEqual(['MITIGATE', 'ACCEPT', 'AVOID', 'TRANSFER']);
+    const open = await addRiskByApi(
+      { runtime, token, organizationId },
+      { name: 'Fire', inherent_likelihood: 1, inherent_impact: 4 },
+    );
+    expect(options('status', (await client.get(`${base}/risks/${open.id}/edit`)).html)).toEqual([
+      'OPEN',
+      'IN_TREATMENT',
+      'MITIGATED',
+      'ACCEPTED',
+      'CLOSED',
+    ]);
+    const audit = (
+      await ok<{ audit: { id: string } }>(runtime, token, 'addAudit', {
+        organization_id: organizationId,
+        framework_id: (
+          await ok<{ framework: { id: string } }>(runtime, token, 'addFramework', {
+            organization_id: organizationId,
+            name: 'SOC 2',
+          })
+        ).framework.id,
+        state: 'OUTDATED',
+      })
+    ).audit;
+    const auditForm = (await client.get(`${base}/audits/${audit.id}/edit`)).html;
+    expect(options('state', auditForm)).toEqual(['OUTDATED']);
+    expect(textOf(auditForm)).toContain('Outdated is final: it does not change any more.');
+  });
+
   it('links and unlinks a risk’s measures from the edit form', async () => {
     const { runtime, client, organizationId, token, base } = await setup();
     const add = async (name: string) =>
@@ -383,7 +469,9 @@ describe('record forms', () => {
     await ok(runtime, token, 'addAudit', { organization_id: organizationId, framework_id: framework.id });
     const frameworkConfirm = await client.get(`${base}/frameworks/${framework.id}/delete`);
     expect(textOf(frameworkConfirm.html)).toContain('It cannot be deleted while audits still point at it.');
-    expect(textOf(frameworkConfirm.html)).toContain('Its requirements are deleted with it, each with its history.');
+    expect(textOf(frameworkConfirm.html)).toContain(
+      'Its requirements are deleted with it, each with its history.',
+    );
     const refused = await client.post(`${base}/frameworks/${framework.id}/delete`, {
       _csrf: csrfOf(frameworkConfirm.html),
     });

@@ -24,7 +24,7 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the eleven kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twelve kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
@@ -39,6 +39,7 @@ describe('register pages', () => {
       'nonconformities',
       'continual-improvements',
       'audits',
+      'requirements',
     ]);
     for (const page of REGISTER_PAGES) {
       const response = await client.get(`/orgs/${organizationId}/${page.slug}`);
@@ -156,7 +157,7 @@ describe('register pages', () => {
       inherent_impact: 1,
     });
     const listPage = await client.get(`/orgs/${organizationId}/risks`);
-    expect(textOf(listPage.html)).toMatch(/Laptop theft General OPEN MITIGATE 12 12 Grace Hopper/);
+    expect(textOf(listPage.html)).toMatch(/Laptop theft General Open Mitigate 12 12 Grace Hopper/);
     // The owner filter offers people by name, and filters by their id.
     expect(listPage.html).toContain(`<option value="${person.person.id}">Grace Hopper</option>`);
     expect(
@@ -170,6 +171,47 @@ describe('register pages', () => {
     expect(text).toContain('Inherent score 12');
     expect(page.html).toContain(`href="/orgs/${organizationId}/people/${person.person.id}"`);
     expect((await client.get(`/orgs/${organizationId}/vendors/${risk.risk.id}`)).status).toBe(404);
+  });
+
+  it('shows the records pointing at a record: a person’s risks and vendors, an audit’s findings, a vendor’s assets', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    const add = async (tool: string, key: string, args: Record<string, unknown>) =>
+      (
+        (await ok(runtime, token, tool, { organization_id: organizationId, ...args })) as Record<
+          string,
+          { id: string }
+        >
+      )[key] as { id: string };
+    const grace = await add('addPerson', 'person', { full_name: 'Grace Hopper', email: 'grace@example.com' });
+    for (let n = 1; n <= 12; n++)
+      await add('addRisk', 'risk', {
+        name: `Risk ${n}`,
+        inherent_likelihood: 2,
+        inherent_impact: 2,
+        owner_id: grace.id,
+      });
+    const vendor = await add('addVendor', 'vendor', { name: 'AWS', security_owner_id: grace.id });
+    await add('addAsset', 'asset', { name: 'Database cluster', vendor_ids: [vendor.id] });
+    const framework = await add('addFramework', 'framework', { name: 'ISO 27001' });
+    const audit = await add('addAudit', 'audit', { framework_id: framework.id, name: 'Stage 2' });
+    await add('addNonconformity', 'nonconformity', { reference_id: 'NC-7', audit_id: audit.id });
+
+    const person = textOf((await client.get(`/orgs/${organizationId}/people/${grace.id}`)).html);
+    expect(person).toContain('Linked records');
+    expect(person).toMatch(/Risks · owner (Risk \d+ , ){9}Risk \d+ · all 12/);
+    expect(person).toContain('Vendors · security owner AWS');
+    expect(person).not.toContain('Vendors · business owner');
+    const personPage = (await client.get(`/orgs/${organizationId}/people/${grace.id}`)).html;
+    expect(personPage).toContain(`href="/orgs/${organizationId}/risks?owner_id=${grace.id}"`);
+    expect(textOf((await client.get(`/orgs/${organizationId}/audits/${audit.id}`)).html)).toContain(
+      'Nonconformities · audit NC-7',
+    );
+    expect(textOf((await client.get(`/orgs/${organizationId}/vendors/${vendor.id}`)).html)).toContain(
+      'Assets · vendors Database cluster',
+    );
+    expect(textOf((await client.get(`/orgs/${organizationId}/frameworks/${framework.id}`)).html)).toContain(
+      'Audits · framework Stage 2',
+    );
   });
 
   it('opens the organization on its compliance summary, from getComplianceSummary', async () => {

@@ -10,9 +10,9 @@ import { BASE } from '../contract/host.ts';
 
 export const world = inject('contractWorld');
 
-/** The database the Worker uses, reached the same way: @libsql/client/web over HTTP with the auth token. */
-export function testDatabase(): Database {
-  return createDatabase(createClient({ url: inject('libsqlUrl'), authToken: inject('libsqlAuthToken') }));
+/** The database the Worker uses (or another served one), reached the same way: over HTTP with the auth token. */
+export function testDatabase(url = inject('libsqlUrl')): Database {
+  return createDatabase(createClient({ url, authToken: inject('libsqlAuthToken') }));
 }
 
 /** Tokens as the web interface on the Worker handles them: revocation deletes the KV entry. */
@@ -35,9 +35,12 @@ export function cliTokenService(database: Database): TokenService {
   });
 }
 
-export async function newAliceToken(tokens: TokenService): Promise<{ id: string; token: string }> {
+export async function newAliceToken(
+  tokens: TokenService,
+  userId = world.aliceUserId,
+): Promise<{ id: string; token: string }> {
   const created = await tokens.create({
-    userId: world.aliceUserId,
+    userId,
     name: `worker test ${crypto.randomUUID()}`,
     scope: 'read_write',
     organizationIds: null,

@@ -1,10 +1,10 @@
 // OAuth on the Worker host in workerd: metadata, consent, token exchange, refusals; grants in libSQL, cache in KV.
 import { env, exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
+import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens, oauthGrants } from '../../src/db/schema.ts';
-import { pkceChallengeOf } from '../../src/oauth/grants.ts';
 import { BASE } from '../contract/host.ts';
 import { testDatabase } from './helpers.ts';
 
@@ -93,12 +93,12 @@ async function setup() {
 
 /** Consent (Allow) in the web interface, then the code exchange; returns the token response. */
 async function connect(person: ReturnType<typeof browser>, clientId: string) {
-  const verifier = `${crypto.randomUUID()}${crypto.randomUUID()}`;
+  const verifier = generateRandomCodeVerifier();
   const params = {
     response_type: 'code',
     client_id: clientId,
     redirect_uri: REDIRECT,
-    code_challenge: await pkceChallengeOf(verifier),
+    code_challenge: await calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
     state: 'w',
     resource: MCP,

@@ -3,7 +3,7 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { apiTokens, toolCalls } from '../../src/db/schema.ts';
 import { searchIndexSegments } from '../../src/db/search-maintenance.ts';
 import worker, { type Env, runtimeFor } from '../../src/worker.ts';
@@ -213,31 +213,35 @@ describe('Worker entry', () => {
   });
 
   it('runs the hourly upkeep from its Cron Trigger: statistics refreshed, search indexes merged into one b-tree', async () => {
-    const database = testDatabase();
-    const created = await newAliceToken(cliTokenService(database));
+    // On a database of its own: the other workerd files write to the search indexes while this one counts b-trees.
+    const bindings: Env = { ...env, LIBSQL_URL: inject('upkeepLibsqlUrl') };
+    const { orgTools, aliceUserId } = inject('upkeepWorld');
+    const database = testDatabase(bindings.LIBSQL_URL);
+    const created = await newAliceToken(cliTokenService(database), aliceUserId);
     // Each call its own write: each adds a b-tree to the vendors' search index.
     const names: string[] = [];
     for (let i = 0; i < 6; i++) {
       const name = `Upkeep vendor ${i} ${crypto.randomUUID()}`;
       names.push(name);
-      const added = await exports.default.fetch(
+      const added = await fetchWith(
         new Request(`${BASE}/api/mcp/tools/addVendor`, {
           method: 'POST',
           headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ organization_id: world.orgTools, name }),
+          body: JSON.stringify({ organization_id: orgTools, name }),
         }),
+        bindings,
       );
       expect(added.status).toBe(200);
     }
     expect(await searchIndexSegments(database.client, 'vendors_fts')).toBeGreaterThan(1);
     await database.client.execute('delete from sqlite_stat1');
     const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
-    // The suites before this one wrote to every register of this database: merging them all may take more than one
-    // run's budget of requests, each run carrying the merge on, until one says it is done.
+    // Merging every register's index may take more than one run's budget of requests, each run carrying the merge
+    // on, until one says it is done.
     const lines: string[] = [];
     for (let run = 0; run < 20; run++) {
       logged.mockClear();
-      await runScheduled(env);
+      await runScheduled(bindings);
       const line = String(logged.mock.calls.at(-1)?.[0]);
       lines.push(line);
       expect(line).toMatch(/^upkeep: statistics refreshed; search indexes merged: /);
@@ -251,12 +255,13 @@ describe('Worker entry', () => {
     );
     expect(Number(stats.rows[0]?.n)).toBeGreaterThan(0);
     // The index finds the same records after the merge.
-    const found = await exports.default.fetch(
+    const found = await fetchWith(
       new Request(`${BASE}/api/mcp/tools/listVendors`, {
         method: 'POST',
         headers: { authorization: `Bearer ${created.token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ organization_id: world.orgTools, filter: { query: names[3]?.slice(-36) } }),
+        body: JSON.stringify({ organization_id: orgTools, filter: { query: names[3]?.slice(-36) } }),
       }),
+      bindings,
     );
     const page = (await found.json()) as { vendors: { name: string }[] };
     expect(page.vendors.map((vendor) => vendor.name)).toEqual([names[3]]);

@@ -36,6 +36,16 @@ function prop(node: Json, name: string): string | undefined {
   return (named.find((item) => item.class === undefined) ?? named[0])?.value as string | undefined;
 }
 
+/**
+ * The reference of a group or control: its label (SP 800-53's `AC-2(1)`), except where the label names the id in
+ * parentheses (CSF 2.0's `GOVERN (GV)`: the id, `GV`, is the reference); else its id.
+ */
+function referenceOf(node: Json, id: string | undefined): string | undefined {
+  const label = prop(node, 'label');
+  if (label && id && label.toLowerCase().endsWith(`(${id.toLowerCase()})`)) return id;
+  return label ?? id;
+}
+
 /** `{{ insert: param, ac-1_prm_1 }}` as the parameter's label or choices, in brackets. */
 function withParameters(prose: string, params: Map<string, Json>): string {
   return prose.replace(/\{\{\s*insert:\s*param,\s*([^}\s]+)\s*\}\}/g, (_whole, id: string) => {
@@ -78,7 +88,7 @@ export function parseOscalCatalog(text: string): Catalog {
   const visitControl = (control: Json, path: string, parent: string | null, position: number) => {
     const id = stringAt(control, 'id', path);
     const title = stringAt(control, 'title', path);
-    const reference = prop(control, 'label') ?? id;
+    const reference = referenceOf(control, id) ?? id;
     for (const param of listAt(control, 'params', path))
       if (typeof param.id === 'string') params.set(param.id, param);
     if (prop(control, 'status') === 'withdrawn') {
@@ -107,8 +117,21 @@ export function parseOscalCatalog(text: string): Catalog {
   const visitGroup = (group: Json, path: string, parent: string | null, position: number) => {
     const title = stringAt(group, 'title', path);
     const id = typeof group.id === 'string' ? group.id : undefined;
-    const reference = prop(group, 'label') ?? id ?? fail(`${path}.id`, 'expected a string');
-    entries.push({ reference, title, description: null, parent, isSection: true, position, source: path });
+    const reference = referenceOf(group, id) ?? fail(`${path}.id`, 'expected a string');
+    // A group's overview (CSF 2.0's functions have one) describes the section.
+    const overview = listAt(group, 'parts', path)
+      .filter((part) => part.name === 'overview' && typeof part.prose === 'string')
+      .map((part) => withParameters(String(part.prose), params))
+      .join('\n');
+    entries.push({
+      reference,
+      title,
+      description: overview || null,
+      parent,
+      isSection: true,
+      position,
+      source: path,
+    });
     const groups = listAt(group, 'groups', path);
     for (const [index, child] of groups.entries())
       visitGroup(child, `${path}.groups[${index}]`, reference, index);

@@ -5,6 +5,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import type { IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
+import type { Transitions } from '../states.ts';
 import type { ToolContext } from '../types.ts';
 
 export type RegisterKind =
@@ -149,6 +150,11 @@ export interface RegisterSpec {
   filters?: Record<string, FilterSpec>;
   /** Sort fields besides created_at and updated_at, which every register has. */
   orderFields: Record<string, OrderField>;
+  /**
+   * The state fields whose changes follow defined moves (risk status: out of CLOSED only to OPEN): an update to a
+   * state not allowed from the current one is `invalid_transition`, and the web offers only the allowed ones.
+   */
+  transitions?: Record<string, Transitions>;
   /** Validates a change and fills derived columns; `current` is null on add. */
   prepare?(next: Row, current: Row | null): void;
   /** After prepare: checks that read the database (a parent in the same framework) and fills what they derive. */
@@ -184,6 +190,17 @@ export function nameFieldsOf(spec: RegisterSpec): string[] {
   return spec.nameFields ?? ['name'];
 }
 
+/** The values a state field may take next, from `current` (itself first); all values where it moves freely. */
+export function allowedStates(
+  spec: RegisterSpec,
+  field: string,
+  current: string,
+  all: readonly string[],
+): string[] {
+  const allowed = spec.transitions?.[field]?.[current];
+  return allowed ? [current, ...allowed.filter((state) => state !== current)] : [...all];
+}
+
 /** The toolset a register's tools are in. */
 export function toolsetOf(spec: RegisterSpec): string {
   return spec.toolset ?? spec.listKey;
@@ -216,8 +233,28 @@ export function fieldLabelOf(spec: RegisterSpec | undefined, name: string): stri
     spec?.fields[name]?.label ?? spec?.relations?.find((relation) => relation.field === name)?.label;
   if (own) return own;
   if (COMMON_LABELS[name]) return COMMON_LABELS[name];
-  const words = name.replace(/_/g, ' ');
+  // A filter on a linked record (`measure_id`) is named for that record: "Measure".
+  const words = name.replace(/_id$/, '').replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The values of an enum field (a state, a category), or undefined for any other field. */
+export function enumValuesOf(spec: RegisterSpec | undefined, name: string): readonly string[] | undefined {
+  let def = spec?.fields[name]?.schema._zod.def as
+    | {
+        type: string;
+        entries?: Record<string, string>;
+        out?: { _zod: { def: unknown } };
+        innerType?: { _zod: { def: unknown } };
+      }
+    | undefined;
+  // Through the wrappers a field schema may have: case-insensitive preprocessing (a pipe), nullable, default.
+  for (let depth = 0; def && depth < 4; depth++) {
+    if (def.type === 'enum' && def.entries) return Object.values(def.entries);
+    const next = def.out ?? def.innerType;
+    def = next?._zod.def as typeof def;
+  }
+  return undefined;
 }
 
 /** A form's hint for a field: the spec's words for people, else the schema's description. */

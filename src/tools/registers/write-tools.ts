@@ -8,6 +8,7 @@ import { AppError } from '../../errors.ts';
 import { newId, randomBase32 } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
+import { checkTransition } from '../states.ts';
 import {
   CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
@@ -123,6 +124,8 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
       await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
       await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
       const next: Row = { ...current, ...provided };
+      for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
+        checkTransition(spec.label, field, String(current[field]), String(next[field]), transitions);
       spec.prepare?.(next, current);
       await spec.settle?.(ctx, next, current);
       const change = changedValues(records.historyValues(current), records.historyValues(next));

@@ -119,7 +119,7 @@ function SignUpPage(props: {
           <form method="post" action="/signup">
             <CsrfField token={props.csrf} />
             {props.next && props.next !== '/' && <input type="hidden" name="next" value={props.next} />}
-            <Input id="name" label="Your name" value={values.name} autocomplete="name" maxlength={200} />
+            <Input id="name" label="Your name" value={values.name} autocomplete="name" limit={200} />
             <Input
               id="email"
               label="Email"
@@ -127,7 +127,7 @@ function SignUpPage(props: {
               value={values.email}
               required
               autocomplete="email"
-              maxlength={320}
+              limit={320}
             />
             <Input
               id="password"
@@ -150,7 +150,7 @@ function SignUpPage(props: {
               label={props.first ? 'Organization name' : 'New organization (optional)'}
               value={values.organization}
               required={props.first}
-              maxlength={200}
+              limit={200}
               hint={
                 props.first
                   ? 'The company or team whose compliance you manage, e.g. “Acme Health”.'

@@ -91,7 +91,7 @@ function ApplicabilityForm(props: {
         id={`${id}-justification`}
         name="justification"
         rows={2}
-        maxlength={5000}
+        data-limit={5000}
         placeholder="Justification"
       >
         {row.justification ?? ''}

@@ -62,8 +62,8 @@ function NewOrganizationPage({ viewer, name, error }: { viewer: Viewer; name?: s
           {error && <Notice kind="error">{error}</Notice>}
           <form method="post" action="/orgs">
             <CsrfField token={viewer.csrfToken} />
-            <Input id="org-name" name="name" label="Name" value={name} required maxlength={200} autofocus />
-            <Input id="org-description" name="description" label="Description (optional)" maxlength={2000} />
+            <Input id="org-name" name="name" label="Name" value={name} required limit={200} autofocus />
+            <Input id="org-description" name="description" label="Description (optional)" limit={2000} />
             <div class="actions">
               <button type="submit">Create organization</button>
               <a href="/">Cancel</a>

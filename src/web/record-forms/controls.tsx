@@ -1,4 +1,5 @@
 // The controls of a record form, one per field kind: text, numbers, dates, enums, references with pickers, lists.
+import { valueLabel } from '../labels.ts';
 import type { Picker } from '../tool-calls.ts';
 import type { FormField } from './fields.ts';
 
@@ -123,7 +124,7 @@ export function FieldControl(props: {
         {empty && <option value="">— none —</option>}
         {field.options.map((option) => (
           <option value={option} selected={option === text}>
-            {option.replace(/_/g, ' ')}
+            {valueLabel(option)}
           </option>
         ))}
         {text && !field.options.includes(text) && (
@@ -146,7 +147,7 @@ export function FieldControl(props: {
     );
   } else if (field.kind === 'textarea' || field.kind === 'list') {
     control = (
-      <textarea {...common} rows={field.kind === 'list' ? 3 : 4} maxlength={field.maxLength}>
+      <textarea {...common} rows={field.kind === 'list' ? 3 : 4} data-limit={limitOf(field)}>
         {text}
       </textarea>
     );
@@ -166,16 +167,35 @@ export function FieldControl(props: {
         min={field.min}
         max={field.max}
         step={field.kind === 'number' ? 'any' : undefined}
-        maxlength={field.maxLength}
+        data-limit={limitOf(field)}
       />
     );
   }
+  const limit = limitOf(field);
   return (
     <div class="field">
       <label for={id}>{label}</label>
       {control}
+      {limit !== undefined && <Counter id={id} length={text.length} limit={limit} />}
       {hint}
       {errorText}
     </div>
+  );
+}
+
+/**
+ * A text field's length limit, shown with a counter and checked on save (never `maxlength`: a browser cuts a longer
+ * paste short without a word). Lists are limited per item, not shown.
+ */
+function limitOf(field: FormField): number | undefined {
+  return field.kind === 'list' ? undefined : field.maxLength;
+}
+
+/** "12 / 200", kept current by the page's script as the person types; over the limit it says so. */
+export function Counter({ id, length, limit }: { id: string; length: number; limit: number }) {
+  return (
+    <span class={length > limit ? 'counter over' : 'counter'} id={`${id}-counter`} aria-hidden="true">
+      {length.toLocaleString('en')} / {limit.toLocaleString('en')}
+    </span>
   );
 }

@@ -1,10 +1,12 @@
 // Record forms generated from the register specs and their add/update tools' input schemas; values to arguments.
 import type { AppError } from '../../errors.ts';
 import { jsonSchemasOf } from '../../surfaces/schemas.ts';
+import { normalizeText } from '../../tools/fields.ts';
 import type { RegisterKind } from '../../tools/index.ts';
 import type { LinkTools } from '../../tools/registers/link-tools.ts';
-import { fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
+import { allowedStates, fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
 import type { FormBody } from '../forms.tsx';
+import { valueLabel } from '../labels.ts';
 import type { RegisterPage } from '../registers/pages.ts';
 
 export type FormFieldKind =
@@ -278,7 +280,8 @@ export function formErrorsOf(error: AppError, fields: FormField[], values: FormV
       const explained =
         field && empty && field.required
           ? 'This field is required.'
-          : ((field && !empty ? numberProblem(field, text) : null) ?? message);
+          : ((field && !empty ? (numberProblem(field, text) ?? lengthProblem(field, text)) : null) ??
+            message);
       out.fields[name] = out.fields[name] ? `${out.fields[name]} ${explained}` : explained;
     }
     if (Object.keys(out.fields).length === 0 && !out.form) out.form = error.message;
@@ -290,9 +293,42 @@ export function formErrorsOf(error: AppError, fields: FormField[], values: FormV
   return out;
 }
 
+/** For a text field, that the typed text (as the tool will normalise it) is longer than it takes. */
+function lengthProblem(field: FormField, text: string): string | null {
+  if (field.maxLength === undefined || field.kind === 'list') return null;
+  const length = normalizeText(text, field.kind === 'textarea').length;
+  return length > field.maxLength
+    ? `At most ${field.maxLength.toLocaleString('en')} characters; this has ${length.toLocaleString('en')}.`
+    : null;
+}
+
 /** For a number field, why the typed text is not a number of its kind (it goes to the tool as typed). */
 function numberProblem(field: FormField, text: string): string | null {
   if (field.kind === 'integer') return /^[-+]?\d+$/.test(text) ? null : 'Enter a whole number.';
   if (field.kind === 'number') return /^[-+]?(\d+\.?\d*|\.\d+)$/.test(text) ? null : 'Enter a number.';
   return null;
+}
+
+/**
+ * The fields of a record's edit form: a state field offers only the states allowed from the record's (the spec's
+ * transitions, as the update tool checks them), and its hint says which.
+ */
+export function editFieldsOf(
+  page: RegisterPage,
+  fields: FormField[],
+  record: Record<string, unknown>,
+): FormField[] {
+  return fields.map((field) => {
+    const transitions = page.spec.transitions?.[field.name];
+    const current = record[field.name];
+    if (!transitions || typeof current !== 'string' || field.kind !== 'enum') return field;
+    const options = allowedStates(page.spec, field.name, current, field.options);
+    if (options.length === field.options.length) return field;
+    const next = options.filter((option) => option !== current).map(valueLabel);
+    const moves =
+      next.length === 0
+        ? `${valueLabel(current)} is final: it does not change any more.`
+        : `From ${valueLabel(current)} it can move to ${next.join(' or ')} only.`;
+    return { ...field, options, description: field.description ? `${field.description} ${moves}` : moves };
+  });
 }

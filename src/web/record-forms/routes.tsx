@@ -15,6 +15,7 @@ import { viewerOf } from '../viewer.ts';
 import {
   argumentsFromValues,
   defaultValues,
+  editFieldsOf,
   type FormErrors,
   type FormField,
   type FormValues,
@@ -110,7 +111,13 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
   ) {
     const kinds = props.fields.flatMap((field) => (field.target ? [field.target] : []));
     const pickers = await webCalls(c, deps).pickers(props.membership.organizationId, kinds);
-    return sendPage(c, <RecordFormPage viewer={viewerOf(c)} pickers={pickers} {...props} />, status);
+    // Editing: state fields offer the moves allowed from the record's current state.
+    const fields = props.record ? editFieldsOf(props.page, props.fields, props.record) : props.fields;
+    return sendPage(
+      c,
+      <RecordFormPage viewer={viewerOf(c)} pickers={pickers} {...props} fields={fields} />,
+      status,
+    );
   }
 
   web.get(`${REGISTER_PATH}/new`, async (c) => {

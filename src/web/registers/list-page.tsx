@@ -4,6 +4,7 @@ import { jsonSchemasOf } from '../../surfaces/schemas.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
 import type { Tool } from '../../tools/types.ts';
 import type { Membership } from '../context.ts';
+import { valueLabel, valuesLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
 import { AddRecordLink } from '../record-forms/pages.tsx';
 import type { NameIndex } from '../tool-calls.ts';
@@ -188,16 +189,12 @@ function FilterForm({
                   <option value="">Any</option>
                   {value && !values.includes(value) && (
                     <option value={value} selected>
-                      {value.replace(/_/g, ' ').replace(/,/g, ', ')}
+                      {valuesLabel(value)}
                     </option>
                   )}
                   {values.map((option) => (
                     <option value={option} selected={option === value}>
-                      {field.kind === 'boolean'
-                        ? option === 'true'
-                          ? 'Yes'
-                          : 'No'
-                        : option.replace(/_/g, ' ')}
+                      {field.kind === 'boolean' ? (option === 'true' ? 'Yes' : 'No') : valueLabel(option)}
                     </option>
                   ))}
                 </select>

@@ -22,6 +22,7 @@ import { membershipOf } from '../organizations/routes.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
+import { Backlinks, backlinksOf } from './backlinks.tsx';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
 import { REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
@@ -255,7 +256,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     // The tool only returns records of the person's organizations; the URL must also name the right one.
     if (!record || record.organization_id !== membership.organizationId) return notFoundPage(c, viewerOf(c));
     const kinds = kindsOf(page, Object.keys(record));
-    const [names, changes, details] = await Promise.all([
+    const [names, changes, details, backlinks] = await Promise.all([
       kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
       calls.read(listChanges, {
         organization_id: membership.organizationId,
@@ -263,6 +264,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         size: RECORD_HISTORY_SIZE,
       }),
       page.kind === 'framework' ? frameworkDetailsOf(c, calls, membership, id) : Promise.resolve(undefined),
+      backlinksOf(calls, membership.organizationId, page, id),
     ]);
     const history: RecordHistory = changes.ok
       ? {
@@ -280,7 +282,12 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         record={record}
         names={names}
         history={history}
-        details={details}
+        details={
+          <>
+            <Backlinks links={backlinks} />
+            {details}
+          </>
+        }
       />,
     );
   });

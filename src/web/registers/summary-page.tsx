@@ -1,6 +1,7 @@
 // An organization's home page: the compliance summary (getComplianceSummary) with links into the registers.
 import type { Child } from 'hono/jsx';
 import type { Membership } from '../context.ts';
+import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
 
@@ -65,7 +66,7 @@ function Breakdown({
           {Object.entries(counts).map(([value, count]) => (
             <tr>
               <td>
-                <a href={href(value)}>{value.replace(/_/g, ' ')}</a>
+                <a href={href(value)}>{valueLabel(value)}</a>
               </td>
               <td class="num">{count}</td>
             </tr>

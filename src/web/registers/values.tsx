@@ -1,9 +1,10 @@
 // How a register's values look on its pages: badges for states, scores by band, references as links to records.
 import type { Child } from 'hono/jsx';
 import type { RegisterKind } from '../../tools/index.ts';
+import { valueLabel } from '../labels.ts';
 import { Badge, Time } from '../layout.tsx';
 import type { NameIndex } from '../tool-calls.ts';
-import type { RegisterPage } from './pages.ts';
+import { type RegisterPage, registerPageByKind } from './pages.ts';
 
 const STATE_TONES: Record<string, 'ok' | 'warn' | 'bad'> = {
   IMPLEMENTED: 'ok',
@@ -42,7 +43,10 @@ function scoreTone(score: number): 'ok' | 'warn' | 'bad' {
 /** Which register a field points into (owner_id -> person, vendor_ids -> vendor, ...). */
 export function refKind(page: RegisterPage, field: string): RegisterKind | undefined {
   const spec = page.spec;
-  return spec.fields[field]?.ref ?? spec.relations?.find((relation) => relation.field === field)?.target;
+  const linked = field.endsWith('_id') ? registerPageByKind(field.slice(0, -3))?.kind : undefined;
+  return (
+    spec.fields[field]?.ref ?? spec.relations?.find((relation) => relation.field === field)?.target ?? linked
+  );
 }
 
 function Reference({ id, names }: { id: string; names: NameIndex }) {
@@ -86,8 +90,7 @@ export function Value({
   if (typeof value === 'number')
     return field.endsWith('_score') ? <Badge tone={scoreTone(value)}>{value}</Badge> : String(value);
   const textValue = String(value);
-  if (BADGE_FIELDS.has(field))
-    return <Badge tone={STATE_TONES[textValue]}>{textValue.replace(/_/g, ' ')}</Badge>;
+  if (BADGE_FIELDS.has(field)) return <Badge tone={STATE_TONES[textValue]}>{valueLabel(textValue)}</Badge>;
   if (field.endsWith('_url') && /^https?:\/\//i.test(textValue)) {
     return (
       <a href={textValue} rel="noopener noreferrer nofollow">

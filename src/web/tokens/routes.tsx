@@ -194,7 +194,7 @@ function TokenFormPage({
             label="Name"
             value={values.name}
             required
-            maxlength={100}
+            limit={100}
             autofocus
             hint="Where it will be used, e.g. “Claude Code – work laptop” or “CI reporting (staging)”."
           />

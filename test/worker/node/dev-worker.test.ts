@@ -110,7 +110,16 @@ beforeAll(async () => {
     process.execPath,
     ['bin/run-ts.js', 'scripts/dev-worker.ts', '--persist-to', join(dir, 'wrangler-state')],
     {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), NO_COLOR: '1', CI: 'false' },
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        PORT: String(port),
+        NO_COLOR: '1',
+        CI: 'false',
+        // A dev registry of its own: wrangler dev reloads the Worker (503 to requests in flight) when another
+        // `wrangler dev` on the machine registers in the shared one (~/.config/.wrangler/registry).
+        WRANGLER_REGISTRY_PATH: join(dir, 'wrangler-registry'),
+      },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -1,21 +1,36 @@
-// Node side of the Worker tests: a migrated temp database with the contract's world, served by the Hrana dev server.
+// Node side of the Worker tests: migrated temp databases with the contract's world, served by the Hrana dev server.
 import type { TestProject } from 'vitest/node';
 import { startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 import { seedContractWorld } from '../../contract/seed.node.ts';
 import { createTestRuntime } from '../../helpers.ts';
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+/** A database seeded with the contract's world, served over Hrana HTTP behind the auth token. */
+async function servedWorld(authToken: string) {
   const runtime = await createTestRuntime({ loopbackOnly: false });
   const world = await seedContractWorld(runtime);
+  const server = await startHranaServer({ databaseUrl: runtime.config.databaseUrl, authToken });
+  return {
+    url: server.url,
+    world,
+    async close() {
+      await server.close();
+      await runtime.cleanup();
+    },
+  };
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The Worker must send LIBSQL_AUTH_TOKEN, as it would to Turso or sqld.
   const authToken = `dev-${crypto.randomUUID()}`;
-  const server = await startHranaServer({ databaseUrl: runtime.config.databaseUrl, authToken });
-  project.provide('libsqlUrl', server.url);
+  // The Worker's database, which the test files share as they run side by side, and one for the Cron upkeep case
+  // alone (test/worker/worker-host.test.ts): it counts the b-trees of a search index the others write to.
+  const [shared, upkeep] = await Promise.all([servedWorld(authToken), servedWorld(authToken)]);
+  project.provide('libsqlUrl', shared.url);
   project.provide('libsqlAuthToken', authToken);
-  project.provide('contractWorld', world);
-  // Opt-in: waits for a CLI-revoked token's KV entry to expire (about 60 s).
+  project.provide('contractWorld', shared.world);
+  project.provide('upkeepLibsqlUrl', upkeep.url);
+  project.provide('upkeepWorld', upkeep.world);
   return async () => {
-    await server.close();
-    await runtime.cleanup();
+    await Promise.all([shared.close(), upkeep.close()]);
   };
 }

@@ -6,5 +6,8 @@ declare module 'vitest' {
     libsqlUrl: string;
     libsqlAuthToken: string;
     contractWorld: ContractWorld;
+    /** A second database with a world of its own, for the Cron upkeep case (test/worker/worker-host.test.ts). */
+    upkeepLibsqlUrl: string;
+    upkeepWorld: ContractWorld;
   }
 }

@@ -1,4 +1,6 @@
 // DNS-rebinding protection for the MCP endpoint: a present Origin (and, on loopback, the Host) must be allowed.
+import type { MiddlewareHandler } from 'hono';
+import { AppError, errorResponse } from '../errors.ts';
 
 export interface OriginPolicy {
   /** The server listens on a loopback address: Host and Origin must name a loopback host (any port). */
@@ -41,4 +43,13 @@ export function refusedOrigin(request: Request, policy: OriginPolicy): string | 
   if (policy.loopbackOnly ? isLoopbackHost(parsed.hostname) : parsed.origin === new URL(request.url).origin)
     return null;
   return `Origin ${origin} is not allowed. Add it to ALLOWED_ORIGINS to call this server from that web page.`;
+}
+
+/** 403 forbidden for a request refusedOrigin refuses. */
+export function dnsRebindingProtection(policy: OriginPolicy): MiddlewareHandler {
+  return async (c, next) => {
+    const refusal = refusedOrigin(c.req.raw, policy);
+    if (refusal) return errorResponse(new AppError('forbidden', refusal));
+    await next();
+  };
 }

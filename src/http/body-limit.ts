@@ -1,0 +1,23 @@
+// Bodies over MAX_BODY_BYTES: refused on their announced length before anything reads them, else counted as read.
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { errorResponse, payloadTooLarge } from '../errors.ts';
+
+/** A Content-Length above the limit (a chunked body has none; it is counted as it is read, by `limitBody`). */
+export function announcedTooLarge(contentLength: string | undefined | null, maxBodyBytes: number): boolean {
+  return contentLength != null && /^\s*\d+\s*$/.test(contentLength) && Number(contentLength) > maxBodyBytes;
+}
+
+/** Refuses an announced length over the limit before anything reads the body or asks the database about the token. */
+export function refuseAnnouncedTooLarge(maxBodyBytes: number): MiddlewareHandler {
+  return async (c, next) => {
+    if (!c.req.header('transfer-encoding') && announcedTooLarge(c.req.header('content-length'), maxBodyBytes))
+      return errorResponse(payloadTooLarge(maxBodyBytes));
+    await next();
+  };
+}
+
+/** Counts the body as the handler reads it and answers 413 once it passes the limit. */
+export function limitBody(maxBodyBytes: number): MiddlewareHandler {
+  return bodyLimit({ maxSize: maxBodyBytes, onError: () => errorResponse(payloadTooLarge(maxBodyBytes)) });
+}

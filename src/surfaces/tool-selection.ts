@@ -1,0 +1,53 @@
+// Which toolsets a request asks for: `?toolsets=` / `?readonly=`, or the X-MCP-Toolsets / X-MCP-Readonly headers.
+import { CORE_TOOLSET, DEFAULT_TOOLSETS, type ToolSelection } from '../tools/toolsets.ts';
+
+export type ParsedSelection = { ok: true; selection: ToolSelection } | { ok: false; message: string };
+
+const TRUE_VALUES = new Set(['1', 'true', 'yes']);
+
+/** What a request asks for: `?toolsets=risks,vendors` and `?readonly=true`, or else the X-MCP-* headers. */
+export function requestedToolSelection(request: Request, known: Iterable<string>): ParsedSelection {
+  const { searchParams } = new URL(request.url);
+  return parseToolSelection(
+    {
+      toolsets: searchParams.get('toolsets') ?? request.headers.get('x-mcp-toolsets'),
+      readonly: searchParams.get('readonly') ?? request.headers.get('x-mcp-readonly'),
+    },
+    known,
+  );
+}
+
+/**
+ * `all` names every toolset, `default` the default ones (also what no or an empty value chooses); `core` is always
+ * included; names take `-` or `_`. `readonly` is true for 1, true or yes.
+ */
+export function parseToolSelection(
+  asked: { toolsets?: string | null; readonly?: string | null },
+  known: Iterable<string>,
+): ParsedSelection {
+  const raw = asked.toolsets ?? null;
+  const readonly = TRUE_VALUES.has((asked.readonly ?? '').trim().toLowerCase());
+  if (raw === null || raw.trim() === '') {
+    return { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly } };
+  }
+  const names = raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase().replace(/-/g, '_'))
+    .filter(Boolean);
+  if (names.includes('all')) return { ok: true, selection: { toolsets: 'all', readonly } };
+  const knownNames = new Set(known);
+  const chosen = new Set<string>([CORE_TOOLSET]);
+  const unknown: string[] = [];
+  for (const name of names) {
+    if (name === 'default') for (const set of DEFAULT_TOOLSETS) chosen.add(set);
+    else if (knownNames.has(name)) chosen.add(name);
+    else unknown.push(name);
+  }
+  if (unknown.length > 0) {
+    return {
+      ok: false,
+      message: `Unknown toolsets: ${unknown.join(', ')}. Known: all, default, ${[...knownNames].join(', ')}.`,
+    };
+  }
+  return { ok: true, selection: { toolsets: chosen, readonly } };
+}
