@@ -32,6 +32,11 @@ const MAX_FORM_BYTES = 64 * 1024;
 const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', '/oauth/authorize'];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
+/** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
+export function isWebUpload(path: string): boolean {
+  return /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path);
+}
+
 export function createWebRoutes(deps: WebDeps) {
   const web = new Hono<WebEnv>();
   const { db } = deps.database;
@@ -83,7 +88,7 @@ export function createWebRoutes(deps: WebDeps) {
       ),
   });
   web.on('POST', FORM_PATHS, (c, next) =>
-    /^\/orgs\/[^/]+\/[^/]+\/import$/.test(c.req.path) ? limitUpload(c, next) : limitForm(c, next),
+    isWebUpload(c.req.path) ? limitUpload(c, next) : limitForm(c, next),
   );
 
   const requireUser: MiddlewareHandler<WebEnv> = async (c, next) => {

@@ -105,6 +105,40 @@ describe('importing a file in the web interface', () => {
       ['Laptops', 'OPEN'],
       ['Phishing', 'IN_TREATMENT'],
     ]);
+    // The history names the import as where the records came from.
+    const history = await client.get(`/orgs/${organizationId}/history?surface=import`);
+    expect(textOf(history.html)).toContain('via the file import');
+  });
+
+  it('refuses a file over the size limit on its announced length, with a page, before reading it', async () => {
+    const { runtime, client, organizationId } = await signedUpRuntime(runtimes);
+    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    let read = false;
+    // No chunk is pulled until someone reads (highWaterMark 0).
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          read = true;
+          controller.error(new Error('the body was read'));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const response = await runtime.app.request(`http://127.0.0.1:8787/orgs/${organizationId}/risks/import`, {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: {
+        cookie,
+        origin: 'http://127.0.0.1:8787',
+        'content-type': 'multipart/form-data; boundary=x',
+        'content-length': String(runtime.config.maxBodyBytes + 1),
+      },
+    } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toContain('text/html');
+    expect(textOf(await response.text())).toContain('import a larger file with compliance-mcp import');
+    expect(read).toBe(false);
   });
 
   it('reads the first sheet of an XLSX upload', async () => {
