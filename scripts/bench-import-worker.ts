@@ -2,26 +2,13 @@
 // server over a file), as a browser sends it: sign in, upload (the dry run's report), then import. Prints the table
 // rows; bench-import.ts runs it with `--import --worker`.
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
-import { startChildProcess } from './bench-load.ts';
+import { freePort, startChildProcess } from './bench-load.ts';
 
 const PASSWORD = 'bench worker password';
 const SECONDS_TARGET = 60;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** A browser's session against the Worker: cookies kept, forms posted with the page's CSRF token. */
 function browser(base: string) {

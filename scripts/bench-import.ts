@@ -4,7 +4,7 @@
 // readable CSV export of those 100,000 risks, streamed (target 60 s, heap growth 64 MB). `--worker` adds a
 // 10,000-row file through the web upload on the Worker under dev:worker (bench-import-worker.ts).
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -85,11 +85,17 @@ function measuresCsv(measures: number): string {
 }
 
 /** Peak RSS above the start while `work` runs, sampled every 20 ms. */
-async function measured<T>(
-  work: () => Promise<T>,
-): Promise<{ result: T; seconds: number; rssMb: number; heapMb: number; retainedMb: number }> {
+async function measured<T>(work: () => Promise<T>): Promise<{
+  result: T;
+  seconds: number;
+  cpuSeconds: number;
+  rssMb: number;
+  heapMb: number;
+  retainedMb: number;
+}> {
   collectGarbage();
   const base = process.memoryUsage();
+  const cpu = process.cpuUsage();
   let peakRss = base.rss;
   let peakHeap = base.heapUsed;
   const sampler = setInterval(() => {
@@ -100,6 +106,7 @@ async function measured<T>(
   const started = performance.now();
   const result = await work();
   const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   clearInterval(sampler);
   const end = process.memoryUsage();
   peakRss = Math.max(peakRss, end.rss);
@@ -110,6 +117,7 @@ async function measured<T>(
     result,
     retainedMb,
     seconds,
+    cpuSeconds: (used.user + used.system) / 1e6,
     rssMb: (peakRss - base.rss) / 1048576,
     heapMb: (peakHeap - base.heapUsed) / 1048576,
   };
@@ -244,7 +252,7 @@ try {
   lines.push(
     row(
       `${ROWS.toLocaleString('en')} risks from a ${megabytes.toFixed(1)} MB CSV (CLI import, Node)`,
-      `${run.seconds.toFixed(1)} s (${Math.round(ROWS / run.seconds).toLocaleString('en')} rows/s), RSS +${run.rssMb.toFixed(0)} MB, heap +${run.heapMb.toFixed(0)} MB (+${run.retainedMb.toFixed(0)} MB after the import)`,
+      `${run.seconds.toFixed(1)} s (${Math.round(ROWS / run.seconds).toLocaleString('en')} rows/s; CPU ${run.cpuSeconds.toFixed(1)} s), RSS +${run.rssMb.toFixed(0)} MB, heap +${run.heapMb.toFixed(0)} MB (+${run.retainedMb.toFixed(0)} MB after the import)`,
       `${SECONDS_TARGET} s, ${MEMORY_TARGET_MB} MB`,
       within,
     ),
@@ -304,7 +312,7 @@ try {
   lines.push(
     row(
       `readable CSV export of the ${ROWS.toLocaleString('en')} risks (owners and measures named), streamed`,
-      `${(exported.result.bytes / 1048576).toFixed(1)} MB in ${exported.seconds.toFixed(1)} s, heap +${exported.heapMb.toFixed(0)} MB (+${exported.retainedMb.toFixed(0)} MB after)`,
+      `${(exported.result.bytes / 1048576).toFixed(1)} MB in ${exported.seconds.toFixed(1)} s (CPU ${exported.cpuSeconds.toFixed(1)} s), heap +${exported.heapMb.toFixed(0)} MB (+${exported.retainedMb.toFixed(0)} MB after)`,
       `${EXPORT_SECONDS_TARGET} s, heap ${EXPORT_HEAP_TARGET_MB} MB`,
       exportOk,
     ),
@@ -328,6 +336,13 @@ if (process.argv.includes('--worker')) {
     rmSync(workerDir, { recursive: true, force: true });
   }
 }
+// Wall times depend on what else the machine runs: the load average says how busy it was.
+lines.push(
+  '',
+  `Load average when done: ${loadavg()
+    .map((load) => load.toFixed(1))
+    .join(', ')} (1, 5, 15 min) on ${availableParallelism()} cores.`,
+);
 console.log(lines.join('\n'));
 if (failures.length > 0) console.log(`FAIL: ${failures.join('; ')}`);
 process.exit(0);

@@ -10,7 +10,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -20,6 +19,7 @@ import { createTokenService } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { newId } from '../src/ids.ts';
+import { freePort } from './bench-load.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -400,18 +400,6 @@ async function run(url: string, body: unknown, token: string, connections: numbe
     non2xx: result.non2xx,
     requests: result.requests.total,
   } satisfies Load;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */
