@@ -7,6 +7,7 @@ import {
   createOrg,
   createTestRuntime,
   createToken,
+  errorOf,
   ok,
   type TestRuntime,
 } from '../helpers.ts';
@@ -86,6 +87,19 @@ describe('importRecords', () => {
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((row) => row.call_id)).size).toBe(1);
     expect(rows[0]).toMatchObject({ surface: 'import', tool: 'importRecords', action: 'add' });
+  });
+
+  it('refuses the same id twice in one file, and a file without rows, writing nothing', async () => {
+    const added = await ok(runtime, token, 'addVendor', { organization_id: org, name: 'Twice' });
+    const id = (added.vendor as Row).id as string;
+    const twice = await importCsv('vendor', `Id,Name\n${id},First\n${id},Second\n`);
+    expect(twice.status).toBe(400);
+    expect(errorOf(twice).details).toEqual([{ path: 'row 3, Id', message: 'The same id as row 2' }]);
+    const empty = await importCsv('vendor', '\r\n');
+    expect(empty.status).toBe(400);
+    expect(errorOf(empty).message).toBe('The file is empty: expected a header row, then one row per record.');
+    const vendors = await list('listVendors', 'vendors');
+    expect(vendors.map((vendor) => vendor.name)).toEqual(['Twice']);
   });
 
   it('answers the same not_found for an id of another organization as for a missing one', async () => {
