@@ -73,7 +73,9 @@ describe('importing a file in the web interface', () => {
     });
     // "Risk title" and "Likelihood" are no field: the tool refuses the file, the preview asks for a choice.
     expect(uploaded.status).toBe(400);
-    expect(textOf(uploaded.html)).toContain('Unknown columns "Risk title", "Likelihood"');
+    expect(textOf(uploaded.html)).toContain(
+      'The columns "Risk title", "Likelihood" are not fields of risks: choose their fields above (or Ignore), then check again.',
+    );
     const fields = formFieldsOf(uploaded.html);
     expect(fields.csv).toBe(csv);
     expect(fields['column.2']).toBe('owner_id');

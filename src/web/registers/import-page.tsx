@@ -25,6 +25,12 @@ import { REGISTER_PATH } from './routes.tsx';
 const PREVIEW_ROWS = 5;
 const IGNORE = '';
 
+/** A refusal of the import as the preview shows it: a message and the rows or columns it names. */
+interface ImportError {
+  message: string;
+  details: { path: string; message: string }[];
+}
+
 interface Upload {
   csv: string;
   fileName: string;
@@ -150,6 +156,26 @@ function Report({ report }: { report: ImportReport }) {
   );
 }
 
+const UNKNOWN_COLUMN = 'Unknown column ';
+
+/**
+ * The tool's refusal of columns that match no field, said for the preview page: there the person picks each one's
+ * field in the table above (the tool's message speaks of the `columns` argument). Other refusals stay as they are.
+ */
+function columnsToChoose(error: ImportError, labelPlural: string): ImportError {
+  const { details } = error;
+  if (details.length === 0 || !details.every((detail) => detail.message.startsWith(UNKNOWN_COLUMN)))
+    return error;
+  const names = details.map((detail) => `"${detail.message.slice(UNKNOWN_COLUMN.length)}"`).join(', ');
+  return {
+    message:
+      details.length > 1
+        ? `The columns ${names} are not fields of ${labelPlural}: choose their fields above (or Ignore), then check again.`
+        : `The column ${names} is not a field of ${labelPlural}: choose its field above (or Ignore), then check again.`,
+    details: [],
+  };
+}
+
 function PreviewPage(props: {
   page: RegisterPage;
   membership: Membership;
@@ -159,7 +185,7 @@ function PreviewPage(props: {
   chosen: Record<string, string | null>;
   options: { sheet: string; dateFormat: string; createPeople: boolean };
   report: ImportReport | null;
-  error: { message: string; details: { path: string; message: string }[] } | null;
+  error: ImportError | null;
 }) {
   const { page } = props;
   const { header, rows } = previewOf(props.upload.csv);
@@ -384,12 +410,15 @@ export function importRoutes(deps: WebDeps): Hono<WebEnv> {
     const report = outcome.ok ? (outcome.result as unknown as ImportReport) : null;
     const error = outcome.ok
       ? null
-      : {
-          message: outcome.error.message,
-          details: Array.isArray(outcome.error.details)
-            ? (outcome.error.details as { path: string; message: string }[])
-            : [],
-        };
+      : columnsToChoose(
+          {
+            message: outcome.error.message,
+            details: Array.isArray(outcome.error.details)
+              ? (outcome.error.details as { path: string; message: string }[])
+              : [],
+          },
+          page.spec.labelPlural,
+        );
     return layout(
       c,
       membership,
