@@ -1,16 +1,7 @@
 // importRecords: columns matched by name, label or export header; references by id, name or email; a dry run with
 // per-row refusals; all rows or none; history rows (surface import, one call id); bad files refused clearly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callDirect,
-  createActor,
-  createOrg,
-  createTestRuntime,
-  createToken,
-  errorOf,
-  ok,
-  type TestRuntime,
-} from '../helpers.ts';
+import { callDirect, errorOf, ok, type TestRuntime, twoOrganizations } from '../helpers.ts';
 
 type Row = Record<string, unknown>;
 
@@ -21,13 +12,7 @@ let otherOrg: string;
 let otherToken: string;
 
 beforeAll(async () => {
-  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
-  const alice = await createActor(runtime, 'alice');
-  const bob = await createActor(runtime, 'bob');
-  org = await createOrg(runtime, alice, 'Import Org');
-  otherOrg = await createOrg(runtime, bob, 'Other Org');
-  token = await createToken(runtime, alice);
-  otherToken = await createToken(runtime, bob);
+  ({ runtime, org, otherOrg, token, otherToken } = await twoOrganizations('Import Org'));
 });
 
 afterAll(async () => {
