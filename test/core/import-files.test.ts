@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.ts';
 import { createCsvReader, decodeTableBytes, parseCsv } from '../../src/tools/tables/csv-reader.ts';
 import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
+import { runCli } from '../cli-run.ts';
 import {
   callDirect,
   createActor,
@@ -17,7 +17,6 @@ import {
   createTestRuntime,
   createToken,
   errorOf,
-  ok,
   type TestRuntime,
 } from '../helpers.ts';
 
@@ -168,14 +167,7 @@ describe('compliance-mcp import', () => {
   let orgId: string;
 
   async function cli(...argv: string[]) {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await main(
-      argv,
-      env,
-      (line) => out.push(line),
-      (line) => err.push(line),
-    );
+    const { code, out, err } = await runCli(env, ...argv);
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
