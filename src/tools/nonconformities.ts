@@ -47,6 +47,7 @@ export const nonconformitySpec: RegisterSpec = {
   key: 'nonconformity',
   listKey: 'nonconformities',
   table: nonconformities,
+  nameFields: ['reference_id'],
   about:
     'A nonconformity is a finding that a requirement is not met (often from an audit), tracked to CLOSED with root cause and corrective action.',
   fields: {

@@ -21,6 +21,7 @@ export const obligationSpec: RegisterSpec = {
   key: 'obligation',
   listKey: 'obligations',
   table: obligations,
+  nameFields: ['requirement'],
   about:
     'An obligation is a legal or contractual requirement to meet (e.g. GDPR Art. 33 breach notification); overdue when its due_date has passed and it is not COMPLIANT.',
   fields: {
