@@ -1,5 +1,6 @@
 // Load generation shared by the benches: a host started as a child process, autocannon runs, the best of rounds.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 
 export interface Load {
@@ -45,6 +46,19 @@ export async function postLoad(
     non2xx: result.non2xx,
     requests: result.requests.total,
   } satisfies Load;
+}
+
+/** A TCP port free on 127.0.0.1 just now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
 }
 
 /** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */

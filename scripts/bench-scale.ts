@@ -11,7 +11,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
@@ -22,6 +21,7 @@ import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { newId } from '../src/ids.ts';
 import { benchFrameworks } from './bench-frameworks.ts';
+import { freePort } from './bench-load.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -407,18 +407,6 @@ async function run(url: string, body: unknown, token: string, connections: numbe
     non2xx: result.non2xx,
     requests: result.requests.total,
   } satisfies Load;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */

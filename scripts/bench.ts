@@ -3,6 +3,8 @@
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
 //        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts)
+//        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
+//                                    --worker adds 10,000 risks through the web upload on the Worker)
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
@@ -35,6 +37,11 @@ async function measure(target: Target) {
   };
 }
 
+if (process.argv.includes('--import')) {
+  await import('./bench-import.ts');
+  // bench-import.ts exits by itself.
+  await new Promise(() => {});
+}
 if (process.argv.includes('--frameworks') && !process.argv.includes('--scale')) {
   await import('./bench-frameworks.ts');
   // bench-frameworks.ts exits by itself.

@@ -1,5 +1,5 @@
-// A runtime on a freshly migrated database file in a temporary directory, without rate limit: for the benchmarks
-// and the fuzzer, which drive the app in process.
+// A runtime on a freshly migrated database file in a temporary directory, without rate limit unless `env` sets one:
+// for the benchmarks and the fuzzer, which drive the app in process.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,9 +8,13 @@ import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { createRuntime } from '../src/runtime.ts';
 
-export async function createScratchRuntime(name: string) {
+export async function createScratchRuntime(name: string, env: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), `cmcp-${name}-`));
-  const config = loadConfig({ DATABASE_URL: `file:${join(dir, `${name}.db`)}`, RATE_LIMIT_PER_MINUTE: '0' });
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+  });
   const database = await openNodeDatabase(config.databaseUrl);
   await migrateDatabase(database);
   const runtime = createRuntime({

@@ -24,7 +24,7 @@ import type { InvokeDeps } from './surfaces/invoke.ts';
 import { createMcpSurface } from './surfaces/mcp.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
 import type { UsageRecorder } from './usage.ts';
-import { createWebRoutes } from './web/index.tsx';
+import { createWebRoutes, isWebUpload } from './web/index.tsx';
 
 export interface AppDeps {
   config: Config;
@@ -74,7 +74,9 @@ export function createApp(deps: AppDeps) {
 
   const app = new Hono<AppEnv>();
   app.use('*', requestId());
-  app.use('*', refuseAnnouncedTooLarge(config.maxBodyBytes));
+  const refuseTooLarge = refuseAnnouncedTooLarge(config.maxBodyBytes);
+  // A file uploaded in the web interface is refused by the same limit, on its announced length too, with a page.
+  app.use('*', (c, next) => (isWebUpload(c.req.path) ? next() : refuseTooLarge(c, next)));
   if (deps.usageFlush === 'after-response') app.use('/api/mcp/*', flushCallLogAfterResponse(deps.usage));
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);

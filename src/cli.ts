@@ -10,6 +10,7 @@ import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo/seed.ts';
 import { AppError } from './errors.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
+import { importRecordsFile, registerKindOf } from './tools/imports/cli-import.ts';
 
 export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)
 
@@ -27,6 +28,10 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
                [--dry-run] [--remove-missing] FILE        -> {"framework":{...},"counts":{"created",...},...}
                loads an OSCAL catalog (.json) or a CSV (ref,title,description,parent,section) by reference;
                --name finds the organization's framework of that name or creates it
+  import --org ORG_ID --kind risks [--dry-run] [--create-people] [--date-format DD/MM/YYYY|MM/DD/YYYY]
+               [--sheet NAME] FILE                        -> {"counts":{"created","updated","refused",...},...}
+               a CSV (UTF-8 or UTF-16, comma, semicolon or tab) or XLSX file of any size, streamed, written in
+               one transaction: every row or none; a dry run reports the refused rows without writing
 
 A token revoked here stops working on a running Node server within TOKEN_CACHE_TTL_SECONDS (default 10 s).`;
 
@@ -49,6 +54,10 @@ const OPTIONS = {
   format: { type: 'string' },
   'dry-run': { type: 'boolean' },
   'remove-missing': { type: 'boolean' },
+  kind: { type: 'string' },
+  'create-people': { type: 'boolean' },
+  'date-format': { type: 'string' },
+  sheet: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -91,9 +100,16 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     allowPositionals: true,
     strict: true,
   });
-  // `framework import FILE`: the file is the last word, not part of the command.
-  const fileArgument = positionals[0] === 'framework' ? positionals[2] : undefined;
-  const command = (fileArgument === undefined ? positionals : positionals.slice(0, 2)).join(' ');
+  // `framework import FILE`, `import FILE`: the file is the last word, not part of the command.
+  const fileArgument =
+    positionals[0] === 'framework'
+      ? positionals[2]
+      : positionals[0] === 'import'
+        ? positionals[1]
+        : undefined;
+  const command = (
+    fileArgument === undefined ? positionals : positionals.slice(0, positionals[0] === 'import' ? 1 : 2)
+  ).join(' ');
   if (positionals.length > 3) throw new UsageError(`Unexpected: ${positionals.slice(3).join(' ')}`);
   if (command === '') throw new UsageError('');
   const config = loadConfig(env);
@@ -181,6 +197,25 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
           file: fileArgument,
           dryRun: values['dry-run'] === true,
           removeMissing: values['remove-missing'] === true,
+        });
+      }
+      case 'import': {
+        if (!fileArgument) throw new UsageError('import needs a FILE');
+        const organizationId = values.org?.[0];
+        if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
+        const kind = registerKindOf(values.kind ?? '');
+        if (!kind) throw new UsageError('--kind must name a register, e.g. risks, vendors, people');
+        const dateFormat = values['date-format']?.toUpperCase();
+        if (dateFormat !== undefined && dateFormat !== 'DD/MM/YYYY' && dateFormat !== 'MM/DD/YYYY')
+          throw new UsageError('--date-format must be DD/MM/YYYY or MM/DD/YYYY');
+        return await importRecordsFile(db, now, {
+          organizationId,
+          kind,
+          file: fileArgument,
+          dryRun: values['dry-run'] === true,
+          createPeople: values['create-people'] === true,
+          ...(dateFormat ? { dateFormat } : {}),
+          ...(values.sheet !== undefined ? { sheet: values.sheet } : {}),
         });
       }
       case 'seed': {

@@ -129,6 +129,23 @@ export async function createToken(
   return created.token;
 }
 
+/**
+ * A runtime without a rate limit and two organizations, each owned by its own person with a token: `org` (named
+ * `name`) for the test, `otherOrg` to check that nothing crosses over.
+ */
+export async function twoOrganizations(name: string) {
+  const runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  const alice = await createActor(runtime, 'alice');
+  const bob = await createActor(runtime, 'bob');
+  return {
+    runtime,
+    org: await createOrg(runtime, alice, name),
+    otherOrg: await createOrg(runtime, bob, 'Other Org'),
+    token: await createToken(runtime, alice),
+    otherToken: await createToken(runtime, bob),
+  };
+}
+
 export { type DirectResult, errorOf } from './contract/host.ts';
 
 /** The runtime's app as the contract's fetcher (in process, no socket). */

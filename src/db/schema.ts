@@ -204,7 +204,7 @@ export const recordChanges = sqliteTable(
     kind: text('kind').notNull(),
     record_id: text('record_id').notNull(),
     action: text('action', { enum: ['add', 'update', 'delete', 'link', 'unlink'] }).notNull(),
-    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli'] }).notNull(),
+    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli', 'import'] }).notNull(),
     user_id: text('user_id').notNull(),
     /** The API token (or connected client) used; null for changes made in the web interface or by the operator CLI. */
     token_id: text('token_id'),

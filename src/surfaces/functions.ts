@@ -112,6 +112,26 @@ function geminiSchema(node: Json): Json {
   return rest;
 }
 
+/** A free-form map (`{header: field}`): an object whose members are not named, which strict dialects cannot say. */
+const isMap = (schema: Json) =>
+  schema.type === 'object' && !schema.properties && typeof schema.additionalProperties === 'object';
+
+/**
+ * The arguments OpenAI strict mode and Gemini can express: a map argument (importRecords' optional `columns`) is
+ * left out of their definitions; the tool works without it (the server reads the columns by their headers).
+ */
+function withoutMaps(schema: Json): Json {
+  const properties = Object.entries((schema.properties ?? {}) as Record<string, Json>);
+  const kept = properties.filter(([, property]) => !isMap(property));
+  if (kept.length === properties.length) return schema;
+  const names = new Set(kept.map(([name]) => name));
+  return {
+    ...schema,
+    properties: Object.fromEntries(kept),
+    required: ((schema.required ?? []) as string[]).filter((name) => names.has(name)),
+  };
+}
+
 const hasProperties = (schema: Json) => Object.keys((schema.properties ?? {}) as Json).length > 0;
 
 /** One tool as the provider's function definition. */
@@ -122,7 +142,7 @@ export function functionDefinitionOf(tool: Tool, format: FunctionFormat): Json {
       type: 'function',
       name: tool.name,
       description: tool.description,
-      parameters: openAiSchema(input),
+      parameters: openAiSchema(withoutMaps(input)),
       strict: true,
     };
   }
@@ -131,7 +151,7 @@ export function functionDefinitionOf(tool: Tool, format: FunctionFormat): Json {
     return {
       name: tool.name,
       description: tool.description,
-      ...(hasProperties(input) ? { parameters: geminiSchema(input) } : {}),
+      ...(hasProperties(input) ? { parameters: geminiSchema(withoutMaps(input)) } : {}),
     };
   }
   return { name: tool.name, description: tool.description, input_schema: input };

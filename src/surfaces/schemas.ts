@@ -131,6 +131,12 @@ function compact(node: unknown, form: CompactForm, describedAbove = false, depth
   if (loose) for (const key of OUTPUT_CONSTRAINTS) delete out[key];
   else for (const key of INPUT_OMITTED) delete out[key];
   if (!loose && out.additionalProperties === false) delete out.additionalProperties;
+  // JSON object keys are strings: zod's `propertyNames: {type: "string"}` of a record says nothing.
+  if (
+    (out.propertyNames as Json | undefined)?.type === 'string' &&
+    Object.keys(out.propertyNames as Json).length === 1
+  )
+    delete out.propertyNames;
   // Described in the add tool: what is inside (an id list's items) is not described again either.
   const sameAsAdd = out[SAME_AS_ADD] === true;
   delete out[SAME_AS_ADD];

@@ -26,7 +26,7 @@ import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool, type ToolConte
 
 export const CHANGE_ACTIONS = ['add', 'update', 'delete', 'link', 'unlink'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
-export const CHANGE_SURFACES = ['mcp', 'direct', 'web', 'cli'] as const;
+export const CHANGE_SURFACES = ['mcp', 'direct', 'web', 'cli', 'import'] as const;
 
 type Values = Record<string, unknown>;
 
@@ -151,7 +151,7 @@ export const changeSchema = z
     surface: z
       .enum(CHANGE_SURFACES)
       .describe(
-        'Where the change came from: mcp (an AI client over MCP), direct (HTTP call), web (the web interface), cli (operator CLI).',
+        'Where the change came from: mcp (an AI client over MCP), direct (HTTP call), web (the web interface), cli (operator CLI), import (a file imported; call_id names the import).',
       ),
     user_id: z.string().describe('The user who made it (`usr_...`); for API calls the token holder.'),
     user_email: z.string().nullable().describe("That user's email, null if the account is gone."),
@@ -192,7 +192,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
     title: 'List record changes (history)',
     description: [
       "The change history of an organization's records, newest first: each add, update, delete, link and unlink, who made it (user, API token), through which surface, when, the fields before and after.",
-      'For "who changed this and when"; deleted records keep their history.',
+      'Deleted records keep their history.',
     ].join(' '),
     scope: 'read',
     toolset: 'history',
@@ -227,7 +227,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
             .describe('Action.'),
           token_id: idOf('tok', 'Token').optional().describe('API token (`tok_...`).'),
           user_id: idOf('usr', 'User').optional().describe('User (`usr_...`).'),
-          surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI'])
+          surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI', 'IMPORT'])
             .transform((value) => value.toLowerCase() as (typeof CHANGE_SURFACES)[number])
             .optional()
             .describe('Surface.'),

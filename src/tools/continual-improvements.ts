@@ -20,6 +20,7 @@ export const continualImprovementSpec: RegisterSpec = {
   key: 'continual_improvement',
   listKey: 'continual_improvements',
   table: continualImprovements,
+  nameFields: ['reference_id'],
   about: 'A continual improvement is a planned improvement of the management system (ISO 27001 clause 10).',
   fields: {
     reference_id: required(shortText(100).describe('Your reference, e.g. "CI-2026-012".'), undefined, {

@@ -111,7 +111,7 @@ export const frameworkCoverageTool: Tool = defineTool({
   name: 'getFrameworkCoverage',
   title: 'Framework coverage',
   description:
-    "How far a framework's requirements are met: counts by applicability and implementation_status, shares implemented and covered, for the framework and per top-level section. For gap analysis and status reports.",
+    "How far a framework's requirements are met: counts by applicability and implementation_status, shares implemented and covered, for the framework and per top-level section.",
   scope: 'read',
   toolset: 'frameworks',
   annotations: READ_ANNOTATIONS,
@@ -212,7 +212,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
   name: SOA_NAME,
   title: 'Statement of applicability',
   description:
-    "A framework's statement of applicability: every requirement and section in document order with applicability, justification, implementation_status and the measures covering it (id, name, state). Paged; for the SoA an auditor asks for.",
+    "A framework's statement of applicability: every requirement and section in document order with applicability, justification, implementation_status and the measures covering it (id, name, state). Paged.",
   scope: 'read',
   toolset: 'frameworks',
   annotations: READ_ANNOTATIONS,

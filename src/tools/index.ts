@@ -7,6 +7,7 @@ import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
 import { frameworkSpec } from './frameworks.ts';
+import { importRecordsTool } from './imports/tool.ts';
 import { measureSpec } from './measures.ts';
 import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
@@ -46,6 +47,9 @@ export const listChanges = listChangesTool(
   REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
 );
 
+/** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
+export const importRecords = importRecordsTool(REGISTERS);
+
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
   ...organizationTools,
@@ -60,6 +64,7 @@ const allTools: Tool[] = [
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,
+  importRecords,
   summaryTool,
   listChanges,
 ];

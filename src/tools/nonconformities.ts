@@ -47,8 +47,9 @@ export const nonconformitySpec: RegisterSpec = {
   key: 'nonconformity',
   listKey: 'nonconformities',
   table: nonconformities,
+  nameFields: ['reference_id'],
   about:
-    'A nonconformity is a finding that a requirement is not met (often from an audit), tracked to CLOSED with root cause and corrective action.',
+    'A nonconformity is a finding that a requirement is not met (e.g. in an audit), tracked to CLOSED with root cause and corrective action.',
   fields: {
     reference_id: required(shortText(100).describe('Your reference, e.g. "NC-2026-004".'), undefined, {
       label: 'Reference',

@@ -21,6 +21,7 @@ export const obligationSpec: RegisterSpec = {
   key: 'obligation',
   listKey: 'obligations',
   table: obligations,
+  nameFields: ['requirement'],
   about:
     'An obligation is a legal or contractual requirement to meet (e.g. GDPR Art. 33 breach notification); overdue when its due_date has passed and it is not COMPLIANT.',
   fields: {
@@ -49,7 +50,7 @@ export const obligationSpec: RegisterSpec = {
   },
   present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_date', 'status', 'COMPLIANT', today) }),
   hints: {
-    list: 'For overdue obligations use filter.overdue = true.',
+    list: 'Overdue ones: filter.overdue = true.',
     add: 'Status defaults to NON_COMPLIANT, type to LEGAL.',
     update: 'Any status may follow any other.',
   },

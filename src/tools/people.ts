@@ -17,6 +17,7 @@ export const personSpec: RegisterSpec = {
   key: 'person',
   listKey: 'people',
   table: people,
+  nameFields: ['full_name'],
   about: 'A person (employee, contractor, service account) can own records.',
   fields: {
     full_name: required(shortText().describe('Full name, e.g. "Ada Lovelace".')),

@@ -59,6 +59,8 @@ export const requirementSpec: RegisterSpec = {
   listKey: 'requirements',
   toolset: 'frameworks',
   table: requirements,
+  nameFields: ['reference', 'title'],
+  tree: { parent: 'parent_id', top: 'section_id', within: 'framework_id' },
   about:
     "A requirement is a framework's control, clause or criterion (ISO 27001 A.5.15, SOC 2 CC6.1), in a tree of sections; measures derive its status.",
   fields: {

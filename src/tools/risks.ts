@@ -90,7 +90,7 @@ export const riskSpec: RegisterSpec = {
           name: 'linkRiskMeasure',
           title: 'Link a measure to a risk',
           description:
-            'Record that a measure mitigates a risk (same organization; linking twice is harmless); getRisk lists it in measure_ids. Then lower the residual likelihood/impact with updateRisk if the measure reduces the risk.',
+            'Record that a measure mitigates a risk (same organization; linking twice is harmless); getRisk lists it in measure_ids. Then lower the residual likelihood/impact with updateRisk.',
         },
         unlink: {
           name: 'unlinkRiskMeasure',

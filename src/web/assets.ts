@@ -75,6 +75,7 @@ fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding:
 .button.quiet, button.quiet { background: #fff; color: var(--accent); }
 .button.danger, button.danger { background: var(--bad); border-color: var(--bad); color: #fff; }
 .button.small, button.small { padding: 0.15rem 0.6rem; font-size: 0.85rem; }
+button:disabled { background: #e5e7eb; border-color: #cbd5e1; color: #475569; cursor: not-allowed; filter: none; }
 .actions { display: flex; gap: 0.75rem; align-items: center; flex-wrap: wrap; margin-top: 1rem; }
 .inline { display: inline; }
 .row { display: flex; gap: 0.75rem; flex-wrap: wrap; align-items: flex-end; }

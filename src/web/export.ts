@@ -1,7 +1,10 @@
 // Streamed downloads (registers, change history): CSV cells escaped, pages pulled one at a time from a list tool.
 
-/** Cells a spreadsheet would run as a formula start with one of these; such a cell gets a leading quote. */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * Cells a spreadsheet would run as a formula start with one of these; such a cell gets a leading quote. Text that
+ * already starts with quotes before one gets one more, so that an import, which takes one off, reads it back as it was.
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a quote, comma or line break; text that a spreadsheet would
@@ -35,9 +38,10 @@ export interface Page<T> {
 export function streamPages<T>(options: {
   first: Page<T>;
   next(cursor: string): Promise<Page<T>>;
-  head: string;
-  encode(rows: T[], first: boolean): string;
-  tail: string;
+  head: string | Uint8Array;
+  encode(rows: T[], first: boolean): string | Uint8Array;
+  /** The end of the file, asked for once every page is written. */
+  tail: string | (() => string | Uint8Array);
   onError(error: unknown): void;
 }): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -53,17 +57,21 @@ export function streamPages<T>(options: {
         pending = null;
         if (!page) {
           if (cursor === null) {
-            controller.enqueue(encoder.encode(options.tail));
+            const tail = typeof options.tail === 'function' ? options.tail() : options.tail;
+            controller.enqueue(typeof tail === 'string' ? encoder.encode(tail) : tail);
             controller.close();
             done = true;
             return;
           }
           page = await options.next(cursor);
         }
-        const text = (started ? '' : options.head) + options.encode(page.rows, !started);
+        const bytes = (part: string | Uint8Array) => (typeof part === 'string' ? encoder.encode(part) : part);
+        const head = started ? new Uint8Array() : bytes(options.head);
+        const body = bytes(options.encode(page.rows, !started));
         started = true;
         cursor = page.nextCursor;
-        if (text) controller.enqueue(encoder.encode(text));
+        if (head.length > 0) controller.enqueue(head);
+        if (body.length > 0) controller.enqueue(body);
       } catch (error) {
         options.onError(error);
         controller.error(new Error('The export failed part-way; the file is incomplete.'));
@@ -71,6 +79,12 @@ export function streamPages<T>(options: {
     },
   });
 }
+
+const CONTENT_TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+} as const;
 
 /** "Acme Health (demo)" -> "acme-health-demo": a safe ASCII file-name part. */
 function slugOf(text: string): string {
@@ -86,13 +100,12 @@ function slugOf(text: string): string {
 
 export function downloadResponse(
   body: ReadableStream<Uint8Array>,
-  options: { organizationName: string; what: string; date: Date; format: 'csv' | 'json' },
+  options: { organizationName: string; what: string; date: Date; format: 'csv' | 'json' | 'xlsx' },
 ): Response {
   const filename = `${slugOf(options.organizationName)}-${slugOf(options.what)}-${options.date.toISOString().slice(0, 10)}.${options.format}`;
   return new Response(body, {
     headers: {
-      'content-type':
-        options.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+      'content-type': CONTENT_TYPES[options.format],
       'content-disposition': `attachment; filename="${filename}"`,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',

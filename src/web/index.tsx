@@ -14,6 +14,7 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
+import { importRoutes } from './registers/import-page.tsx';
 import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
@@ -31,6 +32,11 @@ const MAX_FORM_BYTES = 64 * 1024;
 const OAUTH_AUTHORIZE_PATH = '/oauth/authorize';
 const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', OAUTH_AUTHORIZE_PATH];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
+
+/** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
+export function isWebUpload(path: string): boolean {
+  return /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path);
+}
 
 export function createWebRoutes(deps: WebDeps) {
   const web = new Hono<WebEnv>();
@@ -71,7 +77,20 @@ export function createWebRoutes(deps: WebDeps) {
     onError: (c) =>
       errorPage(c, 413, 'Form too large', `A form may carry at most ${MAX_FORM_BYTES / 1024} KB.`),
   });
-  web.on('POST', FORM_PATHS, limitForm);
+  // A file uploaded to a register's import page may be as large as any request (MAX_BODY_BYTES).
+  const limitUpload = bodyLimit({
+    maxSize: deps.config.maxBodyBytes,
+    onError: (c) =>
+      errorPage(
+        c,
+        413,
+        'File too large',
+        `An upload may carry at most ${Math.floor(deps.config.maxBodyBytes / 1024)} KB; import a larger file with compliance-mcp import.`,
+      ),
+  });
+  web.on('POST', FORM_PATHS, (c, next) =>
+    isWebUpload(c.req.path) ? limitUpload(c, next) : limitForm(c, next),
+  );
 
   const requireUser: MiddlewareHandler<WebEnv> = async (c, next) => {
     const loaded = await loadSession(c, db, deps.now());
@@ -120,6 +139,7 @@ export function createWebRoutes(deps: WebDeps) {
     historyRoutes(deps),
     frameworkRoutes(deps),
     recordFormRoutes(deps),
+    importRoutes(deps),
     registerPageRoutes(deps),
   ])
     web.route('/', pages);

@@ -29,7 +29,7 @@ export const SURFACE_LABELS: Record<string, string> = {
   direct: 'HTTP (direct)',
   web: 'web interface',
   cli: 'operator CLI',
-  import: 'import',
+  import: 'file import',
 };
 
 /** What a change did, in the history: "Added", "Changed", ... */

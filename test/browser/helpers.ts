@@ -126,7 +126,7 @@ export async function unlabelledControls(page: Page): Promise<string[]> {
         'input, select, textarea',
       ),
     ]
-      .filter((element) => element.type !== 'hidden')
+      .filter((element) => element.type !== 'hidden' && !element.closest('[hidden]'))
       .filter((element) => {
         const labelled = (element.labels?.length ?? 0) > 0;
         return !labelled && !element.getAttribute('aria-label') && !element.getAttribute('aria-labelledby');

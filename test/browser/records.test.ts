@@ -135,7 +135,8 @@ describe('records in Chromium', () => {
     ]);
     const csv = readFileSync((await download.path()) ?? '', 'utf8').replace(/^\uFEFF/, '');
     const lines = csv.trim().split(/\r?\n/);
-    expect(lines[0]?.split(',').slice(0, 2)).toEqual(['id', 'name']);
+    // A readable export: the interface's labels as headers.
+    expect(lines[0]?.split(',').slice(0, 2)).toEqual(['Id', 'Name']);
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain(RISK);
 

@@ -116,6 +116,14 @@ export async function sampleArguments(
   // A dry run: the plan only, so the seeded framework stays as it is for the other tools.
   if (toolName === 'importFrameworkCatalog')
     return { framework_id: ids.framework, format: 'csv', content: CATALOG_SAMPLE, dry_run: true };
+  // A dry run: the report only.
+  if (toolName === 'importRecords')
+    return {
+      organization_id: organizationId,
+      kind: 'vendor',
+      csv: 'Name,Category\nSample vendor,cloud provider\n',
+      dry_run: true,
+    };
   const link = LINKS[toolName];
   if (link) return { [`${link.owner}_id`]: ids[link.owner], [`${link.target}_id`]: ids[link.target] };
   for (const spec of REGISTER_SPECS) {
@@ -184,6 +192,18 @@ export function answerMismatches(
       const listed = (answer.requirements as { id: string }[]).map((row) => row.id);
       if (!listed.includes(ids.requirement)) problems.push('requirements: seeded requirement missing');
     }
+    return problems;
+  }
+  if (toolName === 'importRecords') {
+    expectEqual('counts', answer.counts, {
+      rows: 1,
+      created: 1,
+      updated: 0,
+      unchanged: 0,
+      refused: 0,
+      people_created: 0,
+    });
+    expectEqual('written', answer.written, false);
     return problems;
   }
   const link = LINKS[toolName];

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli.ts';
 import { openNodeDatabase } from '../../src/db/open-node.ts';
 import { recordChanges } from '../../src/db/schema.ts';
 import { oscalCatalog } from '../catalogs.ts';
+import { runCli } from '../cli-run.ts';
 
 let dir: string;
 let env: Record<string, string>;
@@ -19,17 +19,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    env,
-    (line) => out.push(line),
-    (line) => err.push(line),
-  );
-  return { code, out, err };
-}
+const cli = (...argv: string[]) => runCli(env, ...argv);
 
 async function json(...argv: string[]): Promise<Record<string, unknown>> {
   const result = await cli(...argv);

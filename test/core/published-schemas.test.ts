@@ -108,7 +108,7 @@ describe('published input schemas and a validating client', () => {
         if (new Set(values).size !== values.length) problems.push(`${tool.name}${path}: repeats a value`);
         for (const value of values) {
           // A value (OPEN, NOT_STARTED) or a field name (order_by.field, clear): never a spelling with spaces.
-          if (typeof value !== 'string' || !/^([A-Z0-9_]+|[a-z0-9_]+)$/.test(value)) {
+          if (typeof value !== 'string' || !/^([A-Z0-9_/]+|[a-z0-9_]+)$/.test(value)) {
             problems.push(`${tool.name}${path}: ${String(value)}`);
           }
         }

@@ -3,16 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TOOLS } from '../../src/tools/index.ts';
 import { csfShapedCatalog, csvCatalog, oscalCatalog } from '../catalogs.ts';
-import {
-  callDirect,
-  createActor,
-  createOrg,
-  createTestRuntime,
-  createToken,
-  errorOf,
-  ok,
-  type TestRuntime,
-} from '../helpers.ts';
+import { callDirect, errorOf, ok, type TestRuntime, twoOrganizations } from '../helpers.ts';
 
 type Row = Record<string, unknown>;
 
@@ -23,13 +14,7 @@ let otherOrg: string;
 let otherToken: string;
 
 beforeAll(async () => {
-  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
-  const alice = await createActor(runtime, 'alice');
-  const bob = await createActor(runtime, 'bob');
-  org = await createOrg(runtime, alice, 'Frameworks Org');
-  otherOrg = await createOrg(runtime, bob, 'Other Org');
-  token = await createToken(runtime, alice);
-  otherToken = await createToken(runtime, bob);
+  ({ runtime, org, otherOrg, token, otherToken } = await twoOrganizations('Frameworks Org'));
 });
 
 afterAll(async () => {

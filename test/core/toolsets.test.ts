@@ -61,6 +61,7 @@ describe('toolsets as data', () => {
       nonconformities: 5,
       continual_improvements: 5,
       audits: 5,
+      import: 1,
       history: 1,
     });
   });

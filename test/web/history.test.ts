@@ -228,7 +228,7 @@ describe('exports', () => {
     const response = await rawGet(
       runtime,
       client,
-      `${base}/risks/export.csv?status=OPEN&sort=name&direction=ASC`,
+      `${base}/risks/export.csv?status=OPEN&sort=name&direction=ASC&headers=api`,
     );
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');

@@ -3,6 +3,7 @@
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, createUser } from '../../src/accounts.ts';
+import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
 import { csvCatalog } from '../catalogs.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, testDatabase } from './helpers.ts';
@@ -68,7 +69,7 @@ describe('exports on the Worker', () => {
       `insert into vendors (id, organization_id, name, category, created_at, updated_at) values ${values}`,
     );
 
-    const csv = await get(`/orgs/${org}/vendors/export.csv?sort=name&direction=ASC`);
+    const csv = await get(`/orgs/${org}/vendors/export.csv?sort=name&direction=ASC&headers=api`);
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-disposition')).toMatch(
       /^attachment; filename="worker-export-org-vendors-.*\.csv"$/,
@@ -162,6 +163,55 @@ describe('exports on the Worker', () => {
     };
     expect(json.coverage.requirements).toBe(124);
     expect(json.requirements.map((row) => row.reference).slice(-2)).toEqual(['S4.29', 'S4.30']);
+    database.client.close();
+  });
+
+  it('imports 2,000 risks with importRecords in one batch over HTTP, and exports them as XLSX read back in workerd', async () => {
+    const database = testDatabase();
+    const email = `importer-${crypto.randomUUID()}@example.com`;
+    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const org = (
+      await createOrganization(database.db, new Date(), { name: 'Worker Import Org', ownerId: user.id })
+    ).id;
+    const { token } = await cliTokenService(database).create({
+      userId: user.id,
+      name: 'worker import',
+      scope: 'read_write',
+      organizationIds: null,
+      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    const call = (tool: string, args: Record<string, unknown>) =>
+      exports.default.fetch(
+        new Request(`${BASE}/api/mcp/tools/${tool}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(args),
+        }),
+      );
+    const rows = Array.from(
+      { length: 2000 },
+      (_, index) => `Risk ${index} ü,${(index % 5) + 1},3,in treatment`,
+    );
+    const csv = `Name,Inherent likelihood,Inherent impact,Status\n${rows.join('\n')}\n`;
+    const imported = await call('importRecords', { organization_id: org, kind: 'risk', csv });
+    const body = (await imported.json()) as { written: boolean; counts: { created: number } };
+    expect(imported.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({ written: true, counts: { created: 2000 } });
+    const stored = await database.client.execute({
+      sql: "select count(*) as n from record_changes where organization_id = ? and surface = 'import'",
+      args: [org],
+    });
+    expect(Number(stored.rows[0]?.n)).toBe(2000);
+    const get = await signedIn(email);
+    const xlsx = await get(`/orgs/${org}/risks/export.xlsx?sort=name&direction=ASC`);
+    expect(xlsx.headers.get('content-type')).toBe(
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
+    const read: string[][] = [];
+    for await (const row of readXlsxRows(new Uint8Array(await xlsx.arrayBuffer()))) read.push(row.cells);
+    expect(read).toHaveLength(2001);
+    expect(read[0]?.slice(0, 6)).toEqual(['Id', 'Name', 'Description', 'Category', 'Status', 'Treatment']);
+    expect(read[1]?.slice(1, 5)).toEqual(['Risk 0 ü', '', 'General', 'In treatment']);
     database.client.close();
   });
 });

@@ -33,6 +33,23 @@ function newFrameworkPlan(name: string, catalog: Catalog) {
   };
 }
 
+/** The CLI acts in an organization as its first owner (there is no token). */
+export async function ownerPrincipal(db: Db, organizationId: string): Promise<Principal> {
+  const [owner] = await db
+    .select({ userId: memberships.user_id })
+    .from(memberships)
+    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')))
+    .orderBy(asc(memberships.created_at));
+  if (!owner) throw notFound('Organization');
+  return {
+    tokenId: 'cli',
+    userId: owner.userId,
+    scope: 'read_write',
+    roles: { [organizationId]: 'OWNER' },
+    expiresAt: null,
+  };
+}
+
 export async function importFrameworkFile(
   db: Db,
   now: () => Date,
@@ -47,19 +64,7 @@ export async function importFrameworkFile(
     removeMissing: boolean;
   },
 ): Promise<ImportOutcome | ReturnType<typeof newFrameworkPlan>> {
-  const [owner] = await db
-    .select({ userId: memberships.user_id })
-    .from(memberships)
-    .where(and(eq(memberships.organization_id, options.organizationId), eq(memberships.role, 'OWNER')))
-    .orderBy(asc(memberships.created_at));
-  if (!owner) throw notFound('Organization');
-  const principal: Principal = {
-    tokenId: 'cli',
-    userId: owner.userId,
-    scope: 'read_write',
-    roles: { [options.organizationId]: 'OWNER' },
-    expiresAt: null,
-  };
+  const principal = await ownerPrincipal(db, options.organizationId);
   const ctx = contextOutsideSeam(db, principal, now, 'cli');
   // The whole file is read and parsed in memory: a few times its size (README, "Frameworks").
   const catalog = parseCatalog(options.format, await readFile(options.file, 'utf8'));

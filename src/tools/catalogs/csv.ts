@@ -1,59 +1,7 @@
-// CSV as RFC 4180 writes it (quotes doubled inside quoted fields, CRLF or LF), and a framework catalog read from it:
-// columns ref, title, description, parent (a ref of the same file) and section (yes/no), in any case and order.
+// A framework catalog read from CSV (src/tools/tables/csv-reader.ts): columns ref, title, description, parent (a ref of the same file) and section (yes/no), in any case and order.
 import { invalidArguments } from '../../errors.ts';
+import { parseCsv } from '../tables/csv-reader.ts';
 import type { Catalog, CatalogEntry } from './entries.ts';
-
-/** Rows of fields; a quote left open is an error naming the row and column where its field starts. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let quoteStart = { row: 0, column: 0 };
-  let at = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a byte-order mark
-  let fieldStarted = false;
-  const endField = () => {
-    row.push(field);
-    field = '';
-    fieldStarted = false;
-  };
-  const endRow = () => {
-    endField();
-    rows.push(row);
-    row = [];
-  };
-  for (; at < text.length; at++) {
-    const char = text[at];
-    if (quoted) {
-      if (char === '"') {
-        if (text[at + 1] === '"') {
-          field += '"';
-          at++;
-        } else quoted = false;
-      } else field += char;
-    } else if (char === '"' && !fieldStarted && field === '') {
-      quoted = true;
-      fieldStarted = true;
-      quoteStart = { row: rows.length + 1, column: row.length + 1 };
-    } else if (char === ',') endField();
-    else if (char === '\n' || char === '\r') {
-      if (char === '\r' && text[at + 1] === '\n') at++;
-      endRow();
-    } else {
-      field += char;
-      fieldStarted = true;
-    }
-  }
-  if (quoted) {
-    throw invalidArguments(
-      `The CSV has a quote that is never closed: row ${quoteStart.row}, column ${quoteStart.column}.`,
-      [{ path: `row ${quoteStart.row}, column ${quoteStart.column}`, message: 'Unbalanced quote' }],
-    );
-  }
-  if (field !== '' || row.length > 0) endRow();
-  // A last line break leaves no empty row behind; blank lines between rows say nothing either.
-  return rows.filter((item) => item.length > 1 || item[0] !== '');
-}
 
 const COLUMNS: Record<string, keyof Omit<CatalogEntry, 'position' | 'source'>> = {
   ref: 'reference',

@@ -4,7 +4,7 @@ import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool } from '../type
 import { buildDeleteTool } from './delete-tool.ts';
 import { buildLinkTools, type LinkTools } from './link-tools.ts';
 import { buildListTool } from './list-tool.ts';
-import { registerRecords } from './records.ts';
+import { type RegisterRecords, registerRecords } from './records.ts';
 import { buildReferenceGraph, type DeleteEffects, deleteEffectsOf } from './references.ts';
 import { idInput, recordSchema } from './schemas.ts';
 import { type RegisterKind, type RegisterSpec, type RegisterTable, toolsetOf } from './spec.ts';
@@ -22,6 +22,8 @@ export interface RegisterTools {
   links: LinkTools[];
   /** What deleting one of its records does to the records that point at it. */
   deleteEffects: DeleteEffects;
+  /** Its records as the tools read and write them (columns, history values): for bulk writes such as imports. */
+  records: RegisterRecords;
 }
 
 export type Registers = Readonly<Record<RegisterKind, RegisterTools>>;
@@ -78,6 +80,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
         ),
         links,
         deleteEffects,
+        records,
       },
     ];
   });

@@ -172,6 +172,22 @@ export interface RegisterSpec {
   example: Record<string, unknown>;
   /** The toolset its tools are in; default its listKey (`risks`). */
   toolset?: string;
+  /**
+   * The fields a person names a record by, joined with a space ("A.5.15 Access control"); default `name`. Imports
+   * find a reference written as a name by them, and readable exports write references with them.
+   */
+  nameFields?: string[];
+  /**
+   * Records in a tree (a requirement's parent): `parent` points at a record of the same register that shares the
+   * `within` field's value, and `top` (derived) holds the top-level ancestor's id, null at the top level. Imports
+   * place records of a file in the tree without reading each parent (the spec's `settle` does that one by one).
+   */
+  tree?: { parent: string; top: string; within: string };
+}
+
+/** The fields a record of the register is named by (`name`, `full_name`, or `reference` and `title`). */
+export function nameFieldsOf(spec: RegisterSpec): string[] {
+  return spec.nameFields ?? ['name'];
 }
 
 /** The values a state field may take next, from `current` (itself first); all values where it moves freely. */

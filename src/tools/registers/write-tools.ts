@@ -206,7 +206,7 @@ function landedUpdate(records: RegisterRecords, id: string, nonce: string | unde
 }
 
 /** Only the fields whose value differs, before and after. */
-function changedValues(before: Row, after: Row): { before: Row; after: Row } {
+export function changedValues(before: Row, after: Row): { before: Row; after: Row } {
   const changed = Object.keys(after).filter(
     (name) => JSON.stringify(before[name]) !== JSON.stringify(after[name]),
   );

@@ -2,7 +2,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
-import type { ChangeRow } from '../../tools/changes.ts';
+import { CHANGE_SURFACES, type ChangeRow } from '../../tools/changes.ts';
 import { listChanges } from '../../tools/index.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
@@ -113,7 +113,7 @@ function HistoryPage(props: {
           {select(
             'surface',
             'Surface',
-            ['mcp', 'direct', 'web', 'cli'],
+            [...CHANGE_SURFACES],
             (surface) => SURFACE_LABELS[surface] ?? surface,
           )}
           {text('record_id', 'Record id', 'e.g. rsk_...')}

@@ -165,9 +165,16 @@ export function toolArguments(
  */
 export function queryString(
   query: ListQuery,
-  changes: { cursor?: string | null; back?: string[]; sort?: string; direction?: 'ASC' | 'DESC' } = {},
+  changes: {
+    cursor?: string | null;
+    back?: string[];
+    sort?: string;
+    direction?: 'ASC' | 'DESC';
+    /** More parameters (an export's `headers=api`). */
+    extra?: Record<string, string>;
+  } = {},
 ): string {
-  const params = new URLSearchParams(query.filter);
+  const params = new URLSearchParams({ ...query.filter, ...changes.extra });
   const sort = changes.sort ?? query.sort;
   if (sort) {
     params.set('sort', sort);
@@ -368,8 +375,14 @@ export function RegisterListPage(props: {
         <a href={`${base}/export.csv${queryString(query)}`} download>
           Export CSV
         </a>
+        <a href={`${base}/export.xlsx${queryString(query)}`} download>
+          Export XLSX
+        </a>
         <a href={`${base}/export.json${queryString(query)}`} download>
           Export JSON
+        </a>
+        <a href={`${base}/export.csv${queryString(query, { extra: { headers: 'api' } })}`} download>
+          CSV with API names
         </a>
         <span class="muted">(every {page.spec.label} matching these filters)</span>
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>

@@ -4,10 +4,16 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
-import { listChanges } from '../../tools/index.ts';
-import { recordSchema } from '../../tools/registers/schemas.ts';
+import {
+  cellText,
+  exportColumnsOf,
+  nameBookOf,
+  referencedKinds,
+} from '../../tools/imports/export-columns.ts';
+import { listChanges, REGISTERS, type RegisterTools } from '../../tools/index.ts';
 import type { RegisterKind } from '../../tools/registers/spec.ts';
 import { summaryTool } from '../../tools/summary.ts';
+import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
 import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frameworks/data.ts';
@@ -34,9 +40,22 @@ export const REGISTER_PATH = `/orgs/:org/:register{${REGISTER_SLUG_PATTERN}}`;
 /** A record of a register: `:id` has a record id's shape (never `new`, `export.csv`), so no route shadows another. */
 export const RECORD_PATH = `${REGISTER_PATH}/:id{[a-z]{3}_[0-9a-z]+}`;
 
-/** The CSV columns of a register: its record's fields in the tool's order, without the organization. */
-function exportColumns(page: RegisterPage): string[] {
-  return Object.keys(recordSchema(page.spec).shape).filter((field) => field !== 'organization_id');
+/** Every record of a register, read a page at a time through its list tool (for the names an export writes). */
+async function* everyRecord(
+  calls: WebCalls,
+  tools: RegisterTools,
+  organizationId: string,
+): AsyncGenerator<Row> {
+  let cursor: string | undefined;
+  do {
+    const result = await calls.run(tools.list, {
+      organization_id: organizationId,
+      size: EXPORT_PAGE_SIZE,
+      ...(cursor ? { cursor } : {}),
+    });
+    yield* (result[tools.spec.listKey] as Row[] | undefined) ?? [];
+    cursor = (result.next_cursor as string | null | undefined) ?? undefined;
+  } while (cursor);
 }
 
 /** The registers referenced by these fields of a page's records. */
@@ -143,11 +162,12 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   /**
-   * The register's records matching the page's filters and sort, as CSV or JSON, streamed page by page (keyset) so
-   * that no export holds more than one page in memory. The first page goes through the seam (checked, logged once
-   * as this export); the rest page on from its cursor.
+   * The register's records matching the page's filters and sort, as CSV, XLSX or JSON, streamed page by page (keyset)
+   * so that no export holds more than one page in memory. The first page goes through the seam (checked, logged once
+   * as this export); the rest page on from its cursor. CSV and XLSX are readable (labels, values in words, records
+   * named: the names of the registers it refers to are read first) unless `?headers=api` asks for the API's names.
    */
-  async function exportRegister(c: Context<WebEnv>, format: 'csv' | 'json') {
+  async function exportRegister(c: Context<WebEnv>, format: 'csv' | 'json' | 'xlsx') {
     const found = pageOfUrl(c);
     if (!found) return notFoundPage(c, viewerOf(c));
     const { membership, page } = found;
@@ -166,36 +186,64 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     });
     const next = async (cursor: string) => pageOf(await calls.run(page.tools.list, { ...args, cursor }));
     const onError = (error: unknown) => deps.invoke.logError(c.get('requestId'), error);
-    const columns = exportColumns(page);
-    let written = 0;
-    const body =
-      format === 'csv'
-        ? streamPages<Row>({
-            first: pageOf(outcome.result),
-            next,
-            head: CSV_BOM + csvLine(columns),
-            encode: (rows) => rows.map((row) => csvLine(columns.map((column) => row[column]))).join(''),
-            tail: '',
-            onError,
-          })
-        : streamPages<Row>({
-            first: pageOf(outcome.result),
-            next,
-            head: '[',
-            encode: (rows) =>
-              rows.map((row) => `${written++ === 0 ? '' : ','}\n${JSON.stringify(row)}`).join(''),
-            tail: '\n]\n',
-            onError,
-          });
-    return downloadResponse(body, {
-      organizationName: membership.name,
-      what: page.slug,
-      date: deps.now(),
-      format,
-    });
+    const first = pageOf(outcome.result);
+    const download = (body: ReadableStream<Uint8Array>) =>
+      downloadResponse(body, {
+        organizationName: membership.name,
+        what: page.slug,
+        date: deps.now(),
+        format,
+      });
+    if (format === 'json') {
+      let written = 0;
+      return download(
+        streamPages<Row>({
+          first,
+          next,
+          head: '[',
+          encode: (rows) =>
+            rows.map((row) => `${written++ === 0 ? '' : ','}\n${JSON.stringify(row)}`).join(''),
+          tail: '\n]\n',
+          onError,
+        }),
+      );
+    }
+    const headers = c.req.query('headers') === 'api' ? 'api' : 'labels';
+    const book =
+      headers === 'labels'
+        ? await nameBookOf(
+            [...referencedKinds(page.spec)].map((kind) => REGISTERS[kind]),
+            (tools) => everyRecord(calls, tools, membership.organizationId),
+          )
+        : new Map();
+    const columns = exportColumnsOf(page.tools, headers, book);
+    const cellsOf = (row: Row) => columns.map((column) => column.cell(row));
+    if (format === 'csv')
+      return download(
+        streamPages<Row>({
+          first,
+          next,
+          head: CSV_BOM + csvLine(columns.map((column) => column.header)),
+          encode: (rows) => rows.map((row) => csvLine(cellsOf(row).map(cellText))).join(''),
+          tail: '',
+          onError,
+        }),
+      );
+    const sheet = createXlsxWriter(page.title);
+    return download(
+      streamPages<Row>({
+        first,
+        next,
+        head: sheet.header(columns.map((column) => column.header)),
+        encode: (rows) => sheet.rows(rows.map(cellsOf)),
+        tail: () => sheet.finish(),
+        onError,
+      }),
+    );
   }
 
   web.get(`${REGISTER_PATH}/export.csv`, (c) => exportRegister(c, 'csv'));
+  web.get(`${REGISTER_PATH}/export.xlsx`, (c) => exportRegister(c, 'xlsx'));
   web.get(`${REGISTER_PATH}/export.json`, (c) => exportRegister(c, 'json'));
 
   web.get(RECORD_PATH, async (c) => {

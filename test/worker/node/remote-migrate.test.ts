@@ -10,8 +10,8 @@ import { serve } from '@hono/node-server';
 import { createClient } from '@libsql/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHranaHandler, startHranaServer } from '../../../scripts/dev/hrana-server.ts';
-import { main } from '../../../src/cli.ts';
 import { searchIndexSegments } from '../../../src/db/search-maintenance.ts';
+import { runCli } from '../../cli-run.ts';
 
 const MIGRATION_COUNT = readdirSync(join(import.meta.dirname, '../../../migrations')).filter((name) =>
   name.endsWith('.sql'),
@@ -30,17 +30,7 @@ afterEach(async () => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function cli(env: Record<string, string>, ...argv: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(
-    argv,
-    env,
-    (line) => out.push(line),
-    (line) => err.push(line),
-  );
-  return { code, out, err };
-}
+const cli = runCli;
 
 /** A fresh database file served over Hrana HTTP on a free port. */
 async function remoteDatabase(authToken?: string) {

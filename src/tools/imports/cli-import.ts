@@ -1,0 +1,132 @@
+// `compliance-mcp import`: a CSV (or XLSX) file of any size imported into one register of an organization, as its
+// first owner. The file is read as a stream, a chunk of rows at a time, and written chunk by chunk inside ONE write
+// transaction that commits only if every row passed (else it rolls back): memory holds a chunk, not the file.
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { type SQLWrapper, sql } from 'drizzle-orm';
+import type { Db } from '../../db/client.ts';
+import { invalidArguments } from '../../errors.ts';
+import { callLogRow } from '../../usage.ts';
+import { ownerPrincipal } from '../catalogs/cli-import.ts';
+import { REGISTERS } from '../index.ts';
+import type { RegisterKind } from '../registers/spec.ts';
+import { createCsvReader, type TableRow } from '../tables/csv-reader.ts';
+import { readXlsxRows } from '../tables/xlsx-reader.ts';
+import { contextOutsideSeam } from '../types.ts';
+import { type ImportOptions, type ImportReport, importTable, type TableRows } from './engine.ts';
+import { refusalOf } from './tool.ts';
+import type { DateFormat } from './values.ts';
+
+/** A register named as a kind (`risk`, `data_classification`) or as its pages are (`risks`, `data-classifications`). */
+export function registerKindOf(name: string): RegisterKind | null {
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  for (const { spec } of Object.values(REGISTERS)) {
+    if (spec.kind === key || spec.listKey === key) return spec.kind;
+  }
+  return null;
+}
+
+/** The text of a CSV file as it is read: UTF-8 (a BOM or none) or UTF-16 with its BOM, decoded piece by piece. */
+async function* csvFileRows(path: string): AsyncGenerator<TableRow> {
+  const reader = createCsvReader();
+  let decoder: TextDecoder | undefined;
+  try {
+    for await (const chunk of createReadStream(path, {
+      highWaterMark: 256 * 1024,
+    }) as AsyncIterable<Buffer>) {
+      let bytes: Uint8Array = chunk;
+      if (!decoder) {
+        const utf16 =
+          bytes[0] === 0xff && bytes[1] === 0xfe
+            ? 'utf-16le'
+            : bytes[0] === 0xfe && bytes[1] === 0xff
+              ? 'utf-16be'
+              : null;
+        decoder = new TextDecoder(utf16 ?? 'utf-8', { fatal: true });
+        if (utf16) bytes = bytes.subarray(2);
+      }
+      yield* reader.push(decoder.decode(bytes, { stream: true }));
+    }
+    if (decoder) yield* reader.push(decoder.decode());
+  } catch (error) {
+    if (error instanceof TypeError && /encoded|decode/i.test(error.message))
+      throw invalidArguments(
+        'The file is not UTF-8 text (nor UTF-16 with a byte-order mark). Save it as "CSV UTF-8".',
+      );
+    throw error;
+  }
+  yield* reader.end();
+}
+
+export interface FileImportOptions {
+  organizationId: string;
+  kind: RegisterKind;
+  file: string;
+  dryRun: boolean;
+  createPeople: boolean;
+  dateFormat?: DateFormat;
+  sheet?: string;
+}
+
+/** The rows of the file: CSV streamed, XLSX (a zip, read whole) with its sheet's XML streamed. */
+async function rowsOfFile(options: FileImportOptions): Promise<TableRows> {
+  const info = await stat(options.file);
+  if (info.size === 0)
+    throw invalidArguments('The file is empty: expected a header row, then one row per record.');
+  if (/\.xlsx$/i.test(options.file) || options.sheet !== undefined)
+    return readXlsxRows(new Uint8Array(await readFile(options.file)), options.sheet);
+  return csvFileRows(options.file);
+}
+
+export async function importRecordsFile(
+  db: Db,
+  now: () => Date,
+  options: FileImportOptions,
+): Promise<ImportReport & { written: boolean }> {
+  const principal = await ownerPrincipal(db, options.organizationId);
+  const started = performance.now();
+  const importOptions: ImportOptions = {
+    organizationId: options.organizationId,
+    dryRun: options.dryRun,
+    createPeople: options.createPeople,
+    tool: 'importRecords',
+    ...(options.dateFormat ? { dateFormat: options.dateFormat } : {}),
+  };
+  const rows = await rowsOfFile(options);
+  if (options.dryRun) {
+    const ctx = contextOutsideSeam(db, principal, now, 'cli');
+    const report = await importTable(ctx, REGISTERS, options.kind, rows, importOptions, {
+      write: async () => {},
+    });
+    return { ...report, written: false };
+  }
+  // Everything goes through the transaction, reads too (an embedded database has one connection, which it holds):
+  // it takes the write lock at once and keeps it until it commits or rolls back.
+  let report: ImportReport | undefined;
+  await db.transaction(async (tx) => {
+    const ctx = contextOutsideSeam(tx as unknown as Db, principal, now, 'cli');
+    report = await importTable(ctx, REGISTERS, options.kind, rows, importOptions, {
+      async write(statements) {
+        for (const statement of statements) await tx.run(statement);
+      },
+    });
+    if (report.counts.refused > 0) throw refusalOf(report);
+    const entry = {
+      token_id: principal.tokenId,
+      user_id: principal.userId,
+      tool: 'importRecords',
+      surface: 'cli' as const,
+      organization_id: options.organizationId,
+      outcome: 'ok',
+      duration_ms: Math.round(performance.now() - started),
+      created_at: now().toISOString(),
+      call_id: ctx.callId,
+    };
+    await tx.run((callLogRow(db, entry, sql`1`) as unknown as SQLWrapper).getSQL());
+  });
+  if (!report) throw new Error('import: no report');
+  return { ...report, written: report.counts.created + report.counts.updated > 0 };
+}

@@ -1,0 +1,187 @@
+// The importRecords tool (MCP, direct calls, the web upload): a CSV given inline, imported into one register in one
+// batch (all rows or none), with a dry run that answers what would be created, updated and refused.
+import { type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { z } from 'zod';
+import { AppError, invalidArguments } from '../../errors.ts';
+import { caseInsensitiveEnum, idOf } from '../fields.ts';
+import type { Registers } from '../registers/builder.ts';
+import type { RegisterKind } from '../registers/spec.ts';
+import { createCsvReader } from '../tables/csv-reader.ts';
+import { CREATE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
+import {
+  type ImportOptions,
+  type ImportReport,
+  type ImportWriter,
+  importTable,
+  type TableRows,
+} from './engine.ts';
+import { isGuardFailure } from './statements.ts';
+import { DATE_FORMATS } from './values.ts';
+
+export const IMPORT_TOOLSET = 'import';
+
+/** A writer that keeps every statement for one batch at the end. */
+export function batchWriter(): ImportWriter & { statements: SQL[] } {
+  const statements: SQL[] = [];
+  return {
+    statements,
+    async write(chunk) {
+      statements.push(...chunk);
+    },
+  };
+}
+
+/** The rows of a CSV text. */
+export function* csvRows(text: string): Generator<import('../tables/csv-reader.ts').TableRow> {
+  const reader = createCsvReader();
+  yield* reader.push(text);
+  yield* reader.end();
+}
+
+/** Refuses the whole file when a row is refused (a dry run answers the report instead). */
+export function refusalOf(report: ImportReport): AppError {
+  const { refused, rows } = report.counts;
+  const listed = report.errors
+    .slice(0, 3)
+    .map((error) => `row ${error.row}${error.column ? `, ${error.column}` : ''}: ${error.message}`);
+  return invalidArguments(
+    `Nothing was imported: ${refused} of ${rows} rows are refused (${listed.join('; ')}${refused > 3 || report.errors_truncated ? '; ...' : ''}). Fix them, or run with dry_run for the whole list.`,
+    report.errors.map((error) => ({
+      path: `row ${error.row}${error.column ? `, ${error.column}` : ''}`,
+      message: error.message,
+    })),
+  );
+}
+
+/**
+ * Imports `rows` in one batch: the writes, their history rows and the call's log row, so that all land or none.
+ * A guard that fails (a record read by the plan changed before the batch) is a conflict.
+ */
+export async function importInOneBatch(
+  ctx: ToolContext,
+  registers: Registers,
+  kind: RegisterKind,
+  rows: TableRows,
+  options: ImportOptions,
+): Promise<ImportReport & { written: boolean }> {
+  const writer = batchWriter();
+  const report = await importTable(ctx, registers, kind, rows, options, writer);
+  if (options.dryRun) return { ...report, written: false };
+  if (report.counts.refused > 0) throw refusalOf(report);
+  if (writer.statements.length === 0) return { ...report, written: false };
+  const items = [...writer.statements.map((statement) => ctx.db.run(statement)), ...ctx.writeExtras(sql`1`)];
+  try {
+    await ctx.db.batch(items as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  } catch (error) {
+    if (isGuardFailure(error))
+      throw new AppError(
+        'conflict',
+        'Records this file updates or refers to changed while it was imported; nothing was written. Retry.',
+      );
+    throw error;
+  }
+  return { ...report, written: true };
+}
+
+const KINDS = [
+  'vendor',
+  'risk',
+  'measure',
+  'obligation',
+  'person',
+  'framework',
+  'asset',
+  'data_classification',
+  'nonconformity',
+  'continual_improvement',
+  'audit',
+  'requirement',
+] as const satisfies readonly RegisterKind[];
+
+const count = (what: string) => z.number().int().describe(what);
+
+export function importRecordsTool(registers: Registers): Tool {
+  return defineTool({
+    name: 'importRecords',
+    title: 'Import records from CSV',
+    description:
+      'Create or update many records of one register from CSV (header row; columns by field name or label; references by id or name). All rows or none; dry_run: the report only.',
+    scope: 'write',
+    toolset: IMPORT_TOOLSET,
+    annotations: CREATE_ANNOTATIONS,
+    input: z.strictObject({
+      organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
+      kind: z.enum(KINDS).describe('Register.'),
+      csv: z.string().min(1).describe('CSV text; a row with an id updates that record.'),
+      dry_run: z.boolean().default(false).describe('true: report, write nothing.'),
+      // "" rather than null ignores a column: null means "not given" for every argument (invoke.ts).
+      columns: z
+        .record(z.string(), z.string())
+        .optional()
+        .describe('Header -> field; "" ignores the column.'),
+      date_format: caseInsensitiveEnum(DATE_FORMATS).optional().describe('How to read d/m/y dates.'),
+      create_people: z.boolean().default(false).describe('Create people named but not found.'),
+    }),
+    output: z.object({
+      kind: z.string().describe('Register.'),
+      dry_run: z.boolean().describe('Nothing was written.'),
+      written: z.boolean().describe('The rows were written.'),
+      counts: z
+        .object({
+          rows: count('Rows read.'),
+          created: count('New records.'),
+          updated: count('Changed records.'),
+          unchanged: count('Rows equal to their record.'),
+          refused: count('Rows with errors.'),
+          people_created: count('People created.'),
+        })
+        .describe('How many.'),
+      columns: z
+        .array(
+          z
+            .object({
+              column: z.number().int().describe('1-based.'),
+              header: z.string().describe('Header.'),
+              field: z.string().nullable().describe('Field it fills.'),
+              status: z.string().describe('id, field, read_only, ignored.'),
+            })
+            .describe('A column.'),
+        )
+        .describe('How each column was read.'),
+      errors: z
+        .array(
+          z
+            .object({
+              row: z.number().int().describe('Row (header = 1).'),
+              column: z.string().nullable().describe('Header.'),
+              message: z.string().describe('Why.'),
+            })
+            .describe('A refusal.'),
+        )
+        .describe('Refused rows, first 100.'),
+      errors_truncated: z.boolean().describe('More errors than listed.'),
+      people_created: z
+        .array(z.object({ full_name: z.string(), email: z.string() }).describe('A person.'))
+        .describe('First 100.'),
+    }),
+    async run(ctx, input) {
+      const options: ImportOptions = {
+        organizationId: input.organization_id,
+        dryRun: input.dry_run,
+        createPeople: input.create_people,
+        tool: 'importRecords',
+        ...(input.columns ? { columns: ignoredAsNull(input.columns) } : {}),
+        ...(input.date_format ? { dateFormat: input.date_format } : {}),
+      };
+      return importInOneBatch(ctx, registers, input.kind, csvRows(input.csv), options);
+    },
+  });
+}
+
+/** The import engine's column choices: "" (ignore the column) as null. */
+function ignoredAsNull(columns: Record<string, string>): Record<string, string | null> {
+  return Object.fromEntries(
+    Object.entries(columns).map(([header, field]) => [header, field === '' ? null : field]),
+  );
+}

@@ -1,0 +1,225 @@
+// Readable exports import back: every register of an organization filled with the demo records plus unicode,
+// quotes, line breaks and formula-like text, exported from the web interface as CSV and as XLSX and imported into
+// empty organizations, gives the same records and links (references compared by the names of what they point at).
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/accounts.ts';
+import { users } from '../../src/db/schema.ts';
+import { addDemoRecords } from '../../src/demo/seed.ts';
+import { importInOneBatch } from '../../src/tools/imports/tool.ts';
+import { REGISTER_SPECS, REGISTERS, type RegisterKind } from '../../src/tools/index.ts';
+import { nameFieldsOf } from '../../src/tools/registers/spec.ts';
+import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
+import { contextOutsideSeam } from '../../src/tools/types.ts';
+import { BASE, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
+import { signUpWithToken, type WebClient } from './web-client.ts';
+
+type Row = Record<string, unknown>;
+
+/** The registers in an order where each one's references are imported before it. */
+const ORDER: RegisterKind[] = [
+  'person',
+  'vendor',
+  'framework',
+  'measure',
+  'risk',
+  'obligation',
+  'asset',
+  'data_classification',
+  'audit',
+  'nonconformity',
+  'continual_improvement',
+  'requirement',
+];
+
+let runtime: TestRuntime;
+let client: WebClient;
+let token: string;
+let userId: string;
+let source: string;
+let csvTarget: string;
+let xlsxTarget: string;
+
+beforeAll(async () => {
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+  const signedUp = await signUpWithToken(runtime);
+  client = signedUp.client;
+  token = signedUp.token;
+  source = signedUp.organizationId;
+  const [user] = await runtime.database.db
+    .select({ id: users.id })
+    .from(users)
+    .where(eq(users.email, 'ada@example.com'));
+  userId = user?.id ?? '';
+  // Made before the token is first used, so its cached rights include them.
+  csvTarget = await emptyOrganization('CSV copy');
+  xlsxTarget = await emptyOrganization('XLSX copy');
+  await addDemoRecords(ownerContext(source), source);
+  await addTrickyRecords(source);
+});
+
+afterAll(async () => {
+  await runtime?.cleanup();
+});
+
+function ownerContext(organizationId: string) {
+  return contextOutsideSeam(
+    runtime.database.db,
+    { tokenId: 'test', userId, scope: 'read_write', roles: { [organizationId]: 'OWNER' }, expiresAt: null },
+    () => new Date(),
+    'cli',
+  );
+}
+
+/** Records whose text a spreadsheet or a CSV reader could get wrong. */
+async function addTrickyRecords(organizationId: string) {
+  const add = async (tool: string, key: string, args: Row) =>
+    ((await ok(runtime, token, tool, { organization_id: organizationId, ...args }))[key] as Row).id as string;
+  const person = await add('addPerson', 'person', {
+    full_name: '=Zoë "Zed", Ämter',
+    email: 'zoe@example.com',
+    position: '@lead, 東京',
+  });
+  const vendor = await add('addVendor', 'vendor', {
+    name: '+Vendor ✓ 東京',
+    description: 'line one\nline "two", end\n-three',
+    business_owner_id: person,
+    certifications: ['ISO 27001', '@SOC 2'],
+    countries: ['DE', 'JP'],
+  });
+  const measure = await add('addMeasure', 'measure', { name: "-Measure 'quoted'", owner_id: person });
+  const risk = await add('addRisk', 'risk', {
+    name: 'Risk 🚀 with emoji',
+    note: "=1+2\n'=already quoted",
+    owner_id: person,
+    inherent_likelihood: 5,
+    inherent_impact: 4,
+    residual_likelihood: 2,
+    status: 'in treatment',
+  });
+  await ok(runtime, token, 'linkRiskMeasure', { risk_id: risk, measure_id: measure });
+  await add('addAsset', 'asset', { name: 'Ünïcode asset', vendor_ids: [vendor], amount: 0 });
+}
+
+async function download(path: string): Promise<Response> {
+  const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  const response = await runtime.app.request(`${BASE}${path}`, { headers: { cookie } });
+  expect(response.status).toBe(200);
+  return response;
+}
+
+async function everyRecord(kind: RegisterKind, organizationId: string): Promise<Row[]> {
+  const { spec, list } = REGISTERS[kind];
+  const records: Row[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ok(runtime, token, list.name, {
+      organization_id: organizationId,
+      size: 100,
+      ...(cursor ? { cursor } : {}),
+    });
+    records.push(...(page[spec.listKey] as Row[]));
+    cursor = (page.next_cursor as string | null) ?? undefined;
+  } while (cursor);
+  return records;
+}
+
+const ID = /^[a-z]{3}_[0-9a-z]{24}$/;
+
+/** Every register's records without ids and timestamps, references replaced by what they point at's names. */
+async function snapshot(organizationId: string): Promise<Record<string, string[]>> {
+  const lists = new Map<RegisterKind, Row[]>();
+  const names = new Map<string, string>();
+  for (const spec of REGISTER_SPECS) {
+    const records = await everyRecord(spec.kind, organizationId);
+    lists.set(spec.kind, records);
+    for (const record of records)
+      names.set(
+        String(record.id),
+        `${spec.kind}:${nameFieldsOf(spec)
+          .map((field) => record[field])
+          .join(' ')}`,
+      );
+  }
+  const named = (value: unknown): unknown =>
+    typeof value === 'string' && ID.test(value)
+      ? (names.get(value) ?? value)
+      : Array.isArray(value)
+        ? value.map(named).sort()
+        : value;
+  const out: Record<string, string[]> = {};
+  for (const [kind, records] of lists) {
+    out[kind] = records
+      .map((record) => {
+        const {
+          id: _id,
+          organization_id: _org,
+          created_at: _created,
+          updated_at: _updated,
+          ...rest
+        } = record;
+        return JSON.stringify(
+          Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, named(value)])),
+        );
+      })
+      .sort();
+  }
+  return out;
+}
+
+async function emptyOrganization(name: string): Promise<string> {
+  return (await createOrganization(runtime.database.db, new Date(), { name, ownerId: userId })).id;
+}
+
+describe('readable exports import back', () => {
+  it('CSV: every register exported and imported into an empty organization gives the same records and links', async () => {
+    const target = csvTarget;
+    for (const kind of ORDER) {
+      const slug = REGISTERS[kind].spec.labelPlural.replace(/\s+/g, '-');
+      const csv = await (await download(`/orgs/${source}/${slug}/export.csv`)).text();
+      const imported = await ok(runtime, token, 'importRecords', {
+        organization_id: target,
+        kind,
+        csv,
+        // Ids are the source organization's: the copies are new records.
+        columns: { Id: '' },
+      });
+      expect(imported, kind).toMatchObject({ written: true, counts: { refused: 0 } });
+    }
+    const copied = await snapshot(target);
+    expect(Object.entries(copied).filter(([, records]) => records.length === 0)).toEqual([]);
+    expect(copied).toEqual(await snapshot(source));
+  });
+
+  it('XLSX: the same through the workbook export and the XLSX reader', async () => {
+    const target = xlsxTarget;
+    for (const kind of ORDER) {
+      const slug = REGISTERS[kind].spec.labelPlural.replace(/\s+/g, '-');
+      const bytes = new Uint8Array(
+        await (await download(`/orgs/${source}/${slug}/export.xlsx`)).arrayBuffer(),
+      );
+      const imported = await importInOneBatch(ownerContext(target), REGISTERS, kind, readXlsxRows(bytes), {
+        organizationId: target,
+        dryRun: false,
+        columns: { Id: '' },
+        tool: 'importRecords',
+      });
+      expect(imported, kind).toMatchObject({ written: true, counts: { refused: 0 } });
+    }
+    expect(await snapshot(target)).toEqual(await snapshot(source));
+  });
+
+  it('a readable export names owners (with their email), measures and states in words', async () => {
+    const csv = await (await download(`/orgs/${source}/risks/export.csv`)).text();
+    const [header = '', ...lines] = csv.replace(/^\uFEFF/, '').split('\r\n');
+    expect(header).toContain('Name,Description,Category,Status,Treatment,Owner,Owner email');
+    const line = lines.find((item) => item.includes('Risk 🚀 with emoji')) ?? '';
+    expect(line).toContain('In treatment');
+    expect(line).toContain('"\'=Zoë ""Zed"", Ämter",zoe@example.com');
+    expect(line).toContain("-Measure 'quoted'");
+    const api = await (await download(`/orgs/${source}/risks/export.csv?headers=api`)).text();
+    expect(
+      api.replace(/^\uFEFF/, '').startsWith('id,name,description,category,status,treatment,owner_id,'),
+    ).toBe(true);
+  });
+});
