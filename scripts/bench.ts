@@ -3,6 +3,7 @@
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
 //        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts)
+//        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
@@ -38,6 +39,11 @@ async function measure(target: Target) {
 if (process.argv.includes('--frameworks') && !process.argv.includes('--scale')) {
   await import('./bench-frameworks.ts');
   // bench-frameworks.ts exits by itself.
+}
+if (process.argv.includes('--overhead') || process.argv.includes('--serve-thin')) {
+  await import('./bench-overhead.ts');
+  // bench-overhead.ts exits by itself (or serves the thin route until stopped).
+  await new Promise(() => {});
 }
 if (process.argv.includes('--scale') || process.argv.includes('--serve-node')) {
   await import('./bench-scale.ts');
