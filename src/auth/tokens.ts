@@ -72,11 +72,16 @@ export interface TokenServiceDeps {
   cache: TokenCache;
   cacheTtlSeconds: number;
   now: () => Date;
+  /**
+   * SHA-256 hex of a secret, as hashToken makes it; every call hashes its token before the cache lookup. The Node
+   * host passes a synchronous one (node:crypto), far cheaper there than WebCrypto's job per digest.
+   */
+  hash?: (secret: string) => string | Promise<string>;
 }
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
-export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenServiceDeps) {
+export function createTokenService({ db, cache, cacheTtlSeconds, now, hash = hashToken }: TokenServiceDeps) {
   // The token and its holder's memberships in one statement (one round trip, one snapshot), prepared once: this
   // runs on every cache miss, twice (see authenticate).
   const tokenWithMemberships = db
@@ -122,7 +127,7 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now }: TokenSer
   return {
     /** Verifies a bearer secret. Expiry is checked on every call, cache hit or not. */
     async authenticate(secret: string): Promise<AuthResult> {
-      const tokenHash = await hashToken(secret);
+      const tokenHash = await hash(secret);
       const cached = await cache.get(tokenHash);
       if (cached) {
         if (cached.expiresAt && cached.expiresAt <= now().toISOString())
