@@ -2,25 +2,33 @@
 // organization of 10k risks, driven over loopback by autocannon (10 connections) at the Node host (`compliance-mcp
 // serve`) as a direct call, as an MCP tools/call, and as a direct call on a second host with the token cache off
 // (TOKEN_CACHE_TTL_SECONDS=0: every call pays a cold token); beside them a thin Hono route on @hono/node-server that
-// replays exactly the statements the service ran for that call (recorded from the service itself), and those
-// statements run in process. Cases interleaved, median of the rounds; req/s, the server's CPU per call (/proc) and
+// replays exactly the statements the service ran for that call (recorded from the service itself) through a stock
+// @libsql/client (createClient, the service's settings: one connection, WAL), and those statements run in process
+// the same way: the reference of the targets. A second thin route replays them through the service's own client
+// (src/db/open-node.ts, statements kept prepared): the floor, for information. Cases interleaved, median of the rounds; req/s, the server's CPU per call (/proc) and
 // the ratios against their targets. Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
 // over the whole load (5 minutes by default). Always exits 0: the table is the result.
 //
 // Options: --seconds N (per case and round, default 5), --rounds N (default 3), --size N (risks, default 10000),
 // --memory-seconds N (mixed load of the memory phase, default 300; 0 skips it), --cpu-prof DIR (instead of the
 // rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time).
-// Child mode (internal): --serve-thin <database url> <statements file> serves the thin route.
+// Child mode (internal): --serve-thin <database url> <statements file> [--service-client] serves the thin route.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Client, InStatement, ResultSet, TransactionMode } from '@libsql/client';
+import {
+  type Client,
+  createClient,
+  type InStatement,
+  type ResultSet,
+  type TransactionMode,
+} from '@libsql/client';
 import autocannon from 'autocannon';
 import { createMemoryTokenCache, noTokenCache } from '../src/auth/token-cache.ts';
 import { createTokenService } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
-import { createDatabase } from '../src/db/client.ts';
+import { BUSY_TIMEOUT_MS, createDatabase, prepareEmbeddedFile } from '../src/db/client.ts';
 import { openNodeDatabase } from '../src/db/open-node.ts';
 import { createRuntime } from '../src/runtime.ts';
 import { type ChildHost, callHeaders, type Load, postLoad, startChildProcess } from './bench-load.ts';
@@ -154,11 +162,22 @@ function startService(
   );
 }
 
-/** The thin route: one POST route per call replaying its statements, the rows answered as JSON. */
-async function serveThin(databaseUrl: string, statementsFile: string): Promise<void> {
+/** A stock @libsql/client on the file with the service's settings: one connection, its busy timeout, WAL. */
+async function stockClient(databaseUrl: string): Promise<Client> {
+  const client = createClient({ url: databaseUrl, timeout: BUSY_TIMEOUT_MS, concurrency: 1 });
+  await prepareEmbeddedFile(client);
+  return client;
+}
+
+/**
+ * The thin route: one POST route per call replaying its statements, the rows answered as JSON; through a stock
+ * client, or the service's own (`serviceClient`).
+ */
+async function serveThin(databaseUrl: string, statementsFile: string, serviceClient: boolean): Promise<void> {
   const [{ Hono }, { serve }] = await Promise.all([import('hono'), import('@hono/node-server')]);
-  // The service's own client settings (embedded file, one connection, WAL).
-  const database = await openNodeDatabase(databaseUrl);
+  const database = {
+    client: serviceClient ? (await openNodeDatabase(databaseUrl)).client : await stockClient(databaseUrl),
+  };
   const recorded = JSON.parse(readFileSync(statementsFile, 'utf8')) as Record<string, RecordedCall[]>;
   const app = new Hono();
   for (const [name, calls] of Object.entries(recorded)) {
@@ -241,21 +260,27 @@ function ratioRow(name: string, ratio: number, target: number | null, detail: st
 async function measureCalls(
   seed: RiskSeed,
   cases: CallCase[],
-  hosts: { service: ChildHost; cold: ChildHost; thin: ChildHost },
+  hosts: { service: ChildHost; cold: ChildHost; thin: ChildHost; thinKept: ChildHost },
   recorded: Map<string, RecordedCall[]>,
   seconds: number,
   rounds: number,
 ): Promise<Row[]> {
   const rows: Row[] = [];
   const table: string[] = [
-    '| call | in process (ops/s) | thin route | direct | MCP tools/call | direct, cold token (TTL 0) |',
-    '|---|---|---|---|---|---|',
+    '| call | in process (ops/s) | thin route | thin route, service client | direct | MCP tools/call | direct, cold token (TTL 0) |',
+    '|---|---|---|---|---|---|---|',
   ];
-  const local = await openNodeDatabase(seed.databaseUrl);
+  const local = { client: await stockClient(seed.databaseUrl) };
   for (const item of cases) {
     const calls = recorded.get(item.name) ?? [];
     const variants: Variant[] = [
       { label: 'thin route', host: hosts.thin, url: `${hosts.thin.url}/${item.name}`, body: item.args },
+      {
+        label: 'thin route, service client',
+        host: hosts.thinKept,
+        url: `${hosts.thinKept.url}/${item.name}`,
+        body: item.args,
+      },
       {
         label: 'direct',
         host: hosts.service,
@@ -289,7 +314,7 @@ async function measureCalls(
     const cell = (label: string) => `${rate(label).toFixed(0)} req/s, ${cpu(label).toFixed(3)} ms CPU`;
     const raw = median(inProcess);
     table.push(
-      `| ${item.name} (${calls.length} client call${calls.length === 1 ? '' : 's'}) | ${raw.toFixed(0)} | ${cell('thin route')} | ${cell('direct')} | ${cell('MCP')} | ${cell('cold token')} |`,
+      `| ${item.name} (${calls.length} client call${calls.length === 1 ? '' : 's'}) | ${raw.toFixed(0)} | ${cell('thin route')} | ${cell('thin route, service client')} | ${cell('direct')} | ${cell('MCP')} | ${cell('cold token')} |`,
     );
     const cpuRatio = (a: string, b: string) => `CPU per call ${(cpu(b) / cpu(a)).toFixed(2)}x`;
     rows.push(
@@ -305,6 +330,12 @@ async function measureCalls(
         rate('cold token') / rate('direct'),
         0.9,
         cpuRatio('cold token', 'direct'),
+      ),
+      ratioRow(
+        `${item.name} direct / thin route on the service client`,
+        rate('direct') / rate('thin route, service client'),
+        null,
+        cpuRatio('direct', 'thin route, service client'),
       ),
       ratioRow(`${item.name} thin route / in process`, rate('thin route') / raw, null, ''),
     );
@@ -556,6 +587,18 @@ async function main(): Promise<void> {
         /THIN (\S+)/,
         children,
       ),
+      thinKept: await startChildProcess(
+        [
+          resolve('bin/run-ts.js'),
+          resolve('scripts/bench.ts'),
+          '--serve-thin',
+          databaseUrl,
+          statementsFile,
+          '--service-client',
+        ],
+        /THIN (\S+)/,
+        children,
+      ),
     };
     const rows = await measureCalls(seed, cases, hosts, recorded, seconds, rounds);
     await Promise.all(Object.values(hosts).map((host) => host.stop()));
@@ -592,7 +635,7 @@ async function main(): Promise<void> {
 
 const thinArgs = option('--serve-thin');
 if (thinArgs) {
-  await serveThin(thinArgs, argv[argv.indexOf('--serve-thin') + 2] ?? '');
+  await serveThin(thinArgs, argv[argv.indexOf('--serve-thin') + 2] ?? '', argv.includes('--service-client'));
 } else {
   await main();
   process.exit(0);
