@@ -5,7 +5,8 @@
 // MCP_FAST_PATH=false on a second host (docs/mcp.md), and PASS/FAIL per row. Always exits 0: the table is the result.
 //
 // Options: --scale-1m (add the 1M size), --seconds N (per case and round, default 2), --no-worker (skip the Worker),
-// --worker-seconds N (the Worker's 64-connection run, default 10; the issue's check is 30).
+// --worker-seconds N (the Worker's 64-connection run, default 10; the issue's check is 30), --no-frameworks (skip
+// the frameworks rows: 10,000 requirements against 100, the 1,220-entry catalog import, tools/list's size).
 // Child mode (internal): --serve-node <database url> starts the Node host and prints its URL.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
+import { benchFrameworks } from './bench-frameworks.ts';
 import { bestLoad, callHeaders, formatLoad, type Load, postLoad, startChildProcess } from './bench-load.ts';
 import { prepareRiskSeed, RARE_WORD, type RiskSeed } from './bench-seed.ts';
 
@@ -154,6 +156,11 @@ async function main(): Promise<void> {
       `best of ${ROUNDS} rounds of ${seconds} s per case and size, sizes interleaved; scale bench took ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
     for (const host of hosts) host.seed.close();
+    // Frameworks at scale beside these rows (10 frameworks, 10,000 requirements; bench-frameworks.ts).
+    if (!argv.includes('--no-frameworks')) {
+      console.log('');
+      await benchFrameworks({ seconds });
+    }
   } finally {
     killAll();
     rmSync(dir, { recursive: true, force: true });

@@ -42,7 +42,7 @@ pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius:
 .sidenav a:hover { background: var(--bg); }
 .sidenav a[aria-current="page"] { border-left-color: var(--accent); background: #eaf1fd; font-weight: 600; }
 main { flex: 1 1 auto; min-width: 0; }
-main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
+main.page { max-width: 1280px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; }
 .narrow { max-width: 30rem; margin: 3rem auto; padding: 0 1.25rem; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 1.25rem 1.5rem; margin-bottom: 1.25rem; }
 .lead { color: var(--muted); }
@@ -52,6 +52,8 @@ main.page { max-width: 1280px; margin: 0 auto; padding: 0 1.25rem 3rem; }
 .field { margin-bottom: 1rem; }
 .field > label, fieldset legend { display: block; font-weight: 600; margin-bottom: 0.3rem; }
 .hint { display: block; color: var(--muted); font-size: 0.85rem; margin-top: 0.2rem; }
+details.technical { margin-top: 0.35rem; }
+details.technical summary { cursor: pointer; color: var(--muted); font-size: 0.8rem; }
 .counter { display: block; text-align: right; color: var(--muted); font-size: 0.8rem; font-variant-numeric: tabular-nums; }
 .counter.over { color: var(--bad); font-weight: 700; }
 input[type="text"], input[type="email"], input[type="password"], input[type="number"], input[type="search"], input[type="date"], input[type="url"], select, textarea {
@@ -83,13 +85,13 @@ fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding:
 .notice.error { background: var(--bad-bg); border-color: #f0a8a8; color: var(--bad); }
 .notice.warn { background: var(--warn-bg); border-color: #f0cf8a; color: var(--warn); }
 
-.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+.table-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 table { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
 caption { text-align: left; padding: 0.6rem 0.75rem; color: var(--muted); font-size: 0.85rem; caption-side: bottom; }
 th, td { text-align: left; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { background: #eef1f5; font-weight: 600; }
 tbody th { background: transparent; }
-tbody tr:last-child td { border-bottom: none; }
+tbody tr:last-child td, tbody tr:last-child th { border-bottom: none; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .empty { padding: 1.25rem; color: var(--muted); }
 
@@ -125,8 +127,8 @@ figure { margin: 0 0 1.25rem; }
 .chart text { font-size: 10px; fill: var(--muted); }
 .heatmaps { margin: 1.5rem 0; }
 .heatmaps h2 { margin-bottom: 0.25rem; }
-.heatmap-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(24rem, 1fr)); gap: 1rem; }
-.heatmap-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
+.heatmap-pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(24rem, 100%), 1fr)); gap: 1rem; }
+.heatmap-wrap { position: relative; overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); }
 table.heatmap { table-layout: fixed; min-width: 24rem; }
 table.heatmap caption { caption-side: top; color: var(--ink); font-size: 0.92rem; }
 table.heatmap th { font-size: 0.78rem; text-align: center; padding: 0.35rem; }
@@ -166,9 +168,25 @@ table.soa thead th:nth-child(5) { width: 13%; }
 table.soa thead th:nth-child(6) { width: 18%; }
 table.soa tr.section-row th { background: var(--bg); }
 
+/* The side menu's button: only where the menu folds (narrow screens, with the script). */
+.menu-toggle { display: none; }
+
 @media (max-width: 800px) {
-  .shell { flex-direction: column; }
-  .sidenav { position: static; width: 100%; }
+  .shell { flex-direction: column; align-items: stretch; padding: 1rem 0.75rem 2rem; gap: 1rem; }
+  .sidenav { position: static; width: 100%; flex: none; padding: 0.25rem 0; }
+  .js .menu-toggle { display: block; width: 100%; text-align: left; background: transparent; color: var(--ink); border: none; padding: 0.5rem 1rem; font-weight: 600; }
+  .js .menu-toggle::after { content: " ▾"; }
+  .js .menu-toggle[aria-expanded="true"]::after { content: " ▴"; }
+  .js .sidenav.folded .menu-lists { display: none; }
+  .topbar { padding: 0.5rem 0.75rem; gap: 0.4rem 0.75rem; }
+  .topnav { flex-wrap: wrap; gap: 0.25rem 0.75rem; }
+  .topnav .who { overflow-wrap: anywhere; }
+  .switcher select { max-width: 11rem; }
+  main.page { padding: 1rem 0.75rem 2rem; }
+  .card { padding: 1rem; }
+  dl.details { grid-template-columns: 1fr; gap: 0.1rem; }
+  dl.details dd { margin-bottom: 0.5rem; }
+  .narrow { margin: 1.5rem auto; }
 }
 
 @media print {
@@ -217,6 +235,26 @@ export const SCRIPT = `
       if (status) status.textContent = 'Could not copy: select the text and copy it by hand.';
     });
   });
+  // The side menu folds behind its button on narrow screens (the stylesheet shows the button there only).
+  document.documentElement.classList.add('js');
+  var menu = document.querySelector('.sidenav');
+  var toggle = menu && menu.querySelector('.menu-toggle');
+  if (toggle) {
+    menu.classList.add('folded');
+    toggle.setAttribute('aria-expanded', 'false');
+    toggle.addEventListener('click', function () {
+      var folded = menu.classList.toggle('folded');
+      toggle.setAttribute('aria-expanded', folded ? 'false' : 'true');
+    });
+  }
+  // Times in the reader's own time zone: the server writes UTC; the browser knows where the person is.
+  var times = document.querySelectorAll('time[datetime]');
+  for (var i = 0; i < times.length; i++) {
+    var when = new Date(times[i].getAttribute('datetime'));
+    if (isNaN(when.getTime()) || times[i].getAttribute('datetime').length <= 10) continue;
+    times[i].setAttribute('title', times[i].textContent);
+    times[i].textContent = when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
   // Length counters of text fields (data-limit): kept current as the person types; over the limit they say so.
   document.addEventListener('input', function (event) {
     var field = event.target;

@@ -120,7 +120,7 @@ function NavLink({ href, active, children }: PropsWithChildren<{ href: string; a
 function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
   if (section.kind === 'settings') {
     return (
-      <nav class="sidenav" aria-label="Settings">
+      <Menu label="Settings">
         <h2>Settings</h2>
         <ul>
           <NavLink href="/settings/tokens" active={section.page === 'tokens'}>
@@ -130,15 +130,15 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
             Password
           </NavLink>
         </ul>
-      </nav>
+      </Menu>
     );
   }
   if (section.kind !== 'organization') return null;
   const base = `/orgs/${section.organizationId}`;
   const membership = viewer.memberships.find((item) => item.organizationId === section.organizationId);
   return (
-    <nav class="sidenav" aria-label="Organization pages">
-      <h2>{membership?.name ?? 'Organization'}</h2>
+    <Menu label="Organization pages">
+      <h2 dir="auto">{membership?.name ?? 'Organization'}</h2>
       <ul>
         <NavLink href={base} active={section.page === 'overview'}>
           Overview
@@ -166,6 +166,23 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
           </NavLink>
         )}
       </ul>
+    </Menu>
+  );
+}
+
+/**
+ * The side menu. On narrow screens (phones) the script folds it behind a Menu button, so a page's own content is on
+ * the first screen; without the script it stays open.
+ */
+function Menu({ label, children }: PropsWithChildren<{ label: string }>) {
+  return (
+    <nav class="sidenav" aria-label={label}>
+      <button type="button" class="menu-toggle" aria-expanded="true" aria-controls="menu-lists">
+        Menu
+      </button>
+      <div class="menu-lists" id="menu-lists">
+        {children}
+      </div>
     </nav>
   );
 }
@@ -186,7 +203,6 @@ export function Badge({ tone, children }: PropsWithChildren<{ tone?: 'ok' | 'war
   return <span class={tone ? `badge ${tone}` : 'badge'}>{children}</span>;
 }
 
-/** "2026-03-01 09:30 UTC" (server-rendered, so one unambiguous zone). */
 /** Links between the pages of a list: back to the first page (when on a later one) and on to the next. */
 export function Pager({ first, next }: { first: string | null; next: string | null }) {
   return (

@@ -21,7 +21,7 @@ const RESULTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-res
 
 describe('frameworks in Chromium', () => {
   it('shows coverage and the tree, excludes a requirement in place, and prints the statement of applicability', async () => {
-    const { page, url } = await start();
+    const { page, url } = await start({ timezoneId: 'Asia/Kolkata', locale: 'en-GB' });
     await signUp(page, url, 'ada@example.com', 'Acme Health');
     const home = new URL(page.url()).pathname;
     const organizationId = home.split('/')[2] ?? '';
@@ -71,6 +71,12 @@ describe('frameworks in Chromium', () => {
     expect(await page.locator('table.coverage tr.total').textContent()).toContain('15');
     expect(await unlabelledControls(page)).toEqual([]);
     await screenshot(page, '40-framework-page');
+    // Times read in the person's own time zone (here UTC+5:30), the UTC text kept as the title.
+    const created = page.locator('time').first();
+    const iso = (await created.getAttribute('datetime')) ?? '';
+    const local = new Date(Date.parse(iso) + 330 * 60_000).toISOString().slice(11, 16);
+    expect(await created.textContent()).toContain(local);
+    expect(await created.getAttribute('title')).toMatch(/UTC$/);
 
     // Exclude S3.4 with a justification, from its row.
     const row = page.locator(`tr[id="${byReference.get('S3.4')}"]`);

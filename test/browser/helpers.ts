@@ -39,30 +39,40 @@ export interface Session {
   url: string;
 }
 
-/** A fresh server on a temp database (port 0, no demo data) and a fresh browser; both stopped after the test. */
-export async function start(): Promise<Session> {
+export interface StartOptions {
+  timezoneId?: string;
+  locale?: string;
+  /** The browser window (default 1280 x 860). */
+  viewport?: { width: number; height: number };
+  /** Seed the demo organization (its account is `server.demo`); default none. */
+  demo?: boolean;
+}
+
+/** A fresh server on a temp database (port 0, no demo data unless asked) and a fresh browser; both stopped after the test. */
+export async function start(options: StartOptions = {}): Promise<Session> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-browser-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   const config = loadConfig({
     DATABASE_URL: `file:${join(dir, 'web.db')}`,
     HOST: '127.0.0.1',
     PORT: '0',
-    SEED_DEMO: 'false',
+    SEED_DEMO: options.demo ? 'true' : 'false',
   });
   const server = await startNodeServer(config, () => {});
   cleanups.push(() => server.close());
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   cleanups.push(() => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const { demo: _demo, viewport = { width: 1280, height: 860 }, ...contextOptions } = options;
+  const context = await browser.newContext({ viewport, ...contextOptions });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   return { server, browser, context, page, url: server.url };
 }
 
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
 export async function signUp(page: Page, url: string, email: string, organization?: string): Promise<void> {
@@ -73,6 +83,14 @@ export async function signUp(page: Page, url: string, email: string, organizatio
   await page.getByLabel('Repeat the password').fill(PASSWORD);
   if (organization) await page.getByLabel('Organization name').fill(organization);
   await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForLoadState();
+}
+
+export async function signIn(page: Page, url: string, email: string, password = PASSWORD): Promise<void> {
+  await page.goto(`${url}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForLoadState();
 }
 

@@ -31,14 +31,21 @@ type Pair = [number, number];
 type Cell = { likelihood: number; impact: number; count: number };
 
 /** The accessible names of the heat map cells of one stage, as a screen reader announces them. */
+/** Each cell's text as a screen reader says it (visible and visually hidden words, spaces collapsed). */
 function cellNames(html: string, stage: 'inherent' | 'residual'): string[] {
-  return [...html.matchAll(/aria-label="(\d+ risks?, (inherent|residual) [^"]+)"/g)]
-    .filter((match) => match[2] === stage)
-    .map((match) => match[1] ?? '');
+  return [...html.matchAll(/<td class="cell[^"]*">(.*?)<\/td>/g)]
+    .map((match) =>
+      (match[1] ?? '')
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .replace(/ ,/g, ',')
+        .trim(),
+    )
+    .filter((name) => name.includes(`, ${stage} likelihood`));
 }
 
 function rowNames(html: string): string[] {
-  return [...html.matchAll(/<th scope="row"><a href="[^"]+">([^<]+)<\/a><\/th>/g)].map(
+  return [...html.matchAll(/<th scope="row"><a href="[^"]+"[^>]*>([^<]+)<\/a><\/th>/g)].map(
     (match) => match[1] ?? '',
   );
 }
@@ -84,18 +91,19 @@ describe('risk heat map', () => {
       expect(text).toContain('Residual risk (after measures): 3 risks not closed');
       const inherent = cellNames(page.html, 'inherent');
       expect(inherent).toHaveLength(25);
-      expect(inherent).toContain('2 risks, inherent likelihood 4, impact 5: score 20, high');
-      expect(inherent).toContain('1 risk, inherent likelihood 4, impact 4: score 16, high');
-      expect(inherent).toContain('0 risks, inherent likelihood 1, impact 1: score 1, low');
+      expect(inherent).toContain('2 risks, inherent likelihood 4, impact 5: high · score 20');
+      expect(inherent).toContain('1 risk, inherent likelihood 4, impact 4: high · score 16');
+      expect(inherent).toContain('0 risks, inherent likelihood 1, impact 1: low · score 1');
       expect(cellNames(page.html, 'residual')).toContain(
-        '1 risk, residual likelihood 2, impact 5: score 10, medium',
+        '1 risk, residual likelihood 2, impact 5: medium · score 10',
       );
     }
 
     const home = await client.get(base);
-    const link = /<a href="([^"]+)" aria-label="2 risks, inherent likelihood 4, impact 5/.exec(
-      home.html,
-    )?.[1];
+    const link =
+      /<a href="([^"]+inherent_likelihood=4&amp;inherent_impact=5[^"]*)"><span class="count">2</.exec(
+        home.html,
+      )?.[1];
     expect(link).toBe(
       `${base}/risks?inherent_likelihood=4&amp;inherent_impact=5&amp;status=OPEN%2CIN_TREATMENT%2CMITIGATED%2CACCEPTED`,
     );
@@ -109,10 +117,10 @@ describe('risk heat map', () => {
     const { runtime, token, client, base, addRisk } = await setup();
     const id = await addRisk('Phishing', [3, 3]);
     const before = cellNames((await client.get(base)).html, 'residual');
-    expect(before).toContain('1 risk, residual likelihood 3, impact 3: score 9, medium');
+    expect(before).toContain('1 risk, residual likelihood 3, impact 3: medium · score 9');
     await ok(runtime, token, 'updateRisk', { id, residual_likelihood: 1 });
     const after = cellNames((await client.get(base)).html, 'residual');
-    expect(after).toContain('0 risks, residual likelihood 3, impact 3: score 9, medium');
-    expect(after).toContain('1 risk, residual likelihood 1, impact 3: score 3, low');
+    expect(after).toContain('0 risks, residual likelihood 3, impact 3: medium · score 9');
+    expect(after).toContain('1 risk, residual likelihood 1, impact 3: low · score 3');
   });
 });

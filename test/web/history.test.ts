@@ -92,7 +92,7 @@ describe('history in the web interface', () => {
     const history = text.slice(text.indexOf('History'));
     expect(history).toContain('The 2 most recent of 2 changes of this risk, newest first.');
     expect(history).toContain('ada@example.com via HTTP (direct), token seeding');
-    expect(history).toContain('Status : OPEN → IN_TREATMENT');
+    expect(history).toContain('Status : Open → In treatment');
     expect(history).toContain('Note : — → EDR rolled out');
     // Ids the page knows are shown by name.
     expect(history).toContain('Owner : — → Grace Hopper');
@@ -100,8 +100,11 @@ describe('history in the web interface', () => {
     const organization = textOf((await client.get(`${base}/history`)).html);
     expect(organization).toContain(`risk Ransomware ${risk.id}`);
     expect(organization).toContain('Owner : — → Grace Hopper');
-    expect(history).toContain('add addRisk');
-    expect(history.indexOf('update')).toBeLessThan(history.indexOf('add addRisk'));
+    expect(history).toContain('Added Details tool addRisk');
+    expect(history.indexOf('Changed Details tool updateRisk')).toBeLessThan(
+      history.indexOf('Added Details tool addRisk'),
+    );
+    expect(history.indexOf('Changed')).toBeGreaterThan(0);
   });
 
   it('shows a change made in the web interface as the signed-in user, without a token', async () => {
@@ -136,7 +139,7 @@ describe('history in the web interface', () => {
     expect(changes.changes[0]?.after).toMatchObject({ state: 'IMPLEMENTED' });
     const text = textOf((await client.get(`${base}/measures/${measure.id}`)).html);
     expect(text).toContain('ada@example.com via the web interface');
-    expect(text).toContain('State : NOT_STARTED → IMPLEMENTED');
+    expect(text).toContain('State : Not started → Implemented');
   });
 
   it('lists the organization’s history with filters, and keeps a deleted record’s changes', async () => {
@@ -156,7 +159,8 @@ describe('history in the web interface', () => {
     expect(text).toContain('2 of 2 changes, newest first.');
     // Named by its last values although it is gone, with its id.
     expect(text).toContain(`vendor Gone Corp ${vendor.id}`);
-    expect(text).toContain('delete deleteVendor');
+    // People's words first; the tool's name under Details, for the technical reader.
+    expect(text).toContain('Deleted Details tool deleteVendor');
     expect(text).not.toContain('ISO 27001');
     const refused = await client.get(`${base}/history?since=yesterday`);
     expect(refused.status).toBe(400);

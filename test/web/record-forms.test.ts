@@ -104,7 +104,7 @@ describe('record forms', () => {
 
     const html = (await client.get(`${base}/risks/new`)).html;
     expect(html).toMatch(/<select id="field-status" name="status"[^>]*>/);
-    expect(html).toContain('<option value="OPEN" selected="">OPEN</option>');
+    expect(html).toContain('<option value="OPEN" selected="">Open</option>');
     expect(html).toMatch(/<input id="field-inherent_likelihood"[^>]*type="number"[^>]*min="1" max="5"/);
     expect((await client.get(`${base}/audits/new`)).html).toMatch(
       /<input id="field-valid_from"[^>]*type="date"/,
@@ -374,7 +374,7 @@ describe('record forms', () => {
         ).matchAll(/<option value="([A-Z_]+)"/g),
       ].map((match) => match[1]);
     expect(options('status', form)).toEqual(['CLOSED', 'OPEN']);
-    expect(textOf(form)).toContain('From CLOSED it can move to OPEN only.');
+    expect(textOf(form)).toContain('From Closed it can move to Open only.');
     // Treatment moves freely: all four, no note.
     expect(options('treatment', form)).toEqual(['MITIGATE', 'ACCEPT', 'AVOID', 'TRANSFER']);
     const open = await addRiskByApi(
@@ -402,7 +402,7 @@ describe('record forms', () => {
     ).audit;
     const auditForm = (await client.get(`${base}/audits/${audit.id}/edit`)).html;
     expect(options('state', auditForm)).toEqual(['OUTDATED']);
-    expect(textOf(auditForm)).toContain('OUTDATED is final: it does not change any more.');
+    expect(textOf(auditForm)).toContain('Outdated is final: it does not change any more.');
   });
 
   it('links and unlinks a risk’s measures from the edit form', async () => {

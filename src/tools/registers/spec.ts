@@ -217,8 +217,28 @@ export function fieldLabelOf(spec: RegisterSpec | undefined, name: string): stri
     spec?.fields[name]?.label ?? spec?.relations?.find((relation) => relation.field === name)?.label;
   if (own) return own;
   if (COMMON_LABELS[name]) return COMMON_LABELS[name];
-  const words = name.replace(/_/g, ' ');
+  // A filter on a linked record (`measure_id`) is named for that record: "Measure".
+  const words = name.replace(/_id$/, '').replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The values of an enum field (a state, a category), or undefined for any other field. */
+export function enumValuesOf(spec: RegisterSpec | undefined, name: string): readonly string[] | undefined {
+  let def = spec?.fields[name]?.schema._zod.def as
+    | {
+        type: string;
+        entries?: Record<string, string>;
+        out?: { _zod: { def: unknown } };
+        innerType?: { _zod: { def: unknown } };
+      }
+    | undefined;
+  // Through the wrappers a field schema may have: case-insensitive preprocessing (a pipe), nullable, default.
+  for (let depth = 0; def && depth < 4; depth++) {
+    if (def.type === 'enum' && def.entries) return Object.values(def.entries);
+    const next = def.out ?? def.innerType;
+    def = next?._zod.def as typeof def;
+  }
+  return undefined;
 }
 
 /** A form's hint for a field: the spec's words for people, else the schema's description. */

@@ -6,6 +6,7 @@ import type { ChangeRow } from '../../tools/changes.ts';
 import { listChanges } from '../../tools/index.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { ACTION_LABELS, SURFACE_LABELS, valueLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
 import { displayName, REGISTER_PAGES } from '../registers/pages.ts';
@@ -63,14 +64,14 @@ function HistoryPage(props: {
 }) {
   const { membership, filter } = props;
   const base = `/orgs/${membership.organizationId}/history`;
-  const select = (name: string, label: string, values: string[]) => (
+  const select = (name: string, label: string, values: string[], labelOf: (value: string) => string) => (
     <div class="field">
       <label for={`filter-${name}`}>{label}</label>
       <select id={`filter-${name}`} name={name}>
         <option value="">Any</option>
         {values.map((value) => (
           <option value={value} selected={filter[name] === value}>
-            {value.replace(/_/g, ' ')}
+            {labelOf(value)}
           </option>
         ))}
       </select>
@@ -102,9 +103,19 @@ function HistoryPage(props: {
       </p>
       <form method="get" action={base} class="card" aria-label="Filter the history">
         <div class="row">
-          {select('kind', 'Kind', props.kinds)}
-          {select('action', 'Action', ['add', 'update', 'delete', 'link', 'unlink'])}
-          {select('surface', 'Surface', ['mcp', 'direct', 'web', 'cli'])}
+          {select('kind', 'Kind', props.kinds, (kind) => valueLabel(kind))}
+          {select(
+            'action',
+            'Action',
+            Object.keys(ACTION_LABELS),
+            (action) => ACTION_LABELS[action] ?? action,
+          )}
+          {select(
+            'surface',
+            'Surface',
+            ['mcp', 'direct', 'web', 'cli'],
+            (surface) => SURFACE_LABELS[surface] ?? surface,
+          )}
           {text('record_id', 'Record id', 'e.g. rsk_...')}
           {text('token_id', 'Token id', 'tok_...')}
           {text('since', 'Since', 'YYYY-MM-DD or an ISO time')}

@@ -1,15 +1,9 @@
 // The table of changes the record pages and the history page show: who, when, how, and each field before and after.
 import type { ChangeRow } from '../../tools/changes.ts';
-import { fieldLabelOf } from '../../tools/registers/spec.ts';
+import { enumValuesOf, fieldLabelOf } from '../../tools/registers/spec.ts';
+import { ACTION_LABELS, SURFACE_LABELS, valueLabel } from '../labels.ts';
 import { Badge, Time } from '../layout.tsx';
 import { registerPageByKind } from '../registers/pages.ts';
-
-const SURFACE_NAMES: Record<string, string> = {
-  mcp: 'MCP',
-  direct: 'HTTP (direct)',
-  web: 'web interface',
-  cli: 'operator CLI',
-};
 
 const ACTION_TONES: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
   add: 'ok',
@@ -52,8 +46,8 @@ function recordHref(organizationId: string, change: ChangeRow): string | undefin
 function Who({ change }: { change: ChangeRow }) {
   const via =
     change.surface === 'web' || change.token_id === null
-      ? `via the ${SURFACE_NAMES[change.surface] ?? change.surface}`
-      : `via ${SURFACE_NAMES[change.surface] ?? change.surface}, token ${change.token_name ?? change.token_id}`;
+      ? `via the ${SURFACE_LABELS[change.surface] ?? change.surface}`
+      : `via ${SURFACE_LABELS[change.surface] ?? change.surface}, token ${change.token_name ?? change.token_id}`;
   return (
     <>
       {change.user_email ?? change.user_id}
@@ -64,23 +58,29 @@ function Who({ change }: { change: ChangeRow }) {
 }
 
 function Changes({ change, names }: { change: ChangeRow; names?: KnownNames | undefined }) {
+  const spec = registerPageByKind(change.kind)?.spec;
+  // A state or category reads as its label ("In treatment"), anything else as shown() puts it.
+  const value = (field: string, raw: unknown) =>
+    typeof raw === 'string' && enumValuesOf(spec, field)?.includes(raw) ? valueLabel(raw) : shown(raw, names);
   const fields = changedFields(change).filter(
-    // An add lists what was set; empty optional fields say nothing.
-    (item) => change.action !== 'add' || shown(item.after, names) !== '—',
+    // An add lists what was set, a delete what the record held; empty optional fields say nothing.
+    (item) =>
+      (change.action !== 'add' || shown(item.after, names) !== '—') &&
+      (change.action !== 'delete' || shown(item.before, names) !== '—'),
   );
   if (fields.length === 0) return <span class="muted">no field changed</span>;
   return (
     <ul class="changes">
       {fields.map((item) => (
         <li>
-          <strong>{fieldLabelOf(registerPageByKind(change.kind)?.spec, item.field)}</strong>:{' '}
+          <strong>{fieldLabelOf(spec, item.field)}</strong>:{' '}
           {change.action === 'add' ? (
-            <span>{shown(item.after, names)}</span>
+            <span>{value(item.field, item.after)}</span>
           ) : change.action === 'delete' ? (
-            <del>{shown(item.before, names)}</del>
+            <del>{value(item.field, item.before)}</del>
           ) : (
             <>
-              <del>{shown(item.before, names)}</del> → <ins>{shown(item.after, names)}</ins>
+              <del>{value(item.field, item.before)}</del> → <ins>{value(item.field, item.after)}</ins>
             </>
           )}
         </li>
@@ -134,9 +134,11 @@ export function HistoryTable({
                     {names?.get(change.record_id) ? (
                       <>
                         {href ? (
-                          <a href={href}>{names.get(change.record_id)?.name}</a>
+                          <a href={href} dir="auto">
+                            {names.get(change.record_id)?.name}
+                          </a>
                         ) : (
-                          names.get(change.record_id)?.name
+                          <bdi>{names.get(change.record_id)?.name}</bdi>
                         )}
                         <br />
                         <code class="small">{change.record_id}</code>
@@ -149,9 +151,20 @@ export function HistoryTable({
                   </td>
                 )}
                 <td>
-                  <Badge tone={ACTION_TONES[change.action]}>{change.action}</Badge>
-                  <br />
-                  <code class="small">{change.tool}</code>
+                  <Badge tone={ACTION_TONES[change.action]}>
+                    {ACTION_LABELS[change.action] ?? change.action}
+                  </Badge>
+                  <details class="technical">
+                    <summary>Details</summary>
+                    <span class="small">
+                      tool <code>{change.tool}</code>
+                      {change.call_id && (
+                        <>
+                          , call <code>{change.call_id}</code>
+                        </>
+                      )}
+                    </span>
+                  </details>
                 </td>
                 <td>
                   <Changes change={change} names={names} />

@@ -1,4 +1,5 @@
 // The controls of a record form, one per field kind: text, numbers, dates, enums, references with pickers, lists.
+import { valueLabel } from '../labels.ts';
 import type { Picker } from '../tool-calls.ts';
 import type { FormField } from './fields.ts';
 
@@ -123,7 +124,7 @@ export function FieldControl(props: {
         {empty && <option value="">— none —</option>}
         {field.options.map((option) => (
           <option value={option} selected={option === text}>
-            {option.replace(/_/g, ' ')}
+            {valueLabel(option)}
           </option>
         ))}
         {text && !field.options.includes(text) && (

@@ -6,6 +6,7 @@ import type { RegisterKind } from '../../tools/index.ts';
 import type { LinkTools } from '../../tools/registers/link-tools.ts';
 import { allowedStates, fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
 import type { FormBody } from '../forms.tsx';
+import { valueLabel } from '../labels.ts';
 import type { RegisterPage } from '../registers/pages.ts';
 
 export type FormFieldKind =
@@ -323,11 +324,11 @@ export function editFieldsOf(
     if (!transitions || typeof current !== 'string' || field.kind !== 'enum') return field;
     const options = allowedStates(page.spec, field.name, current, field.options);
     if (options.length === field.options.length) return field;
-    const next = options.filter((option) => option !== current).map((option) => option.replace(/_/g, ' '));
+    const next = options.filter((option) => option !== current).map(valueLabel);
     const moves =
       next.length === 0
-        ? `${current.replace(/_/g, ' ')} is final: it does not change any more.`
-        : `From ${current.replace(/_/g, ' ')} it can move to ${next.join(' or ')} only.`;
+        ? `${valueLabel(current)} is final: it does not change any more.`
+        : `From ${valueLabel(current)} it can move to ${next.join(' or ')} only.`;
     return { ...field, options, description: field.description ? `${field.description} ${moves}` : moves };
   });
 }

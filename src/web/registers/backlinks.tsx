@@ -83,7 +83,9 @@ export function Backlinks({ links }: { links: Backlink[] }) {
                 {link.records.map((record, index) => (
                   <>
                     {index > 0 && ', '}
-                    <a href={record.href}>{record.name}</a>
+                    <a href={record.href} dir="auto">
+                      {record.name}
+                    </a>
                   </>
                 ))}
                 {(link.total > link.records.length || link.totalCapped) && (

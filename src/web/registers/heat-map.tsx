@@ -68,28 +68,30 @@ function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residua
                 const count = counts.get(`${likelihood}:${impact}`) ?? 0;
                 const score = likelihood * impact;
                 const { tone, label } = band(score);
-                const name = `${count} ${count === 1 ? 'risk' : 'risks'}, ${stage} likelihood ${likelihood}, impact ${impact}: score ${score}, ${label}`;
                 const params = new URLSearchParams({
                   [`${stage}_likelihood`]: String(likelihood),
                   [`${stage}_impact`]: String(impact),
                   status: HEAT_MAP_STATUSES.join(','),
                 });
+                // The cell's name is its visible text with the words a sighted reader gets from the headers, every
+                // hidden part between word boundaries ("2 risks, inherent likelihood 4, impact 5: high · score 20").
+                const content = (
+                  <>
+                    <span class="count">{count}</span>
+                    <span class="visually-hidden">
+                      {count === 1 ? 'risk' : 'risks'}, {stage} likelihood {likelihood}, impact {impact}:
+                    </span>
+                    <span class="band">
+                      {label} · <span class="visually-hidden">score</span> {score}
+                    </span>
+                  </>
+                );
                 return (
                   <td class={`cell ${tone}${count > 0 ? ' filled' : ''}`}>
                     {count > 0 ? (
-                      <a href={`${base}?${params.toString()}`} aria-label={name}>
-                        <span class="count">{count}</span>
-                        <span class="band">
-                          {label} · {score}
-                        </span>
-                      </a>
+                      <a href={`${base}?${params.toString()}`}>{content}</a>
                     ) : (
-                      <span aria-label={name} role="img">
-                        <span class="count">0</span>
-                        <span class="band">
-                          {label} · {score}
-                        </span>
-                      </span>
+                      <span>{content}</span>
                     )}
                   </td>
                 );

@@ -4,6 +4,7 @@ import { jsonSchemasOf } from '../../surfaces/schemas.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
 import type { Tool } from '../../tools/types.ts';
 import type { Membership } from '../context.ts';
+import { valueLabel, valuesLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
 import { AddRecordLink } from '../record-forms/pages.tsx';
 import type { NameIndex } from '../tool-calls.ts';
@@ -184,16 +185,12 @@ function FilterForm({
                   <option value="">Any</option>
                   {value && !values.includes(value) && (
                     <option value={value} selected>
-                      {value.replace(/_/g, ' ').replace(/,/g, ', ')}
+                      {valuesLabel(value)}
                     </option>
                   )}
                   {values.map((option) => (
                     <option value={option} selected={option === value}>
-                      {field.kind === 'boolean'
-                        ? option === 'true'
-                          ? 'Yes'
-                          : 'No'
-                        : option.replace(/_/g, ' ')}
+                      {field.kind === 'boolean' ? (option === 'true' ? 'Yes' : 'No') : valueLabel(option)}
                     </option>
                   ))}
                 </select>
@@ -321,7 +318,7 @@ export function RegisterListPage(props: {
               {props.rows.map((row) => (
                 <tr>
                   <th scope="row">
-                    <a href={`${base}/${String(row.id)}`}>
+                    <a href={`${base}/${String(row.id)}`} dir="auto">
                       {titleColumn ? displayOrDash(row[titleColumn], row) : String(row.id)}
                     </a>
                   </th>

@@ -24,7 +24,8 @@ export function RecordPage(props: {
 }) {
   const { page, membership, record } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
-  const hidden = new Set(['organization_id']);
+  // The id is for the technical reader: in a disclosure under the fields, not first among them.
+  const hidden = new Set(['organization_id', 'id']);
   return (
     <Layout
       title={`${displayName(record)} · ${page.title}`}
@@ -34,7 +35,7 @@ export function RecordPage(props: {
       <p class="small">
         <a href={base}>{page.title}</a> ›
       </p>
-      <h1>{displayName(record)}</h1>
+      <h1 dir="auto">{displayName(record)}</h1>
       <div class="card">
         <dl class="details">
           {Object.entries(record)
@@ -43,15 +44,17 @@ export function RecordPage(props: {
               <>
                 <dt>{fieldLabelOf(page.spec, field)}</dt>
                 <dd>
-                  {field === 'id' ? (
-                    <code>{String(value)}</code>
-                  ) : (
-                    <Value page={page} field={field} value={value} names={props.names} full />
-                  )}
+                  <Value page={page} field={field} value={value} names={props.names} full />
                 </dd>
               </>
             ))}
         </dl>
+        <details class="technical">
+          <summary>Technical details</summary>
+          <p class="small">
+            Id <code>{String(record.id)}</code> (for API calls and AI assistants)
+          </p>
+        </details>
       </div>
       <RecordActions membership={membership} page={page} record={record} />
       {props.details}

@@ -1,6 +1,7 @@
 // An organization's home page: the compliance summary (getComplianceSummary) with links into the registers.
 import type { Child } from 'hono/jsx';
 import type { Membership } from '../context.ts';
+import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
 
@@ -65,7 +66,7 @@ function Breakdown({
           {Object.entries(counts).map(([value, count]) => (
             <tr>
               <td>
-                <a href={href(value)}>{value.replace(/_/g, ' ')}</a>
+                <a href={href(value)}>{valueLabel(value)}</a>
               </td>
               <td class="num">{count}</td>
             </tr>
@@ -93,7 +94,7 @@ export function SummaryPage({
       viewer={viewer}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: 'overview' }}
     >
-      <h1>{membership.name}</h1>
+      <h1 dir="auto">{membership.name}</h1>
       <p class="lead">
         Compliance summary · your role: {membership.role} · as of <Time iso={summary.generated_at} />
       </p>
@@ -104,7 +105,7 @@ export function SummaryPage({
           alert={summary.risks.at_or_above_threshold > 0}
           href={`${base}/risks?min_residual_score=${summary.risks.residual_score_threshold}&sort=residual_score&direction=DESC`}
         >
-          of {summary.risks.total} risks, not closed
+          of {summary.risks.total - (summary.risks.by_status.CLOSED ?? 0)} risks not closed
         </Stat>
         <Stat
           title="Measures implemented"

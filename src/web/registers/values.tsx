@@ -1,9 +1,10 @@
 // How a register's values look on its pages: badges for states, scores by band, references as links to records.
 import type { Child } from 'hono/jsx';
 import type { RegisterKind } from '../../tools/index.ts';
+import { valueLabel } from '../labels.ts';
 import { Badge, Time } from '../layout.tsx';
 import type { NameIndex } from '../tool-calls.ts';
-import type { RegisterPage } from './pages.ts';
+import { type RegisterPage, registerPageByKind } from './pages.ts';
 
 const STATE_TONES: Record<string, 'ok' | 'warn' | 'bad'> = {
   IMPLEMENTED: 'ok',
@@ -42,12 +43,21 @@ function scoreTone(score: number): 'ok' | 'warn' | 'bad' {
 /** Which register a field points into (owner_id -> person, vendor_ids -> vendor, ...). */
 export function refKind(page: RegisterPage, field: string): RegisterKind | undefined {
   const spec = page.spec;
-  return spec.fields[field]?.ref ?? spec.relations?.find((relation) => relation.field === field)?.target;
+  const linked = field.endsWith('_id') ? registerPageByKind(field.slice(0, -3))?.kind : undefined;
+  return (
+    spec.fields[field]?.ref ?? spec.relations?.find((relation) => relation.field === field)?.target ?? linked
+  );
 }
 
 function Reference({ id, names }: { id: string; names: NameIndex }) {
   const found = names.get(id);
-  return found ? <a href={found.href}>{found.name}</a> : <code class="small">{id}</code>;
+  return found ? (
+    <a href={found.href} dir="auto">
+      {found.name}
+    </a>
+  ) : (
+    <code class="small">{id}</code>
+  );
 }
 
 export function Value({
@@ -86,8 +96,7 @@ export function Value({
   if (typeof value === 'number')
     return field.endsWith('_score') ? <Badge tone={scoreTone(value)}>{value}</Badge> : String(value);
   const textValue = String(value);
-  if (BADGE_FIELDS.has(field))
-    return <Badge tone={STATE_TONES[textValue]}>{textValue.replace(/_/g, ' ')}</Badge>;
+  if (BADGE_FIELDS.has(field)) return <Badge tone={STATE_TONES[textValue]}>{valueLabel(textValue)}</Badge>;
   if (field.endsWith('_url') && /^https?:\/\//i.test(textValue)) {
     return (
       <a href={textValue} rel="noopener noreferrer nofollow">
@@ -96,6 +105,6 @@ export function Value({
     );
   }
   if (field === 'created_at' || field === 'updated_at') return <Time iso={textValue} />;
-  if (!full && textValue.length > 140) return `${textValue.slice(0, 137)}…`;
-  return textValue;
+  // Text a person typed, isolated so a right-to-left name does not reorder the words around it.
+  return <bdi>{!full && textValue.length > 140 ? `${textValue.slice(0, 137)}…` : textValue}</bdi>;
 }

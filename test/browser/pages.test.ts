@@ -1,0 +1,144 @@
+// Every page a person reaches, found by following links from the sign-in page and the demo organization's home page
+// (one page of each shape: a record of each register, its edit and delete pages, history, members, tokens...):
+// axe-core finds no violation at 1280 x 800, and at 390 x 844 and 360 x 740 no page is wider than the screen.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { screenshot, signIn, start, stopAfterEach } from './helpers.ts';
+
+stopAfterEach();
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** A page's shape: its path with ids replaced, so one record stands for its register. */
+function shapeOf(href: string): string {
+  return new URL(href).pathname.replace(/\b[a-z]{3}_[0-9a-z]{24}\b/g, ':id');
+}
+
+/** Links not to follow: downloads, sign-out, the API, the OAuth endpoints, other origins. */
+function followable(href: string, origin: string): boolean {
+  const url = new URL(href);
+  if (url.origin !== origin) return false;
+  if (/\.(csv|json|xlsx|pdf|svg|ico)$/.test(url.pathname)) return false;
+  return !/^\/(logout|api|oauth|\.well-known|mcp|assets)(\/|$)/.test(url.pathname);
+}
+
+/**
+ * Pages reached from `from` by links, one of each shape, breadth first (at most `limit`); `visit` runs on each once
+ * it is loaded, before its links are read.
+ */
+async function crawl(
+  page: Page,
+  from: string[],
+  limit: number,
+  visit: (href: string) => Promise<void>,
+): Promise<string[]> {
+  const origin = new URL(from[0] ?? '').origin;
+  const seen = new Set<string>();
+  const queue = [...from];
+  const pages: string[] = [];
+  while (queue.length > 0 && pages.length < limit) {
+    const href = queue.shift() ?? '';
+    const shape = shapeOf(href);
+    if (seen.has(shape)) continue;
+    seen.add(shape);
+    const response = await page.goto(href);
+    if (!response?.ok() || !(response.headers()['content-type'] ?? '').startsWith('text/html')) continue;
+    pages.push(page.url());
+    await visit(page.url());
+    const links = await page
+      .locator('a[href]:not([download])')
+      .evaluateAll((anchors) =>
+        anchors.map((anchor) => (anchor as HTMLAnchorElement).href.split('#')[0] ?? ''),
+      );
+    for (const link of links) if (followable(link, origin) && !seen.has(shapeOf(link))) queue.push(link);
+  }
+  return pages;
+}
+
+interface AxeViolation {
+  id: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core's violations on the page (axe is loaded into every page by `addInitScript`). */
+async function axeViolations(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async () => {
+    type Axe = { run: (options: unknown) => Promise<{ violations: AxeViolation[] }> };
+    const axe = (window as unknown as { axe: Axe }).axe;
+    return (await axe.run({ resultTypes: ['violations'] })).violations;
+  });
+  return violations.map(
+    (violation) =>
+      `${violation.id} (${violation.nodes.length}): ${violation.nodes
+        .slice(0, 3)
+        .map((node) => node.target.join(' '))
+        .join(', ')}`,
+  );
+}
+
+const PHONES = [
+  { width: 390, height: 844 },
+  { width: 360, height: 740 },
+];
+
+/** How many CSS pixels the page is wider than the window (0 when it fits). */
+async function overflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+}
+
+describe('every page', () => {
+  it('has no axe-core violation at 1280 x 800 and fits a phone at 390 and 360 px', async () => {
+    const { page, url, server, context } = await start({
+      demo: true,
+      viewport: { width: 1280, height: 800 },
+    });
+    await context.addInitScript({ content: AXE_SOURCE });
+    const demo = server.demo;
+    if (!demo) throw new Error('the demo was not seeded');
+
+    const signedOut = [`${url}/login`, `${url}/signup`];
+    await signIn(page, url, demo.email, demo.password);
+    const home = page.url();
+    expect(home).toMatch(/\/orgs\/org_/);
+    // Each page loaded once: axe-core at 1280 x 800, then the same page narrowed to phone widths.
+    const failures: string[] = [];
+    const check = async (href: string) => {
+      for (const violation of await axeViolations(page)) failures.push(`${shapeOf(href)} ${violation}`);
+      for (const viewport of PHONES) {
+        await page.setViewportSize(viewport);
+        const wider = await overflow(page);
+        if (wider > 0)
+          failures.push(`${shapeOf(href)} at ${viewport.width} px: ${wider} px wider than the screen`);
+      }
+      await page.setViewportSize({ width: 1280, height: 800 });
+    };
+    const pages = await crawl(page, [home, `${url}/settings/tokens`], 80, check);
+    // Each register's list, record, edit and delete pages, and the rest, were found.
+    expect(pages.length).toBeGreaterThan(45);
+    const shapes = pages.map(shapeOf);
+    for (const shape of ['/orgs/:id/risks/:id/edit', '/orgs/:id/measures/:id/delete', '/orgs/:id/history']) {
+      expect(shapes).toContain(shape);
+    }
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(home);
+    // What the first screen of a phone shows (not the whole page).
+    await screenshot(page, '50-phone-home', false);
+    await page.goto(`${home}/risks`);
+    await screenshot(page, '51-phone-risks', false);
+    await page.goto(`${home}/history`);
+    await screenshot(page, '52-phone-history', false);
+
+    // Signed out: the sign-in and sign-up pages.
+    await context.clearCookies();
+    await page.setViewportSize({ width: 1280, height: 800 });
+    for (const href of signedOut) {
+      await page.goto(href);
+      await check(href);
+    }
+    if (failures.length > 0) console.log(failures.join('\n'));
+    expect(failures).toEqual([]);
+  }, 300_000);
+});
