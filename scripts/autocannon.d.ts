@@ -8,6 +8,8 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     timeout?: number;
+    /** Requests each connection sends in turn (instead of one request). */
+    requests?: { method?: string; path?: string; headers?: Record<string, string>; body?: string }[];
   }
   interface Stats {
     average: number;

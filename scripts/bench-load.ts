@@ -1,5 +1,6 @@
 // Load generation shared by the benches: a host started as a child process, autocannon runs, the best of rounds.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 
@@ -21,6 +22,15 @@ export function formatLoad(load: Load): string {
   return `${load.requestsPerSecond.toFixed(0)} req/s, mean ${load.meanMs.toFixed(2)} ms, p99 ${load.p99Ms} ms, errors ${load.errors}, non-2xx ${load.non2xx}`;
 }
 
+/** The headers of a call: the bearer token, a JSON body, and the Accept an MCP client sends. */
+export function callHeaders(token: string): Record<string, string> {
+  return {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  };
+}
+
 /** POSTs `body` to `url` with the bearer token from `connections` connections for `seconds`. */
 export async function postLoad(
   url: string,
@@ -32,7 +42,7 @@ export async function postLoad(
   const result = await autocannon({
     url,
     method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    headers: callHeaders(token),
     body: JSON.stringify(body),
     connections,
     duration: seconds,
@@ -61,13 +71,24 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** A child process serving at `url`. */
+export interface ChildHost {
+  url: string;
+  pid: number | undefined;
+  /** Sends SIGTERM; resolves when the process has exited. */
+  stop(): Promise<void>;
+  cpuSeconds(): number;
+  /** Everything it has printed so far, both streams. */
+  output(): string;
+}
+
 /** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */
 export async function startChildProcess(
   args: string[],
   ready: RegExp,
   children: ChildProcess[],
   env: NodeJS.ProcessEnv = process.env,
-): Promise<{ url: string; stop(): void }> {
+): Promise<ChildHost> {
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
   children.push(child);
   let output = '';
@@ -91,10 +112,29 @@ export async function startChildProcess(
       reject(new Error(`exited with ${code}:\n${output.slice(-2000)}`));
     });
   });
+  const exited = new Promise<void>((resolveExit) => {
+    if (child.exitCode !== null) resolveExit();
+    else child.once('exit', () => resolveExit());
+  });
   return {
     url,
+    pid: child.pid,
     stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
     },
+    cpuSeconds: () => cpuSecondsOf(child.pid),
+    output: () => output,
   };
+}
+
+/** User + system CPU time a process has used so far (Linux /proc; NaN elsewhere). */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    // Fields after the command name: state is 3rd, utime 14th and stime 15th, in clock ticks (100 per second).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return Number.NaN;
+  }
 }

@@ -8,20 +8,24 @@
 // --worker-seconds N (the Worker's 64-connection run, default 10; the issue's check is 30), --no-frameworks (skip
 // the frameworks rows: 10,000 requirements against 100, the 1,220-entry catalog import, tools/list's size).
 // Child mode (internal): --serve-node <database url> starts the Node host and prints its URL.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import autocannon from 'autocannon';
-import { createOrganization, createUser } from '../src/accounts.ts';
-import { noTokenCache } from '../src/auth/token-cache.ts';
-import { createTokenService } from '../src/auth/tokens.ts';
 import { loadConfig } from '../src/config.ts';
-import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { newId } from '../src/ids.ts';
 import { benchFrameworks } from './bench-frameworks.ts';
-import { freePort } from './bench-load.ts';
+import {
+  bestLoad,
+  callHeaders,
+  formatLoad,
+  freePort,
+  type Load,
+  postLoad,
+  startChildProcess,
+} from './bench-load.ts';
+import { prepareRiskSeed, RARE_WORD, type RiskSeed } from './bench-seed.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -31,15 +35,6 @@ const option = (name: string): string | undefined => {
 const HARD_LIMIT_MS = 15 * 60_000;
 
 // ---- parent ----------------------------------------------------------------------------------------------
-
-interface Load {
-  requestsPerSecond: number;
-  meanMs: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-  requests: number;
-}
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -65,7 +60,7 @@ async function main(): Promise<void> {
     // alike, and the ratio says what the size costs.
     const hosts: {
       size: number;
-      seed: Seed;
+      seed: RiskSeed;
       url: string;
       stop(): void;
       cpuSeconds(): number;
@@ -74,10 +69,10 @@ async function main(): Promise<void> {
     for (const size of sizes) {
       const url = `file:${join(dir, `scale-${size}.db`)}`;
       const t0 = Date.now();
-      const seed = await prepare(url);
+      const seed = await prepareRiskSeed(url);
       await seed.growTo(size);
       console.log(`seeded ${size} risks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      const node = await startChild(
+      const node = await startChildProcess(
         [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-node', url],
         /LISTENING (\S+)/,
         children,
@@ -95,9 +90,9 @@ async function main(): Promise<void> {
         for (const host of hosts) {
           const item = casesBySize.get(host.size)?.[index];
           if (!item) continue;
-          if (round === 0) await run(item.url, item.body, host.seed.token, 10, 1); // warm-up
-          const load = await run(item.url, item.body, host.seed.token, 10, seconds);
-          bySize.set(host.size, best(bySize.get(host.size), load));
+          if (round === 0) await postLoad(item.url, item.body, host.seed.token, 10, 1); // warm-up
+          const load = await postLoad(item.url, item.body, host.seed.token, 10, seconds);
+          bySize.set(host.size, bestLoad(bySize.get(host.size), load));
         }
       }
       console.log(
@@ -109,7 +104,7 @@ async function main(): Promise<void> {
     const large = hosts.find((host) => host.size === 100_000);
     if (large) {
       // The MCP endpoint without its fast path (docs/mcp.md): a second host on the same database.
-      const sdkPath = await startChild(
+      const sdkPath = await startChildProcess(
         [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-node', large.databaseUrl],
         /LISTENING (\S+)/,
         children,
@@ -124,18 +119,18 @@ async function main(): Promise<void> {
         sdkPathMcp: { host: sdkPath, url: `${sdkPath.url}/api/mcp/v1`, body: mcpCall(body) },
       };
       const measured: Partial<McpVsDirect> = {};
-      for (const item of Object.values(cases)) await run(item.url, item.body, large.seed.token, 10, 1); // warm-up
+      for (const item of Object.values(cases)) await postLoad(item.url, item.body, large.seed.token, 10, 1); // warm-up
       for (let round = 0; round < ROUNDS; round++) {
         for (const name of ['direct', 'mcp', 'sdkPathDirect', 'sdkPathMcp'] as const) {
           const item = cases[name];
           const before = item.host.cpuSeconds();
-          const load = await run(item.url, item.body, large.seed.token, 10, seconds);
+          const load = await postLoad(item.url, item.body, large.seed.token, 10, seconds);
           // The server's CPU per call is what the MCP layer adds to a call; other load on the machine moves it less
           // than req/s. The least of the rounds counts, as the best load does.
           const cpuMs = ((item.host.cpuSeconds() - before) * 1000) / Math.max(1, load.requests);
           const previous = measured[name];
           measured[name] = {
-            load: best(previous?.load, load),
+            load: bestLoad(previous?.load, load),
             cpuMs: Math.min(previous?.cpuMs ?? Number.POSITIVE_INFINITY, cpuMs),
           };
         }
@@ -203,11 +198,6 @@ interface McpVsDirect {
   sdkPathMcp: Measured;
 }
 
-/** The better of two measurements of one case (lower mean latency). */
-function best(current: Load | undefined, next: Load): Load {
-  return current && current.meanMs <= next.meanMs ? current : next;
-}
-
 function mcpCall(args: unknown) {
   return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'listRisks', arguments: args } };
 }
@@ -216,122 +206,8 @@ function formatMeasured({ load, cpuMs }: Measured): string {
   return `${formatLoad(load)}, server CPU ${cpuMs.toFixed(3)} ms per call`;
 }
 
-function formatLoad(load: Load): string {
-  return `${load.requestsPerSecond.toFixed(0)} req/s, mean ${load.meanMs.toFixed(2)} ms, p99 ${load.p99Ms} ms, errors ${load.errors}, non-2xx ${load.non2xx}`;
-}
-
-// ---- seeding ---------------------------------------------------------------------------------------------
-
-const WORDS = [
-  'laptop',
-  'supplier',
-  'outage',
-  'phishing',
-  'backup',
-  'payroll',
-  'contract',
-  'insider',
-  'datacenter',
-  'firmware',
-  'password',
-  'invoice',
-  'misconfigured',
-  'storage',
-  'network',
-  'retention',
-];
-/** The word of the filter.query case: in exactly 1% of the rows. */
-const RARE_WORD = 'ransomware';
-
-async function prepare(databaseUrl: string) {
-  const database = await openNodeDatabase(databaseUrl);
-  await migrateDatabase(database);
-  const now = () => new Date();
-  const user = await createUser(database.db, now(), {
-    email: 'scale@example.com',
-    password: 'scale bench 1',
-  });
-  const organization = await createOrganization(database.db, now(), { name: 'Scale', ownerId: user.id });
-  const tokens = createTokenService({ db: database.db, cache: noTokenCache, cacheTtlSeconds: 0, now });
-  const { token } = await tokens.create({
-    userId: user.id,
-    name: 'scale bench',
-    scope: 'read',
-    organizationIds: null,
-    expiresAt: null,
-  });
-  const base = Date.parse('2024-01-01T00:00:00.000Z');
-  let count = 0;
-  const BATCH = 500;
-  return {
-    token,
-    organizationId: organization.id,
-    database,
-    get count() {
-      return count;
-    },
-    /** Adds risks until the organization has `size`, in write transactions of 20 batches of 500 rows. */
-    async growTo(size: number) {
-      while (count < size) {
-        const statements = [];
-        for (let b = 0; b < 20 && count < size; b++) {
-          const n = Math.min(BATCH, size - count);
-          const args: (string | number | null)[] = [];
-          for (let k = 0; k < n; k++) {
-            const i = count + k;
-            const likelihood = (i % 5) + 1;
-            const impact = (Math.floor(i / 5) % 5) + 1;
-            const residualLikelihood = Math.max(1, likelihood - (i % 2));
-            const residualImpact = impact;
-            // Spread over ~3 years, 1 s apart with a jitter: created_at order differs from insertion order.
-            const created = new Date(base + i * 1000 + ((i * 7919) % 997)).toISOString();
-            const word = (j: number) => WORDS[(i * 31 + j * 17) % WORDS.length];
-            const description =
-              i % 100 === 42
-                ? `${word(1)} ${RARE_WORD} attack on the ${word(2)}`
-                : `${word(1)} ${word(2)} ${word(3)} scenario ${i}`;
-            args.push(
-              newId('rsk'),
-              organization.id,
-              `Risk ${word(4)} ${i}`,
-              description,
-              'General',
-              'OPEN',
-              'MITIGATE',
-              null,
-              likelihood,
-              impact,
-              likelihood * impact,
-              residualLikelihood,
-              residualImpact,
-              residualLikelihood * residualImpact,
-              null,
-              created,
-              created,
-            );
-          }
-          const row = `(${Array(17).fill('?').join(',')})`;
-          statements.push({
-            sql: `insert into risks (id, organization_id, name, description, category, status, treatment, owner_id, inherent_likelihood, inherent_impact, inherent_score, residual_likelihood, residual_impact, residual_score, note, created_at, updated_at) values ${Array(n).fill(row).join(',')}`,
-            args,
-          });
-          count += n;
-        }
-        await database.client.batch(statements, 'write');
-      }
-      // What the host would have after running a while (PRAGMA optimize where the code runs it).
-      await database.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
-    },
-    close() {
-      database.client.close();
-    },
-  };
-}
-
-type Seed = Awaited<ReturnType<typeof prepare>>;
-
 /** The list queries measured at every size. The deep page starts at the row in the middle of created_at order. */
-async function casesFor(url: string, seed: Seed) {
+async function casesFor(url: string, seed: RiskSeed) {
   const organization_id = seed.organizationId;
   const tool = `${url}/api/mcp/tools/listRisks`;
   const middle = await seed.database.client.execute({
@@ -346,7 +222,7 @@ async function casesFor(url: string, seed: Seed) {
   ).toString('base64url');
   const first = await fetch(tool, {
     method: 'POST',
-    headers: headers(seed.token),
+    headers: callHeaders(seed.token),
     body: JSON.stringify({ organization_id, size: 1, cursor: handmade }),
   });
   const deepCursor = ((await first.json()) as { next_cursor: string }).next_cursor;
@@ -381,88 +257,10 @@ async function casesFor(url: string, seed: Seed) {
 
 // ---- load ------------------------------------------------------------------------------------------------
 
-function headers(token: string) {
-  return {
-    authorization: `Bearer ${token}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
-}
-
-async function run(url: string, body: unknown, token: string, connections: number, seconds: number) {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers: headers(token),
-    body: JSON.stringify(body),
-    connections,
-    duration: seconds,
-    timeout: 10,
-  });
-  return {
-    requestsPerSecond: result.requests.average,
-    meanMs: result.latency.average,
-    p99Ms: result.latency.p99,
-    errors: result.errors + result.timeouts,
-    non2xx: result.non2xx,
-    requests: result.requests.total,
-  } satisfies Load;
-}
-
-/** Starts a child process and waits (at most 90 s) for a line matching `ready`; its first group is the URL. */
-async function startChild(
-  args: string[],
-  ready: RegExp,
-  children: ChildProcess[],
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ url: string; stop(): void; cpuSeconds(): number }> {
-  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
-  children.push(child);
-  let output = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`not ready after 90 s:\n${output.slice(-2000)}`)),
-      90_000,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = ready.exec(output);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolveUrl(match[1]);
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code}:\n${output.slice(-2000)}`));
-    });
-  });
-  return {
-    url,
-    stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-    },
-    cpuSeconds: () => cpuSecondsOf(child.pid),
-  };
-}
-
-/** User + system CPU time a process has used so far (Linux /proc; NaN elsewhere). */
-function cpuSecondsOf(pid: number | undefined): number {
-  try {
-    // Fields after the command name: state is 3rd, utime 14th and stime 15th, in clock ticks (100 per second).
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /** The Worker as `npm run dev:worker` runs it: the libSQL dev server on the seeded file and `wrangler dev`. */
 async function measureWorker(
   databaseUrl: string,
-  seed: Seed,
+  seed: RiskSeed,
   seconds: number,
   workerSeconds: number,
   node10: Load,
@@ -471,7 +269,7 @@ async function measureWorker(
   const hranaPort = await freePort();
   const workerPort = await freePort();
   const authToken = `bench-${newId('tok')}`;
-  const hrana = await startChild(
+  const hrana = await startChildProcess(
     [resolve('bin/run-ts.js'), resolve('scripts/libsql-dev-server.ts')],
     /libsql dev server on (\S+)/,
     children,
@@ -483,7 +281,7 @@ async function measureWorker(
     },
   );
   const wranglerBin = createRequire(import.meta.url).resolve('wrangler/bin/wrangler.js');
-  const wrangler = await startChild(
+  const wrangler = await startChildProcess(
     [
       wranglerBin,
       'dev',
@@ -507,10 +305,10 @@ async function measureWorker(
   try {
     const url = `http://127.0.0.1:${workerPort}/api/mcp/tools/listRisks`;
     const body = { organization_id: seed.organizationId, size: 20 };
-    await run(url, body, seed.token, 4, 2); // warm-up
-    const worker10 = await run(url, body, seed.token, 10, seconds);
+    await postLoad(url, body, seed.token, 4, 2); // warm-up
+    const worker10 = await postLoad(url, body, seed.token, 10, seconds);
     console.log(`  Worker, 10 connections: ${formatLoad(worker10)}`);
-    const worker64 = await run(url, body, seed.token, 64, workerSeconds);
+    const worker64 = await postLoad(url, body, seed.token, 64, workerSeconds);
     console.log(`  Worker, 64 connections for ${workerSeconds} s: ${formatLoad(worker64)}`);
     return { node10, worker10, worker64 };
   } finally {

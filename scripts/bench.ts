@@ -5,6 +5,7 @@
 //        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts)
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
 //                                    --worker adds 10,000 risks through the web upload on the Worker)
+//        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
@@ -45,6 +46,11 @@ if (process.argv.includes('--import')) {
 if (process.argv.includes('--frameworks') && !process.argv.includes('--scale')) {
   await import('./bench-frameworks.ts');
   // bench-frameworks.ts exits by itself.
+}
+if (process.argv.includes('--overhead') || process.argv.includes('--serve-thin')) {
+  await import('./bench-overhead.ts');
+  // bench-overhead.ts exits by itself (or serves the thin route until stopped).
+  await new Promise(() => {});
 }
 if (process.argv.includes('--scale') || process.argv.includes('--serve-node')) {
   await import('./bench-scale.ts');

@@ -1,6 +1,7 @@
 // Node host: embedded libSQL (migrated on start), in-process token cache, @hono/node-server, demo seed on first start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
+import { nodeSha256Hex } from './auth/node-hash.ts';
 import { createMemoryTokenCache } from './auth/token-cache.ts';
 import { type Config, redactDatabaseUrl } from './config.ts';
 import { optimizeDatabase } from './db/client.ts';
@@ -135,6 +136,7 @@ export async function startNodeServer(
     loopbackOnly: isLoopbackHost(config.host),
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
+    hashToken: nodeSha256Hex,
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =

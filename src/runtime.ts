@@ -32,6 +32,8 @@ export function createRuntime(options: {
   now?: () => Date;
   log?: (message: string) => void;
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** How bearer tokens are hashed (TokenServiceDeps.hash); WebCrypto unless given. */
+  hashToken?: (secret: string) => string | Promise<string>;
 }): Runtime {
   const now = options.now ?? (() => new Date());
   const tokens = createTokenService({
@@ -39,6 +41,7 @@ export function createRuntime(options: {
     cache: options.cache,
     cacheTtlSeconds: options.config.tokenCacheTtlSeconds,
     now,
+    ...(options.hashToken ? { hash: options.hashToken } : {}),
   });
   const usage = createUsageRecorder(options.database.db, options.log);
   const app = createApp({

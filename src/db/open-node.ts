@@ -10,6 +10,7 @@ import {
   optimizeDatabase,
   prepareEmbeddedFile,
 } from './client.ts';
+import { createEmbeddedClient, embeddedFilePath } from './embedded-client.ts';
 
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), '../../migrations');
 
@@ -23,12 +24,16 @@ export async function openNodeDatabase(url: string, authToken?: string): Promise
   // in parallel; the client's pool would open one per request awaiting at once, each with its own cold page cache,
   // and a large database would then be read from the file again and again under concurrent load. Nothing here holds
   // a connection across an await (writes are single batches, never interactive transactions).
-  const client = createClient({
-    url,
-    timeout: BUSY_TIMEOUT_MS,
-    ...(url.startsWith('file:') ? { concurrency: 1 } : {}),
-    ...(authToken ? { authToken } : {}),
-  });
+  // A plain file path gets the client that keeps its statements prepared (embedded-client.ts).
+  const embeddedPath = authToken ? null : embeddedFilePath(url);
+  const client = embeddedPath
+    ? createEmbeddedClient(embeddedPath, BUSY_TIMEOUT_MS)
+    : createClient({
+        url,
+        timeout: BUSY_TIMEOUT_MS,
+        ...(url.startsWith('file:') ? { concurrency: 1 } : {}),
+        ...(authToken ? { authToken } : {}),
+      });
   if (url.startsWith('file:')) await prepareEmbeddedFile(client);
   return createDatabase(client);
 }

@@ -17,7 +17,22 @@ export function refuseAnnouncedTooLarge(maxBodyBytes: number): MiddlewareHandler
   };
 }
 
-/** Counts the body as the handler reads it and answers 413 once it passes the limit. */
+/**
+ * Counts the body as the handler reads it and answers 413 once it passes the limit. A body with a Content-Length (and
+ * no Transfer-Encoding) is decided on that length alone, as hono's bodyLimit decides it, but without asking for the
+ * request's body stream: on @hono/node-server that would build a full Request (and its abort signal) per call.
+ */
 export function limitBody(maxBodyBytes: number): MiddlewareHandler {
-  return bodyLimit({ maxSize: maxBodyBytes, onError: () => errorResponse(payloadTooLarge(maxBodyBytes)) });
+  const counted = bodyLimit({
+    maxSize: maxBodyBytes,
+    onError: () => errorResponse(payloadTooLarge(maxBodyBytes)),
+  });
+  return async (c, next) => {
+    const length = c.req.header('content-length');
+    if (length !== undefined && !c.req.header('transfer-encoding')) {
+      if (Number.parseInt(length, 10) > maxBodyBytes) return errorResponse(payloadTooLarge(maxBodyBytes));
+      return next();
+    }
+    return counted(c, next);
+  };
 }

@@ -114,6 +114,10 @@ dl.details dd { margin: 0; word-break: break-word; }
 ul.changes { margin: 0; padding-left: 1rem; }
 table.history th.fields { min-width: 18rem; width: 45%; }
 ul.plain { list-style: none; margin: 0; padding: 0; }
+.getting-started ol { margin: 0; padding-left: 1.4rem; }
+.getting-started li { margin: 0.35rem 0; }
+.getting-started li.done strong { color: var(--muted); text-decoration: line-through; }
+.getting-started .step-action { display: block; }
 ul.changes li { word-break: break-word; }
 ul.changes del { color: var(--bad); }
 ul.changes ins { color: var(--ok); text-decoration: none; font-weight: 600; }

@@ -362,14 +362,32 @@ describe('record forms', () => {
       expected_updated_at: inputValue(stale.html, 'expected_updated_at') ?? '',
     });
     expect(refused.status).toBe(409);
-    expect(textOf(refused.html)).toContain('The changes were not saved.');
-    expect(textOf(refused.html)).toContain('changed since');
-    expect(refused.html).toContain(`<a href="${editPath}">Reload the form</a>`);
+    const text = textOf(refused.html);
+    expect(text).toContain('Changed while you were editing');
+    expect(refused.html).toContain(`<a href="${editPath}">reload the form</a>`);
+    // Who changed what meanwhile (from the history), and the person's values beside the current ones.
+    expect(text).toContain('ada@example.com via HTTP (direct), token seeding');
+    expect(text).toContain('Note : — → Changed through the API');
+    expect(text).toContain('Name My newer name Phishing of finance staff');
+    expect(text).toContain('Note — Changed through the API');
     expect(inputValue(refused.html, 'name')).toBe('My newer name');
     const kept = (
       await ok<{ risk: Risk & Record<string, unknown> }>(runtime, token, 'getRisk', { id: risk.id })
     ).risk;
     expect(kept).toMatchObject({ name: 'Phishing of finance staff', note: 'Changed through the API' });
+    // The form now carries the current version's time: saving again applies the person's values to it.
+    expect(inputValue(refused.html, 'expected_updated_at')).toBe(kept.updated_at);
+    const applied = await client.post(editPath, {
+      _csrf: csrfOf(refused.html),
+      ...RISK_FORM,
+      name: 'My newer name',
+      expected_updated_at: inputValue(refused.html, 'expected_updated_at') ?? '',
+    });
+    expect(applied.status).toBe(303);
+    const mine = (
+      await ok<{ risk: Risk & Record<string, unknown> }>(runtime, token, 'getRisk', { id: risk.id })
+    ).risk;
+    expect(mine).toMatchObject({ name: 'My newer name' });
   });
 
   it('explains a refused state transition next to the status field', async () => {

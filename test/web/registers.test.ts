@@ -1,6 +1,7 @@
 // Register pages and the compliance summary: filters and pages as the tools have them, through the tool map.
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addMembership, createUser } from '../../src/accounts.ts';
 import { toolCalls } from '../../src/db/schema.ts';
 import { REGISTER_PAGES } from '../../src/web/registers/pages.ts';
 import { seedRecords } from '../fixtures.ts';
@@ -177,6 +178,62 @@ describe('register pages', () => {
     const back = await client.get(link(page3.html, 'prev'));
     expect(textOf(back.html)).toContain('Page 2');
     expect(rowNames(back.html)).toEqual(rowNames(page2.html));
+  });
+
+  it('guides a new organization through its first steps, and shows coverage per framework on the home page', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    const home = `/orgs/${organizationId}`;
+    const steps = async () => {
+      const text = textOf((await client.get(home)).html);
+      return text.includes('Getting started') ? /(\d) of 4 steps left/.exec(text)?.[1] : 'none';
+    };
+    // Ada already holds a token (the test's own): three steps left.
+    expect(await steps()).toBe('3');
+    const first = await client.get(home);
+    expect(first.html).toContain(`href="${home}/risks/import"`);
+    expect(first.html).toContain(`href="${home}/frameworks/new"`);
+    await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Phishing',
+      inherent_likelihood: 3,
+      inherent_impact: 3,
+    });
+    expect(await steps()).toBe('2');
+    const framework = await ok<{ framework: { id: string } }>(runtime, token, 'addFramework', {
+      organization_id: organizationId,
+      name: 'ISO 27001',
+      version: '2022',
+    });
+    const measure = await ok<{ measure: { id: string } }>(runtime, token, 'addMeasure', {
+      organization_id: organizationId,
+      name: 'MFA',
+      state: 'IMPLEMENTED',
+    });
+    for (const reference of ['A.5.15', 'A.5.16', 'A.5.17']) {
+      const requirement = await ok<{ requirement: { id: string } }>(runtime, token, 'addRequirement', {
+        organization_id: organizationId,
+        framework_id: framework.framework.id,
+        reference,
+        title: `Control ${reference}`,
+      });
+      if (reference === 'A.5.15') {
+        await ok(runtime, token, 'linkRequirementMeasure', {
+          requirement_id: requirement.requirement.id,
+          measure_id: measure.measure.id,
+        });
+      }
+    }
+    expect(await steps()).toBe('1');
+    const colleague = await createUser(runtime.database.db, new Date(), {
+      email: 'grace@example.com',
+      password: 'a long enough password',
+    });
+    await addMembership(runtime.database.db, new Date(), organizationId, colleague.id, 'EDITOR');
+    expect(await steps()).toBe('none');
+
+    const text = textOf((await client.get(home)).html);
+    // Framework, requirements, applicable, implemented, not covered, share.
+    expect(text).toContain('ISO 27001 2022 3 3 1 2 33%');
   });
 
   it('hides closed risks until asked, and takes several statuses at once', async () => {

@@ -1,6 +1,7 @@
 // One register's records as the tools read them: the selected columns, a record by id, and its presented form.
 import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import type { SelectedFields, SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { rowMapper } from '../../db/rows.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
 import type { ToolContext } from '../types.ts';
@@ -61,7 +62,9 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
   );
   const today = (ctx: ToolContext) => ctx.now().toISOString().slice(0, 10);
 
-  // get/update/delete read the record by id on every call: the statement is built once per database handle.
+  // get/update/delete read the record by id on every call: the statement is built once per database handle, and its
+  // rows mapped by a mapper made once.
+  const byIdRow = rowMapper(selection);
   const byIdStatements = new WeakMap<ToolContext['db'], ReturnType<typeof prepareById>>();
   function prepareById(db: ToolContext['db']) {
     return db
@@ -98,8 +101,9 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
         byId = prepareById(ctx.db);
         byIdStatements.set(ctx.db, byId);
       }
-      const [row] = await byId.all({ id });
-      if (!row) throw notFound(title);
+      const [values] = (await byId.values({ id })) as ArrayLike<unknown>[];
+      if (!values) throw notFound(title);
+      const row = byIdRow(values);
       requireOrganization(ctx, String(row.organization_id), mode, title);
       return row;
     },

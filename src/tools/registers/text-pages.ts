@@ -1,7 +1,9 @@
 // The read strategies of a list page: a walk along the sort index, and for text the FTS index can find, a count of
 // its matches followed by a dense walk or a sparse read of the matches, whichever their density makes cheap.
+import type { Client, InArgs } from '@libsql/client';
 import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { rowMapper } from '../../db/rows.ts';
 import {
   type CountedTotal,
   cappedCount,
@@ -44,6 +46,33 @@ export interface PageRows {
 }
 
 type BatchList = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
+
+/**
+ * Queries run as one batch (one transaction, as db.batch runs them) on the database's client, their rows left to
+ * the caller to map: a list page's rows go through a mapper made once per register (listRowMapper), not drizzle's
+ * mapping, which asks what each field is for every row.
+ */
+async function runBatch(ctx: ToolContext, queries: { toSQL(): { sql: string; params: unknown[] } }[]) {
+  const client = (ctx.db as unknown as { $client: Client }).$client;
+  return client.batch(
+    queries.map((query) => {
+      const { sql: text, params } = query.toSQL();
+      return { sql: text, args: params as InArgs };
+    }),
+  );
+}
+
+const listRowMappers = new WeakMap<RegisterRecords, ReturnType<typeof rowMapper>>();
+
+/** The mapper of a register's list rows (its listSelection). */
+function listRowMapper(records: RegisterRecords) {
+  let mapper = listRowMappers.get(records);
+  if (!mapper) {
+    mapper = rowMapper(records.listSelection);
+    listRowMappers.set(records, mapper);
+  }
+  return mapper;
+}
 
 /** The database is reached over the network (each read a round trip), not embedded in this process. */
 function isRemote(ctx: ToolContext): boolean {
@@ -102,10 +131,11 @@ export async function walkedPage(
             .as('matches'),
         ),
       ];
-  const results = await ctx.db.batch([...walks, ...counting] as unknown as BatchList);
+  const results = await runBatch(ctx, [...walks, ...counting]);
+  const mapRow = listRowMapper(records);
   return {
-    rows: (results.slice(0, walks.length) as Row[][]).flat(),
-    counted: page.carried ?? cappedCount(Number((results[walks.length] as Row[])[0]?.total ?? 0), page.cap),
+    rows: results.slice(0, walks.length).flatMap((result) => result.rows.map(mapRow)),
+    counted: page.carried ?? cappedCount(Number(results[walks.length]?.rows[0]?.[0] ?? 0), page.cap),
   };
 }
 

@@ -1,13 +1,96 @@
 // The record form and delete confirmation pages, and the add/edit/delete links the register pages show.
 import { WRITER_ROLES } from '../../auth/principal.ts';
+import type { ChangeRow } from '../../tools/changes.ts';
 import type { DeleteEffects, PointingField } from '../../tools/registers/references.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
 import type { Membership } from '../context.ts';
+import { HistoryTable } from '../history/table.tsx';
+import { valueLabel } from '../labels.ts';
 import { CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
 import { displayName, type RegisterPage, registerPageByKind } from '../registers/pages.ts';
 import type { Pickers } from '../tool-calls.ts';
 import { controlId, FieldControl } from './controls.tsx';
 import type { FormErrors, FormField, FormValues } from './fields.ts';
+
+/** The record changed while the person edited it: what changed (from the history) and the current values. */
+export interface EditConflict {
+  changes: ChangeRow[];
+  current: FormValues;
+}
+
+/** A form value as a person reads it: a choice's name, an enum's label, a list joined, nothing as a dash. */
+function readable(field: FormField, value: string | string[] | undefined, pickers: Pickers): string {
+  const items = (Array.isArray(value) ? value : [value ?? '']).map((item) => item.trim()).filter(Boolean);
+  if (items.length === 0) return '—';
+  const choices = field.target ? pickers[field.target]?.choices : undefined;
+  return items
+    .map(
+      (item) =>
+        choices?.find((choice) => choice.id === item)?.name ??
+        (field.kind === 'enum' ? valueLabel(item) : item),
+    )
+    .join(', ');
+}
+
+/** Yours beside the current version, for the fields where they differ. */
+function ConflictPanel(props: {
+  conflict: EditConflict;
+  fields: FormField[];
+  values: FormValues;
+  pickers: Pickers;
+  organizationId: string;
+  label: string;
+  reloadHref: string;
+}) {
+  const differing = props.fields.filter(
+    (field) =>
+      readable(field, props.values[field.name], props.pickers) !==
+      readable(field, props.conflict.current[field.name], props.pickers),
+  );
+  return (
+    <section class="notice warn conflict" aria-labelledby="conflict-title">
+      <h2 id="conflict-title">Changed while you were editing</h2>
+      <p>
+        Your values are kept in the form below. <strong>Save changes</strong> applies them to the current
+        version of this {props.label}; <a href={props.reloadHref}>reload the form</a> to start again from the
+        current version.
+      </p>
+      {differing.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption>Fields where your values and the current version differ.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Field</th>
+                <th scope="col">Yours</th>
+                <th scope="col">Current version</th>
+              </tr>
+            </thead>
+            <tbody>
+              {differing.map((field) => (
+                <tr>
+                  <th scope="row">{field.label}</th>
+                  <td>
+                    <bdi>{readable(field, props.values[field.name], props.pickers)}</bdi>
+                  </td>
+                  <td>
+                    <bdi>{readable(field, props.conflict.current[field.name], props.pickers)}</bdi>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <HistoryTable
+        changes={props.conflict.changes}
+        organizationId={props.organizationId}
+        showRecord={false}
+        caption="What was changed meanwhile, newest first."
+      />
+    </section>
+  );
+}
 
 type Row = Record<string, unknown>;
 
@@ -55,6 +138,8 @@ export function RecordFormPage(props: {
   errors?: FormErrors;
   record?: Row;
   expectedUpdatedAt?: string;
+  /** The save was refused because the record changed meanwhile. */
+  conflict?: EditConflict;
 }) {
   const { page, membership, record, errors } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
@@ -81,6 +166,17 @@ export function RecordFormPage(props: {
         )}
       </p>
       <h1>{title}</h1>
+      {props.conflict && editing && (
+        <ConflictPanel
+          conflict={props.conflict}
+          fields={props.fields}
+          values={props.values}
+          pickers={props.pickers}
+          organizationId={membership.organizationId}
+          label={page.spec.label}
+          reloadHref={`${recordHref}/edit`}
+        />
+      )}
       {errors && (errors.form || erroneous.length > 0) && (
         <div class="notice error" role="alert" id="form-errors">
           <p>

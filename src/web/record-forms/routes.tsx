@@ -3,6 +3,8 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
+import type { ChangeRow } from '../../tools/changes.ts';
+import { listChanges } from '../../tools/index.ts';
 import { capitalize } from '../../tools/registers/spec.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { setFlash } from '../flash.ts';
@@ -24,7 +26,7 @@ import {
   valuesFromBody,
   valuesFromRecord,
 } from './fields.ts';
-import { DeletePage, mayWrite, RecordFormPage } from './pages.tsx';
+import { DeletePage, type EditConflict, mayWrite, RecordFormPage } from './pages.tsx';
 
 type Row = Record<string, unknown>;
 
@@ -106,6 +108,7 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
       errors?: FormErrors;
       record?: Row;
       expectedUpdatedAt?: string;
+      conflict?: EditConflict;
     },
     status: 200 | 400 | 403 | 404 | 409 = 200,
   ) {
@@ -188,6 +191,36 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
       ...argumentsFromValues(fields, values, 'update'),
       ...(expected ? { expected_updated_at: expected } : {}),
     });
+    // Changed since the form was loaded: show what changed and the current values beside the person's, and let
+    // the next save apply theirs to the current version.
+    const current =
+      !outcome.ok && outcome.error.code === 'conflict' && expected
+        ? await recordOf(c, membership, page)
+        : null;
+    if (current && expected && Date.parse(String(current.updated_at)) !== Date.parse(expected)) {
+      const since = await calls.run(listChanges, {
+        organization_id: membership.organizationId,
+        filter: { record_id: String(record.id), since: expected },
+        size: 50,
+      });
+      return formPage(
+        c,
+        {
+          ...context,
+          record: current,
+          values,
+          expectedUpdatedAt: String(current.updated_at),
+          conflict: {
+            // `since` counts from the form's own version: the change that made it is not news.
+            changes: ((since.changes as ChangeRow[] | undefined) ?? []).filter(
+              (change) => Date.parse(change.created_at) > Date.parse(expected),
+            ),
+            current: valuesFromRecord(fields, current),
+          },
+        },
+        409,
+      );
+    }
     if (!outcome.ok) {
       if (outcome.error.code === 'insufficient_scope') return refusedPage(c, outcome.error, membership, page);
       return formPage(

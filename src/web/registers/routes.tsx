@@ -19,6 +19,7 @@ import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../e
 import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frameworks/data.ts';
 import { FrameworkDetails } from '../frameworks/details.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
+import { listMembers } from '../queries.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
@@ -27,7 +28,7 @@ import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
 import { REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
-import { type Summary, SummaryPage } from './summary-page.tsx';
+import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
 import { refKind } from './values.tsx';
 
 type Row = Record<string, unknown>;
@@ -109,14 +110,25 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
   web.get('/orgs/:org', async (c) => {
     const membership = membershipOf(c, c.req.param('org'));
     if (!membership) return notFoundPage(c, viewerOf(c));
-    const outcome = await webCalls(c, deps).read(summaryTool, { organization_id: membership.organizationId });
+    const userId = c.get('user').id;
+    const [outcome, members, tokens, clients] = await Promise.all([
+      webCalls(c, deps).read(summaryTool, { organization_id: membership.organizationId }),
+      listMembers(deps.database.db, membership.organizationId),
+      deps.tokens.list(userId),
+      deps.oauth.grants.listForUser(userId),
+    ]);
     if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
+    const steps: FirstSteps = {
+      invited: members.length > 1,
+      connected: tokens.some((token) => token.state === 'active') || clients.length > 0,
+    };
     return sendPage(
       c,
       <SummaryPage
         viewer={viewerOf(c)}
         membership={membership}
         summary={outcome.result as unknown as Summary}
+        steps={steps}
       />,
     );
   });

@@ -23,7 +23,151 @@ export interface Summary {
   nonconformities: { total: number; by_status: Record<string, number>; open: number; overdue: number };
   continual_improvements: { total: number; open: number };
   audits: { total: number; by_state: Record<string, number>; in_progress: number };
+  frameworks: {
+    id: string;
+    name: string;
+    version: string | null;
+    coverage: {
+      requirements: number;
+      applicable: number;
+      excluded: number;
+      by_status: Record<string, number>;
+      implemented_share: number | null;
+    };
+  }[];
   generated_at: string;
+}
+
+/** What a new organization has done of its first steps (the home page guides through the rest). */
+export interface FirstSteps {
+  /** Another member besides the viewer. */
+  invited: boolean;
+  /** The viewer has an API token or a connected client. */
+  connected: boolean;
+}
+
+const percent = (share: number | null) => (share === null ? '—' : `${Math.round(share * 100)}%`);
+
+/** The first steps, each done or with a link to do it; shown until all are done. */
+function GettingStarted({ base, summary, steps }: { base: string; summary: Summary; steps: FirstSteps }) {
+  const items = [
+    {
+      done: summary.risks.total + summary.measures.total + summary.obligations.total > 0,
+      title: 'Bring in your registers',
+      action: (
+        <>
+          <a href={`${base}/risks/import`}>Import a spreadsheet</a> of risks (or vendors, assets, measures…),
+          or <a href={`${base}/risks/new`}>add a risk</a>.
+        </>
+      ),
+    },
+    {
+      done: summary.frameworks.length > 0,
+      title: 'Add a framework',
+      action: (
+        <>
+          <a href={`${base}/frameworks/new`}>Add ISO 27001, SOC 2 or NIST CSF</a>, then map your measures to
+          its requirements.
+        </>
+      ),
+    },
+    {
+      done: steps.invited,
+      title: 'Invite a colleague',
+      action: (
+        <>
+          <a href={`${base}/members`}>Add a member</a> with the role they need.
+        </>
+      ),
+    },
+    {
+      done: steps.connected,
+      title: 'Connect an assistant',
+      action: (
+        <>
+          <a href="/settings/tokens/new">Generate an API token</a> for Claude, Cursor or a script, or add this
+          server as a connector and sign in (OAuth).
+        </>
+      ),
+    },
+  ];
+  const left = items.filter((item) => !item.done).length;
+  if (left === 0) return null;
+  return (
+    <section class="card getting-started" aria-labelledby="getting-started">
+      <h2 id="getting-started">Getting started</h2>
+      <p class="small muted">
+        {left} of {items.length} steps left. This list goes away once they are done.
+      </p>
+      <ol>
+        {items.map((item) => (
+          <li class={item.done ? 'done' : undefined}>
+            <strong>{item.title}</strong>
+            {item.done ? (
+              <>
+                {' '}
+                <span class="badge ok">Done</span>
+              </>
+            ) : (
+              <span class="step-action">{item.action}</span>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+/** Coverage per framework: applicable requirements, how many implemented, the share; each linking to its page. */
+function FrameworkCoverage({ base, frameworks }: { base: string; frameworks: Summary['frameworks'] }) {
+  if (frameworks.length === 0) return null;
+  return (
+    <section aria-labelledby="framework-coverage">
+      <h2 id="framework-coverage">Frameworks</h2>
+      <div class="table-wrap">
+        <table>
+          <caption>Applicable requirements and how many are implemented by their measures.</caption>
+          <thead>
+            <tr>
+              <th scope="col">Framework</th>
+              <th scope="col" class="num">
+                Requirements
+              </th>
+              <th scope="col" class="num">
+                Applicable
+              </th>
+              <th scope="col" class="num">
+                Implemented
+              </th>
+              <th scope="col" class="num">
+                Not covered
+              </th>
+              <th scope="col" class="num">
+                Share implemented
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {frameworks.map((framework) => (
+              <tr>
+                <th scope="row">
+                  <a href={`${base}/frameworks/${framework.id}`} dir="auto">
+                    {framework.name}
+                    {framework.version ? ` ${framework.version}` : ''}
+                  </a>
+                </th>
+                <td class="num">{framework.coverage.requirements}</td>
+                <td class="num">{framework.coverage.applicable}</td>
+                <td class="num">{framework.coverage.by_status.IMPLEMENTED ?? 0}</td>
+                <td class="num">{framework.coverage.by_status.NOT_COVERED ?? 0}</td>
+                <td class="num">{percent(framework.coverage.implemented_share)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
 }
 
 function Stat(props: {
@@ -81,10 +225,12 @@ export function SummaryPage({
   viewer,
   membership,
   summary,
+  steps,
 }: {
   viewer: Viewer;
   membership: Membership;
   summary: Summary;
+  steps: FirstSteps;
 }) {
   const base = `/orgs/${membership.organizationId}`;
   const share = summary.measures.implemented_share;
@@ -98,6 +244,7 @@ export function SummaryPage({
       <p class="lead">
         Compliance summary · your role: {membership.role} · as of <Time iso={summary.generated_at} />
       </p>
+      <GettingStarted base={base} summary={summary} steps={steps} />
       <div class="cards">
         <Stat
           title={`High risks (residual ≥ ${summary.risks.residual_score_threshold})`}
@@ -147,6 +294,7 @@ export function SummaryPage({
           of {summary.audits.total} audits
         </Stat>
       </div>
+      <FrameworkCoverage base={base} frameworks={summary.frameworks} />
       <RiskHeatMaps organizationId={membership.organizationId} heatMap={summary.risks.heat_map} />
       <div class="breakdowns">
         <Breakdown

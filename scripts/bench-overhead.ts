@@ -1,0 +1,642 @@
+// What a call costs around its SQL (`npm run bench -- --overhead`): listRisks (a page of 20) and getRisk on one
+// organization of 10k risks, driven over loopback by autocannon (10 connections) at the Node host (`compliance-mcp
+// serve`) as a direct call, as an MCP tools/call, and as a direct call on a second host with the token cache off
+// (TOKEN_CACHE_TTL_SECONDS=0: every call pays a cold token); beside them a thin Hono route on @hono/node-server that
+// replays exactly the statements the service ran for that call (recorded from the service itself) through a stock
+// @libsql/client (createClient, the service's settings: one connection, WAL), and those statements run in process
+// the same way: the reference of the targets. A second thin route replays them through the service's own client
+// (src/db/open-node.ts, statements kept prepared): the floor, for information. Cases interleaved, median of the rounds; req/s, the server's CPU per call (/proc) and
+// the ratios against their targets. Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
+// over the whole load (5 minutes by default). Always exits 0: the table is the result.
+//
+// Options: --seconds N (per case and round, default 5), --rounds N (default 3), --size N (risks, default 10000),
+// --memory-seconds N (mixed load of the memory phase, default 300; 0 skips it), --cpu-prof DIR (instead of the
+// rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time).
+// Child mode (internal): --serve-thin <database url> <statements file> [--service-client] serves the thin route.
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  type Client,
+  createClient,
+  type InStatement,
+  type ResultSet,
+  type TransactionMode,
+} from '@libsql/client';
+import autocannon from 'autocannon';
+import { createMemoryTokenCache, noTokenCache } from '../src/auth/token-cache.ts';
+import { createTokenService } from '../src/auth/tokens.ts';
+import { loadConfig } from '../src/config.ts';
+import { BUSY_TIMEOUT_MS, createDatabase, prepareEmbeddedFile } from '../src/db/client.ts';
+import { openNodeDatabase } from '../src/db/open-node.ts';
+import { createRuntime } from '../src/runtime.ts';
+import { type ChildHost, callHeaders, type Load, postLoad, startChildProcess } from './bench-load.ts';
+import { prepareRiskSeed, type RiskSeed } from './bench-seed.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const index = argv.indexOf(name);
+  return index >= 0 ? argv[index + 1] : undefined;
+};
+const HARD_LIMIT_MS = 30 * 60_000;
+const CONNECTIONS = 10;
+const MIB = 1_048_576;
+
+/** What the service ran for one call, in order: each a client call as drizzle made it. */
+type RecordedCall =
+  | { method: 'execute'; statement: InStatement }
+  | { method: 'batch'; statements: InStatement[]; mode: TransactionMode | undefined };
+
+/** The calls measured: each a tool and its arguments. */
+interface CallCase {
+  name: 'listRisks' | 'getRisk';
+  args: Record<string, unknown>;
+}
+
+// ---- recording the service's statements -----------------------------------------------------------------------
+
+/** The client, with every execute and batch appended to `calls` (as made, arguments included). */
+function recordingClient(client: Client, calls: RecordedCall[]): Client {
+  return new Proxy(client, {
+    get(target, property) {
+      if (property === 'execute') {
+        return (statement: InStatement, args?: unknown) => {
+          const normalized = typeof statement === 'string' ? { sql: statement, args: args ?? [] } : statement;
+          calls.push({ method: 'execute', statement: normalized as InStatement });
+          return target.execute(normalized as InStatement);
+        };
+      }
+      if (property === 'batch') {
+        return (statements: InStatement[], mode?: TransactionMode) => {
+          calls.push({ method: 'batch', statements, mode });
+          return target.batch(statements, mode);
+        };
+      }
+      const value: unknown = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The statements the service runs for each call, with its token already cached (the second call of each is the one
+ * kept): an in-process runtime over the same database file, its client recording.
+ */
+async function recordStatements(
+  databaseUrl: string,
+  token: string,
+  cases: CallCase[],
+): Promise<Map<string, RecordedCall[]>> {
+  const database = await openNodeDatabase(databaseUrl);
+  const calls: RecordedCall[] = [];
+  const runtime = createRuntime({
+    config: loadConfig({ DATABASE_URL: databaseUrl, RATE_LIMIT_PER_MINUTE: '0' }),
+    database: createDatabase(recordingClient(database.client, calls)),
+    cache: createMemoryTokenCache(),
+    loopbackOnly: true,
+    usageFlush: 'host',
+    log: () => {},
+  });
+  const recorded = new Map<string, RecordedCall[]>();
+  for (const item of cases) {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      calls.length = 0;
+      const response = await runtime.app.request(`http://127.0.0.1/api/mcp/tools/${item.name}`, {
+        method: 'POST',
+        headers: callHeaders(token),
+        body: JSON.stringify(item.args),
+      });
+      if (response.status !== 200)
+        throw new Error(`${item.name}: ${response.status} ${await response.text()}`);
+    }
+    recorded.set(item.name, [...calls]);
+  }
+  database.client.close();
+  return recorded;
+}
+
+/** Runs recorded calls as the service's client ran them; their result sets. */
+async function replay(client: Client, calls: RecordedCall[]): Promise<ResultSet[]> {
+  const results: ResultSet[] = [];
+  for (const call of calls) {
+    if (call.method === 'execute') results.push(await client.execute(call.statement));
+    else results.push(...(await client.batch(call.statements, call.mode)));
+  }
+  return results;
+}
+
+/** Recorded calls run back to back in this process for `seconds`: calls per second. */
+async function inProcessRate(client: Client, calls: RecordedCall[], seconds: number): Promise<number> {
+  const until = performance.now() + seconds * 1000;
+  let done = 0;
+  const started = performance.now();
+  while (performance.now() < until) {
+    await replay(client, calls);
+    done += 1;
+  }
+  return (done * 1000) / (performance.now() - started);
+}
+
+// ---- the hosts -------------------------------------------------------------------------------------------------
+
+const SERVICE_ENV = {
+  HOST: '127.0.0.1',
+  PORT: '0',
+  SEED_DEMO: 'false',
+  RATE_LIMIT_PER_MINUTE: '0',
+};
+
+/** `compliance-mcp serve` as `npm start` runs it, on the seeded file; `nodeOptions` before the entry point. */
+function startService(
+  databaseUrl: string,
+  children: ChildProcess[],
+  env: Record<string, string> = {},
+  nodeOptions: string[] = [],
+): Promise<ChildHost> {
+  return startChildProcess(
+    [...nodeOptions, resolve('bin/compliance-mcp.js'), 'serve'],
+    /listening on (http:\S+)/,
+    children,
+    { ...process.env, ...SERVICE_ENV, DATABASE_URL: databaseUrl, ...env },
+  );
+}
+
+/** A stock @libsql/client on the file with the service's settings: one connection, its busy timeout, WAL. */
+async function stockClient(databaseUrl: string): Promise<Client> {
+  const client = createClient({ url: databaseUrl, timeout: BUSY_TIMEOUT_MS, concurrency: 1 });
+  await prepareEmbeddedFile(client);
+  return client;
+}
+
+/**
+ * The thin route: one POST route per call replaying its statements, the rows answered as JSON; through a stock
+ * client, or the service's own (`serviceClient`).
+ */
+async function serveThin(databaseUrl: string, statementsFile: string, serviceClient: boolean): Promise<void> {
+  const [{ Hono }, { serve }] = await Promise.all([import('hono'), import('@hono/node-server')]);
+  const database = {
+    client: serviceClient ? (await openNodeDatabase(databaseUrl)).client : await stockClient(databaseUrl),
+  };
+  const recorded = JSON.parse(readFileSync(statementsFile, 'utf8')) as Record<string, RecordedCall[]>;
+  const app = new Hono();
+  for (const [name, calls] of Object.entries(recorded)) {
+    app.post(`/${name}`, async (c) => {
+      await c.req.json();
+      const results = await replay(database.client, calls);
+      return c.json(results.map((result) => result.rows));
+    });
+  }
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
+    console.log(`THIN http://127.0.0.1:${info.port}`);
+  });
+  const stop = () => server.close(() => process.exit(0));
+  process.on('SIGTERM', stop);
+  process.stdin.on('end', stop);
+  process.stdin.resume();
+}
+
+// ---- measuring -------------------------------------------------------------------------------------------------
+
+/** One way to make a call: where it goes, what it sends, and the host whose CPU it costs. */
+interface Variant {
+  label: string;
+  host: ChildHost;
+  url: string;
+  body: unknown;
+}
+
+interface Sample {
+  load: Load;
+  cpuMs: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
+async function sample(variant: Variant, token: string, seconds: number): Promise<Sample> {
+  const before = variant.host.cpuSeconds();
+  const load = await postLoad(variant.url, variant.body, token, CONNECTIONS, seconds);
+  const cpuMs = ((variant.host.cpuSeconds() - before) * 1000) / Math.max(1, load.requests);
+  if (load.errors + load.non2xx > 0)
+    console.log(`  ${variant.label}: ${load.errors} errors, ${load.non2xx} non-2xx`);
+  return { load, cpuMs };
+}
+
+function mcpCall(name: string, args: unknown) {
+  return { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } };
+}
+
+/** The cases: a first page of 20 risks, and one risk in the middle of the register. */
+async function casesOf(seed: RiskSeed): Promise<CallCase[]> {
+  const middle = await seed.database.client.execute({
+    sql: 'select id from risks where organization_id = ? order by created_at desc, id desc limit 1 offset ?',
+    args: [seed.organizationId, Math.floor(seed.count / 2)],
+  });
+  return [
+    { name: 'listRisks', args: { organization_id: seed.organizationId, size: 20 } },
+    { name: 'getRisk', args: { id: String(middle.rows[0]?.id) } },
+  ];
+}
+
+interface Row {
+  verdict: string;
+  text: string;
+}
+
+function ratioRow(name: string, ratio: number, target: number | null, detail: string): Row {
+  const verdict = target === null ? 'info' : ratio >= target ? 'PASS' : '**FAIL**';
+  return {
+    verdict,
+    text: `| ${verdict} | ${name} | ${ratio.toFixed(2)}x | ${target === null ? '' : `>= ${target}x`} | ${detail} |`,
+  };
+}
+
+async function measureCalls(
+  seed: RiskSeed,
+  cases: CallCase[],
+  hosts: { service: ChildHost; cold: ChildHost; thin: ChildHost; thinKept: ChildHost },
+  recorded: Map<string, RecordedCall[]>,
+  seconds: number,
+  rounds: number,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  const table: string[] = [
+    '| call | in process (ops/s) | thin route | thin route, service client | direct | MCP tools/call | direct, cold token (TTL 0) |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  const local = { client: await stockClient(seed.databaseUrl) };
+  for (const item of cases) {
+    const calls = recorded.get(item.name) ?? [];
+    const variants: Variant[] = [
+      { label: 'thin route', host: hosts.thin, url: `${hosts.thin.url}/${item.name}`, body: item.args },
+      {
+        label: 'thin route, service client',
+        host: hosts.thinKept,
+        url: `${hosts.thinKept.url}/${item.name}`,
+        body: item.args,
+      },
+      {
+        label: 'direct',
+        host: hosts.service,
+        url: `${hosts.service.url}/api/mcp/tools/${item.name}`,
+        body: item.args,
+      },
+      {
+        label: 'MCP',
+        host: hosts.service,
+        url: `${hosts.service.url}/api/mcp/v1`,
+        body: mcpCall(item.name, item.args),
+      },
+      {
+        label: 'cold token',
+        host: hosts.cold,
+        url: `${hosts.cold.url}/api/mcp/tools/${item.name}`,
+        body: item.args,
+      },
+    ];
+    for (const variant of variants) await postLoad(variant.url, variant.body, seed.token, CONNECTIONS, 1); // warm-up
+    const samples = new Map<string, Sample[]>(variants.map((variant) => [variant.label, []]));
+    const inProcess: number[] = [];
+    for (let round = 0; round < rounds; round++) {
+      inProcess.push(await inProcessRate(local.client, calls, Math.min(seconds, 3)));
+      for (const variant of variants)
+        samples.get(variant.label)?.push(await sample(variant, seed.token, seconds));
+    }
+    const rate = (label: string) =>
+      median((samples.get(label) ?? []).map((each) => each.load.requestsPerSecond));
+    const cpu = (label: string) => median((samples.get(label) ?? []).map((each) => each.cpuMs));
+    const cell = (label: string) => `${rate(label).toFixed(0)} req/s, ${cpu(label).toFixed(3)} ms CPU`;
+    const raw = median(inProcess);
+    table.push(
+      `| ${item.name} (${calls.length} client call${calls.length === 1 ? '' : 's'}) | ${raw.toFixed(0)} | ${cell('thin route')} | ${cell('thin route, service client')} | ${cell('direct')} | ${cell('MCP')} | ${cell('cold token')} |`,
+    );
+    const cpuRatio = (a: string, b: string) => `CPU per call ${(cpu(b) / cpu(a)).toFixed(2)}x`;
+    rows.push(
+      ratioRow(
+        `${item.name} direct / thin route`,
+        rate('direct') / rate('thin route'),
+        0.8,
+        cpuRatio('direct', 'thin route'),
+      ),
+      ratioRow(`${item.name} MCP / direct`, rate('MCP') / rate('direct'), 0.95, cpuRatio('MCP', 'direct')),
+      ratioRow(
+        `${item.name} cold token / warm (TTL0 / default)`,
+        rate('cold token') / rate('direct'),
+        0.9,
+        cpuRatio('cold token', 'direct'),
+      ),
+      ratioRow(
+        `${item.name} direct / thin route on the service client`,
+        rate('direct') / rate('thin route, service client'),
+        null,
+        cpuRatio('direct', 'thin route, service client'),
+      ),
+      ratioRow(`${item.name} thin route / in process`, rate('thin route') / raw, null, ''),
+    );
+  }
+  local.client.close();
+  console.log('');
+  console.log(`median of ${rounds} rounds of ${seconds} s, ${CONNECTIONS} connections, cases interleaved`);
+  console.log(table.join('\n'));
+  return rows;
+}
+
+// ---- memory ----------------------------------------------------------------------------------------------------
+
+interface MemorySample {
+  at: number;
+  rss: number;
+  heapUsed: number;
+  heapTotal: number;
+}
+
+/** The last memory line the probe printed. */
+function lastMemory(host: ChildHost, at: number): MemorySample {
+  const output = host.output();
+  const line =
+    output.slice(output.lastIndexOf('MEMORY ') + 'MEMORY '.length, output.length).split('\n')[0] ?? '';
+  const memory = JSON.parse(line) as { rss: number; heapUsed: number; heapTotal: number };
+  return { at, rss: memory.rss, heapUsed: memory.heapUsed, heapTotal: memory.heapTotal };
+}
+
+/**
+ * A fresh host: idle memory, then mixed load (direct and MCP reads of both calls, one add in ten calls, over two
+ * tokens) for `seconds`, sampled every 5 s; RSS after 60 s against idle.
+ */
+async function measureMemory(
+  seed: RiskSeed,
+  cases: CallCase[],
+  writeToken: string,
+  seconds: number,
+  children: ChildProcess[],
+): Promise<Row[]> {
+  const host = await startService(seed.databaseUrl, children, {}, [
+    '--import',
+    resolve('scripts/bench-memory-probe.mjs'),
+  ]);
+  await new Promise((done) => setTimeout(done, 5000));
+  const idle = lastMemory(host, 0);
+  const reads = cases.flatMap((item) => [
+    {
+      path: `/api/mcp/tools/${item.name}`,
+      body: JSON.stringify(item.args),
+      headers: callHeaders(seed.token),
+    },
+    {
+      path: '/api/mcp/v1',
+      body: JSON.stringify(mcpCall(item.name, item.args)),
+      headers: callHeaders(seed.token),
+    },
+  ]);
+  const add = {
+    path: '/api/mcp/tools/addRisk',
+    body: JSON.stringify({
+      organization_id: seed.organizationId,
+      name: 'Memory bench risk',
+      inherent_likelihood: 3,
+      inherent_impact: 4,
+    }),
+    headers: callHeaders(writeToken),
+  };
+  const requests = [...reads, ...reads, add].map((request) => ({ method: 'POST', ...request }));
+  const samples: MemorySample[] = [];
+  const started = Date.now();
+  const timer = setInterval(() => samples.push(lastMemory(host, (Date.now() - started) / 1000)), 5000);
+  const result = await autocannon({
+    url: host.url,
+    requests,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+  });
+  clearInterval(timer);
+  await new Promise((done) => setTimeout(done, 5000));
+  const after = lastMemory(host, (Date.now() - started) / 1000);
+  await host.stop();
+  const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)}`;
+  console.log('');
+  console.log(
+    `memory under mixed load (${requests.length} requests in turn: direct and MCP listRisks/getRisk, one addRisk), ${result.requests.average.toFixed(0)} req/s, errors ${result.errors + result.timeouts}, non-2xx ${result.non2xx}`,
+  );
+  console.log('| at | RSS MiB | heap used MiB | heap total MiB |');
+  console.log('|---|---|---|---|');
+  console.log(`| idle | ${mib(idle.rss)} | ${mib(idle.heapUsed)} | ${mib(idle.heapTotal)} |`);
+  for (const each of samples.filter((_, index) => (index + 1) % 6 === 0 || index === 0)) {
+    console.log(
+      `| ${each.at.toFixed(0)} s | ${mib(each.rss)} | ${mib(each.heapUsed)} | ${mib(each.heapTotal)} |`,
+    );
+  }
+  console.log(
+    `| 5 s after the load | ${mib(after.rss)} | ${mib(after.heapUsed)} | ${mib(after.heapTotal)} |`,
+  );
+  const peak = samples.reduce((most, each) => Math.max(most, each.rss), idle.rss);
+  console.log(
+    `peak RSS ${mib(peak)} MiB, peak heap used ${mib(samples.reduce((most, each) => Math.max(most, each.heapUsed), 0))} MiB`,
+  );
+  const at60 = samples.find((each) => each.at >= 60) ?? samples.at(-1) ?? idle;
+  const rows: Row[] = [];
+  const idleOk = idle.rss <= 120 * MIB;
+  rows.push({
+    verdict: idleOk ? 'PASS' : '**FAIL**',
+    text: `| ${idleOk ? 'PASS' : '**FAIL**'} | RSS idle | ${mib(idle.rss)} MiB | <= 120 MiB | heap used ${mib(idle.heapUsed)} MiB |`,
+  });
+  const grown = at60.rss - idle.rss;
+  const grownOk = grown <= 64 * MIB;
+  rows.push({
+    verdict: grownOk ? 'PASS' : '**FAIL**',
+    text: `| ${grownOk ? 'PASS' : '**FAIL**'} | RSS after ${at60.at.toFixed(0)} s of mixed load - idle | ${mib(grown)} MiB | <= 64 MiB | ${mib(at60.rss)} MiB; heap used ${mib(at60.heapUsed)} MiB |`,
+  });
+  return rows;
+}
+
+// ---- CPU profiles ----------------------------------------------------------------------------------------------
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** Now on the monotonic clock V8 stamps profiles with, in microseconds. */
+const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * The frames with the most self time in a V8 CPU profile between `from` and `to` (monotonic microseconds: the
+ * load, not the start-up), as `share function (file:line)`.
+ */
+function topFrames(file: string, count: number, from: number, to: number): string[] {
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+    nodes: ProfileNode[];
+    startTime: number;
+    samples: number[];
+    timeDeltas: number[];
+  };
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  let total = 0;
+  let at = profile.startTime;
+  for (const [index, id] of profile.samples.entries()) {
+    const node = byId.get(id);
+    const delta = profile.timeDeltas[index] ?? 0;
+    at += delta;
+    if (!node || at < from || at > to || node.callFrame.functionName === '(idle)') continue;
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url
+      ? `${url.replace(/^.*node_modules\//, '').replace(/^.*\/(src|scripts)\//, '$1/')}:${lineNumber + 1}`
+      : '';
+    const key = `${functionName || '(anonymous)'}${where ? ` (${where})` : ''}`;
+    self.set(key, (self.get(key) ?? 0) + delta);
+    total += delta;
+  }
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([key, time]) => `${((100 * time) / total).toFixed(1).padStart(5)}% ${key}`);
+}
+
+/** The profiled ways to call: the direct call, the MCP tools/call, and the direct call with a cold token. */
+const PROFILED: { label: string; env: Record<string, string>; mcp: boolean }[] = [
+  { label: 'direct', env: {}, mcp: false },
+  { label: 'MCP tools/call', env: {}, mcp: true },
+  { label: 'direct, cold token (TTL 0)', env: { TOKEN_CACHE_TTL_SECONDS: '0' }, mcp: false },
+];
+
+async function profileCalls(
+  seed: RiskSeed,
+  cases: CallCase[],
+  dir: string,
+  seconds: number,
+  children: ChildProcess[],
+) {
+  mkdirSync(dir, { recursive: true });
+  for (const item of cases) {
+    for (const [index, variant] of PROFILED.entries()) {
+      const profileDir = join(dir, `${item.name}-${index}`);
+      rmSync(profileDir, { recursive: true, force: true });
+      const host = await startService(seed.databaseUrl, children, variant.env, [
+        '--cpu-prof',
+        `--cpu-prof-dir=${profileDir}`,
+      ]);
+      const url = variant.mcp ? `${host.url}/api/mcp/v1` : `${host.url}/api/mcp/tools/${item.name}`;
+      const body = variant.mcp ? mcpCall(item.name, item.args) : item.args;
+      await postLoad(url, body, seed.token, CONNECTIONS, 1);
+      const from = monotonicMicros();
+      const load = await postLoad(url, body, seed.token, CONNECTIONS, seconds);
+      const to = monotonicMicros();
+      await host.stop();
+      const [file] = readdirSync(profileDir).filter((name) => name.endsWith('.cpuprofile'));
+      console.log('');
+      console.log(
+        `${item.name}, ${variant.label}: ${load.requestsPerSecond.toFixed(0)} req/s under the profiler; top frames by self time (${join(profileDir, file ?? '')}):`,
+      );
+      if (file) for (const line of topFrames(join(profileDir, file), 25, from, to)) console.log(`  ${line}`);
+    }
+  }
+}
+
+// ---- main ------------------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const seconds = Number(option('--seconds') ?? 5);
+  const rounds = Number(option('--rounds') ?? 3);
+  const size = Number(option('--size') ?? 10_000);
+  const memorySeconds = Number(option('--memory-seconds') ?? 300);
+  const profileDir = option('--cpu-prof');
+  const dir = mkdtempSync(join(tmpdir(), 'cmcp-overhead-'));
+  const children: ChildProcess[] = [];
+  const killAll = () => {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.on('exit', killAll);
+  setTimeout(() => {
+    console.error(`overhead bench: over ${HARD_LIMIT_MS / 60_000} minutes, stopping`);
+    process.exit(0);
+  }, HARD_LIMIT_MS).unref();
+  try {
+    const databaseUrl = `file:${join(dir, 'overhead.db')}`;
+    const seed = await prepareRiskSeed(databaseUrl);
+    await seed.growTo(size);
+    const cases = await casesOf(seed);
+    if (profileDir) {
+      await profileCalls(seed, cases, resolve(profileDir), seconds, children);
+      return;
+    }
+    const recorded = await recordStatements(databaseUrl, seed.token, cases);
+    const statementsFile = join(dir, 'statements.json');
+    writeFileSync(statementsFile, JSON.stringify(Object.fromEntries(recorded)));
+    for (const [name, calls] of recorded) {
+      const statements = calls.flatMap((call) =>
+        call.method === 'execute' ? [call.statement] : call.statements,
+      );
+      console.log(
+        `${name}: ${calls.map((call) => call.method).join(', ')}; ${statements.length} statements, replayed by the thin route`,
+      );
+    }
+    const hosts = {
+      service: await startService(databaseUrl, children),
+      cold: await startService(databaseUrl, children, { TOKEN_CACHE_TTL_SECONDS: '0' }),
+      thin: await startChildProcess(
+        [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-thin', databaseUrl, statementsFile],
+        /THIN (\S+)/,
+        children,
+      ),
+      thinKept: await startChildProcess(
+        [
+          resolve('bin/run-ts.js'),
+          resolve('scripts/bench.ts'),
+          '--serve-thin',
+          databaseUrl,
+          statementsFile,
+          '--service-client',
+        ],
+        /THIN (\S+)/,
+        children,
+      ),
+    };
+    const rows = await measureCalls(seed, cases, hosts, recorded, seconds, rounds);
+    await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    if (memorySeconds > 0) {
+      const tokens = createTokenService({
+        db: seed.database.db,
+        cache: noTokenCache,
+        cacheTtlSeconds: 0,
+        now: () => new Date(),
+      });
+      const writer = await tokens.create({
+        userId: seed.userId,
+        name: 'overhead bench writes',
+        scope: 'read_write',
+        organizationIds: null,
+        expiresAt: null,
+      });
+      rows.push(...(await measureMemory(seed, cases, writer.token, memorySeconds, children)));
+    }
+    console.log('');
+    console.log('| result | measure | value | target | detail |');
+    console.log('|---|---|---|---|---|');
+    for (const row of rows) console.log(row.text);
+    const failed = rows.filter((row) => row.verdict === '**FAIL**').length;
+    console.log('');
+    console.log(failed > 0 ? `FAIL: ${failed} row(s) missed their target` : 'PASS: every row met its target');
+    console.log(`overhead bench took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    seed.close();
+  } finally {
+    killAll();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const thinArgs = option('--serve-thin');
+if (thinArgs) {
+  await serveThin(thinArgs, argv[argv.indexOf('--serve-thin') + 2] ?? '', argv.includes('--service-client'));
+} else {
+  await main();
+  process.exit(0);
+}
