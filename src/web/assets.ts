@@ -38,6 +38,8 @@ pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius:
 .sidenav { flex: 0 0 14rem; background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 0.75rem 0; position: sticky; top: 1rem; }
 .sidenav h2 { font-size: 0.75rem; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin: 0.75rem 1rem 0.25rem; }
 .sidenav ul { list-style: none; margin: 0; padding: 0; }
+.menu-search { margin: 0.25rem 1rem 0.5rem; }
+.menu-search input { min-height: 2rem; padding: 0.25rem 0.5rem; font-size: 0.9rem; }
 .sidenav a { display: block; padding: 0.3rem 1rem; text-decoration: none; color: var(--ink); border-left: 3px solid transparent; }
 .sidenav a:hover { background: var(--bg); }
 .sidenav a[aria-current="page"] { border-left-color: var(--accent); background: #eaf1fd; font-weight: 600; }

@@ -139,6 +139,14 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
   return (
     <Menu label="Organization pages">
       <h2 dir="auto">{membership?.name ?? 'Organization'}</h2>
+      <search>
+        <form method="get" action={`${base}/search`} class="menu-search">
+          <label for="menu-search" class="visually-hidden">
+            Search all registers
+          </label>
+          <input id="menu-search" type="search" name="q" placeholder="Search registers" />
+        </form>
+      </search>
       <ul>
         <NavLink href={base} active={section.page === 'overview'}>
           Overview

@@ -236,6 +236,33 @@ describe('register pages', () => {
     expect(text).toContain('ISO 27001 2022 3 3 1 2 33%');
   });
 
+  it('searches every register at once from the side menu, each register linking to its own matches', async () => {
+    const { runtime, client, organizationId, token } = await setup();
+    await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Ransomware on the payroll server',
+      inherent_likelihood: 3,
+      inherent_impact: 4,
+    });
+    await ok(runtime, token, 'addVendor', { organization_id: organizationId, name: 'Payroll Co' });
+    await ok(runtime, token, 'addVendor', { organization_id: organizationId, name: 'Cleaning Ltd' });
+    const home = await client.get(`/orgs/${organizationId}`);
+    expect(home.html).toContain(`<search><form method="get" action="/orgs/${organizationId}/search"`);
+    const found = await client.get(`/orgs/${organizationId}/search?q=payroll`);
+    expect(found.status).toBe(200);
+    const text = textOf(found.html);
+    expect(text).toContain('Vendors (1 match)');
+    expect(text).toContain('Risks (1 match)');
+    expect(text).toContain('Payroll Co');
+    expect(text).toContain('Ransomware on the payroll server');
+    expect(text).not.toContain('Cleaning Ltd');
+    expect(text).not.toContain('Measures (');
+    const none = await client.get(`/orgs/${organizationId}/search?q=zebra`);
+    expect(textOf(none.html)).toContain('Nothing in any register matches “zebra”.');
+    // Another organization's search is not found, as its pages are not.
+    expect((await client.get('/orgs/org_00000000000000000000000000/search?q=payroll')).status).toBe(404);
+  });
+
   it('hides closed risks until asked, and takes several statuses at once', async () => {
     const { runtime, client, organizationId, token } = await setup();
     const add = (name: string, status: string) =>

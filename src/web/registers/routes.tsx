@@ -26,8 +26,9 @@ import { viewerOf } from '../viewer.ts';
 import { Backlinks, backlinksOf } from './backlinks.tsx';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
-import { REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
+import { REGISTER_PAGES, REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
+import { type RegisterMatches, SEARCH_MATCHES_PER_REGISTER, SearchPage } from './search-page.tsx';
 import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
 import { refKind } from './values.tsx';
 
@@ -257,6 +258,55 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
   web.get(`${REGISTER_PATH}/export.csv`, (c) => exportRegister(c, 'csv'));
   web.get(`${REGISTER_PATH}/export.xlsx`, (c) => exportRegister(c, 'xlsx'));
   web.get(`${REGISTER_PATH}/export.json`, (c) => exportRegister(c, 'json'));
+
+  // Every register's text filter at once: the first matches of each, linking to the register filtered the same way.
+  web.get('/orgs/:org/search', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const query = (c.req.query('q') ?? '').trim();
+    const calls = webCalls(c, deps);
+    const searchable = REGISTER_PAGES.filter((page) =>
+      listOptions(page).filters.some((field) => field.name === 'query'),
+    );
+    const viewer = viewerOf(c);
+    if (!query)
+      return sendPage(c, <SearchPage viewer={viewer} membership={membership} query="" results={[]} />);
+    try {
+      const results = await Promise.all(
+        searchable.map(async (page): Promise<RegisterMatches> => {
+          const result = await calls.run(page.tools.list, {
+            organization_id: membership.organizationId,
+            filter: { query },
+            size: SEARCH_MATCHES_PER_REGISTER,
+          });
+          const rows = (result[page.spec.listKey] as Row[] | undefined) ?? [];
+          return {
+            page,
+            rows,
+            total: Number(result.total_count ?? rows.length),
+            capped: result.total_count_capped === true,
+          };
+        }),
+      );
+      return sendPage(
+        c,
+        <SearchPage viewer={viewer} membership={membership} query={query} results={results} />,
+      );
+    } catch {
+      // The list tools refuse what their text filter cannot take (too long, no word in it).
+      return sendPage(
+        c,
+        <SearchPage
+          viewer={viewer}
+          membership={membership}
+          query={query}
+          results={[]}
+          error="Search for one or more words of at most 200 characters in all."
+        />,
+        400,
+      );
+    }
+  });
 
   web.get(RECORD_PATH, async (c) => {
     const found = pageOfUrl(c);
