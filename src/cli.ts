@@ -9,6 +9,8 @@ import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo/seed.ts';
 import { AppError } from './errors.ts';
+import { createGrantService } from './oauth/grants.ts';
+import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
 import { importRecordsFile, registerKindOf } from './tools/imports/cli-import.ts';
 
@@ -23,6 +25,9 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
                [--expires-in-days 1..365 | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}
   token revoke --id TOKEN_ID                              -> {"ok":true}
   token list --email E                                    -> {"tokens":[...]}
+  client list --email E                                   -> {"clients":[...]} the person's connected OAuth clients
+  client revoke --email E --id GRANT_ID                   -> {"ok":true} ends that connection and its tokens
+  client purge                                            -> {"purged":[...]} registered clients unused 90 days
   seed --demo                                             -> {"email","password","organization_id","token"}
   framework import --org ORG_ID (--framework FWK_ID | --name N [--version V]) [--format oscal|csv]
                [--dry-run] [--remove-missing] FILE        -> {"framework":{...},"counts":{"created",...},...}
@@ -181,6 +186,22 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
       case 'token list': {
         const user = await requireUserByEmail(db, need(values, 'email'));
         return { tokens: await tokens.list(user.id) };
+      }
+      case 'client list': {
+        // The OAuth clients a person connected (Settings > API Tokens > Connected clients).
+        const user = await requireUserByEmail(db, need(values, 'email'));
+        return { clients: await createGrantService({ db, tokens, now }).listForUser(user.id) };
+      }
+      case 'client revoke': {
+        // Ends the connection (grant) and every token it issued, as the web page's Revoke does.
+        const user = await requireUserByEmail(db, need(values, 'email'));
+        const ended = await createGrantService({ db, tokens, now }).endGrant(need(values, 'id'), user.id);
+        if (!ended) throw new AppError('not_found', 'No active connected client with that id for this user.');
+        return { ok: true };
+      }
+      case 'client purge': {
+        // What the Node host does at start and hourly, for a database no Node host serves (the Worker's).
+        return { purged: await purgeUnusedClients(db, now()), unused_days: UNUSED_CLIENT_DAYS };
       }
       case 'framework import': {
         if (!fileArgument) throw new UsageError('framework import needs a FILE');

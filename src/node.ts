@@ -12,6 +12,7 @@ import { payloadTooLarge, toErrorBody } from './errors.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
+import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 
 const USAGE_FLUSH_MS = 1000;
@@ -168,7 +169,19 @@ export async function startNodeServer(
       );
   };
   mergeIndexes();
+  // Registered OAuth clients unused for 90 days are forgotten (src/oauth/purge.ts), at start and then hourly.
+  const purgeClients = () =>
+    purgeUnusedClients(database.db, new Date()).then(
+      (purged) => {
+        if (purged.length > 0)
+          log(`Forgot ${purged.length} OAuth client(s) unused for ${UNUSED_CLIENT_DAYS} days.`);
+      },
+      (error: unknown) =>
+        log(`Purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  void purgeClients();
   const optimizeTimer = setInterval(() => {
+    void purgeClients();
     optimizeDatabase(database.client, false).catch((error: unknown) =>
       log(`PRAGMA optimize failed: ${error instanceof Error ? error.message : String(error)}`),
     );

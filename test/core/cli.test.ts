@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeDatabase } from '../../src/db/open-node.ts';
-import { recordChanges } from '../../src/db/schema.ts';
+import { apiTokens, oauthClients, oauthGrants, recordChanges, users } from '../../src/db/schema.ts';
 import { oscalCatalog } from '../catalogs.ts';
 import { runCli } from '../cli-run.ts';
 
@@ -135,6 +135,69 @@ describe('compliance-mcp CLI', () => {
     }
     const year = await json(...tokenCreate('--expires-in-days', '365'));
     expect(Date.parse(String(year.expires_at)) - Date.now()).toBeGreaterThan(364 * 86_400_000);
+  });
+
+  it('lists and revokes a person’s connected clients, and forgets registered clients unused for 90 days', async () => {
+    const database = await openNodeDatabase(env.DATABASE_URL ?? '');
+    try {
+      const { db } = database;
+      const [owner] = await db.select().from(users).where(eq(users.email, 'owner@example.com'));
+      const userId = owner?.id ?? '';
+      const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+      const client = (id: string, createdDaysAgo: number) => ({
+        client_id: id,
+        kind: 'registered' as const,
+        client_name: id,
+        redirect_uris: ['https://claude.ai/api/mcp/auth_callback'],
+        token_endpoint_auth_method: 'none' as const,
+        metadata: '{}',
+        created_at: daysAgo(createdDaysAgo),
+      });
+      // Old and unused; old but connected 10 days ago; new.
+      await db
+        .insert(oauthClients)
+        .values([client('cli_old', 120), client('cli_used', 120), client('cli_new', 5)]);
+      await db.insert(oauthGrants).values({
+        id: 'grt_used',
+        user_id: userId,
+        client_id: 'cli_used',
+        client_name: 'Claude',
+        redirect_uri: 'https://claude.ai/api/mcp/auth_callback',
+        scope: 'read',
+        organization_ids: null,
+        resource: 'http://127.0.0.1/api/mcp/v1',
+        created_at: daysAgo(10),
+        expires_at: daysAgo(-20),
+      });
+      await db.insert(apiTokens).values({
+        id: 'tok_fromgrant',
+        user_id: userId,
+        name: 'Claude',
+        token_hash: 'x'.repeat(64),
+        prefix: 'cmcp_xxxx',
+        scope: 'read',
+        created_at: daysAgo(10),
+        expires_at: daysAgo(-1),
+        grant_id: 'grt_used',
+      });
+    } finally {
+      database.client.close();
+    }
+    const { clients } = (await json('client', 'list', '--email', 'owner@example.com')) as {
+      clients: { id: string; clientName: string; state: string }[];
+    };
+    expect(clients.map(({ id, clientName, state }) => ({ id, clientName, state }))).toEqual([
+      { id: 'grt_used', clientName: 'Claude', state: 'active' },
+    ]);
+    expect(await json('client', 'purge')).toEqual({ purged: ['cli_old'], unused_days: 90 });
+    expect(await json('client', 'revoke', '--email', 'owner@example.com', '--id', 'grt_used')).toEqual({
+      ok: true,
+    });
+    const after = (await json('client', 'list', '--email', 'owner@example.com')) as {
+      clients: { state: string }[];
+    };
+    expect(after.clients[0]?.state).toBe('revoked');
+    expect((await cli('client', 'revoke', '--email', 'owner@example.com', '--id', 'grt_used')).code).toBe(1);
   });
 
   it('seeds a demo organization and returns a working account', async () => {

@@ -2,6 +2,7 @@
 // registers (CSV, JSON) and of the history (CSV).
 import { sql } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
+import { addMembership, createUser } from '../../src/accounts.ts';
 import { csvCell } from '../../src/web/export.ts';
 import { BASE, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
 import { signUpWithToken, textOf, type WebClient } from './web-client.ts';
@@ -63,6 +64,33 @@ async function csvText(response: Response): Promise<string> {
 }
 
 describe('history in the web interface', () => {
+  it('filters the history by person, choosing among the organization’s members', async () => {
+    const { runtime, client, base, token, organizationId } = await setup();
+    const grace = await createUser(runtime.database.db, new Date(), {
+      email: 'grace@example.com',
+      password: 'a long enough password',
+      name: 'Grace Hopper',
+    });
+    await addMembership(runtime.database.db, new Date(), organizationId, grace.id, 'EDITOR');
+    const graceToken = (
+      await runtime.tokens.create({
+        userId: grace.id,
+        name: 'grace',
+        scope: 'read_write',
+        organizationIds: null,
+        expiresAt: null,
+      })
+    ).token;
+    await ok(runtime, token, 'addVendor', { organization_id: organizationId, name: 'Ada Corp' });
+    await ok(runtime, graceToken, 'addVendor', { organization_id: organizationId, name: 'Grace Corp' });
+    const page = await client.get(`${base}/history`);
+    expect(page.html).toContain(`<option value="${grace.id}">Grace Hopper (grace@example.com)</option>`);
+    const hers = textOf((await client.get(`${base}/history?user_id=${grace.id}`)).html);
+    expect(hers).toContain('1 of 1 changes, newest first.');
+    expect(hers).toContain('Grace Corp');
+    expect(hers).not.toContain('Ada Corp');
+  });
+
   it('shows a record’s changes on its page: who, through which token, when, field before -> after', async () => {
     const { runtime, client, base, token, organizationId } = await setup();
     const risk = (

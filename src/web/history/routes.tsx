@@ -9,6 +9,7 @@ import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../e
 import { ACTION_LABELS, SURFACE_LABELS, valueLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
+import { listMembers } from '../queries.ts';
 import { displayName, REGISTER_PAGES } from '../registers/pages.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
@@ -59,6 +60,8 @@ function HistoryPage(props: {
   nextCursor: string | null;
   later: boolean;
   kinds: string[];
+  /** The organization's members, for the person filter. */
+  people: { id: string; label: string }[];
   names?: KnownNames;
   error?: string;
 }) {
@@ -116,11 +119,22 @@ function HistoryPage(props: {
             [...CHANGE_SURFACES],
             (surface) => SURFACE_LABELS[surface] ?? surface,
           )}
+          {select(
+            'user_id',
+            'Person',
+            [
+              ...props.people.map((person) => person.id),
+              // Someone who has left still has their changes: keep the filter they came with.
+              ...(filter.user_id && !props.people.some((person) => person.id === filter.user_id)
+                ? [filter.user_id]
+                : []),
+            ],
+            (id) => props.people.find((person) => person.id === id)?.label ?? id,
+          )}
           {text('record_id', 'Record id', 'e.g. rsk_...')}
           {text('token_id', 'Token id', 'tok_...')}
           {text('since', 'Since', 'YYYY-MM-DD or an ISO time')}
           {text('until', 'Until', 'YYYY-MM-DD or an ISO time (not included)')}
-          {filter.user_id && <input type="hidden" name="user_id" value={filter.user_id} />}
           {filter.call_id && <input type="hidden" name="call_id" value={filter.call_id} />}
           <div class="field">
             <button type="submit">Apply</button> <a href={base}>Reset</a>
@@ -249,6 +263,10 @@ export function historyRoutes(deps: WebDeps): Hono<WebEnv> {
       filter,
       later: !!cursor,
       kinds: REGISTER_PAGES.map((page) => page.kind),
+      people: (await listMembers(deps.database.db, membership.organizationId)).map((member) => ({
+        id: member.userId,
+        label: member.name ? `${member.name} (${member.email})` : member.email,
+      })),
     };
     if (!outcome.ok) {
       if (outcome.error.code !== 'invalid_arguments') return failed(c, outcome.error);
