@@ -122,9 +122,17 @@ describe('every page', () => {
       expect(shapes).toContain(shape);
     }
 
+    // The first screen at 1280 x 800, then on a phone (not the whole page).
+    for (const [name, path] of [
+      ['home', home],
+      ['risks', `${home}/risks`],
+      ['history', `${home}/history`],
+    ] as const) {
+      await page.goto(path);
+      await screenshot(page, `53-desktop-${name}`, false);
+    }
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(home);
-    // What the first screen of a phone shows (not the whole page).
     await screenshot(page, '50-phone-home', false);
     await page.goto(`${home}/risks`);
     await screenshot(page, '51-phone-risks', false);
