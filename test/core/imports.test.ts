@@ -87,6 +87,24 @@ describe('importRecords', () => {
     expect(vendors.map((vendor) => vendor.name)).toEqual(['Twice']);
   });
 
+  it('names the register singular or plural, as the CLI does, and says how to ignore an unknown column', async () => {
+    const kindRefused = async (kind: string) => {
+      const answer = await importCsv(kind, 'Name\nSomething\n', { dry_run: true });
+      return answer.status === 400 && JSON.stringify(errorOf(answer).details).includes('"kind"');
+    };
+    for (const kind of ['risks', 'risk', 'Data classifications', 'people', 'nonconformities']) {
+      expect(await kindRefused(kind), kind).toBe(false);
+    }
+    expect(await kindRefused('riskz')).toBe(true);
+    const unknown = await importCsv('vendors', 'Name,Notes\nAcme,hello\n', { dry_run: true });
+    expect(errorOf(unknown).message).toContain('or ignore it ("")');
+    const ignored = await importCsv('vendors', 'Name,Notes\nAcme,hello\n', {
+      dry_run: true,
+      columns: { Notes: '' },
+    });
+    expect(ignored.status).toBe(200);
+  });
+
   it('answers the same not_found for an id of another organization as for a missing one', async () => {
     const added = await ok(runtime, otherToken, 'addVendor', { organization_id: otherOrg, name: 'Theirs' });
     const foreign = (added.vendor as Row).id as string;

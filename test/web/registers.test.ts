@@ -256,6 +256,8 @@ describe('register pages', () => {
     expect(text).toContain('Payroll Co');
     expect(text).toContain('Ransomware on the payroll server');
     expect(text).not.toContain('Cleaning Ltd');
+    // Each register's heading links to that register filtered the same way.
+    expect(found.html).toContain(`<a href="/orgs/${organizationId}/vendors?query=payroll">Vendors</a>`);
     expect(text).not.toContain('Measures (');
     const none = await client.get(`/orgs/${organizationId}/search?q=zebra`);
     expect(textOf(none.html)).toContain('Nothing in any register matches “zebra”.');

@@ -28,7 +28,7 @@ export function readHeader(run: ImportRun, row: TableRow) {
   if (unknown.length > 0) {
     const names = unknown.map((match) => `"${match.header || `(column ${match.column}, no header)`}"`);
     throw invalidArguments(
-      `Unknown column${unknown.length > 1 ? 's' : ''} ${names.join(', ')}: not a field of ${spec.labelPlural}. Map ${unknown.length > 1 ? 'them' : 'it'} to a field with columns ({"${unknown[0]?.header}": "<field>"}) or ignore ${unknown.length > 1 ? 'them' : 'it'} (null). Fields: id, ${fields.map((field) => field.name).join(', ')}.`,
+      `Unknown column${unknown.length > 1 ? 's' : ''} ${names.join(', ')}: not a field of ${spec.labelPlural}. Map ${unknown.length > 1 ? 'them' : 'it'} to a field with columns ({"${unknown[0]?.header}": "<field>"}) or ignore ${unknown.length > 1 ? 'them' : 'it'} (""). Fields: id, ${fields.map((field) => field.name).join(', ')}.`,
       unknown.map((match) => ({
         path: `column ${match.column}`,
         message: `Unknown column ${match.header}`,

@@ -99,6 +99,24 @@ const KINDS = [
   'requirement',
 ] as const satisfies readonly RegisterKind[];
 
+/** A register's plural, as the CLI and the web write it (`risks`, `data-classifications`, `people`). */
+const PLURALS: Record<string, (typeof KINDS)[number]> = {
+  ...Object.fromEntries(KINDS.map((kind) => [`${kind}s`, kind])),
+  people: 'person',
+  nonconformities: 'nonconformity',
+  continual_improvements: 'continual_improvement',
+};
+
+/** `risk`, `risks`, `Data classifications`: the register's kind, in any case, singular or plural. */
+const kindSchema = z.preprocess((value) => {
+  if (typeof value !== 'string') return value;
+  const key = value
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  return PLURALS[key] ?? key;
+}, z.enum(KINDS));
+
 const count = (what: string) => z.number().int().describe(what);
 
 export function importRecordsTool(registers: Registers): Tool {
@@ -112,7 +130,7 @@ export function importRecordsTool(registers: Registers): Tool {
     annotations: CREATE_ANNOTATIONS,
     input: z.strictObject({
       organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
-      kind: z.enum(KINDS).describe('Register.'),
+      kind: kindSchema.describe('Register, e.g. risks.'),
       csv: z.string().min(1).describe('CSV text; a row with an id updates that record.'),
       dry_run: z.boolean().default(false).describe('true: report, write nothing.'),
       // "" rather than null ignores a column: null means "not given" for every argument (invoke.ts).

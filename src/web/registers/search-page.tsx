@@ -48,7 +48,7 @@ export function SearchPage(props: {
         return (
           <section aria-labelledby={`found-${result.page.slug}`}>
             <h2 id={`found-${result.page.slug}`}>
-              {result.page.title}{' '}
+              <a href={registerHref}>{result.page.title}</a>{' '}
               <span class="muted small">
                 ({result.capped ? `more than ${result.total}` : result.total}{' '}
                 {result.total === 1 ? 'match' : 'matches'})
