@@ -12,7 +12,9 @@ import { AppError } from './errors.ts';
 import { createGrantService } from './oauth/grants.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
-import { importRecordsFile, registerKindOf } from './tools/imports/cli-import.ts';
+import { importRecordsFile } from './tools/imports/cli-import.ts';
+import { REGISTER_SPECS } from './tools/index.ts';
+import { kindNamed } from './tools/registers/spec.ts';
 
 export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)
 
@@ -224,7 +226,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         if (!fileArgument) throw new UsageError('import needs a FILE');
         const organizationId = values.org?.[0];
         if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
-        const kind = registerKindOf(values.kind ?? '');
+        const kind = kindNamed(REGISTER_SPECS, values.kind ?? '');
         if (!kind) throw new UsageError('--kind must name a register, e.g. risks, vendors, people');
         const dateFormat = values['date-format']?.toUpperCase();
         if (dateFormat !== undefined && dateFormat !== 'DD/MM/YYYY' && dateFormat !== 'MM/DD/YYYY')

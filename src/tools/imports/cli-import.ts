@@ -17,18 +17,6 @@ import { type ImportOptions, type ImportReport, importTable, type TableRows } fr
 import { refusalOf } from './tool.ts';
 import type { DateFormat } from './values.ts';
 
-/** A register named as a kind (`risk`, `data_classification`) or as its pages are (`risks`, `data-classifications`). */
-export function registerKindOf(name: string): RegisterKind | null {
-  const key = name
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-  for (const { spec } of Object.values(REGISTERS)) {
-    if (spec.kind === key || spec.listKey === key) return spec.kind;
-  }
-  return null;
-}
-
 /** The text of a CSV file as it is read: UTF-8 (a BOM or none) or UTF-16 with its BOM, decoded piece by piece. */
 async function* csvFileRows(path: string): AsyncGenerator<TableRow> {
   const reader = createCsvReader();

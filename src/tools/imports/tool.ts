@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { AppError, invalidArguments } from '../../errors.ts';
 import { caseInsensitiveEnum, idOf } from '../fields.ts';
 import type { Registers } from '../registers/builder.ts';
-import type { RegisterKind } from '../registers/spec.ts';
+import { kindNamed, type RegisterKind } from '../registers/spec.ts';
 import { createCsvReader } from '../tables/csv-reader.ts';
 import { CREATE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
 import {
@@ -99,27 +99,15 @@ const KINDS = [
   'requirement',
 ] as const satisfies readonly RegisterKind[];
 
-/** A register's plural, as the CLI and the web write it (`risks`, `data-classifications`, `people`). */
-const PLURALS: Record<string, (typeof KINDS)[number]> = {
-  ...Object.fromEntries(KINDS.map((kind) => [`${kind}s`, kind])),
-  people: 'person',
-  nonconformities: 'nonconformity',
-  continual_improvements: 'continual_improvement',
-};
-
-/** `risk`, `risks`, `Data classifications`: the register's kind, in any case, singular or plural. */
-const kindSchema = z.preprocess((value) => {
-  if (typeof value !== 'string') return value;
-  const key = value
-    .trim()
-    .toLowerCase()
-    .replace(/[\s-]+/g, '_');
-  return PLURALS[key] ?? key;
-}, z.enum(KINDS));
-
 const count = (what: string) => z.number().int().describe(what);
 
 export function importRecordsTool(registers: Registers): Tool {
+  const specs = Object.values(registers).map((register) => register.spec);
+  /** `risk`, `risks`, `Data classifications`: the register's kind, as the CLI takes it (kindNamed). */
+  const kindSchema = z.preprocess(
+    (value) => (typeof value === 'string' ? (kindNamed(specs, value) ?? value) : value),
+    z.enum(KINDS),
+  );
   return defineTool({
     name: 'importRecords',
     title: 'Import records from CSV',

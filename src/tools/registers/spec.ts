@@ -201,6 +201,19 @@ export function allowedStates(
   return allowed ? [current, ...allowed.filter((state) => state !== current)] : [...all];
 }
 
+/**
+ * The register a person names, singular or plural, in any case, with spaces or hyphens (`risk`, `Risks`,
+ * `data-classifications`, `people`): its kind, or null.
+ */
+export function kindNamed(specs: Iterable<RegisterSpec>, name: string): RegisterKind | null {
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
+  for (const spec of specs) if (spec.kind === key || spec.listKey === key) return spec.kind;
+  return null;
+}
+
 /** The toolset a register's tools are in. */
 export function toolsetOf(spec: RegisterSpec): string {
   return spec.toolset ?? spec.listKey;
