@@ -191,13 +191,14 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
       ...argumentsFromValues(fields, values, 'update'),
       ...(expected ? { expected_updated_at: expected } : {}),
     });
-    // Changed since the form was loaded: show what changed and the current values beside the person's, and let
-    // the next save apply theirs to the current version.
-    const current =
-      !outcome.ok && outcome.error.code === 'conflict' && expected
-        ? await recordOf(c, membership, page)
-        : null;
-    if (current && expected && Date.parse(String(current.updated_at)) !== Date.parse(expected)) {
+    // Changed since the form was loaded (the record read at the top of this request is newer than the form): show
+    // what changed and the current values beside the person's, and let the next save apply theirs to that version.
+    const stale =
+      !outcome.ok &&
+      outcome.error.code === 'conflict' &&
+      expected !== undefined &&
+      Date.parse(String(record.updated_at)) !== Date.parse(expected);
+    if (stale) {
       const since = await calls.run(listChanges, {
         organization_id: membership.organizationId,
         filter: { record_id: String(record.id), since: expected },
@@ -207,15 +208,15 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
         c,
         {
           ...context,
-          record: current,
+          record,
           values,
-          expectedUpdatedAt: String(current.updated_at),
+          expectedUpdatedAt: String(record.updated_at),
           conflict: {
             // `since` counts from the form's own version: the change that made it is not news.
             changes: ((since.changes as ChangeRow[] | undefined) ?? []).filter(
               (change) => Date.parse(change.created_at) > Date.parse(expected),
             ),
-            current: valuesFromRecord(fields, current),
+            current: valuesFromRecord(fields, record),
           },
         },
         409,
