@@ -138,19 +138,7 @@ const lines: string[] = ['| Import and export | Measured | Target | |', '|---|--
   const scratch = await createScratchRuntime('bench-import-call', { RATE_LIMIT_PER_MINUTE: '600' });
   try {
     const { runtime, database } = scratch;
-    const user = await createUser(database.db, new Date(), {
-      email: 'one-call@example.com',
-      password: 'bench pw 12',
-    });
-    const org = (await createOrganization(database.db, new Date(), { name: 'One call', ownerId: user.id }))
-      .id;
-    const { token } = await runtime.tokens.create({
-      userId: user.id,
-      name: 'bench',
-      scope: 'read_write',
-      organizationIds: null,
-      expiresAt: null,
-    });
+    const { organizationId: org, token } = await scratch.owner('one-call@example.com', 'One call');
     const importCall = async (kind: string, csv: string, dryRun = false) => {
       const response = await runtime.app.request('http://127.0.0.1/api/mcp/tools/importRecords', {
         method: 'POST',

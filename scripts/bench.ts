@@ -6,7 +6,7 @@
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
 //                                    --worker adds 10,000 risks through the web upload on the Worker)
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
-import { createOrganization, createUser } from '../src/accounts.ts';
+import { createOrganization } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
 interface Target {
@@ -62,18 +62,7 @@ const scratch = await createScratchRuntime('bench');
 const { runtime, database } = scratch;
 const flusher = setInterval(() => void runtime.usage.flush(), 1000);
 
-const user = await createUser(database.db, new Date(), {
-  email: 'bench@example.com',
-  password: 'bench password 1',
-});
-const org = await createOrganization(database.db, new Date(), { name: 'Bench', ownerId: user.id });
-const { token } = await runtime.tokens.create({
-  userId: user.id,
-  name: 'bench',
-  scope: 'read_write',
-  organizationIds: null,
-  expiresAt: null,
-});
+const { userId, organizationId, token, password } = await scratch.owner('bench@example.com', 'Bench');
 const headers = {
   authorization: `Bearer ${token}`,
   'content-type': 'application/json',
@@ -93,7 +82,7 @@ const direct = (tool: string, args: unknown) => post(`/api/mcp/tools/${tool}`, a
 const RISKS = 2000;
 for (let i = 0; i < RISKS; i++) {
   await direct('addRisk', {
-    organization_id: org.id,
+    organization_id: organizationId,
     name: `Risk ${i}`,
     description: i % 7 === 0 ? 'ransomware on backups' : 'generic scenario',
     inherent_likelihood: (i % 5) + 1,
@@ -104,7 +93,7 @@ for (let i = 0; i < RISKS; i++) {
 // A second organization with 100,000 risks spread over all 625 likelihood/impact cells (inserted in one statement),
 // for the heat map: one grouped query over its covering index, however many risks there are.
 const HEAT_RISKS = 100_000;
-const heatOrg = await createOrganization(database.db, new Date(), { name: 'Heat map', ownerId: user.id });
+const heatOrg = await createOrganization(database.db, new Date(), { name: 'Heat map', ownerId: userId });
 await database.client.execute({
   sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
     insert into risks (id, organization_id, name, category, status, treatment, inherent_likelihood, inherent_impact,
@@ -122,7 +111,8 @@ const targets: Target[] = [
     name: `direct listRisks (${RISKS} risks, filter min_residual_score 15, size 20)`,
     p95Ms: 15,
     iterations: 500,
-    run: () => direct('listRisks', { organization_id: org.id, filter: { min_residual_score: 15 }, size: 20 }),
+    run: () =>
+      direct('listRisks', { organization_id: organizationId, filter: { min_residual_score: 15 }, size: 20 }),
   },
   {
     name: `direct listRisks, text query, order by residual_score`,
@@ -130,7 +120,7 @@ const targets: Target[] = [
     iterations: 300,
     run: () =>
       direct('listRisks', {
-        organization_id: org.id,
+        organization_id: organizationId,
         filter: { query: 'ransomware' },
         order_by: { field: 'residual_score', direction: 'DESC' },
       }),
@@ -144,7 +134,7 @@ const targets: Target[] = [
         jsonrpc: '2.0',
         id: 1,
         method: 'tools/call',
-        params: { name: 'listRisks', arguments: { organization_id: org.id, size: 20 } },
+        params: { name: 'listRisks', arguments: { organization_id: organizationId, size: 20 } },
       }),
   },
   {
@@ -157,13 +147,13 @@ const targets: Target[] = [
     name: 'direct addVendor (write)',
     p95Ms: 20,
     iterations: 300,
-    run: () => direct('addVendor', { organization_id: org.id, name: `Vendor ${counter++}` }),
+    run: () => direct('addVendor', { organization_id: organizationId, name: `Vendor ${counter++}` }),
   },
   {
     name: 'direct getComplianceSummary',
     p95Ms: 25,
     iterations: 200,
-    run: () => direct('getComplianceSummary', { organization_id: org.id }),
+    run: () => direct('getComplianceSummary', { organization_id: organizationId }),
   },
   {
     name: `direct getComplianceSummary with heat map (${HEAT_RISKS / 1000}k risks)`,
@@ -191,7 +181,7 @@ async function webCookie(): Promise<string> {
     body: new URLSearchParams({
       _csrf: csrf,
       email: 'bench@example.com',
-      password: 'bench password 1',
+      password,
     }).toString(),
   });
   if (signedIn.status !== 303) throw new Error(`bench sign-in failed: ${signedIn.status}`);
@@ -213,7 +203,7 @@ async function measureExport(): Promise<{
   lines: number;
   mb: number;
 }> {
-  const exportOrg = await createOrganization(database.db, new Date(), { name: 'Export', ownerId: user.id });
+  const exportOrg = await createOrganization(database.db, new Date(), { name: 'Export', ownerId: userId });
   await database.client.execute({
     sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
       insert into measures (id, organization_id, name, description, category, state, created_at, updated_at)

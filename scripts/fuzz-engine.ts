@@ -6,7 +6,6 @@
 // ids in an answer.
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CfWorkerJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/cfworker';
-import { createOrganization, createUser } from '../src/accounts.ts';
 import type { Runtime } from '../src/runtime.ts';
 import { jsonSchemasOf } from '../src/surfaces/schemas.ts';
 import { REGISTER_SPECS, TOOLS } from '../src/tools/index.ts';
@@ -400,25 +399,14 @@ async function callMcp(
 
 /** A migrated temporary database, a runtime without rate limit, two organizations with a record of every kind. */
 async function setUp() {
-  const { runtime, database, close } = await createScratchRuntime('fuzz');
-  const now = new Date();
+  const scratch = await createScratchRuntime('fuzz');
+  const { runtime, close } = scratch;
   const tokens: string[] = [];
   const organizations: string[] = [];
   for (const who of ['alice', 'bob']) {
-    const user = await createUser(database.db, now, {
-      email: `${who}@fuzz.example`,
-      password: `${who} password 1`,
-    });
-    const organization = await createOrganization(database.db, now, { name: `${who} org`, ownerId: user.id });
-    const { token } = await runtime.tokens.create({
-      userId: user.id,
-      name: 'fuzz',
-      scope: 'read_write',
-      organizationIds: null,
-      expiresAt: null,
-    });
+    const { organizationId, token } = await scratch.owner(`${who}@fuzz.example`, `${who} org`);
     tokens.push(token);
-    organizations.push(organization.id);
+    organizations.push(organizationId);
   }
   const [aliceToken = '', bobToken = ''] = tokens;
   const [orgA = '', orgB = ''] = organizations;

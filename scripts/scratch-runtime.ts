@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createOrganization, createUser } from '../src/accounts.ts';
 import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
@@ -28,6 +29,24 @@ export async function createScratchRuntime(name: string, env: Record<string, str
   return {
     runtime,
     database,
+    /** A user (their password returned) who owns a new organization and holds a read_write token for all of theirs. */
+    async owner(email: string, organizationName: string) {
+      const now = new Date();
+      const password = `${email} password`;
+      const user = await createUser(database.db, now, { email, password });
+      const organization = await createOrganization(database.db, now, {
+        name: organizationName,
+        ownerId: user.id,
+      });
+      const { token } = await runtime.tokens.create({
+        userId: user.id,
+        name: 'bench',
+        scope: 'read_write',
+        organizationIds: null,
+        expiresAt: null,
+      });
+      return { userId: user.id, organizationId: organization.id, token, password };
+    },
     /** Closes the database and removes the directory. */
     close() {
       database.client.close();
