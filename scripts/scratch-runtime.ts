@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrganization, createUser } from '../src/accounts.ts';
+import { nodeSha256Hex } from '../src/auth/node-hash.ts';
 import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
@@ -23,6 +24,8 @@ export async function createScratchRuntime(name: string, env: Record<string, str
     database,
     cache: createMemoryTokenCache(),
     loopbackOnly: true,
+    // As the Node host hashes tokens (src/node.ts).
+    hashToken: nodeSha256Hex,
     usageFlush: 'host',
     log: () => {},
   });

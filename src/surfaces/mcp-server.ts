@@ -10,14 +10,24 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
+import { ID_PREFIXES } from '../ids.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
 import { exclusionOf, selectionKey, type ToolSelection } from '../tools/toolsets.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 import { jsonSchemasOf } from './schemas.ts';
 
+const ID_KIND_LABELS: Record<string, string> = { token: 'API token', call: 'tool call' };
+
+/** Every id prefix a client meets, with its kind ("rsk_ risk"): tools/list leaves id formats out of descriptions. */
+const ID_KINDS = Object.entries(ID_PREFIXES)
+  .filter(([kind]) => !kind.startsWith('oauth_'))
+  .map(([kind, prefix]) => `${prefix}_ ${ID_KIND_LABELS[kind] ?? kind.replace('_', ' ')}`)
+  .join(', ');
+
 export const SERVER_INSTRUCTIONS = [
   'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...); then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview.',
-  "Ids carry their kind's prefix: `id` is the tool's own kind (getRisk: rsk_...). Every record also has id, organization_id, created_at and updated_at.",
+  `Ids carry their kind's prefix: ${ID_KINDS}. \`id\` is the tool's own kind (getRisk: rsk_...); an argument named after a kind takes its ids (measure_id: msr_..., vendor_ids: ven_...); owner_id and every *_owner_id is a person (per_...).`,
+  "Every record has id, organization_id, created_at and updated_at, and the fields its kind's get tool lists (getRisk's risk); list, add and update tools return the same records.",
   'Lists filter on the server (`filter`: all given filters must match; an enum filter takes a list, any of its values matches; query is case-insensitive), sort with order_by {field, direction ASC or DESC} (default created_at DESC) and page: size 1..100 (default 20); pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000, 100 with filter.query (total_count_capped: more); page_shortened: fewer than size, to keep a result within about 20,000 tokens.',
   'null means "not given" for every argument (leave it out or send null). Enum values are upper case, as listed. Updates change only the fields given, with the values and bounds of the add tool (null leaves a field as it is); `clear` lists the fields to empty; expected_updated_at (the updated_at you read) refuses the change, as conflict, if the record changed since.',
   'A failed call is a result with isError and structuredContent.error {code, message, details}: fix the arguments and retry. Delete tools cannot be undone: confirm with the user first.',

@@ -84,15 +84,18 @@ export function createMcpSurface(
       // nothing clones the request or reads its body again.
       const body = await readBody(received);
       const request = withJsonAccept(received, body);
+      // A plain tools/call is 2025-era by the SDK's own rules (no `_meta`, so no envelope claim; no modern
+      // MCP-Protocol-Version header), so the fast path answers it before isLegacyRequest, whose schema checks cost
+      // about as much as the rest of the MCP layer (test/core/mcp-era.test.ts holds the two together).
+      const plain = options.fastPath ? plainToolsCall(request, body.parsed) : null;
+      if (plain)
+        return answerPlainCall(plain.id, () => handlers.call(connection, plain.name, plain.arguments));
       if (!(await isLegacyRequest(request, body.parsed))) {
         return modern.fetch(request, {
           authInfo: { token: '', clientId: principal.tokenId, scopes: [], extra: { connection } },
           parsedBody: body.parsed,
         });
       }
-      const plain = options.fastPath ? plainToolsCall(request, body.parsed) : null;
-      if (plain)
-        return answerPlainCall(plain.id, () => handlers.call(connection, plain.name, plain.arguments));
       return serveLegacy(request, connection, body.parsed);
     },
   };

@@ -1,6 +1,5 @@
 // JSON Schemas of the tool map, computed once per tool (not per request) and shared by MCP, OpenAPI and the web.
 import { z } from 'zod';
-import { article, capitalize } from '../tools/registers/spec.ts';
 import type { Tool } from '../tools/types.ts';
 import { RECORD_SCHEMAS, SAME_AS_ADD } from '../tools/types.ts';
 
@@ -140,9 +139,8 @@ function compact(node: unknown, form: CompactForm, describedAbove = false, depth
   // Described in the add tool: what is inside (an id list's items) is not described again either.
   const sameAsAdd = out[SAME_AS_ADD] === true;
   delete out[SAME_AS_ADD];
-  // In tools/list, an update field is its type alone (its values and bounds are read in the add tool), unless it is
-  // a state with moves to name.
-  if (sameAsAdd && form === 'mcp-input' && typeof out.description !== 'string') {
+  // In tools/list, an update field is its type alone (its values, bounds and a state's moves are read in the add tool).
+  if (sameAsAdd && form === 'mcp-input') {
     for (const key of ['enum', 'minimum', 'maximum', 'format', 'pattern']) delete out[key];
     if (out.items) out.items = { type: (out.items as Json).type };
   }
@@ -150,7 +148,8 @@ function compact(node: unknown, form: CompactForm, describedAbove = false, depth
   delete out[RECORD_MARK];
   // Outputs: a section of the result (an object) says what it is; scalars and lists are named well enough.
   const section = depth === 1 && out.type === 'object';
-  if (!record && (describedAbove || (loose && !section))) delete out.description;
+  // A record is named by its place (getRisk's risk, listRisks' risks): the instructions say where it is spelled out.
+  if (record || describedAbove || (loose && !section)) delete out.description;
   if (loose && depth > 0 && out.properties) return outline(out, record);
   const described = typeof out.description === 'string' || sameAsAdd;
   for (const [key, value] of Object.entries(out)) {
@@ -230,16 +229,54 @@ function mapProperties(schema: Json, change: (name: string, property: Json) => J
 const isEnumList = (schema: Json) =>
   schema.type === 'array' && Array.isArray((schema.items as Json | undefined)?.enum);
 
+// An id's format in a description ("Owner (`per_...`)."): the server instructions list every kind's prefix once.
+const ID_FORMAT = / ?\(`[a-z]{3}_\.\.\.`\)/g;
+
+// Words that say nothing a field's name does not: "The risk." for risk_id, "Target date." for target_date.
+const FILLER_WORDS = new Set(['the', 'a', 'an', 'of', 'its', 'id', 'ids']);
+
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '' && !FILLER_WORDS.has(word));
+
+/**
+ * True when a description, its id format aside, only repeats its field's name ("Business owner (`per_...`)." for
+ * business_owner_id): tools/list leaves it out, the name and the instructions' id prefixes say as much.
+ */
+export function saysOnlyItsName(name: string, description: string): boolean {
+  const named = new Set(wordsOf(name).flatMap((word) => [word, `${word}s`]));
+  return wordsOf(description.replace(ID_FORMAT, '')).every((word) => named.has(word));
+}
+
+/**
+ * A property as tools/list shows it: its description without id formats (the instructions give the prefixes),
+ * left out when it only repeats the property's name; an object's properties likewise.
+ */
+function mcpProperty(name: string, property: Json): Json {
+  let out = property;
+  if (typeof out.description === 'string') {
+    out = saysOnlyItsName(name, out.description)
+      ? undescribed(out)
+      : { ...out, description: out.description.replace(ID_FORMAT, '') };
+  }
+  return out.properties ? mapProperties(out, mcpProperty) : out;
+}
+
 /** The input as tools/list shows it: without the descriptions the server instructions give once. */
 function mcpInputOf(input: Json): Json {
   return mapProperties(input, (name, property) => {
-    if (!COMMON_ARGUMENTS.includes(name)) return property;
+    if (!COMMON_ARGUMENTS.includes(name)) return mcpProperty(name, property);
+    // The direction's values (ASC, DESC) are in the instructions.
     if (name === 'order_by')
-      return mapProperties(undescribed(property), (_key, member) => undescribed(member));
+      return mapProperties(undescribed(property), (key, member) =>
+        key === 'direction' ? { type: member.type } : undescribed(member),
+      );
     if (name === 'size') return { type: property.type };
     if (name === 'filter')
-      return mapProperties(undescribed(property), (_key, member) =>
-        isEnumList(member) ? undescribed(member) : member,
+      return mapProperties(undescribed(property), (key, member) =>
+        isEnumList(member) ? undescribed(member) : mcpProperty(key, member),
       );
     return undescribed(property);
   });
@@ -266,11 +303,7 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
       jsonSchema[RECORD_MARK] = true;
       if (record.spelledOutIn === tool.name) return;
       for (const key of Object.keys(jsonSchema)) delete jsonSchema[key];
-      Object.assign(jsonSchema, {
-        type: 'object',
-        description: `${capitalize(article(record.label))} ${record.label}, as ${record.spelledOutIn} returns it.`,
-        [RECORD_MARK]: true,
-      });
+      Object.assign(jsonSchema, { type: 'object', [RECORD_MARK]: true });
     });
     // Without `required` or `additionalProperties: false`, an error result ({error: {...}}, isError: true)
     // validates too: clients such as the SDK's validate structuredContent whether or not isError is set.
@@ -278,6 +311,8 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
     // The paging fields every list returns are explained once, in the server instructions.
     const properties = mcpOutput.properties as Json | undefined;
     for (const name of PAGE_FIELDS) delete properties?.[name];
+    // A section named by its key alone ("Risks." for risks) is not described again.
+    if (properties) mcpOutput.properties = mapProperties(mcpOutput, mcpProperty).properties;
     const publishedInput = compact(published, 'input') as Json;
     schemas = {
       input: { ...convert(tool.input, 'input'), type: 'object' },

@@ -220,18 +220,18 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
               z.enum(kinds),
             )
             .optional()
-            .describe('Kind of record.'),
+            .describe('Kind.'),
           action: caseInsensitiveEnum(['ADD', 'UPDATE', 'DELETE', 'LINK', 'UNLINK'])
             .transform((value) => value.toLowerCase() as ChangeAction)
             .optional()
             .describe('Action.'),
-          token_id: idOf('tok', 'Token').optional().describe('API token (`tok_...`).'),
+          token_id: idOf('tok', 'Token').optional().describe('Token (`tok_...`).'),
           user_id: idOf('usr', 'User').optional().describe('User (`usr_...`).'),
           surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI', 'IMPORT'])
             .transform((value) => value.toLowerCase() as (typeof CHANGE_SURFACES)[number])
             .optional()
             .describe('Surface.'),
-          call_id: idOf('cal', 'Call').optional().describe('Tool call (`cal_...`).'),
+          call_id: idOf('cal', 'Call').optional().describe('Call (`cal_...`).'),
           since: instantSchema
             .optional()
             .describe('From this time on (ISO 8601; a date is its midnight UTC).'),

@@ -22,7 +22,7 @@ export const measureSpec: RegisterSpec = {
     name: nameField('Enforce multi-factor authentication'),
     description: descriptionField('measure'),
     category: withDefault(
-      shortText(100).describe('Category, free text, e.g. "Access control" (default "General").'),
+      shortText(100).describe('Free text, e.g. "Access control" (default "General").'),
       'General',
     ),
     state: withDefault(state, 'NOT_STARTED'),

@@ -31,7 +31,7 @@ export const organizationTools: Tool[] = [
     name: LIST_ORGANIZATIONS,
     title: 'List organizations',
     description:
-      'List the organizations this token can access, with your role in each, by name. Call this first: the other tools need an organization_id (`org_...`) from here.',
+      'List the organizations this token can access, with your role in each. Call it first: the other tools need an organization_id from here.',
     scope: 'read',
     toolset: 'core',
     annotations: READ_ANNOTATIONS,
@@ -80,7 +80,7 @@ export const organizationTools: Tool[] = [
   defineTool({
     name: 'getOrganization',
     title: 'Get organization',
-    description: 'Get one organization this token can access by id (`org_...`), with your role in it.',
+    description: 'Get one organization by id, with your role in it.',
     scope: 'read',
     toolset: 'core',
     annotations: READ_ANNOTATIONS,

@@ -25,16 +25,13 @@ const status = caseInsensitiveEnum(RISK_STATUSES).describe(
 const treatment = caseInsensitiveEnum(RISK_TREATMENTS).describe('Treatment decision.');
 /** Exact likelihood/impact filters: a likelihood and an impact of one stage select one cell of the heat map. */
 function heatMapCellFilters() {
-  const exact = (column: SQLiteColumn, stage: string, pair: string) =>
-    filter(
-      z.number().int().min(1).max(5).describe(`Exact value ${stage} (with ${pair}: a heat-map cell).`),
-      (value) => eq(column, value),
-    );
+  const exact = (column: SQLiteColumn, stage: string) =>
+    filter(z.number().int().min(1).max(5).describe(`Exact value ${stage}.`), (value) => eq(column, value));
   return {
-    inherent_likelihood: exact(risks.inherent_likelihood, 'before measures', 'inherent_impact'),
-    inherent_impact: exact(risks.inherent_impact, 'before measures', 'inherent_likelihood'),
-    residual_likelihood: exact(risks.residual_likelihood, 'after measures', 'residual_impact'),
-    residual_impact: exact(risks.residual_impact, 'after measures', 'residual_likelihood'),
+    inherent_likelihood: exact(risks.inherent_likelihood, 'before measures'),
+    inherent_impact: exact(risks.inherent_impact, 'before measures'),
+    residual_likelihood: exact(risks.residual_likelihood, 'after measures'),
+    residual_impact: exact(risks.residual_impact, 'after measures'),
   };
 }
 
@@ -56,7 +53,7 @@ export const riskSpec: RegisterSpec = {
     name: nameField('Loss of customer data through a compromised laptop'),
     description: descriptionField('risk scenario'),
     category: withDefault(
-      shortText(100).describe('Category, free text, e.g. "Security", "Privacy" (default "General").'),
+      shortText(100).describe('Free text, e.g. "Security", "Privacy" (default "General").'),
       'General',
     ),
     status: withDefault(status, 'OPEN'),
@@ -105,13 +102,10 @@ export const riskSpec: RegisterSpec = {
   filters: {
     status: enumFilter(status, risks.status, 'Any of these statuses.'),
     treatment: enumFilter(treatment, risks.treatment, 'Any of these treatments.'),
-    min_residual_score: filter(
-      score('Only risks whose residual_score is at least this (e.g. 15 for high risks).'),
-      (value) => gte(risks.residual_score, value),
+    min_residual_score: filter(score('At least this (15 and up: high risks).'), (value) =>
+      gte(risks.residual_score, value),
     ),
-    max_residual_score: filter(score('Only risks whose residual_score is at most this.'), (value) =>
-      lte(risks.residual_score, value),
-    ),
+    max_residual_score: filter(score('At most this.'), (value) => lte(risks.residual_score, value)),
     owner_id: ownerFilter(risks.owner_id),
     measure_id: linkedFilter(
       { ownerId: risks.id, owner: riskMeasures.risk_id, target: riskMeasures.measure_id },
@@ -135,7 +129,7 @@ export const riskSpec: RegisterSpec = {
   hints: {
     list: 'High risks: filter.min_residual_score 15, order_by residual_score DESC. A heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair).',
     add: 'Scores are likelihood x impact; residual values default to the inherent ones.',
-    update: 'Scores are recomputed; a CLOSED risk only reopens (invalid_transition otherwise).',
+    update: 'Scores are recomputed.',
   },
   example: {
     organization_id: 'org_...',

@@ -2,6 +2,7 @@
 // traffic to the Server over the web-standard transport, the rest to the 2026-07-28 handler.
 import { isLegacyRequest, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { plainToolsCall } from '../../src/surfaces/mcp-fast-path.ts';
 import { createTestRuntime, createWorld, mcpPost, type TestRuntime, type World } from '../helpers.ts';
 
 let runtime: TestRuntime;
@@ -116,6 +117,26 @@ const CASES: Case[] = [
 ];
 
 describe('the era of a request', () => {
+  it('has cases the fast path answers', () => {
+    const plain = CASES.filter(({ body, headers = {} }) => {
+      const request = new Request('http://127.0.0.1/', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+      });
+      return plainToolsCall(request, body) !== null;
+    });
+    expect(plain.map(({ name }) => name)).toEqual([
+      'tools/call',
+      'tools/call with MCP-Protocol-Version 2025-11-25',
+      'tools/call with MCP-Protocol-Version 2025-06-18',
+      'tools/call with MCP-Protocol-Version 2025-03-26',
+      'tools/call with MCP-Protocol-Version 2024-11-05',
+      'string id',
+      'id 0',
+      'negative id',
+    ]);
+  });
+
   it.each(CASES)('$name', async ({ body, headers = {}, legacy }) => {
     const request = new Request('http://127.0.0.1/api/mcp/v1', {
       method: 'POST',
@@ -127,6 +148,8 @@ describe('the era of a request', () => {
       body: JSON.stringify(body),
     });
     expect(await isLegacyRequest(request, body)).toBe(legacy);
+    // The fast path, which answers before isLegacyRequest is asked, takes only requests the SDK calls 2025-era.
+    if (plainToolsCall(request, body) !== null) expect(legacy).toBe(true);
     // The 2026-07-28 handler never builds this transport: it is called for 2025-era traffic only.
     const legacyTransport = vi.spyOn(WebStandardStreamableHTTPServerTransport.prototype, 'handleRequest');
     const response = await mcpPost(

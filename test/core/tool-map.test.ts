@@ -1,9 +1,17 @@
 // The contract of the tool map: tools/list equals the map, every tool is described for an AI reader and answers on every surface.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { ID_PREFIXES } from '../../src/ids.ts';
 import { SERVER_INSTRUCTIONS } from '../../src/surfaces/mcp-server.ts';
-import { COMMON_ARGUMENTS, RECORD_COMMON_FIELDS } from '../../src/surfaces/schemas.ts';
+import {
+  COMMON_ARGUMENTS,
+  jsonSchemasOf,
+  RECORD_COMMON_FIELDS,
+  saysOnlyItsName,
+} from '../../src/surfaces/schemas.ts';
 import { TOOLS } from '../../src/tools/index.ts';
+import { RECORD_SCHEMAS } from '../../src/tools/types.ts';
 import { type RecordIds, sampleArguments, seedRecords } from '../fixtures.ts';
 import {
   callDirect,
@@ -73,6 +81,36 @@ function explainedInInstructions(schema: JsonSchema, path: string): boolean {
   );
 }
 
+/** The description the published input (OpenAPI, functions) gives a property at a path (`filter.owner_id`). */
+function publishedDescription(toolName: string, path: string): string | undefined {
+  const tool = TOOLS.get(toolName);
+  if (!tool) return undefined;
+  let node: JsonSchema | undefined = jsonSchemasOf(tool).publishedInput as JsonSchema;
+  for (const name of path.split('.')) node = node?.properties?.[name];
+  return node?.description;
+}
+
+/**
+ * A property tools/list leaves undescribed because its published description only repeats its name ("Owner
+ * (`per_...`)." for owner_id): the name says it, and the instructions give every id prefix.
+ */
+function namedOnly(toolName: string, path: string): boolean {
+  const description = publishedDescription(toolName, path);
+  const name = path.split('.').at(-1) ?? '';
+  return description !== undefined && saysOnlyItsName(name, description);
+}
+
+/** A result section that is a record (getRisk's risk, listRisks' risks): named by its key, spelled out in its get tool. */
+function isRecordSection(toolName: string, section: string): boolean {
+  const output = TOOLS.get(toolName)?.output as z.ZodObject | undefined;
+  let schema = output?.shape[section] as z.ZodType | undefined;
+  while (schema && !RECORD_SCHEMAS.has(schema)) {
+    const def = schema._zod.def as { element?: z.ZodType; innerType?: z.ZodType };
+    schema = def.element ?? def.innerType;
+  }
+  return schema !== undefined;
+}
+
 describe('tools/list', () => {
   it('lists exactly the tools of the map, in its order', async () => {
     const { tools } = await client.listTools();
@@ -111,14 +149,18 @@ describe('tools/list', () => {
         // A field published as {} (no type, no values) must be spelled out and described in the add tool.
         return Object.entries(schema.properties ?? {})
           .filter(([name, property]) => !property.description && !addProperties[name]?.description)
-          .filter(([name]) => !explainedInInstructions(schema, name))
+          .filter(([name]) => !explainedInInstructions(schema, name) && !namedOnly(add.name, name))
           .map(([name]) => `${tool.name}: ${name} (not described in ${add.name} either)`);
       }
       return undescribed(schema)
-        .filter((path) => !explainedInInstructions(schema, path))
+        .filter((path) => !explainedInInstructions(schema, path) && !namedOnly(tool.name, path))
         .map((path) => `${tool.name}: ${path}`);
     });
     expect(missing).toEqual([]);
+    // What the left-out id formats said: every kind's prefix, once, in the instructions.
+    for (const [kind, prefix] of Object.entries(ID_PREFIXES)) {
+      if (!kind.startsWith('oauth_')) expect(SERVER_INSTRUCTIONS).toContain(`${prefix}_ `);
+    }
   });
 
   it('describes each section of every output and spells out each record kind once, in its get tool', async () => {
@@ -128,7 +170,16 @@ describe('tools/list', () => {
       for (const [name, property] of Object.entries(output.properties ?? {})) {
         const record = property.items ?? property;
         if (property.type === 'object' || property.items?.type === 'object') {
-          expect(record.description, `${tool.name}: ${name}`).toBeTruthy();
+          // A record is named by its key; a section whose description only repeats its key ("Risks.") by its key.
+          const named =
+            isRecordSection(tool.name, name) ||
+            saysOnlyItsName(
+              name,
+              (jsonSchemasOf(TOOLS.get(tool.name) as never).output.properties as Record<string, JsonSchema>)[
+                name
+              ]?.description ?? '',
+            );
+          expect(Boolean(record.description) || named, `${tool.name}: ${name}`).toBe(true);
         }
       }
     }
@@ -142,8 +193,10 @@ describe('tools/list', () => {
       expect(getRisk.properties?.risk?.required).not.toContain(common);
       expect(SERVER_INSTRUCTIONS).toContain(common);
     }
+    // Elsewhere a record is named: an object without its fields, which the instructions say where to read.
     const listRisks = tools.find((tool) => tool.name === 'listRisks')?.outputSchema as JsonSchema;
-    expect(listRisks.properties?.risks?.items?.description).toBe('A risk, as getRisk returns it.');
+    expect(listRisks.properties?.risks?.items).toEqual({ type: 'object' });
+    expect(SERVER_INSTRUCTIONS).toContain("the fields its kind's get tool lists");
   });
 
   it('marks delete, unlink and catalog import (remove_missing) tools destructive and only them', async () => {

@@ -88,6 +88,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
         carried: carriedCount(cursor, fingerprint, cap),
         cap,
+        cursor,
       };
       const { rows, counted } = search?.index
         ? await indexedTextPage(ctx, records, page, { ...search, index: search.index })

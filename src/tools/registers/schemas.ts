@@ -79,10 +79,10 @@ export function updateInput(spec: RegisterSpec): z.ZodObject {
   const shape: Record<string, z.ZodType> = { id: recordIdInput(spec) };
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.derived || field.fixed) continue;
-    shape[name] = describedInAdd(field.schema, spec.transitions?.[name] !== undefined).optional();
+    shape[name] = describedInAdd(field.schema).optional();
   }
   for (const relation of spec.relations ?? []) {
-    if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation), false).optional();
+    if (relation.writable) shape[relation.field] = describedInAdd(relationInput(relation)).optional();
   }
   const clearable = clearableFields(spec);
   if (clearable.length > 0) {
@@ -105,11 +105,11 @@ export function idInput(spec: RegisterSpec) {
 
 /**
  * An update tool's field is the add tool's: published with its type and values, its meaning once, in the add tool
- * (the update tool says "as in addX"; tools/list stays small, and leaves out the values too). A state field with
- * transitions keeps its description and values: they name the moves allowed.
+ * (the update tool says "as in addX"; tools/list stays small, and leaves out the values too). A state's moves are
+ * named there too.
  */
-function describedInAdd(schema: z.ZodType, isState: boolean): z.ZodType {
-  return schema.meta({ ...(isState ? {} : { description: undefined }), [SAME_AS_ADD]: true });
+function describedInAdd(schema: z.ZodType): z.ZodType {
+  return schema.meta({ description: undefined, [SAME_AS_ADD]: true });
 }
 
 function relationInput(relation: RelationSpec): z.ZodType {

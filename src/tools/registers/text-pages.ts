@@ -1,11 +1,12 @@
 // The read strategies of a list page: a walk along the sort index, and for text the FTS index can find, a count of
 // its matches followed by a dense walk or a sparse read of the matches, whichever their density makes cheap.
 import type { Client, InArgs } from '@libsql/client';
-import { and, asc, count, desc, eq, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, fillPlaceholders, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { rowMapper } from '../../db/rows.ts';
 import {
   type CountedTotal,
+  type CursorPayload,
   cappedCount,
   cursorValue,
   type Direction,
@@ -37,6 +38,8 @@ export interface ListPage {
   carried: CountedTotal | null;
   /** The most matches a count reads. */
   cap: number;
+  /** The cursor the page starts after; null on a first page. */
+  cursor: CursorPayload | null;
 }
 
 /** A page's rows (size + 1 at most: one more tells there is a next page) and total_count. */
@@ -48,18 +51,13 @@ export interface PageRows {
 type BatchList = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
 
 /**
- * Queries run as one batch (one transaction, as db.batch runs them) on the database's client, their rows left to
+ * Statements run as one batch (one transaction, as db.batch runs them) on the database's client, their rows left to
  * the caller to map: a list page's rows go through a mapper made once per register (listRowMapper), not drizzle's
  * mapping, which asks what each field is for every row.
  */
-async function runBatch(ctx: ToolContext, queries: { toSQL(): { sql: string; params: unknown[] } }[]) {
+function runBatch(ctx: ToolContext, statements: Rendered[]) {
   const client = (ctx.db as unknown as { $client: Client }).$client;
-  return client.batch(
-    queries.map((query) => {
-      const { sql: text, params } = query.toSQL();
-      return { sql: text, args: params as InArgs };
-    }),
-  );
+  return client.batch(statements.map(({ sql: text, params }) => ({ sql: text, args: params as InArgs })));
 }
 
 const listRowMappers = new WeakMap<RegisterRecords, ReturnType<typeof rowMapper>>();
@@ -116,27 +114,97 @@ export async function walkedPage(
   page: ListPage,
   rowTest: SQL | undefined,
 ): Promise<PageRows> {
-  const { table } = records;
-  const where = and(page.filtered, rowTest);
-  const walks = page.ranges.map((range) => walkRange(ctx, records, page, where, range));
+  // A page without filters (the most frequent call) runs statements rendered once per shape; others are built.
+  const statements =
+    page.filters === undefined && rowTest === undefined
+      ? unfilteredStatements(ctx, records, page)
+      : builtStatements(ctx, records, page, rowTest);
+  const results = await runBatch(ctx, statements);
+  const walks = page.ranges.length;
+  const mapRow = listRowMapper(records);
+  return {
+    rows: results.slice(0, walks).flatMap((result) => result.rows.map(mapRow)),
+    counted: page.carried ?? cappedCount(Number(results[walks]?.rows[0]?.[0] ?? 0), page.cap),
+  };
+}
+
+/** A walked page's statements, built for this page. */
+export function builtStatements(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  page: ListPage,
+  rowTest: SQL | undefined,
+): Rendered[] {
+  return walkQueries(ctx, records, page, and(page.filtered, rowTest), page.ranges, page.size + 1).map(
+    (query) => query.toSQL(),
+  );
+}
+
+/** A page's walks along its ranges, and on a first page (nothing carried) its count. */
+function walkQueries(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  page: ListPage,
+  where: SQL | undefined,
+  ranges: PageRange[],
+  limit: number | Placeholder,
+) {
+  const walks = ranges.map((range) => walkRange(ctx, records, page, where, range, limit));
   const counting = page.carried
     ? []
     : [
         ctx.db.select({ total: count() }).from(
           ctx.db
             .select({ one: sql`1` })
-            .from(table)
+            .from(records.table)
             .where(where)
             .limit(page.cap + 1)
             .as('matches'),
         ),
       ];
-  const results = await runBatch(ctx, [...walks, ...counting]);
-  const mapRow = listRowMapper(records);
-  return {
-    rows: results.slice(0, walks.length).flatMap((result) => result.rows.map(mapRow)),
-    counted: page.carried ?? cappedCount(Number(results[walks.length]?.rows[0]?.[0] ?? 0), page.cap),
-  };
+  return [...walks, ...counting];
+}
+
+/** Rendered statements of unfiltered pages, by register and shape: their values are placeholders. */
+const unfilteredShapes = new WeakMap<RegisterRecords, Map<string, Rendered[]>>();
+
+interface Rendered {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The statements of a page without filters, rendered once per shape (sort field, direction, where the cursor stands,
+ * counted or carried) with placeholders for the organization, the cursor's key and the limit, and filled for this
+ * page: the same SQL and arguments walkQueries would build, without building them on every call.
+ */
+export function unfilteredStatements(ctx: ToolContext, records: RegisterRecords, page: ListPage): Rendered[] {
+  const { cursor } = page;
+  // On a nullable sort field, a cursor on a NULL ('' in older cursors) reads other ranges (pageRanges).
+  const atNull =
+    page.orderField.nullable === true && cursor !== null && (cursor.v === null || cursor.v === '');
+  const key = `${page.fieldName} ${page.direction} ${cursor ? (atNull ? 'null' : 'value') : 'first'} ${page.carried ? 'carried' : 'counted'}`;
+  let shapes = unfilteredShapes.get(records);
+  if (!shapes) {
+    shapes = new Map();
+    unfilteredShapes.set(records, shapes);
+  }
+  let rendered = shapes.get(key);
+  if (!rendered) {
+    const marked = cursor && {
+      ...cursor,
+      v: atNull ? cursor.v : (sql.placeholder('v') as unknown as string),
+      i: sql.placeholder('i') as unknown as string,
+    };
+    const ranges = pageRanges(page.orderField, records.table.id, page.direction, marked);
+    const where = and(eq(records.table.organization_id, sql.placeholder('organization')), undefined);
+    rendered = walkQueries(ctx, records, page, where, ranges, sql.placeholder('limit')).map((query) =>
+      query.toSQL(),
+    );
+    shapes.set(key, rendered);
+  }
+  const values = { organization: page.organizationId, v: cursor?.v, i: cursor?.i, limit: page.size + 1 };
+  return rendered.map(({ sql: text, params }) => ({ sql: text, params: fillPlaceholders(params, values) }));
 }
 
 /**
@@ -189,13 +257,14 @@ function walkRange(
   page: ListPage,
   where: SQL | undefined,
   range: PageRange,
+  limit: number | Placeholder = page.size + 1,
 ) {
   return ctx.db
     .select(records.listSelection)
     .from(sql`${records.table} indexed by ${sql.identifier(page.orderIndex)}`)
     .where(and(where, range.where))
     .orderBy(...range.orderBy)
-    .limit(page.size + 1);
+    .limit(limit);
 }
 
 /**

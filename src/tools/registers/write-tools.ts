@@ -19,7 +19,7 @@ import {
 } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
-import { addInput, clearableFields, updateInput } from './schemas.ts';
+import { addInput, updateInput } from './schemas.ts';
 import { article, kindOfId, type Row, targetsOf, toolsetOf } from './spec.ts';
 
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
@@ -93,7 +93,7 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     name,
     title: `Update ${spec.label}`,
     description: [
-      `Change ${article(spec.label)} ${spec.label}: id + fields to change as in add${spec.noun}${clearableFields(spec).length > 0 ? '; clear empties fields' : ''}.`,
+      `Change ${article(spec.label)} ${spec.label}; fields as in add${spec.noun}.`,
       spec.hints?.update ?? '',
     ]
       .filter(Boolean)
