@@ -8,6 +8,15 @@ import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import { callLogRow, type Surface, type ToolCallRecord, type UsageRecorder } from '../usage.ts';
+import {
+  earlierAnswer,
+  type IdempotencyKeySources,
+  idempotencyKeyOf,
+  type KeyedCall,
+  keyedCallOf,
+  keyRowOf,
+  storeAnswer,
+} from './idempotency.ts';
 
 export interface InvokeDeps {
   db: Db;
@@ -15,6 +24,8 @@ export interface InvokeDeps {
   now: () => Date;
   rateLimiter: RateLimiter;
   logError(requestId: string, error: unknown): void;
+  /** Test hook (Node host, env-gated): runs after a keyed write's batch committed, before its answer is stored. */
+  afterKeyedCommit?: () => void;
 }
 
 export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok: false; error: AppError };
@@ -28,6 +39,8 @@ export async function invokeTool(
   requestId: string,
   /** The call id its log row and history rows carry; by default its own. One web form save passes one to all its calls. */
   callId: string = newId('cal'),
+  /** Where an idempotency key may be (header, MCP _meta): a write with one is made once; reads ignore it. */
+  idempotency?: IdempotencyKeySources,
 ): Promise<InvokeResult> {
   const started = performance.now();
   const entry = (outcome: string): ToolCallRecord => ({
@@ -43,6 +56,8 @@ export async function invokeTool(
   });
   // A write's `ok` row rides in the write's own batch, so a crash cannot keep the write and lose its row.
   let inBatch: ToolCallRecord | undefined;
+  // Set only for a write called with a key: no key, no extra work.
+  let keyed: KeyedCall | undefined;
   const ctx: ToolContext = {
     db: deps.db,
     principal,
@@ -50,7 +65,16 @@ export async function invokeTool(
     organizationId: null,
     writeExtras(landed) {
       inBatch = entry('ok');
-      return [callLogRow(deps.db, inBatch, landed)];
+      const logRow = callLogRow(deps.db, inBatch, landed);
+      if (!keyed) return [logRow];
+      // Right after the log row, which was written exactly where `landed` held (`changes()` stays true to it).
+      const fields = {
+        tool: tool.name,
+        organizationId: ctx.organizationId,
+        callId: ctx.callId,
+        now: deps.now(),
+      };
+      return [logRow, keyRowOf(deps.db, keyed, fields, landed)];
     },
     surface,
     callId,
@@ -64,9 +88,16 @@ export async function invokeTool(
       });
     }
     requireTokenScope(ctx, tool.scope);
-    const parsed = tool.input.safeParse(normalizeArguments(rawArguments));
+    const normalized = normalizeArguments(rawArguments);
+    const parsed = tool.input.safeParse(normalized);
     if (!parsed.success) throw invalidArgumentsFrom(tool.name, parsed.error);
-    outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
+    const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
+    if (key !== undefined) {
+      keyed = await keyedCallOf(tool.name, normalized, principal, key);
+      outcome = { ok: true, result: await runKeyed(deps, ctx, tool, parsed.data, keyed, () => inBatch) };
+    } else {
+      outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
+    }
   } catch (caught) {
     const error = fromDatabaseError(caught);
     if (!(error instanceof AppError)) deps.logError(requestId, error);
@@ -77,6 +108,39 @@ export async function invokeTool(
   // The batch may or may not have landed before the failure: the same call's time, so its `ok` row is recognised.
   else deps.usage.record({ ...entry(outcome.error.code), created_at: inBatch.created_at }, 'maybe');
   return outcome;
+}
+
+/**
+ * A write with a key: the answer of the write that committed with it, if any; else the run, whose batch carries the
+ * key's row (so a concurrent duplicate's batch fails whole), and its answer stored. A run that failed because a
+ * duplicate committed first (its key row, or the record it changed meanwhile) answers as that one did.
+ */
+async function runKeyed(
+  deps: InvokeDeps,
+  ctx: ToolContext,
+  tool: Tool,
+  input: unknown,
+  keyed: KeyedCall,
+  committed: () => ToolCallRecord | undefined,
+): Promise<Record<string, unknown>> {
+  const answerAgain = tool.answerAgain
+    ? (callId: string) => tool.answerAgain?.(ctx, input, callId) ?? Promise.resolve({})
+    : undefined;
+  const earlier = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+  if (earlier) return earlier;
+  let result: Record<string, unknown>;
+  try {
+    result = await tool.run(ctx, input);
+  } catch (caught) {
+    const winner = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+    if (winner) return winner;
+    throw caught;
+  }
+  if (committed()) {
+    deps.afterKeyedCommit?.();
+    await storeAnswer(deps.db, keyed, ctx.callId, result);
+  }
+  return result;
 }
 
 // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (extended result codes).

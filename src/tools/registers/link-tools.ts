@@ -144,6 +144,7 @@ export function buildLinkTools(
       ]);
       return answer(ctx, pair.ownerId);
     },
+    answerAgain: (ctx, values) => answer(ctx, pairOf(values).ownerId),
   });
   const unlink = defineTool({
     ...links.unlink,
@@ -165,6 +166,7 @@ export function buildLinkTools(
       ]);
       return answer(ctx, pair.ownerId);
     },
+    answerAgain: (ctx, values) => answer(ctx, pairOf(values).ownerId),
   });
   return { relation, link, unlink, ownerArgument, targetArgument };
 }
