@@ -58,6 +58,9 @@ export async function invokeTool(
   let inBatch: ToolCallRecord | undefined;
   // Set only for a write called with a key: no key, no extra work.
   let keyed: KeyedCall | undefined;
+  // A keyed write answered with a duplicate's answer after its own batch failed: did its batch land? (It did not,
+  // unless it failed after committing.)
+  let replayedAfterFailure = false;
   const ctx: ToolContext = {
     db: deps.db,
     principal,
@@ -94,7 +97,9 @@ export async function invokeTool(
     const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
     if (key !== undefined) {
       keyed = await keyedCallOf(tool.name, normalized, principal, key);
-      outcome = { ok: true, result: await runKeyed(deps, ctx, tool, parsed.data, keyed, () => inBatch) };
+      const run = await runKeyed(deps, ctx, tool, parsed.data, keyed, () => inBatch !== undefined);
+      replayedAfterFailure = run.afterFailure;
+      outcome = { ok: true, result: run.result };
     } else {
       outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
     }
@@ -104,7 +109,7 @@ export async function invokeTool(
     outcome = { ok: false, error: asAppError(error) };
   }
   if (!inBatch) deps.usage.record(entry(outcome.ok ? 'ok' : outcome.error.code));
-  else if (outcome.ok) deps.usage.record(inBatch, 'yes');
+  else if (outcome.ok) deps.usage.record(inBatch, replayedAfterFailure ? 'maybe' : 'yes');
   // The batch may or may not have landed before the failure: the same call's time, so its `ok` row is recognised.
   else deps.usage.record({ ...entry(outcome.error.code), created_at: inBatch.created_at }, 'maybe');
   return outcome;
@@ -121,26 +126,26 @@ async function runKeyed(
   tool: Tool,
   input: unknown,
   keyed: KeyedCall,
-  committed: () => ToolCallRecord | undefined,
-): Promise<Record<string, unknown>> {
-  const answerAgain = tool.answerAgain
-    ? (callId: string) => tool.answerAgain?.(ctx, input, callId) ?? Promise.resolve({})
-    : undefined;
+  batched: () => boolean,
+): Promise<{ result: Record<string, unknown>; afterFailure: boolean }> {
+  const again = tool.answerAgain;
+  const answerAgain = again && ((callId: string) => again.call(tool, ctx, input, callId));
   const earlier = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
-  if (earlier) return earlier;
+  if (earlier) return { result: earlier, afterFailure: false };
   let result: Record<string, unknown>;
   try {
     result = await tool.run(ctx, input);
   } catch (caught) {
     const winner = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
-    if (winner) return winner;
+    if (winner) return { result: winner, afterFailure: true };
     throw caught;
   }
-  if (committed()) {
+  // The run returned after its batch: the batch committed, with the key's row where the write landed.
+  if (batched()) {
     deps.afterKeyedCommit?.();
     await storeAnswer(deps.db, keyed, ctx.callId, result);
   }
-  return result;
+  return { result, afterFailure: false };
 }
 
 // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (extended result codes).

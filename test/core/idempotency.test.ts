@@ -106,7 +106,15 @@ describe('Idempotency-Key on direct calls', () => {
     expect(await risksNamed('Spelled twice')).toBe(1);
   });
 
-  it('writes once for 10 parallel identical calls with one key, and all ten answer the same', async () => {
+  it('writes once for 10 parallel identical calls with one key, and all ten answer the same and are logged', async () => {
+    const logged = async () => {
+      await runtime.usage.flush();
+      const [row] = await runtime.database.db.all<{ n: number }>(
+        sql`select count(*) as n from tool_calls where tool = 'addRisk' and outcome = 'ok'`,
+      );
+      return row?.n ?? 0;
+    };
+    const before = await logged();
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
         keyedDirect(world.aliceToken, 'addRisk', addArgs('Parallel risk'), 'key-parallel'),
@@ -116,6 +124,7 @@ describe('Idempotency-Key on direct calls', () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(10).fill(200));
     for (const answer of answers) expect(answer).toEqual(answers[0]);
     expect(await keyRows('key-parallel')).toHaveLength(1);
+    expect(await logged()).toBe(before + 10);
   });
 
   it('writes once for 10 parallel identical updates with one key', async () => {
