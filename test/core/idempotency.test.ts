@@ -357,3 +357,22 @@ describe('without a key', () => {
     expect(row?.n).toBe(0);
   });
 });
+
+describe('OpenAPI', () => {
+  it('offers the Idempotency-Key header on write operations only', async () => {
+    const response = await runtime.app.request(`${BASE}/api/mcp/openapi.json`);
+    const document = (await response.json()) as {
+      paths: Record<string, { post: { parameters?: unknown[] } }>;
+      components: { parameters: Record<string, { name: string; in: string; required: boolean }> };
+    };
+    const reference = [{ $ref: '#/components/parameters/IdempotencyKey' }];
+    expect(document.paths['/api/mcp/tools/addRisk']?.post.parameters).toEqual(reference);
+    expect(document.paths['/api/mcp/tools/deleteRisk']?.post.parameters).toEqual(reference);
+    expect(document.paths['/api/mcp/tools/getRisk']?.post.parameters).toBeUndefined();
+    expect(document.components.parameters.IdempotencyKey).toMatchObject({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+    });
+  });
+});
