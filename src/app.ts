@@ -39,6 +39,8 @@ export interface AppDeps {
   log?: (message: string) => void;
   /** `after-response`: flush the call log after each request (Workers, via waitUntil); `host`: the host flushes it. */
   usageFlush?: 'after-response' | 'host';
+  /** Test hook: runs between a keyed write's commit and its answer (InvokeDeps.afterKeyedCommit). */
+  afterKeyedCommit?: () => void;
   /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
   clientMetadataFetcher?: ClientMetadataFetcher;
 }
@@ -54,6 +56,7 @@ export function createApp(deps: AppDeps) {
     now,
     rateLimiter: deps.rateLimiter ?? createRateLimiter(config.rateLimitPerMinute),
     logError,
+    afterKeyedCommit: deps.afterKeyedCommit,
   };
   const oauth = createOAuthServices({
     db: database.db,

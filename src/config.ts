@@ -35,6 +35,8 @@ const EnvSchema = z.object({
   OAUTH_ALLOW_LOCAL_CLIENT_METADATA: booleanFlag.default(false),
   /** A plain 2025-era MCP tools/call is answered without building the SDK's server for it (docs/mcp.md). */
   MCP_FAST_PATH: booleanFlag.default(true),
+  /** Tests only (Node host): the process kills itself right after a keyed write commits, before it answers. */
+  TEST_KILL_AFTER_KEYED_COMMIT: booleanFlag.default(false),
   /** Node host: a connection must have sent a request's headers within this time. */
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
   /** Node host: a connection must have sent a whole request (headers and body) within this time. */
@@ -57,6 +59,8 @@ export interface Config {
   oauthAllowLocalClientMetadata: boolean;
   /** Answer a plain 2025-era tools/call without the SDK's server and transport (MCP_FAST_PATH, default true). */
   mcpFastPath: boolean;
+  /** Tests only: the Node host dies (SIGKILL) between a keyed write's commit and its answer (TEST_KILL_AFTER_KEYED_COMMIT). */
+  testKillAfterKeyedCommit: boolean;
   /** Node host's HTTP timeouts (the Worker's connections are Cloudflare's). */
   headersTimeoutMs: number;
   requestTimeoutMs: number;
@@ -96,6 +100,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
     mcpFastPath: value.MCP_FAST_PATH,
+    testKillAfterKeyedCommit: value.TEST_KILL_AFTER_KEYED_COMMIT,
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: value.KEEP_ALIVE_TIMEOUT_MS,

@@ -14,6 +14,7 @@ import { isLoopbackHost } from './http/origin.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
+import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 
 const USAGE_FLUSH_MS = 1000;
 /**
@@ -138,6 +139,10 @@ export async function startNodeServer(
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
     hashToken: nodeSha256Hex,
+    // The kill -9 test of idempotent writes: the write is committed, its answer never sent nor stored.
+    ...(config.testKillAfterKeyedCommit && {
+      afterKeyedCommit: () => process.kill(process.pid, 'SIGKILL'),
+    }),
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =
@@ -169,16 +174,26 @@ export async function startNodeServer(
       );
   };
   mergeIndexes();
-  // Registered OAuth clients unused for 90 days are forgotten (src/oauth/purge.ts), at start and then hourly.
+  // Registered OAuth clients unused for 90 days are forgotten (src/oauth/purge.ts), and idempotency keys older than
+  // 24 hours (src/surfaces/idempotency.ts), at start and then hourly.
   const purgeClients = () =>
-    purgeUnusedClients(database.db, new Date()).then(
-      (purged) => {
-        if (purged.length > 0)
-          log(`Forgot ${purged.length} OAuth client(s) unused for ${UNUSED_CLIENT_DAYS} days.`);
-      },
-      (error: unknown) =>
-        log(`Purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`),
-    );
+    Promise.all([
+      purgeUnusedClients(database.db, new Date()).then(
+        (purged) => {
+          if (purged.length > 0)
+            log(`Forgot ${purged.length} OAuth client(s) unused for ${UNUSED_CLIENT_DAYS} days.`);
+        },
+        (error: unknown) =>
+          log(
+            `Purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+      ),
+      purgeExpiredIdempotencyKeys(database.db, new Date()).catch((error: unknown) =>
+        log(
+          `Purging expired idempotency keys failed: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      ),
+    ]);
   void purgeClients();
   const optimizeTimer = setInterval(() => {
     void purgeClients();

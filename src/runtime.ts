@@ -32,6 +32,8 @@ export function createRuntime(options: {
   now?: () => Date;
   log?: (message: string) => void;
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** Test hook between a keyed write's commit and its answer (the Node host's TEST_KILL_AFTER_KEYED_COMMIT). */
+  afterKeyedCommit?: () => void;
   /** How bearer tokens are hashed (TokenServiceDeps.hash); WebCrypto unless given. */
   hashToken?: (secret: string) => string | Promise<string>;
 }): Runtime {
@@ -55,6 +57,7 @@ export function createRuntime(options: {
     usageFlush: options.usageFlush,
     log: options.log,
     clientMetadataFetcher: options.clientMetadataFetcher,
+    afterKeyedCommit: options.afterKeyedCommit,
   });
   return { app, database: options.database, tokens, usage, config: options.config };
 }

@@ -13,6 +13,7 @@ import { createDatabase } from './db/client.ts';
 import { scheduledUpkeep } from './db/search-maintenance.ts';
 import { AppError, toErrorBody } from './errors.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
+import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 
 // Workers refuse code generation; zod would only probe for it, this makes that explicit.
 z.config({ jitless: true });
@@ -139,8 +140,9 @@ export default {
     }
     try {
       const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
+      const expiredKeys = await purgeExpiredIdempotencyKeys(runtime.database.db, new Date());
       console.log(
-        `upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}${unfinished ? '; the merge carries on at the next run' : ''}`,
+        `upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}${unfinished ? '; the merge carries on at the next run' : ''}; expired idempotency keys purged: ${expiredKeys}`,
       );
     } catch (error) {
       controller.noRetry();

@@ -606,3 +606,33 @@ export const continualImprovements = sqliteTable(
     index('continual_improvements_org_owner_idx').on(t.organization_id, t.owner_id),
   ],
 );
+
+// ---- idempotent writes -------------------------------------------------------------------------
+
+/**
+ * A write called with an idempotency key (src/surfaces/idempotency.ts): its row is inserted in the write's own batch,
+ * so of two calls with one key exactly one write commits (the primary key refuses the other's whole batch); its
+ * answer is stored right after the batch. A retry within 24 hours gets that answer and writes nothing.
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    /** Keys are the token holder's own: another user's identical key is another key. */
+    user_id: text('user_id').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of the tool, its normalised arguments and the user: the same key with other arguments is refused. */
+    request_hash: text('request_hash').notNull(),
+    tool: text('tool').notNull(),
+    organization_id: text('organization_id'),
+    /** The call that wrote (tool_calls.call_id, record_changes.call_id). */
+    call_id: text('call_id').notNull(),
+    /** The tool's result, a JSON object; null until stored after the batch (or if the host stopped in between). */
+    answer: text('answer'),
+    created_at: text('created_at').notNull(),
+    expires_at: text('expires_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.user_id, t.key] }),
+    index('idempotency_keys_expires_idx').on(t.expires_at),
+  ],
+);

@@ -2,6 +2,7 @@
 import type { Principal } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import type { ToolMap } from '../tools/index.ts';
+import { IDEMPOTENCY_HEADER } from './idempotency.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 
 /** The body of a direct call: a JSON object of arguments, `{}` when empty. */
@@ -49,7 +50,10 @@ export async function callDirect(
     );
   }
   const args = await readJsonArguments(request);
-  const outcome = await invokeTool(deps.invoke, tool, args, principal, 'direct', requestId);
+  const header = request.headers.get(IDEMPOTENCY_HEADER);
+  const outcome = await invokeTool(deps.invoke, tool, args, principal, 'direct', requestId, undefined, {
+    header,
+  });
   if (outcome.ok) return outcome.result;
   throw outcome.error;
 }

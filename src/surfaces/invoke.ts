@@ -8,6 +8,15 @@ import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
 import { callLogRow, type Surface, type ToolCallRecord, type UsageRecorder } from '../usage.ts';
+import {
+  earlierAnswer,
+  type IdempotencyKeySources,
+  idempotencyKeyOf,
+  type KeyedCall,
+  keyedCallOf,
+  keyRowOf,
+  storeAnswer,
+} from './idempotency.ts';
 
 export interface InvokeDeps {
   db: Db;
@@ -15,6 +24,8 @@ export interface InvokeDeps {
   now: () => Date;
   rateLimiter: RateLimiter;
   logError(requestId: string, error: unknown): void;
+  /** Test hook (Node host, env-gated): runs after a keyed write's batch committed, before its answer is stored. */
+  afterKeyedCommit?: () => void;
 }
 
 export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok: false; error: AppError };
@@ -28,6 +39,8 @@ export async function invokeTool(
   requestId: string,
   /** The call id its log row and history rows carry; by default its own. One web form save passes one to all its calls. */
   callId: string = newId('cal'),
+  /** Where an idempotency key may be (header, MCP _meta): a write with one is made once; reads ignore it. */
+  idempotency?: IdempotencyKeySources,
 ): Promise<InvokeResult> {
   const started = performance.now();
   const entry = (outcome: string): ToolCallRecord => ({
@@ -43,6 +56,11 @@ export async function invokeTool(
   });
   // A write's `ok` row rides in the write's own batch, so a crash cannot keep the write and lose its row.
   let inBatch: ToolCallRecord | undefined;
+  // Set only for a write called with a key: no key, no extra work.
+  let keyed: KeyedCall | undefined;
+  // A keyed write answered with a duplicate's answer after its own batch failed: did its batch land? (It did not,
+  // unless it failed after committing.)
+  let replayedAfterFailure = false;
   const ctx: ToolContext = {
     db: deps.db,
     principal,
@@ -50,7 +68,16 @@ export async function invokeTool(
     organizationId: null,
     writeExtras(landed) {
       inBatch = entry('ok');
-      return [callLogRow(deps.db, inBatch, landed)];
+      const logRow = callLogRow(deps.db, inBatch, landed);
+      if (!keyed) return [logRow];
+      // Right after the log row, which was written exactly where `landed` held (`changes()` stays true to it).
+      const fields = {
+        tool: tool.name,
+        organizationId: ctx.organizationId,
+        callId: ctx.callId,
+        now: deps.now(),
+      };
+      return [logRow, keyRowOf(deps.db, keyed, fields, landed)];
     },
     surface,
     callId,
@@ -64,19 +91,61 @@ export async function invokeTool(
       });
     }
     requireTokenScope(ctx, tool.scope);
-    const parsed = tool.input.safeParse(normalizeArguments(rawArguments));
+    const normalized = normalizeArguments(rawArguments);
+    const parsed = tool.input.safeParse(normalized);
     if (!parsed.success) throw invalidArgumentsFrom(tool.name, parsed.error);
-    outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
+    const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
+    if (key !== undefined) {
+      keyed = await keyedCallOf(tool.name, normalized, principal, key);
+      const run = await runKeyed(deps, ctx, tool, parsed.data, keyed, () => inBatch !== undefined);
+      replayedAfterFailure = run.afterFailure;
+      outcome = { ok: true, result: run.result };
+    } else {
+      outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
+    }
   } catch (caught) {
     const error = fromDatabaseError(caught);
     if (!(error instanceof AppError)) deps.logError(requestId, error);
     outcome = { ok: false, error: asAppError(error) };
   }
   if (!inBatch) deps.usage.record(entry(outcome.ok ? 'ok' : outcome.error.code));
-  else if (outcome.ok) deps.usage.record(inBatch, 'yes');
+  else if (outcome.ok) deps.usage.record(inBatch, replayedAfterFailure ? 'maybe' : 'yes');
   // The batch may or may not have landed before the failure: the same call's time, so its `ok` row is recognised.
   else deps.usage.record({ ...entry(outcome.error.code), created_at: inBatch.created_at }, 'maybe');
   return outcome;
+}
+
+/**
+ * A write with a key: the answer of the write that committed with it, if any; else the run, whose batch carries the
+ * key's row (so a concurrent duplicate's batch fails whole), and its answer stored. A run that failed because a
+ * duplicate committed first (its key row, or the record it changed meanwhile) answers as that one did.
+ */
+async function runKeyed(
+  deps: InvokeDeps,
+  ctx: ToolContext,
+  tool: Tool,
+  input: unknown,
+  keyed: KeyedCall,
+  batched: () => boolean,
+): Promise<{ result: Record<string, unknown>; afterFailure: boolean }> {
+  const again = tool.answerAgain;
+  const answerAgain = again && ((callId: string) => again.call(tool, ctx, input, callId));
+  const earlier = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+  if (earlier) return { result: earlier, afterFailure: false };
+  let result: Record<string, unknown>;
+  try {
+    result = await tool.run(ctx, input);
+  } catch (caught) {
+    const winner = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+    if (winner) return { result: winner, afterFailure: true };
+    throw caught;
+  }
+  // The run returned after its batch: the batch committed, with the key's row where the write landed.
+  if (batched()) {
+    deps.afterKeyedCommit?.();
+    await storeAnswer(deps.db, keyed, ctx.callId, result);
+  }
+  return { result, afterFailure: false };
 }
 
 // SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY (extended result codes).

@@ -13,6 +13,7 @@ import { toErrorBody } from '../errors.ts';
 import { ID_PREFIXES } from '../ids.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
 import { exclusionOf, selectionKey, type ToolSelection } from '../tools/toolsets.ts';
+import { IDEMPOTENCY_META_KEY } from './idempotency.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 import { jsonSchemasOf } from './schemas.ts';
 
@@ -49,6 +50,8 @@ export interface McpConnection {
   selection: ToolSelection;
   principal: Principal;
   requestId: string;
+  /** The request's Idempotency-Key header, if any (a tools/call's `_meta` key is the other way to give one). */
+  idempotencyHeader?: string | null;
 }
 
 export interface McpServerOptions {
@@ -94,7 +97,7 @@ class JsonRpcError extends Error {
 export interface McpToolHandlers {
   list(connection: McpConnection): ListToolsResult;
   /** A tool result (isError for a failed call); throws a JSON-RPC error for a tool unknown or not on the connection. */
-  call(connection: McpConnection, name: string, args: unknown): Promise<CallToolResult>;
+  call(connection: McpConnection, name: string, args: unknown, meta?: unknown): Promise<CallToolResult>;
 }
 
 export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 'invoke'>): McpToolHandlers {
@@ -114,7 +117,7 @@ export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 
       return result;
     },
 
-    async call({ selection, principal, requestId }, name, args) {
+    async call({ selection, principal, requestId, idempotencyHeader }, name, args, meta) {
       const tool = options.tools.get(name);
       if (!tool) {
         throw new JsonRpcError(
@@ -130,7 +133,23 @@ export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 
           `Unknown tool: ${tool.name} is not available on this connection: ${excluded}.`,
         );
       }
-      const outcome = await invokeTool(options.invoke, tool, args, principal, 'mcp', requestId);
+      const idempotency =
+        idempotencyHeader || meta
+          ? {
+              header: idempotencyHeader,
+              meta: (meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_META_KEY],
+            }
+          : undefined;
+      const outcome = await invokeTool(
+        options.invoke,
+        tool,
+        args,
+        principal,
+        'mcp',
+        requestId,
+        undefined,
+        idempotency,
+      );
       const structured = outcome.ok ? outcome.result : { ...toErrorBody(outcome.error) };
       return {
         content: [{ type: 'text', text: JSON.stringify(structured) }],
@@ -160,7 +179,7 @@ export function createMcpServerFactory(
     });
     server.setRequestHandler('tools/list', () => handlers.list(connection));
     server.setRequestHandler('tools/call', (request) =>
-      handlers.call(connection, request.params.name, request.params.arguments),
+      handlers.call(connection, request.params.name, request.params.arguments, request.params._meta),
     );
     return server;
   };

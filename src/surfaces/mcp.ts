@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { toolsetsOf } from '../tools/toolsets.ts';
+import { IDEMPOTENCY_HEADER } from './idempotency.ts';
 import { answerPlainCall, plainToolsCall } from './mcp-fast-path.ts';
 import {
   createMcpServerFactory,
@@ -79,7 +80,12 @@ export function createMcpSurface(
     async handle(received, principal, requestId) {
       const parsed = requestedToolSelection(received, toolsetNames);
       if (!parsed.ok) return selectionRefused(parsed.message);
-      const connection: McpConnection = { selection: parsed.selection, principal, requestId };
+      const connection: McpConnection = {
+        selection: parsed.selection,
+        principal,
+        requestId,
+        idempotencyHeader: received.headers.get(IDEMPOTENCY_HEADER),
+      };
       // The body is read and parsed once, here: the era is decided on the parsed value and the SDK is handed it, so
       // nothing clones the request or reads its body again.
       const body = await readBody(received);

@@ -63,6 +63,7 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
         description: shorten(tool.description, MAX_OPERATION_DESCRIPTION),
         tags: [tool.scope === 'read' ? 'read' : 'write'],
         'x-openai-isConsequential': tool.scope === 'write',
+        ...(tool.scope === 'write' && { parameters: [{ $ref: '#/components/parameters/IdempotencyKey' }] }),
         requestBody: {
           required: true,
           content: {
@@ -110,6 +111,16 @@ export function buildOpenApi(tools: ToolMap, version: string, baseUrl: string, o
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'API token from Settings > API Tokens.' },
       },
       schemas: { Error: ERROR_JSON_SCHEMA },
+      parameters: {
+        IdempotencyKey: {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Makes a retried write safe: the same key within 24 hours answers with the first result and writes nothing; the same key with other arguments is 409 conflict.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+        },
+      },
     },
     paths,
   };

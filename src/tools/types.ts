@@ -73,13 +73,19 @@ export interface Tool {
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;
+  /**
+   * A write's answer read again, for an idempotent retry whose first call (`callId`) committed but never stored its
+   * answer (the host stopped in between). Without it such a retry is told to retry later.
+   */
+  answerAgain?(ctx: ToolContext, input: unknown, callId: string): Promise<Record<string, unknown>>;
 }
 
 export interface TypedTool<I extends z.ZodObject, O extends z.ZodObject>
-  extends Omit<Tool, 'input' | 'output' | 'run'> {
+  extends Omit<Tool, 'input' | 'output' | 'run' | 'answerAgain'> {
   input: I;
   output: O;
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
+  answerAgain?(ctx: ToolContext, input: z.output<I>, callId: string): Promise<z.input<O>>;
 }
 
 /** Erases the tool's own types for the map; `invokeTool` always parses with `input` before calling `run`. */
@@ -87,6 +93,10 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
   return {
     ...tool,
     run: (ctx, input) => tool.run(ctx, input as z.output<I>) as Promise<Record<string, unknown>>,
+    ...(tool.answerAgain && {
+      answerAgain: (ctx: ToolContext, input: unknown, callId: string) =>
+        tool.answerAgain?.(ctx, input as z.output<I>, callId) as Promise<Record<string, unknown>>,
+    }),
   };
 }
 

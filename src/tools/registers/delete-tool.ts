@@ -110,6 +110,9 @@ export function buildDeleteTool(
       }
       return { id: input.id, deleted: true as const };
     },
+    async answerAgain(_ctx, input) {
+      return { id: input.id, deleted: true as const };
+    },
   });
 }
 

@@ -155,6 +155,7 @@ export function buildLinkTools(
       ]);
       return answer(ctx, pair.ownerId);
     },
+    answerAgain: (ctx, values) => answer(ctx, pairOf(values).ownerId),
   });
   const unlink = defineTool({
     ...links.unlink,
@@ -176,6 +177,7 @@ export function buildLinkTools(
       ]);
       return answer(ctx, pair.ownerId);
     },
+    answerAgain: (ctx, values) => answer(ctx, pairOf(values).ownerId),
   });
   return { relation, link, unlink, ownerArgument, targetArgument };
 }

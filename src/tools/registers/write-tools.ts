@@ -4,6 +4,7 @@ import { and, eq, ne, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { z } from 'zod';
 import { selectRow } from '../../db/client.ts';
+import { recordChanges } from '../../db/schema.ts';
 import { AppError, invalidArguments } from '../../errors.ts';
 import { newId, randomBase32 } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
@@ -82,6 +83,14 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
         throw new AppError('conflict', `A record this ${spec.label} points at changed meanwhile. Retry.`);
       }
       return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
+    },
+    async answerAgain(ctx, _input, callId) {
+      const [added] = await ctx.db
+        .select({ id: recordChanges.record_id })
+        .from(recordChanges)
+        .where(and(eq(recordChanges.call_id, callId), eq(recordChanges.action, 'add')));
+      if (!added) throw new AppError('not_found', `The ${spec.label} this call added is not found.`);
+      return { [spec.key]: records.present(await records.load(ctx, added.id, 'read'), ctx) };
     },
   });
 }
@@ -180,6 +189,10 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
           `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
         );
       }
+      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
+    },
+    async answerAgain(ctx, input) {
+      const { id } = input as { id: string };
       return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
     },
   });
