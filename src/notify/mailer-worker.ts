@@ -1,7 +1,7 @@
 // Worker's Mailer: worker-mailer over a TCP socket (cloudflare:sockets), one SMTP session per run.
-import { WorkerMailer } from 'worker-mailer';
+import { LogLevel, WorkerMailer } from 'worker-mailer';
 import type { MailSettings } from '../config.ts';
-import { type Mailer, messageOf } from './mailer.ts';
+import { addressParts, type Mailer, messageOf } from './mailer.ts';
 
 export function workerMailer(settings: MailSettings): Mailer {
   let session: Promise<WorkerMailer> | undefined;
@@ -17,6 +17,7 @@ export function workerMailer(settings: MailSettings): Mailer {
             authType: ['plain', 'login'],
           }
         : {}),
+      logLevel: LogLevel.ERROR,
       socketTimeoutMs: 10_000,
       responseTimeoutMs: 30_000,
     });
@@ -31,7 +32,7 @@ export function workerMailer(settings: MailSettings): Mailer {
         session = undefined;
         throw error;
       }
-      await mailer.send(messageOf(settings, email));
+      await mailer.send({ ...messageOf(settings, email), from: addressParts(settings.from) });
     },
     async close() {
       const current = session;

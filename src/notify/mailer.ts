@@ -28,3 +28,11 @@ export function messageOf(settings: MailSettings, email: OutgoingEmail) {
     headers: email.headers,
   };
 }
+
+/** `Name <address>` or `address` as its parts (worker-mailer takes the sender's name and address apart). */
+export function addressParts(text: string): { name?: string; email: string } {
+  const match = /^\s*"?([^"<]*?)"?\s*<([^>]+)>\s*$/.exec(text);
+  if (!match) return { email: text.trim() };
+  const name = match[1]?.trim();
+  return name ? { name, email: (match[2] ?? '').trim() } : { email: (match[2] ?? '').trim() };
+}
