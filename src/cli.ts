@@ -9,6 +9,8 @@ import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo/seed.ts';
 import { AppError } from './errors.ts';
+import { nodeMailer } from './notify/mailer-node.ts';
+import { notifyOnce } from './notify/schedule.ts';
 import { createGrantService } from './oauth/grants.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
@@ -30,6 +32,8 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   client list --email E                                   -> {"clients":[...]} the person's connected OAuth clients
   client revoke --email E --id GRANT_ID                   -> {"ok":true} ends that connection and its tokens
   client purge                                            -> {"purged":[...]} registered clients unused 90 days
+  notify run                                              -> {"notifications_created",...,"emails_sent",...} one run
+                                                             of the notification engine (SMTP_* and MAIL_FROM)
   seed --demo                                             -> {"email","password","organization_id","token"}
   framework import --org ORG_ID (--framework FWK_ID | --name N [--version V]) [--format oscal|csv]
                [--dry-run] [--remove-missing] FILE        -> {"framework":{...},"counts":{"created",...},...}
@@ -204,6 +208,10 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
       case 'client purge': {
         // What the Node host does at start and hourly, for a database no Node host serves (the Worker's).
         return { purged: await purgeUnusedClients(db, now()), unused_days: UNUSED_CLIENT_DAYS };
+      }
+      case 'notify run': {
+        // What the Node host does on its timer, for a one-off run or a database no Node host serves.
+        return await notifyOnce({ db, config, mailer: nodeMailer, now: now() });
       }
       case 'framework import': {
         if (!fileArgument) throw new UsageError('framework import needs a FILE');

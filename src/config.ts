@@ -43,7 +43,29 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Node host: an idle keep-alive connection is closed after this time without a new request. */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  /** SMTP server for notification emails: `smtp://user:password@host:587` or `smtps://...:465`; or the five below. */
+  SMTP_URL: z.string().optional(),
+  SMTP_HOST: z.string().optional(),
+  SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  SMTP_USER: z.string().optional(),
+  SMTP_PASSWORD: z.string().optional(),
+  /** true: TLS from the start (port 465); false: plain, upgraded with STARTTLS when the server offers it. */
+  SMTP_SECURE: booleanFlag.optional(),
+  /** Sender of notification emails, e.g. `Compliance <compliance@example.com>`. */
+  MAIL_FROM: z.string().optional(),
+  /** Node host: how often the notification engine runs (seconds). */
+  NOTIFY_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
 });
+
+/** Where notification emails go out; null = notifications are in-app only. */
+export interface MailSettings {
+  host: string;
+  port: number;
+  secure: boolean;
+  user: string | undefined;
+  password: string | undefined;
+  from: string;
+}
 
 export interface Config {
   databaseUrl: string;
@@ -65,6 +87,8 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  mail: MailSettings | null;
+  notifyIntervalMs: number;
   version: string;
 }
 
@@ -104,8 +128,45 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: value.KEEP_ALIVE_TIMEOUT_MS,
+    mail: mailSettingsOf(value),
+    notifyIntervalMs: value.NOTIFY_INTERVAL_SECONDS * 1000,
     version: VERSION,
   };
+}
+
+function mailSettingsOf(value: z.infer<typeof EnvSchema>): MailSettings | null {
+  let settings: Omit<MailSettings, 'from'> | null = null;
+  if (value.SMTP_URL) {
+    let url: URL;
+    try {
+      url = new URL(value.SMTP_URL);
+    } catch {
+      throw new Error('Invalid configuration: SMTP_URL is not a URL (smtp://user:password@host:587)');
+    }
+    if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+      throw new Error('Invalid configuration: SMTP_URL must start with smtp:// or smtps://');
+    const secure = value.SMTP_SECURE ?? url.protocol === 'smtps:';
+    settings = {
+      host: url.hostname.replace(/^\[|\]$/g, ''),
+      port: url.port ? Number(url.port) : secure ? 465 : 587,
+      secure,
+      user: url.username ? decodeURIComponent(url.username) : undefined,
+      password: url.password ? decodeURIComponent(url.password) : undefined,
+    };
+  } else if (value.SMTP_HOST) {
+    const secure = value.SMTP_SECURE ?? value.SMTP_PORT === 465;
+    settings = {
+      host: value.SMTP_HOST,
+      port: value.SMTP_PORT ?? (secure ? 465 : 587),
+      secure,
+      user: value.SMTP_USER,
+      password: value.SMTP_PASSWORD,
+    };
+  }
+  if (!settings) return null;
+  if (!value.MAIL_FROM)
+    throw new Error('Invalid configuration: MAIL_FROM is required with SMTP settings (the sender address)');
+  return { ...settings, from: value.MAIL_FROM };
 }
 
 // An empty variable means "not set", so `PORT= npm start` falls back to the default.

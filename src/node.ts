@@ -11,6 +11,8 @@ import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo/seed.ts';
 import { payloadTooLarge, toErrorBody } from './errors.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
 import { isLoopbackHost } from './http/origin.ts';
+import { nodeMailer } from './notify/mailer-node.ts';
+import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
@@ -122,6 +124,8 @@ export interface RunningServer {
   demo: DemoAccount | null;
   /** Resolves when the search index merge under way (at start, then hourly), if any, is done. */
   searchIndexesMerged(): Promise<void>;
+  /** Runs the notification engine now (after any run under way) and resolves when it is done. */
+  notificationsRun(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -203,6 +207,23 @@ export async function startNodeServer(
     mergeIndexes();
   }, OPTIMIZE_MS);
   optimizeTimer.unref();
+  // Notifications (src/notify/engine.ts) every NOTIFY_INTERVAL_SECONDS, one run at a time; close() waits for the run.
+  let notifying: Promise<void> = Promise.resolve();
+  const notify = () => {
+    notifying = notifying
+      .then(() => notifyOnce({ db: database.db, config, mailer: nodeMailer, now: new Date(), log }))
+      .then(
+        (report) => {
+          if (report.notifications_created > 0 || report.emails_failed > 0) log(describeReport(report));
+        },
+        (error: unknown) =>
+          log(`Notifications failed: ${error instanceof Error ? error.message : String(error)}`),
+      );
+  };
+  const notifyTimer = setInterval(() => {
+    if (!closed) notify();
+  }, config.notifyIntervalMs);
+  notifyTimer.unref();
 
   log(`compliance-mcp ${config.version} listening on ${url}`);
   log(`  MCP endpoint (Streamable HTTP): ${url}/api/mcp/v1`);
@@ -237,11 +258,16 @@ export async function startNodeServer(
     runtime,
     demo,
     searchIndexesMerged: () => merging,
+    notificationsRun: () => {
+      notify();
+      return notifying;
+    },
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(flushTimer);
       clearInterval(optimizeTimer);
+      clearInterval(notifyTimer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive connections would hold close() open; the requests they carried are done.
@@ -249,6 +275,7 @@ export async function startNodeServer(
       });
       await runtime.usage.flush();
       await merging;
+      await notifying;
       database.client.close();
     },
   };

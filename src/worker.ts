@@ -12,6 +12,8 @@ import { loadConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { scheduledUpkeep } from './db/search-maintenance.ts';
 import { AppError, toErrorBody } from './errors.ts';
+import { workerMailer } from './notify/mailer-worker.ts';
+import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 
@@ -36,6 +38,14 @@ export interface Env {
   LOOPBACK_ONLY?: string;
   /** `false`: every MCP request through the SDK (docs/mcp.md); default true, as on Node. */
   MCP_FAST_PATH?: string;
+  /** Notification email (README, Configuration): SMTP_URL, or SMTP_HOST and the others; SMTP_PASSWORD is a secret. */
+  SMTP_URL?: string;
+  SMTP_HOST?: string;
+  SMTP_PORT?: string;
+  SMTP_USER?: string;
+  SMTP_PASSWORD?: string;
+  SMTP_SECURE?: string;
+  MAIL_FROM?: string;
 }
 
 const STRING_SETTINGS = [
@@ -48,6 +58,13 @@ const STRING_SETTINGS = [
   'MAX_BODY_BYTES',
   'LOOPBACK_ONLY',
   'MCP_FAST_PATH',
+  'SMTP_URL',
+  'SMTP_HOST',
+  'SMTP_PORT',
+  'SMTP_USER',
+  'SMTP_PASSWORD',
+  'SMTP_SECURE',
+  'MAIL_FROM',
 ] as const;
 
 function buildRuntime(env: Env): Runtime {
@@ -65,6 +82,13 @@ function buildRuntime(env: Env): Runtime {
     RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
     MAX_BODY_BYTES: env.MAX_BODY_BYTES,
     MCP_FAST_PATH: env.MCP_FAST_PATH,
+    SMTP_URL: env.SMTP_URL,
+    SMTP_HOST: env.SMTP_HOST,
+    SMTP_PORT: env.SMTP_PORT,
+    SMTP_USER: env.SMTP_USER,
+    SMTP_PASSWORD: env.SMTP_PASSWORD,
+    SMTP_SECURE: env.SMTP_SECURE,
+    MAIL_FROM: env.MAIL_FROM,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -83,6 +107,25 @@ function buildRuntime(env: Env): Runtime {
     loopbackOnly: env.LOOPBACK_ONLY === 'true',
     usageFlush: 'after-response',
   });
+}
+
+/** The hourly trigger that also runs the database upkeep; the others only send notifications. */
+export const UPKEEP_CRON = '17 * * * *';
+
+/**
+ * The notification engine's run on the Worker (src/notify/engine.ts): email by worker-mailer over a TCP socket, at
+ * most EMAILS_PER_RUN a run so a run stays within the subrequest budget.
+ */
+export async function runNotificationsOnWorker(runtime: Runtime, now: Date) {
+  const report = await notifyOnce({
+    db: runtime.database.db,
+    config: runtime.config,
+    mailer: workerMailer,
+    now,
+    log: (line) => console.error(line),
+  });
+  console.log(describeReport(report));
+  return report;
 }
 
 // One runtime per isolate: the app, tool schemas and libSQL client are built on the first request, not on each.
@@ -126,9 +169,9 @@ export default {
     return response as unknown as WorkerResponse;
   },
 
-  // The hourly Cron Trigger (wrangler.toml [triggers]): what the Node host does on its timer, within a budget of
-  // requests (src/db/search-maintenance.ts, scheduledUpkeep). A failure fails the run (Cron Events shows it) and is
-  // not retried at once: the next hour's run tries again.
+  // Cron Triggers (wrangler.toml [triggers]): every run sends notifications (runNotificationsOnWorker); the hourly one
+  // also does what the Node host does on its timer, within a budget of requests (src/db/search-maintenance.ts,
+  // scheduledUpkeep). A failure fails the run (Cron Events shows it) and is not retried at once: the next run tries again.
   async scheduled(controller, env) {
     let runtime: Runtime;
     try {
@@ -138,16 +181,28 @@ export default {
       logMisconfiguration(error);
       throw error;
     }
+    const failures: unknown[] = [];
     try {
-      const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
-      const expiredKeys = await purgeExpiredIdempotencyKeys(runtime.database.db, new Date());
-      console.log(
-        `upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}${unfinished ? '; the merge carries on at the next run' : ''}; expired idempotency keys purged: ${expiredKeys}`,
-      );
+      await runNotificationsOnWorker(runtime, new Date(controller.scheduledTime));
     } catch (error) {
+      failures.push(error);
+      console.error(`notifications failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (controller.cron === UPKEEP_CRON || controller.cron === '') {
+      try {
+        const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
+        const expiredKeys = await purgeExpiredIdempotencyKeys(runtime.database.db, new Date());
+        console.log(
+          `upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}${unfinished ? '; the merge carries on at the next run' : ''}; expired idempotency keys purged: ${expiredKeys}`,
+        );
+      } catch (error) {
+        failures.push(error);
+        console.error(`upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (failures.length > 0) {
       controller.noRetry();
-      console.error(`upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
-      throw error;
+      throw failures[0];
     }
   },
 } satisfies ExportedHandler<Env>;

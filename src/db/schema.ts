@@ -636,3 +636,85 @@ export const idempotencyKeys = sqliteTable(
     index('idempotency_keys_expires_idx').on(t.expires_at),
   ],
 );
+
+// ---- notifications ------------------------------------------------------------------------------
+
+/**
+ * What an account hears about in one organization, and its time zone. No row = the defaults
+ * (src/notify/preferences.ts).
+ */
+export const notificationPreferences = sqliteTable(
+  'notification_preferences',
+  {
+    user_id: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    assigned: integer('assigned', { mode: 'boolean' }).notNull(),
+    due_soon: integer('due_soon', { mode: 'boolean' }).notNull(),
+    /** "Due soon" means due within this many days (the person's today included). */
+    due_days: integer('due_days').notNull(),
+    overdue: integer('overdue', { mode: 'boolean' }).notNull(),
+    owned_changes: integer('owned_changes', { mode: 'boolean' }).notNull(),
+    digest: integer('digest', { mode: 'boolean' }).notNull(),
+    /** Local hour (0-23) from which the day's digest is made. */
+    digest_hour: integer('digest_hour').notNull(),
+    /** Also by email (when the host has SMTP settings); in-app always. */
+    email: integer('email', { mode: 'boolean' }).notNull(),
+    /** IANA time zone, e.g. Europe/Paris. */
+    time_zone: text('time_zone').notNull(),
+    updated_at: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.user_id, t.organization_id] })],
+);
+
+/**
+ * One row per (event, recipient, channel), written before anything is sent: the unique key makes every event
+ * notify each account at most once per channel, whichever process or run finds it.
+ */
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: text('id').primaryKey(),
+    /** What happened, e.g. `change:chg_...`, `overdue:obligation:obl_...:2026-05-01`, `digest:org_...:2026-05-02`. */
+    event_key: text('event_key').notNull(),
+    user_id: text('user_id').notNull(),
+    channel: text('channel', { enum: ['in_app', 'email'] }).notNull(),
+    organization_id: text('organization_id').notNull(),
+    kind: text('kind', { enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest'] }).notNull(),
+    /** The person (people.id) the event reached the account through, if any: none once that person is deleted. */
+    person_id: text('person_id'),
+    record_kind: text('record_kind'),
+    record_id: text('record_id'),
+    title: text('title').notNull(),
+    body: text('body').notNull(),
+    /**
+     * in_app: `delivered`. email: `pending` -> `sending` (claimed by one run) -> `sent`; `pending` again after a
+     * refused send, `failed` after the last attempt, `skipped` (recipient left), `unknown` (a run stopped between
+     * sending and marking it: never sent again).
+     */
+    status: text('status', {
+      enum: ['delivered', 'pending', 'sending', 'sent', 'failed', 'skipped', 'unknown'],
+    }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    last_error: text('last_error'),
+    created_at: text('created_at').notNull(),
+    claimed_at: text('claimed_at'),
+    sent_at: text('sent_at'),
+    read_at: text('read_at'),
+  },
+  (t) => [
+    uniqueIndex('notifications_event_unique').on(t.event_key, t.user_id, t.channel),
+    index('notifications_user_idx').on(t.user_id, t.channel, t.created_at),
+    index('notifications_status_idx').on(t.channel, t.status, t.created_at),
+  ],
+);
+
+/** Where each source of notifications got to (e.g. the change history, by created_at). */
+export const notificationCursors = sqliteTable('notification_cursors', {
+  name: text('name').primaryKey(),
+  value: text('value').notNull(),
+  updated_at: text('updated_at').notNull(),
+});

@@ -32,6 +32,11 @@ pre { background: #0f1b2b; color: #e6edf5; padding: 0.75rem 1rem; border-radius:
 .switcher select { max-width: 16rem; }
 .topnav { display: flex; gap: 1rem; align-items: center; }
 .topnav .who { font-size: 0.85rem; opacity: 0.85; }
+.topnav .bell .count { display: inline-block; margin-left: 0.3rem; min-width: 1.4rem; padding: 0 0.35rem; border-radius: 999px; background: #fff; color: var(--brand); font-size: 0.78rem; font-weight: 700; text-align: center; }
+.notifications { list-style: none; margin: 0; padding: 0; }
+.notifications li h2 { font-size: 1rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
+.notifications li.read h2 { font-weight: 500; }
+.notification-body { white-space: pre-wrap; overflow-wrap: anywhere; font-family: inherit; margin: 0.5rem 0; }
 .topbar .button.quiet { color: #fff; border-color: rgba(255,255,255,0.5); background: transparent; }
 
 .shell { display: flex; max-width: 1280px; margin: 0 auto; padding: 1.5rem 1.25rem 3rem; gap: 2rem; align-items: flex-start; }

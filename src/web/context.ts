@@ -44,6 +44,8 @@ export type WebEnv = {
     user: SignedInUser;
     session: WebSession;
     memberships: Membership[];
+    /** The account's unread in-app notifications (the top bar's count). */
+    unread: number;
     /** A message from the previous request (post/redirect/get), shown once. */
     flash?: string;
   };

@@ -2,6 +2,7 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
+import { unreadCount } from '../notify/inbox.ts';
 import { accountRoutes } from './account/routes.tsx';
 import { clearSessionCookie, loadSession } from './account/sessions.ts';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
@@ -10,6 +11,7 @@ import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
+import { notificationRoutes } from './notifications/routes.tsx';
 import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
@@ -30,7 +32,14 @@ const MAX_FORM_BYTES = 64 * 1024;
  * middleware is never registered on `*`, which would run for the API routes too.
  */
 const OAUTH_AUTHORIZE_PATH = '/oauth/authorize';
-const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', OAUTH_AUTHORIZE_PATH];
+const SIGNED_IN_PATHS = [
+  '/orgs/*',
+  '/settings/*',
+  '/notifications',
+  '/notifications/*',
+  '/logout',
+  OAUTH_AUTHORIZE_PATH,
+];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
 /** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
@@ -103,6 +112,7 @@ export function createWebRoutes(deps: WebDeps) {
     c.set('user', loaded.user);
     c.set('session', loaded.session);
     c.set('memberships', await loadMemberships(db, loaded.user.id));
+    c.set('unread', await unreadCount(db, loaded.user.id));
     if (c.req.method === 'POST') {
       const refused = await refusedPost(c, loaded.session.csrfToken);
       if (refused) return refused;
@@ -112,7 +122,7 @@ export function createWebRoutes(deps: WebDeps) {
   };
   web.use(OAUTH_AUTHORIZE_PATH, refuseUnusableAuthorizeRequest(deps));
   for (const path of SIGNED_IN_PATHS) web.use(path, requireUser);
-  web.use('/orgs/*', takeFlash);
+  for (const path of ['/orgs/*', '/notifications', '/settings/notifications']) web.use(path, takeFlash);
 
   async function refusedPost(c: Context<WebEnv>, csrfToken: string): Promise<Response | null> {
     const reason = crossSiteReason(c, deps.config);
@@ -133,6 +143,7 @@ export function createWebRoutes(deps: WebDeps) {
   for (const pages of [
     accountRoutes(deps),
     tokenRoutes(deps),
+    notificationRoutes(deps),
     consentRoutes(deps),
     connectedClientRoutes(deps),
     organizationRoutes(deps),

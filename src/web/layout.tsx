@@ -11,13 +11,15 @@ export interface Viewer {
   user: SignedInUser;
   csrfToken: string;
   memberships: Membership[];
+  /** Unread in-app notifications, shown in the top bar. */
+  unread?: number | undefined;
   /** The one-time message left by the previous form post, if any. */
   flash?: string | undefined;
 }
 
 export type Section =
   | { kind: 'organization'; organizationId: string; page: string }
-  | { kind: 'settings'; page: 'tokens' | 'password' }
+  | { kind: 'settings'; page: 'tokens' | 'password' | 'notifications' }
   | { kind: 'none' };
 
 interface LayoutProps {
@@ -75,6 +77,18 @@ export function Layout({
             {viewer && (
               <nav class="topnav" aria-label="Account">
                 <a href="/orgs/new">New organization</a>
+                <a
+                  href="/notifications"
+                  class="bell"
+                  aria-label={viewer.unread ? `Notifications, ${viewer.unread} unread` : 'Notifications'}
+                >
+                  Notifications
+                  {viewer.unread ? (
+                    <span class="count" aria-hidden="true">
+                      {viewer.unread > 99 ? '99+' : viewer.unread}
+                    </span>
+                  ) : null}
+                </a>
                 <a href="/settings/tokens">Settings</a>
                 <span class="who">{viewer.user.email}</span>
                 <form method="post" action="/logout" class="inline">
@@ -128,6 +142,9 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
           </NavLink>
           <NavLink href="/settings/password" active={section.page === 'password'}>
             Password
+          </NavLink>
+          <NavLink href="/settings/notifications" active={section.page === 'notifications'}>
+            Notifications
           </NavLink>
         </ul>
       </Menu>

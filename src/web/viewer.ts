@@ -8,6 +8,7 @@ export function viewerOf(c: Context<WebEnv>): Viewer {
     user: c.get('user'),
     csrfToken: c.get('session').csrfToken,
     memberships: c.get('memberships'),
+    unread: c.get('unread'),
     flash: c.get('flash'),
   };
 }

@@ -1,4 +1,5 @@
 // Helpers for the workerd-side tests: the Worker entry, the test database over Hrana HTTP, token services.
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { createClient } from '@libsql/client/web';
 import { inject } from 'vitest';
@@ -6,6 +7,7 @@ import { createKvTokenCache } from '../../src/auth/kv-token-cache.ts';
 import { noTokenCache } from '../../src/auth/token-cache.ts';
 import { createTokenService, type TokenService } from '../../src/auth/tokens.ts';
 import { createDatabase, type Database } from '../../src/db/client.ts';
+import worker, { type Env } from '../../src/worker.ts';
 import { BASE } from '../contract/host.ts';
 
 export const world = inject('contractWorld');
@@ -62,4 +64,19 @@ export async function healthStatus(token: string): Promise<number> {
 export async function kvExpiration(kv: KVNamespace, key: string): Promise<number | undefined> {
   const listed = await kv.list({ prefix: key });
   return listed.keys.find((entry) => entry.name === key)?.expiration;
+}
+
+/** Runs the Cron Trigger's handler as the runtime does, and waits for what it left running (waitUntil). */
+export async function runScheduled(
+  bindings: Env,
+  controller = createScheduledController({ cron: '17 * * * *' }),
+): Promise<void> {
+  const ctx = createExecutionContext();
+  const scheduled = worker.scheduled as unknown as (
+    controller: ScheduledController,
+    env: Env,
+    ctx: ExecutionContext,
+  ) => Promise<void>;
+  await scheduled(controller, bindings, ctx);
+  await waitOnExecutionContext(ctx);
 }

@@ -8,7 +8,7 @@ import { apiTokens, toolCalls } from '../../src/db/schema.ts';
 import { searchIndexSegments } from '../../src/db/search-maintenance.ts';
 import worker, { type Env, runtimeFor } from '../../src/worker.ts';
 import { BASE } from '../contract/host.ts';
-import { cliTokenService, newAliceToken, testDatabase, world } from './helpers.ts';
+import { cliTokenService, newAliceToken, runScheduled, testDatabase, world } from './helpers.ts';
 
 function listVendors(token: string): Request {
   return new Request(`${BASE}/api/mcp/tools/listVendors`, {
@@ -30,21 +30,6 @@ async function fetchWith(request: Request, bindings: Env): Promise<Response> {
   const response = await fetch(request, bindings, ctx);
   await waitOnExecutionContext(ctx);
   return response;
-}
-
-/** Runs the Cron Trigger's handler as the runtime does, and waits for what it left running (waitUntil). */
-async function runScheduled(
-  bindings: Env,
-  controller = createScheduledController({ cron: '17 * * * *' }),
-): Promise<void> {
-  const ctx = createExecutionContext();
-  const scheduled = worker.scheduled as unknown as (
-    controller: ScheduledController,
-    env: Env,
-    ctx: ExecutionContext,
-  ) => Promise<void>;
-  await scheduled(controller, bindings, ctx);
-  await waitOnExecutionContext(ctx);
 }
 
 describe('Worker entry', () => {

@@ -3,6 +3,7 @@ import type { TestProject } from 'vitest/node';
 import { startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 import { seedContractWorld } from '../../contract/seed.node.ts';
 import { createTestRuntime } from '../../helpers.ts';
+import { startSmtpSink } from './smtp-sink.ts';
 
 /** A database seeded with the contract's world, served over Hrana HTTP behind the auth token. */
 async function servedWorld(authToken: string) {
@@ -25,12 +26,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // The Worker's database, which the test files share as they run side by side, and one for the Cron upkeep case
   // alone (test/worker/worker-host.test.ts): it counts the b-trees of a search index the others write to.
   const [shared, upkeep] = await Promise.all([servedWorld(authToken), servedWorld(authToken)]);
+  // Notification emails from the Worker go to a real SMTP server on loopback (test/worker/notifications.test.ts).
+  const smtp = await startSmtpSink();
+  project.provide('smtpPort', smtp.smtpPort);
+  project.provide('smtpInboxUrl', smtp.inboxUrl);
   project.provide('libsqlUrl', shared.url);
   project.provide('libsqlAuthToken', authToken);
   project.provide('contractWorld', shared.world);
   project.provide('upkeepLibsqlUrl', upkeep.url);
   project.provide('upkeepWorld', upkeep.world);
   return async () => {
-    await Promise.all([shared.close(), upkeep.close()]);
+    await Promise.all([shared.close(), upkeep.close(), smtp.close()]);
   };
 }

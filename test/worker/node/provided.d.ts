@@ -9,5 +9,8 @@ declare module 'vitest' {
     /** A second database with a world of its own, for the Cron upkeep case (test/worker/worker-host.test.ts). */
     upkeepLibsqlUrl: string;
     upkeepWorld: ContractWorld;
+    /** A real SMTP server on loopback, and the HTTP page listing the messages it received (JSON). */
+    smtpPort: number;
+    smtpInboxUrl: string;
   }
 }

@@ -1,0 +1,653 @@
+// The notification engine on a pinned clock, sending through a real SMTP server on loopback (smtp-server), each
+// message parsed back with mailparser: who hears what, in which time zone, and never twice.
+import type { AddressInfo } from 'node:net';
+import { and, eq } from 'drizzle-orm';
+import { type ParsedMail, simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { removeMembership } from '../../src/accounts.ts';
+import { loadConfig, type MailSettings } from '../../src/config.ts';
+import { notifications } from '../../src/db/schema.ts';
+import { type NotifyReport, runNotifications, SETTLE_MS } from '../../src/notify/engine.ts';
+import { listInbox, markRead, unreadCount } from '../../src/notify/inbox.ts';
+import type { Mailer } from '../../src/notify/mailer.ts';
+import { nodeMailer } from '../../src/notify/mailer-node.ts';
+import { DEFAULT_PREFERENCES, savePreferences } from '../../src/notify/preferences.ts';
+import { notifyOnce } from '../../src/notify/schedule.ts';
+import { registerAssignable, registerDueSource } from '../../src/notify/sources.ts';
+import {
+  type Actor,
+  addMember,
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  ok,
+  type TestRuntime,
+} from '../helpers.ts';
+
+// ---- helpers: a loopback SMTP server, a clock, a world ----------------------------------------------------------
+
+interface Smtp {
+  port: number;
+  received: ParsedMail[];
+  /** Recipients to refuse (the server answers 550 at RCPT TO) until removed. */
+  refuse: Set<string>;
+  close(): Promise<void>;
+}
+
+async function startSmtp(): Promise<Smtp> {
+  const received: ParsedMail[] = [];
+  const refuse = new Set<string>();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      if (refuse.has(address.address)) callback(new Error('550 mailbox unavailable'));
+      else callback();
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (mail) => {
+          received.push(mail);
+          callback();
+        },
+        (error: Error) => callback(error),
+      );
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as AddressInfo).port;
+  return {
+    port,
+    received,
+    refuse,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+function mailSettings(port: number): MailSettings {
+  const config = loadConfig({
+    SMTP_URL: `smtp://127.0.0.1:${port}`,
+    MAIL_FROM: 'Compliance <compliance@example.test>',
+  });
+  if (!config.mail) throw new Error('no mail settings');
+  return config.mail;
+}
+
+let clock = new Date('2026-05-04T06:00:00.000Z');
+const advance = (ms: number) => {
+  clock = new Date(clock.getTime() + ms);
+};
+
+let smtp: Smtp;
+let runtime: TestRuntime;
+let owner: Actor;
+let alice: Actor;
+let org: string;
+let token: string;
+let alicePerson: string;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+});
+afterAll(async () => {
+  await smtp.close();
+});
+
+beforeEach(async () => {
+  clock = new Date('2026-05-04T06:00:00.000Z');
+  smtp.received.length = 0;
+  smtp.refuse.clear();
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' }, now: () => clock });
+  owner = await createActor(runtime, 'owner');
+  alice = await createActor(runtime, 'alice');
+  org = await createOrg(runtime, owner, 'Acme');
+  await addMember(runtime, org, alice, 'EDITOR');
+  token = await createToken(runtime, owner);
+  alicePerson = (
+    await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+      organization_id: org,
+      full_name: 'Alice Example',
+      // People are matched to accounts by email, whatever its case.
+      email: alice.email.toUpperCase(),
+      kind: 'EMPLOYEE',
+    })
+  ).person.id;
+});
+
+afterEach(async () => {
+  await runtime.cleanup();
+});
+
+/** One engine run at the pinned clock, sending through the loopback SMTP server (or none). */
+function run(options: { mail?: boolean; mailer?: Mailer } = {}): Promise<NotifyReport> {
+  const mailer = options.mailer ?? (options.mail === false ? null : nodeMailer(mailSettings(smtp.port)));
+  return runNotifications({
+    db: runtime.database.db,
+    now: clock,
+    mailer,
+    publicUrl: 'https://compliance.example.test',
+  });
+}
+
+async function rowsOf(userId: string) {
+  return runtime.database.db
+    .select()
+    .from(notifications)
+    .where(eq(notifications.user_id, userId))
+    .orderBy(notifications.event_key, notifications.channel);
+}
+
+const mailsTo = (actor: Actor) =>
+  smtp.received.filter((mail) => mail.to && JSON.stringify(mail.to).includes(actor.email));
+
+// ---- (a) changes to records I own ---------------------------------------------------------------------------------
+
+describe('changes to records a person owns', () => {
+  it('tells the owner in the app and by one email, with the change and a link, and never twice', async () => {
+    const added = await ok<{ risk: { id: string } }>(runtime, token, 'addRisk', {
+      organization_id: org,
+      name: 'Laptop theft',
+      category: 'Physical',
+      inherent_likelihood: 3,
+      inherent_impact: 4,
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+    const first = await run();
+    expect(first.emails_sent).toBe(1);
+    const rows = await rowsOf(alice.userId);
+    expect(rows.map((row) => [row.kind, row.channel, row.status])).toEqual([
+      ['owned_change', 'email', 'sent'],
+      ['owned_change', 'in_app', 'delivered'],
+    ]);
+    expect(rows[0]?.title).toBe('The risk "Laptop theft" you own was added');
+    expect(rows[0]?.record_id).toBe(added.risk.id);
+
+    const [mail] = mailsTo(alice);
+    expect(mail?.subject).toBe('The risk "Laptop theft" you own was added');
+    expect(mail?.from?.text).toBe('"Compliance" <compliance@example.test>');
+    expect(mail?.text).toContain('name: Laptop theft');
+    expect(mail?.text).toContain(`Open: https://compliance.example.test/orgs/${org}/risks/${added.risk.id}`);
+    expect(mail?.headers.get('x-compliance-notification')).toBe(rows[0]?.id);
+
+    // The same change read again (the cursor lost, a second process): no new row, no second email.
+    await runtime.database.client.execute('DELETE FROM notification_cursors');
+    advance(60_000);
+    const second = await run();
+    expect(second.changes_read).toBeGreaterThan(0);
+    expect(second.notifications_created).toBe(0);
+    expect(second.emails_sent).toBe(0);
+    expect(mailsTo(alice)).toHaveLength(1);
+  });
+
+  it('does not tell owners about their own changes, nor members who own nothing, nor the actor', async () => {
+    const aliceToken = await createToken(runtime, alice);
+    await ok(runtime, aliceToken, 'addObligation', {
+      organization_id: org,
+      requirement: 'Keep a record of processing activities',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+    const report = await run();
+    expect(report.notifications_created).toBe(0);
+    expect(await rowsOf(alice.userId)).toEqual([]);
+    expect(await rowsOf(owner.userId)).toEqual([]);
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it('tells the previous owner too when a record is given to someone else', async () => {
+    const bob = await createActor(runtime, 'bob');
+    await addMember(runtime, org, bob, 'EDITOR');
+    const bobPerson = (
+      await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+        organization_id: org,
+        full_name: 'Bob Example',
+        email: bob.email,
+        kind: 'EMPLOYEE',
+      })
+    ).person.id;
+    const measure = await ok<{ measure: { id: string } }>(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name: 'Disk encryption',
+      category: 'Technical',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+    await run({ mail: false });
+    await ok(runtime, token, 'updateMeasure', { id: measure.measure.id, owner_id: bobPerson });
+    advance(SETTLE_MS + 1000);
+    await run({ mail: false });
+    const aliceTitles = (await listInbox(runtime.database.db, alice.userId, false)).map((item) => item.title);
+    const bobTitles = (await listInbox(runtime.database.db, bob.userId, false)).map((item) => item.title);
+    expect(aliceTitles).toEqual([
+      'The measure "Disk encryption" you own was changed',
+      'The measure "Disk encryption" you own was added',
+    ]);
+    expect(bobTitles).toEqual(['The measure "Disk encryption" you own was changed']);
+    const [change] = await listInbox(runtime.database.db, bob.userId, false);
+    expect(change?.body).toBe(`owner_id: ${alicePerson} -> ${bobPerson}`);
+  });
+
+  it('waits until a change has settled before reading it', async () => {
+    await ok(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name: 'Backups',
+      category: 'Technical',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS - 1000);
+    expect((await run({ mail: false })).changes_read).toBe(0);
+    advance(2000);
+    // The person added before the measure, and the measure.
+    expect((await run({ mail: false })).changes_read).toBe(2);
+    expect(await unreadCount(runtime.database.db, alice.userId)).toBe(1);
+  });
+});
+
+// ---- (b) due soon and overdue, in the person's time zone ---------------------------------------------------------
+
+describe('due and overdue items', () => {
+  it('tells the owner once when an obligation comes due within their days, and once when it is overdue', async () => {
+    await savePreferences(
+      runtime.database.db,
+      alice.userId,
+      org,
+      { ...DEFAULT_PREFERENCES, owned_changes: false, due_days: 3 },
+      clock,
+    );
+    await ok(runtime, token, 'addObligation', {
+      organization_id: org,
+      requirement: 'File the annual report',
+      owner_id: alicePerson,
+      due_date: '2026-05-08',
+    });
+    advance(SETTLE_MS);
+    await run();
+    expect(mailsTo(alice)).toHaveLength(0); // due in 4 days: not within 3
+    advance(86_400_000); // 2026-05-05: due in 3 days
+    await run();
+    await run();
+    expect(mailsTo(alice).map((mail) => mail.subject)).toEqual([
+      'The obligation "File the annual report" is due on 2026-05-08',
+    ]);
+    advance(4 * 86_400_000); // 2026-05-09: overdue
+    await run();
+    advance(86_400_000);
+    await run();
+    expect(mailsTo(alice).map((mail) => mail.subject)).toEqual([
+      'The obligation "File the annual report" is due on 2026-05-08',
+      'The obligation "File the annual report" is overdue (due 2026-05-08)',
+    ]);
+    // Done: nothing more.
+    expect(await unreadCount(runtime.database.db, alice.userId)).toBe(2);
+  });
+
+  it('decides overdue on the local date of the person: Auckland is a day ahead of UTC', async () => {
+    await ok(runtime, token, 'addNonconformity', {
+      organization_id: org,
+      reference_id: 'NC-7',
+      owner_id: alicePerson,
+      due_date: '2026-05-04',
+    });
+    // 2026-05-04T13:00Z is 01:00 on 2026-05-05 in Auckland (UTC+12) and still 2026-05-04 in UTC.
+    clock = new Date('2026-05-04T13:00:00.000Z');
+    const prefs = { ...DEFAULT_PREFERENCES, owned_changes: false, due_days: 0 };
+    await savePreferences(runtime.database.db, alice.userId, org, { ...prefs, time_zone: 'UTC' }, clock);
+    await run({ mail: false });
+    expect((await listInbox(runtime.database.db, alice.userId, false)).map((item) => item.kind)).toEqual([
+      'due_soon',
+    ]);
+    await savePreferences(
+      runtime.database.db,
+      alice.userId,
+      org,
+      { ...prefs, time_zone: 'Pacific/Auckland' },
+      clock,
+    );
+    await run({ mail: false });
+    expect(
+      (await listInbox(runtime.database.db, alice.userId, false)).map((item) => item.title).sort(),
+    ).toEqual([
+      'The nonconformity "NC-7" is due on 2026-05-04',
+      'The nonconformity "NC-7" is overdue (due 2026-05-04)',
+    ]);
+  });
+
+  it('reads due sources other kinds register, and tells the assignee account', async () => {
+    registerDueSource({
+      kind: 'test_due_kind',
+      async query(_ctx, organizationId, until) {
+        if (organizationId !== org || until < '2026-05-04') return [];
+        return [
+          {
+            kind: 'test_due_kind',
+            id: 'tsk_0000000000000000000000aa',
+            title: 'Rotate keys',
+            due_date: '2026-05-01',
+            status: 'TODO',
+            done_status: 'DONE',
+            owner_person_id: null,
+            assignee_user_id: alice.userId,
+          },
+        ];
+      },
+    });
+    await run({ mail: false });
+    const [item] = await listInbox(runtime.database.db, alice.userId, false);
+    expect(item?.title).toBe('The test due kind "Rotate keys" is overdue (due 2026-05-01)');
+    expect(item?.record_id).toBe('tsk_0000000000000000000000aa');
+    registerDueSource({ kind: 'test_due_kind', query: async () => [] });
+  });
+});
+
+// ---- (c) assigned to me -----------------------------------------------------------------------------------------
+
+describe('assigned to me', () => {
+  it('tells the account a history row of an assignable kind assigns the record to', async () => {
+    // An obligation stands in for a task: its history row names the assignee in `after`.
+    registerAssignable('obligation', 'assignee_id');
+    const at = clock.toISOString();
+    await runtime.database.client.execute({
+      sql: `INSERT INTO record_changes (id, organization_id, kind, record_id, action, surface, user_id, tool, before, after, created_at)
+            VALUES ('chg_assign1', ?, 'obligation', 'obl_x', 'add', 'direct', ?, 'addTask', NULL, ?, ?)`,
+      args: [
+        org,
+        owner.userId,
+        JSON.stringify({ requirement: 'Review access', assignee_id: alice.userId }),
+        at,
+      ],
+    });
+    advance(SETTLE_MS + 1000);
+    await run();
+    expect(mailsTo(alice).map((mail) => mail.subject)).toEqual([
+      'The obligation "Review access" was assigned to you',
+    ]);
+    registerAssignable('obligation', '');
+  });
+});
+
+// ---- (d) the daily digest ---------------------------------------------------------------------------------------
+
+describe('daily digest', () => {
+  it('is made once per local day from the chosen hour, listing what is due and overdue', async () => {
+    await savePreferences(
+      runtime.database.db,
+      alice.userId,
+      org,
+      {
+        ...DEFAULT_PREFERENCES,
+        owned_changes: false,
+        due_soon: false,
+        overdue: false,
+        digest: true,
+        digest_hour: 8,
+        due_days: 10,
+        time_zone: 'Europe/Paris',
+      },
+      clock,
+    );
+    await ok(runtime, token, 'addObligation', {
+      organization_id: org,
+      requirement: 'Sign the DPA',
+      owner_id: alicePerson,
+      due_date: '2026-05-01',
+    });
+    await ok(runtime, token, 'addObligation', {
+      organization_id: org,
+      requirement: 'Renew the certificate',
+      owner_id: alicePerson,
+      due_date: '2026-05-10',
+    });
+    clock = new Date('2026-05-04T05:30:00.000Z'); // 07:30 in Paris
+    await run();
+    expect(mailsTo(alice)).toHaveLength(0);
+    clock = new Date('2026-05-04T06:05:00.000Z'); // 08:05 in Paris
+    await run();
+    clock = new Date('2026-05-04T15:00:00.000Z');
+    await run();
+    const digests = mailsTo(alice);
+    expect(digests.map((mail) => mail.subject)).toEqual([
+      'Your compliance digest for 2026-05-04: 2 items due',
+    ]);
+    expect(digests[0]?.text).toContain('Overdue 2026-05-01: obligation "Sign the DPA"');
+    expect(digests[0]?.text).toContain('Due 2026-05-10: obligation "Renew the certificate"');
+    clock = new Date('2026-05-05T06:05:00.000Z');
+    await run();
+    expect(mailsTo(alice).map((mail) => mail.subject)).toEqual([
+      'Your compliance digest for 2026-05-04: 2 items due',
+      'Your compliance digest for 2026-05-05: 2 items due',
+    ]);
+  });
+});
+
+// ---- exactly once, and never to someone who left ----------------------------------------------------------------
+
+describe('exactly once per event', () => {
+  async function aliceOwnsSomething(name: string) {
+    await ok(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name,
+      category: 'Technical',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+  }
+
+  it('sends one email when runs overlap (two processes at once)', async () => {
+    await aliceOwnsSomething('Patching');
+    const reports = await Promise.all([run(), run(), run()]);
+    expect(reports.reduce((sum, report) => sum + report.emails_sent, 0)).toBe(1);
+    expect(mailsTo(alice)).toHaveLength(1);
+    expect((await rowsOf(alice.userId)).length).toBe(2);
+  });
+
+  it('never sends again an email whose run stopped between sending and marking it', async () => {
+    await aliceOwnsSomething('Logging');
+    // A mailer that delivers, then the process "dies" before the row is marked sent.
+    const dying: Mailer = {
+      async send(email) {
+        const real = nodeMailer(mailSettings(smtp.port));
+        await real.send(email);
+        await real.close();
+        throw new Error('process killed');
+      },
+      async close() {},
+    };
+    await run({ mailer: dying }).catch(() => undefined);
+    expect(mailsTo(alice)).toHaveLength(1);
+    // Simulate the crash exactly: the claim stays in `sending`.
+    await runtime.database.db
+      .update(notifications)
+      .set({ status: 'sending' })
+      .where(and(eq(notifications.user_id, alice.userId), eq(notifications.channel, 'email')));
+    advance(60_000);
+    await run();
+    expect(mailsTo(alice)).toHaveLength(1);
+    advance(16 * 60_000);
+    await run();
+    const [email] = (await rowsOf(alice.userId)).filter((row) => row.channel === 'email');
+    expect(email?.status).toBe('unknown');
+    expect(mailsTo(alice)).toHaveLength(1);
+  });
+
+  it('retries an email the SMTP server refused, and sends it once accepted', async () => {
+    await aliceOwnsSomething('Firewall');
+    smtp.refuse.add(alice.email);
+    const refused = await run();
+    expect(refused.emails_sent).toBe(0);
+    let [email] = (await rowsOf(alice.userId)).filter((row) => row.channel === 'email');
+    expect(email?.status).toBe('pending');
+    expect(email?.attempts).toBe(1);
+    expect(email?.last_error).toContain('550');
+    smtp.refuse.clear();
+    advance(60_000);
+    expect((await run()).emails_sent).toBe(1);
+    [email] = (await rowsOf(alice.userId)).filter((row) => row.channel === 'email');
+    expect([email?.status, email?.attempts]).toEqual(['sent', 2]);
+    expect(mailsTo(alice)).toHaveLength(1);
+  });
+
+  it('sends nothing to an account removed from the organization, and hides its in-app notifications', async () => {
+    await aliceOwnsSomething('Badge access');
+    // The notification was made, then Alice left before the email went out.
+    await run({ mail: false }).then(() => undefined);
+    await runtime.database.db.delete(notifications);
+    await runtime.database.client.execute('DELETE FROM notification_cursors');
+    const mailer = nodeMailer(mailSettings(smtp.port));
+    const stored = await runNotifications({
+      db: runtime.database.db,
+      now: clock,
+      mailer: { send: () => Promise.reject(new Error('not yet')), close: async () => {} },
+    });
+    expect(stored.notifications_created).toBe(2);
+    await removeMembership(runtime.database.db, org, alice.userId);
+    await runtime.database.db
+      .update(notifications)
+      .set({ status: 'pending' })
+      .where(eq(notifications.channel, 'email'));
+    const report = await runNotifications({ db: runtime.database.db, now: clock, mailer });
+    expect(report.emails_skipped).toBe(1);
+    expect(mailsTo(alice)).toHaveLength(0);
+    expect(await unreadCount(runtime.database.db, alice.userId)).toBe(0);
+    expect(await listInbox(runtime.database.db, alice.userId, false)).toEqual([]);
+  });
+
+  it('sends nothing for a person deleted before the email went out, and makes nothing once they are gone', async () => {
+    await aliceOwnsSomething('Visitor log');
+    await runNotifications({
+      db: runtime.database.db,
+      now: clock,
+      mailer: { send: () => Promise.reject(new Error('not yet')), close: async () => {} },
+    });
+    // Deleting the person clears the owner of their records (history rows say so) and removes the person.
+    await ok(runtime, token, 'deletePerson', { id: alicePerson });
+    await runtime.database.db
+      .update(notifications)
+      .set({ status: 'pending' })
+      .where(eq(notifications.channel, 'email'));
+    advance(SETTLE_MS + 1000);
+    const report = await run();
+    expect(report.emails_skipped).toBe(1);
+    expect(report.emails_sent).toBe(0);
+    expect(mailsTo(alice)).toHaveLength(0);
+  });
+});
+
+// ---- in-app list and settings -----------------------------------------------------------------------------------
+
+describe('in-app notifications and settings', () => {
+  it('keeps in-app notifications only, with read and unread, when there are no SMTP settings', async () => {
+    await ok(runtime, token, 'addAsset', {
+      organization_id: org,
+      name: 'Laptop fleet',
+      asset_type: 'PHYSICAL',
+      amount: 40,
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+    const report = await notifyOnce({
+      db: runtime.database.db,
+      config: loadConfig({}),
+      mailer: () => {
+        throw new Error('no mailer without SMTP settings');
+      },
+      now: clock,
+    });
+    expect(report.notifications_created).toBe(1);
+    expect((await rowsOf(alice.userId)).map((row) => row.channel)).toEqual(['in_app']);
+    expect(await unreadCount(runtime.database.db, alice.userId)).toBe(1);
+    const [item] = await listInbox(runtime.database.db, alice.userId, true);
+    // Another account cannot mark it read.
+    expect(await markRead(runtime.database.db, owner.userId, [item?.id ?? ''], clock)).toBe(0);
+    expect(await markRead(runtime.database.db, alice.userId, [item?.id ?? ''], clock)).toBe(1);
+    expect(await unreadCount(runtime.database.db, alice.userId)).toBe(0);
+    expect(await listInbox(runtime.database.db, alice.userId, true)).toEqual([]);
+  });
+
+  it('sends no email to an account that turned email off, and nothing of a kind it turned off', async () => {
+    await savePreferences(
+      runtime.database.db,
+      alice.userId,
+      org,
+      { ...DEFAULT_PREFERENCES, email: false },
+      clock,
+    );
+    await ok(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name: 'MFA',
+      category: 'Technical',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+    await run();
+    expect((await rowsOf(alice.userId)).map((row) => row.channel)).toEqual(['in_app']);
+    await savePreferences(
+      runtime.database.db,
+      alice.userId,
+      org,
+      { ...DEFAULT_PREFERENCES, owned_changes: false },
+      clock,
+    );
+    await ok(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name: 'SSO',
+      category: 'Technical',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS + 1000);
+    await run();
+    expect(await rowsOf(alice.userId)).toHaveLength(1);
+    expect(smtp.received).toHaveLength(0);
+  });
+
+  it('refuses a time zone that does not exist', async () => {
+    await expect(
+      savePreferences(
+        runtime.database.db,
+        alice.userId,
+        org,
+        { ...DEFAULT_PREFERENCES, time_zone: 'Mars/Olympus' },
+        clock,
+      ),
+    ).rejects.toThrow(/time_zone: not a known IANA time zone/);
+  });
+});
+
+describe('SMTP settings', () => {
+  it('reads SMTP_URL or SMTP_HOST and the others, and needs MAIL_FROM', () => {
+    expect(loadConfig({}).mail).toBeNull();
+    expect(
+      loadConfig({ SMTP_URL: 'smtps://u%40x:p%20w@mail.example.com', MAIL_FROM: 'a@example.com' }).mail,
+    ).toEqual({
+      host: 'mail.example.com',
+      port: 465,
+      secure: true,
+      user: 'u@x',
+      password: 'p w',
+      from: 'a@example.com',
+    });
+    expect(
+      loadConfig({
+        SMTP_HOST: 'mail.example.com',
+        SMTP_PORT: '2525',
+        SMTP_USER: 'u',
+        SMTP_PASSWORD: 'p',
+        MAIL_FROM: 'a@example.com',
+      }).mail,
+    ).toEqual({
+      host: 'mail.example.com',
+      port: 2525,
+      secure: false,
+      user: 'u',
+      password: 'p',
+      from: 'a@example.com',
+    });
+    expect(() => loadConfig({ SMTP_HOST: 'mail.example.com' })).toThrow(/MAIL_FROM is required/);
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example.com', MAIL_FROM: 'a@example.com' })).toThrow(
+      /smtp:\/\/ or smtps:\/\//,
+    );
+  });
+});
