@@ -6,6 +6,8 @@ import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
+import { documentVersionTools } from './document-versions.ts';
+import { documentSpec } from './documents.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { measureSpec } from './measures.ts';
@@ -34,6 +36,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   continualImprovementSpec,
   auditSpec,
   requirementSpec,
+  documentSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -61,6 +64,7 @@ const allTools: Tool[] = [
     register.delete,
   ]),
   ...registerTools.flatMap((register) => register.links.flatMap((links) => [links.link, links.unlink])),
+  ...documentVersionTools(REGISTERS.document),
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,
