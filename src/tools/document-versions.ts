@@ -139,8 +139,15 @@ export async function approveLatestVersion(
     );
 }
 
+/** The version tools of the documents register, as handles. */
+export interface DocumentVersionTools {
+  listVersions: Tool;
+  inForce: Tool;
+  approve: Tool;
+}
+
 /** The version tools of the documents register: listDocumentVersions, getDocumentInForce, approveDocument. */
-export function documentVersionTools(register: RegisterTools): Tool[] {
+export function documentVersionTools(register: RegisterTools): DocumentVersionTools {
   const { records } = register;
   const listVersions = defineTool({
     name: 'listDocumentVersions',
@@ -227,5 +234,5 @@ export function documentVersionTools(register: RegisterTools): Tool[] {
       };
     },
   });
-  return [listVersions, inForce, approve];
+  return { listVersions, inForce, approve };
 }

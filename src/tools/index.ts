@@ -50,6 +50,9 @@ export const listChanges = listChangesTool(
   REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
 );
 
+/** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
+export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
+
 /** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
 export const importRecords = importRecordsTool(REGISTERS);
 
@@ -64,7 +67,9 @@ const allTools: Tool[] = [
     register.delete,
   ]),
   ...registerTools.flatMap((register) => register.links.flatMap((links) => [links.link, links.unlink])),
-  ...documentVersionTools(REGISTERS.document),
+  DOCUMENT_VERSIONS.listVersions,
+  DOCUMENT_VERSIONS.inForce,
+  DOCUMENT_VERSIONS.approve,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,

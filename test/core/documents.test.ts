@@ -1,5 +1,7 @@
 // Documents: versions, transitions, approval by a listed approver only, the version in force on a date, isolation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addDemoRecords } from '../../src/demo/seed.ts';
+import { contextOutsideSeam } from '../../src/tools/types.ts';
 import {
   type Actor,
   addMember,
@@ -274,5 +276,41 @@ describe('refusals', () => {
       args: [id],
     });
     expect(Number(rows.rows[0]?.n)).toBe(0);
+  });
+});
+
+describe('demo data', () => {
+  it('seeds two policies: access control published twice (version 2 in force), backups in review', async () => {
+    const demoOrg = await createOrg(runtime, alice, 'Demo Org');
+    at('2026-06-01T12:00:00.000Z');
+    const ctx = contextOutsideSeam(
+      runtime.database.db,
+      {
+        tokenId: 'test',
+        userId: alice.userId,
+        scope: 'read_write',
+        roles: { [demoOrg]: 'OWNER' },
+        expiresAt: null,
+      },
+      () => clock,
+      'cli',
+    );
+    const ids = await addDemoRecords(ctx, demoOrg);
+    const access = String(ids.get('access-policy'));
+    const backups = String(ids.get('backup-policy'));
+    const token = await createToken(runtime, alice, { organizationIds: [demoOrg] });
+    const get = async (id: string) => (await ok(runtime, token, 'getDocument', { id })).document as Row;
+    expect(await get(access)).toMatchObject({ status: 'PUBLISHED', version: 2, published_version: 2 });
+    expect(await get(backups)).toMatchObject({ status: 'IN_REVIEW', version: 1, published_version: null });
+    const list = (await ok(runtime, token, 'listDocumentVersions', { document_id: access }))
+      .versions as Row[];
+    expect(list.map((row) => [row.number, row.status, row.published_at])).toEqual([
+      [2, 'PUBLISHED', '2026-04-28T12:00:00.000Z'],
+      [1, 'SUPERSEDED', '2025-05-03T12:00:00.000Z'],
+    ]);
+    const inForceThen = (
+      await ok(runtime, token, 'getDocumentInForce', { document_id: access, on: '2026-01-01' })
+    ).version as Row;
+    expect(inForceThen.number).toBe(1);
   });
 });
