@@ -275,6 +275,5 @@ export const documentSpec: RegisterSpec = {
     type: 'POLICY',
     content: '# Access control\n\nAccess is granted on a need-to-know basis.',
     next_review_on: '2027-03-01',
-    approver_ids: ['per_...'],
   },
 };

@@ -110,5 +110,8 @@ describe('document pages', () => {
     const due = await client.get(`/orgs/${organizationId}/documents?review_due=true`);
     expect(textOf(due.html)).toContain('Due soon');
     expect(textOf(due.html)).not.toContain('Due later');
+    // Documents are not imported from files: no import link, no import page.
+    expect(textOf(due.html)).not.toContain('Import from a file');
+    expect((await client.get(`/orgs/${organizationId}/documents/import`)).status).toBe(404);
   });
 });

@@ -16,11 +16,13 @@ export interface RegisterPage {
   defaultOrder?: { field: string; direction: 'ASC' | 'DESC' };
   /** Records the list leaves out until the person asks for them (closed risks), unless a filter names the field. */
   hiddenByDefault?: { field: string; values: string[]; label: string };
+  /** Whether its records can be imported from a file (documents cannot: their versions do not travel in one). */
+  importable?: boolean;
 }
 
 const COLUMNS: Record<
   RegisterKind,
-  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault'> & { columns: string[] }
+  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault' | 'importable'> & { columns: string[] }
 > = {
   vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
   risk: {
@@ -46,6 +48,7 @@ const COLUMNS: Record<
   document: {
     columns: ['title', 'type', 'status', 'published_version', 'next_review_on', 'owner_id'],
     defaultOrder: { field: 'title', direction: 'ASC' },
+    importable: false,
   },
 };
 
