@@ -129,6 +129,27 @@ function Diff(props: { versions: DocumentVersion[]; from: number; to: number }) 
   );
 }
 
+function VersionSelect(props: {
+  id: string;
+  name: string;
+  label: string;
+  versions: DocumentVersion[];
+  selected: number;
+}) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} name={props.name}>
+        {props.versions.map((version) => (
+          <option value={String(version.number)} selected={version.number === props.selected}>
+            {version.number}
+          </option>
+        ))}
+      </select>
+    </>
+  );
+}
+
 export function DocumentDetails(props: {
   membership: Membership;
   data: DocumentDetailsData;
@@ -203,6 +224,7 @@ export function DocumentDetails(props: {
                 <th scope="col">Approved</th>
                 <th scope="col">Published</th>
                 <th scope="col">Superseded or retired</th>
+                <th scope="col">Changes</th>
               </tr>
             </thead>
             <tbody>
@@ -220,6 +242,13 @@ export function DocumentDetails(props: {
                   <td>
                     <Time iso={version.superseded_at ?? version.retired_at} />
                   </td>
+                  <td>
+                    {version.number > 1 && (
+                      <a href={`${base}?from=${version.number - 1}&to=${version.number}#compare`}>
+                        Since version {version.number - 1}
+                      </a>
+                    )}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -229,22 +258,20 @@ export function DocumentDetails(props: {
           <>
             <h3 id="compare">Compare versions</h3>
             <form method="get" action={`${base}#compare`} class="compare-form">
-              <label for="compare-from">From version</label>
-              <select id="compare-from" name="from">
-                {versions.map((version) => (
-                  <option value={String(version.number)} selected={version.number === compare.from}>
-                    {version.number}
-                  </option>
-                ))}
-              </select>
-              <label for="compare-to">to version</label>
-              <select id="compare-to" name="to">
-                {versions.map((version) => (
-                  <option value={String(version.number)} selected={version.number === compare.to}>
-                    {version.number}
-                  </option>
-                ))}
-              </select>
+              <VersionSelect
+                id="compare-from"
+                name="from"
+                label="From version"
+                versions={versions}
+                selected={compare.from}
+              />
+              <VersionSelect
+                id="compare-to"
+                name="to"
+                label="to version"
+                versions={versions}
+                selected={compare.to}
+              />
               <button type="submit" class="quiet">
                 Compare
               </button>
