@@ -16,6 +16,8 @@ export const ID_PREFIXES = {
   continual_improvement: 'cim',
   audit: 'aud',
   requirement: 'req',
+  document: 'doc',
+  document_version: 'dcv',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

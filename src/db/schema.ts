@@ -718,3 +718,103 @@ export const notificationCursors = sqliteTable('notification_cursors', {
   value: text('value').notNull(),
   updated_at: text('updated_at').notNull(),
 });
+
+// ---- documents: policies, procedures, standards and plans, with their versions -------------------------------
+
+export const documents = sqliteTable(
+  'documents',
+  {
+    ...scoped,
+    title: text('title').notNull(),
+    type: text('type').notNull(),
+    owner_id: text('owner_id'),
+    status: text('status').notNull(),
+    /** The number of the document's latest version (the one content edits change). */
+    version: integer('version').notNull(),
+    /** The number of the version published and in force now; null when none is. */
+    published_version: integer('published_version'),
+    content: text('content'),
+    next_review_on: text('next_review_on'),
+    /** Random per update: the batch's relation and version statements run only if this update landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('documents_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('documents_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('documents_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('documents_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
+    index('documents_org_status_idx').on(t.organization_id, t.status),
+    index('documents_org_type_idx').on(t.organization_id, t.type),
+    index('documents_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+/**
+ * Every version of a document: its content as it was, its state, its approval (who, when) and when it came into and
+ * went out of force. An APPROVED or PUBLISHED version is never edited; a content change starts the next number.
+ */
+export const documentVersions = sqliteTable(
+  'document_versions',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id').notNull(),
+    document_id: text('document_id').notNull(),
+    number: integer('number').notNull(),
+    status: text('status').notNull(),
+    content: text('content'),
+    /** A stored file (`fil_...`) attached to this version. */
+    file_id: text('file_id'),
+    /** The approver (a person, `per_...`) and the account that approved it. */
+    approved_by_id: text('approved_by_id'),
+    approved_by_user_id: text('approved_by_user_id'),
+    approved_at: text('approved_at'),
+    published_at: text('published_at'),
+    superseded_at: text('superseded_at'),
+    retired_at: text('retired_at'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('document_versions_document_number_unique').on(t.document_id, t.number),
+    index('document_versions_org_idx').on(t.organization_id),
+  ],
+);
+
+export const documentApprovers = sqliteTable(
+  'document_approvers',
+  {
+    document_id: text('document_id').notNull(),
+    person_id: text('person_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.document_id, t.person_id] }),
+    index('document_approvers_person_idx').on(t.person_id),
+  ],
+);
+
+export const documentRequirements = sqliteTable(
+  'document_requirements',
+  {
+    document_id: text('document_id').notNull(),
+    requirement_id: text('requirement_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.document_id, t.requirement_id] }),
+    index('document_requirements_requirement_idx').on(t.requirement_id),
+  ],
+);
+
+export const documentMeasures = sqliteTable(
+  'document_measures',
+  {
+    document_id: text('document_id').notNull(),
+    measure_id: text('measure_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.document_id, t.measure_id] }),
+    index('document_measures_measure_idx').on(t.measure_id),
+  ],
+);

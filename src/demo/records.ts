@@ -14,11 +14,20 @@ export interface DemoDays {
 const ref = (key: string): DemoRef => ({ ref: key });
 const days = (count: number): DemoDays => ({ days: count });
 
+/** A change made after a demo record is added, on a day relative to the seeding day: an update or an approval. */
+export type DemoStep =
+  | { at: DemoDays; update: Record<string, unknown> }
+  | { at: DemoDays; approveBy: DemoRef };
+
 export interface DemoRecord {
   kind: RegisterKind;
   /** How other demo records refer to this one (ref('cto')). */
   key?: string;
   values: Record<string, unknown>;
+  /** The day it is added (default the seeding day). */
+  at?: DemoDays;
+  /** What happens to it next, in order (a document reviewed, approved, published). */
+  steps?: DemoStep[];
 }
 
 /** A link made with the register's link tools (a measure that mitigates a risk). */
@@ -428,7 +437,75 @@ const annexA: DemoRecord[] = ANNEX_A.flatMap(([section, title, controls], sectio
   ),
 ]);
 
-export const DEMO_RECORDS: readonly DemoRecord[] = [...REGISTER_RECORDS, ...annexA];
+const ACCESS_POLICY_V1 = `# Access control policy
+
+## Purpose
+Access to Acme Health systems and data is granted on a need-to-know basis.
+
+## Rules
+- Every account belongs to one named person.
+- Multi-factor authentication is required on every SaaS account.
+- Access is reviewed every quarter by the system owner.
+`;
+
+const ACCESS_POLICY_V2 = `# Access control policy
+
+## Purpose
+Access to Acme Health systems and data is granted on a need-to-know basis.
+
+## Rules
+- Every account belongs to one named person; shared accounts are not allowed.
+- Multi-factor authentication with a hardware key is required on every SaaS account.
+- Access is reviewed every quarter by the system owner.
+- Leavers lose all access on their last working day.
+`;
+
+/** Two policies: access control published twice (version 2 in force), backups in review. */
+const DOCUMENTS: DemoRecord[] = [
+  {
+    kind: 'document',
+    key: 'access-policy',
+    at: days(-400),
+    values: {
+      title: 'Access control policy',
+      type: 'POLICY',
+      owner_id: ref('cto'),
+      approver_ids: [ref('dpo')],
+      requirement_ids: [ref('A.5.15'), ref('A.8.5')],
+      measure_ids: [ref('mfa')],
+      content: ACCESS_POLICY_V1,
+      next_review_on: days(20),
+    },
+    steps: [
+      { at: days(-398), update: { status: 'IN_REVIEW' } },
+      { at: days(-395), approveBy: ref('dpo') },
+      { at: days(-394), update: { status: 'PUBLISHED' } },
+      { at: days(-40), update: { content: ACCESS_POLICY_V2 } },
+      { at: days(-38), update: { status: 'IN_REVIEW' } },
+      { at: days(-35), approveBy: ref('dpo') },
+      { at: days(-34), update: { status: 'PUBLISHED' } },
+    ],
+  },
+  {
+    kind: 'document',
+    key: 'backup-policy',
+    at: days(-10),
+    values: {
+      title: 'Backup and restore policy',
+      type: 'POLICY',
+      owner_id: ref('cto'),
+      approver_ids: [ref('cto'), ref('dpo')],
+      requirement_ids: [ref('A.8.13')],
+      measure_ids: [ref('backups')],
+      content:
+        '# Backup and restore policy\n\n- Production data is backed up daily, encrypted, to a second region.\n- A restore is tested every month.\n',
+      next_review_on: days(355),
+    },
+    steps: [{ at: days(-3), update: { status: 'IN_REVIEW' } }],
+  },
+];
+
+export const DEMO_RECORDS: readonly DemoRecord[] = [...REGISTER_RECORDS, ...annexA, ...DOCUMENTS];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */
 const ANNEX_A_MAPPING: [measure: string, controls: string[]][] = [

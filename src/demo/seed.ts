@@ -7,9 +7,18 @@ import type { TokenService } from '../auth/tokens.ts';
 import type { Db } from '../db/client.ts';
 import { users } from '../db/schema.ts';
 import { randomBase32 } from '../ids.ts';
+import { approveLatestVersion } from '../tools/document-versions.ts';
 import { REGISTERS } from '../tools/index.ts';
+import type { RegisterKind } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
-import { DEMO_LINKS, DEMO_RECORDS, type DemoLink, type DemoRecord } from './records.ts';
+import {
+  DEMO_LINKS,
+  DEMO_RECORDS,
+  type DemoDays,
+  type DemoLink,
+  type DemoRecord,
+  type DemoStep,
+} from './records.ts';
 
 export interface DemoAccount {
   email: string;
@@ -40,6 +49,41 @@ function resolved(value: unknown, ids: ReadonlyMap<string, string>, today: Date)
   return value;
 }
 
+function resolvedValues(values: Record<string, unknown>, ids: ReadonlyMap<string, string>, today: Date) {
+  return Object.fromEntries(
+    Object.entries(values).map(([name, value]) => [name, resolved(value, ids, today)]),
+  );
+}
+
+/** The context acting on a day relative to `today` (its clock moved), or `ctx` itself. */
+function ctxOn(ctx: ToolContext, today: Date, at: DemoDays | undefined): ToolContext {
+  if (!at) return ctx;
+  const time = today.getTime() + at.days * 86_400_000;
+  return { ...ctx, now: () => new Date(time) };
+}
+
+/** A demo record's next step: an update through its register's tool, or an approval by a demo person. */
+async function runStep(
+  ctx: ToolContext,
+  kind: RegisterKind,
+  id: string,
+  step: DemoStep,
+  ids: ReadonlyMap<string, string>,
+  today: Date,
+) {
+  const register = REGISTERS[kind];
+  if ('update' in step) {
+    await register.update.run(
+      ctx,
+      register.update.input.parse({ id, ...resolvedValues(step.update, ids, today) }),
+    );
+    return;
+  }
+  // Seeding acts for the demo's approver: the tool would ask that the caller's account be theirs.
+  const document = await register.records.load(ctx, id, 'write');
+  await approveLatestVersion(ctx, document, String(resolved(step.approveBy, ids, today)));
+}
+
 /**
  * Adds `records` and `links` to an organization through the registers' tools (validated, with history rows), in
  * order; answers the id of each keyed record. `ctx` must reach the organization with write rights.
@@ -54,12 +98,15 @@ export async function addDemoRecords(
   const today = ctx.now();
   for (const record of records) {
     const { add, spec } = REGISTERS[record.kind];
-    const values = Object.fromEntries(
-      Object.entries(record.values).map(([name, value]) => [name, resolved(value, ids, today)]),
+    const values = resolvedValues(record.values, ids, today);
+    const result = await add.run(
+      ctxOn(ctx, today, record.at),
+      add.input.parse({ organization_id: organizationId, ...values }),
     );
-    const result = await add.run(ctx, add.input.parse({ organization_id: organizationId, ...values }));
     const added = result[spec.key] as { id: string };
     if (record.key) ids.set(record.key, added.id);
+    for (const step of record.steps ?? [])
+      await runStep(ctxOn(ctx, today, step.at), record.kind, added.id, step, ids, today);
   }
   for (const link of links) {
     const tools = REGISTERS[link.kind].links.find((item) => item.relation.field === link.field);

@@ -6,6 +6,8 @@ import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
+import { documentVersionTools } from './document-versions.ts';
+import { documentSpec } from './documents.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { measureSpec } from './measures.ts';
@@ -34,6 +36,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   continualImprovementSpec,
   auditSpec,
   requirementSpec,
+  documentSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -46,6 +49,9 @@ export function registerOf(kind: RegisterKind): RegisterTools {
 export const listChanges = listChangesTool(
   REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
 );
+
+/** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
+export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
 
 /** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
 export const importRecords = importRecordsTool(REGISTERS);
@@ -61,6 +67,9 @@ const allTools: Tool[] = [
     register.delete,
   ]),
   ...registerTools.flatMap((register) => register.links.flatMap((links) => [links.link, links.unlink])),
+  DOCUMENT_VERSIONS.listVersions,
+  DOCUMENT_VERSIONS.inForce,
+  DOCUMENT_VERSIONS.approve,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,

@@ -45,6 +45,11 @@ export const VENDOR_CATEGORIES = [
   'OTHER',
 ] as const;
 
+export const DOCUMENT_TYPES = ['POLICY', 'PROCEDURE', 'STANDARD', 'PLAN', 'OTHER'] as const;
+export const DOCUMENT_STATUSES = ['DRAFT', 'IN_REVIEW', 'APPROVED', 'PUBLISHED', 'RETIRED'] as const;
+/** A document version's own state: a document's states, and SUPERSEDED once a later version replaced it. */
+export const DOCUMENT_VERSION_STATUSES = [...DOCUMENT_STATUSES, 'SUPERSEDED'] as const;
+
 /** From-state -> states it may move to. A state not listed as a key may move anywhere. */
 export type Transitions = Record<string, readonly string[]>;
 
@@ -62,6 +67,18 @@ export const AUDIT_TRANSITIONS: Transitions = {
   COMPLETED: ['OUTDATED'],
   REJECTED: ['OUTDATED'],
   OUTDATED: [],
+};
+
+/**
+ * A document's moves through updateDocument; IN_REVIEW -> APPROVED only through approveDocument, and a content
+ * change of an APPROVED or PUBLISHED document starts a new DRAFT version instead of moving its status.
+ */
+export const DOCUMENT_TRANSITIONS: Transitions = {
+  DRAFT: ['IN_REVIEW'],
+  IN_REVIEW: ['DRAFT'],
+  APPROVED: ['PUBLISHED'],
+  PUBLISHED: ['RETIRED'],
+  RETIRED: [],
 };
 
 /** Throws `invalid_transition` naming the current state, the asked one and the allowed ones. */

@@ -69,6 +69,12 @@ input[type="text"], input[type="email"], input[type="password"], input[type="num
 .topbar select { width: auto; min-height: 0; padding: 0.25rem 0.4rem; }
 .inline-form { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; }
 .inline-form select { width: auto; min-height: 0; padding: 0.2rem 0.4rem; }
+pre.document-content { background: var(--card); color: var(--ink); border: 1px solid var(--line); word-break: normal; overflow-wrap: anywhere; max-height: 40rem; overflow-y: auto; }
+pre.diff { word-break: normal; overflow-wrap: anywhere; }
+pre.diff .diff-add { color: #a6f0b4; }
+pre.diff .diff-del { color: #ffc2c2; }
+.compare-form { display: flex; gap: 0.5rem; align-items: center; flex-wrap: wrap; margin-bottom: 0.75rem; }
+.compare-form select { width: auto; }
 .error-text { color: var(--bad); }
 fieldset { border: 1px solid var(--line); border-radius: var(--radius); padding: 0.75rem 1rem; margin: 0 0 1rem; }
 .choice { display: flex; gap: 0.5rem; align-items: baseline; margin: 0.25rem 0; }

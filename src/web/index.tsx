@@ -16,6 +16,7 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
+import { documentRoutes } from './registers/document-details.tsx';
 import { importRoutes } from './registers/import-page.tsx';
 import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
@@ -150,6 +151,7 @@ export function createWebRoutes(deps: WebDeps) {
     historyRoutes(deps),
     frameworkRoutes(deps),
     recordFormRoutes(deps),
+    documentRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps),
   ])

@@ -39,6 +39,7 @@ export function exampleArguments(
 ): Record<string, unknown> {
   const args: Record<string, unknown> = { ...spec.example, organization_id: organizationId };
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
+  if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
   // People's emails are unique within an organization, requirements' references within a framework.
   return { ...args, ...freshUniqueValues(spec) };
 }
@@ -57,6 +58,7 @@ const ORDER: RegisterKind[] = [
   'audit',
   'nonconformity',
   'continual_improvement',
+  'document',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -84,6 +86,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   continual_improvement: { source: 'updated by the contract' },
   audit: { auditor: 'updated by the contract' },
   requirement: { title: 'updated by the contract' },
+  document: { next_review_on: '2027-06-30' },
 };
 
 /** A small CSV catalog for importFrameworkCatalog's samples. */
@@ -97,6 +100,42 @@ const LINKS: Record<string, { owner: RegisterKind; target: RegisterKind; list: s
   linkRequirementMeasure: { owner: 'requirement', target: 'measure', list: 'measure_ids', linking: true },
   unlinkRequirementMeasure: { owner: 'requirement', target: 'measure', list: 'measure_ids', linking: false },
 };
+
+/**
+ * A document IN_REVIEW whose approver is the token's holder: a person with the email the history shows for the
+ * holder's own writes (added once per organization).
+ */
+async function documentToApprove(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<string> {
+  const history = await ok(host, token, 'listChanges', {
+    organization_id: organizationId,
+    filter: { record_id: ids.vendor },
+  });
+  const email = String((history.changes as { user_email: string }[])[0]?.user_email);
+  const found = await ok(host, token, 'listPeople', {
+    organization_id: organizationId,
+    filter: { query: email },
+  });
+  const existing = (found.people as { id: string; email: string }[]).find((person) => person.email === email);
+  const approver =
+    existing?.id ??
+    ((
+      (await ok(host, token, 'addPerson', { organization_id: organizationId, full_name: 'Approver', email }))
+        .person as { id: string }
+    ).id as string);
+  const added = await ok(host, token, 'addDocument', {
+    organization_id: organizationId,
+    title: 'Policy to approve',
+    status: 'IN_REVIEW',
+    content: 'Approve me.',
+    approver_ids: [approver],
+  });
+  return (added.document as { id: string }).id;
+}
 
 /** Valid arguments for a tool. Delete tools get a record added for them, so the shared ones stay. */
 export async function sampleArguments(
@@ -124,6 +163,10 @@ export async function sampleArguments(
       csv: 'Name,Category\nSample vendor,cloud provider\n',
       dry_run: true,
     };
+  if (toolName === 'listDocumentVersions') return { document_id: ids.document };
+  if (toolName === 'getDocumentInForce') return { document_id: ids.document, on: '2026-06-30' };
+  if (toolName === 'approveDocument')
+    return { id: await documentToApprove(host, token, organizationId, ids) };
   const link = LINKS[toolName];
   if (link) return { [`${link.owner}_id`]: ids[link.owner], [`${link.target}_id`]: ids[link.target] };
   for (const spec of REGISTER_SPECS) {
@@ -204,6 +247,27 @@ export function answerMismatches(
       people_created: 0,
     });
     expectEqual('written', answer.written, false);
+    return problems;
+  }
+  if (toolName === 'listDocumentVersions') {
+    const versions = answer.versions as { document_id: string; number: number }[];
+    expectEqual(
+      'versions',
+      versions.map((version) => [version.document_id, version.number]),
+      [[ids.document, 1]],
+    );
+    return problems;
+  }
+  if (toolName === 'getDocumentInForce') {
+    expectEqual('version', answer.version, null);
+    return problems;
+  }
+  if (toolName === 'approveDocument') {
+    const document = answer.document as { id: string; status: string };
+    const version = answer.version as { document_id: string; status: string; approved_by_id: string };
+    expectEqual('document', [document.id, document.status], [args.id, 'APPROVED']);
+    expectEqual('version', [version.document_id, version.status], [args.id, 'APPROVED']);
+    if (!version.approved_by_id?.startsWith('per_')) problems.push('version.approved_by_id: no person');
     return problems;
   }
   const link = LINKS[toolName];

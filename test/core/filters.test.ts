@@ -6,6 +6,7 @@ import {
   ASSET_TYPES,
   AUDIT_STATES,
   CLASSIFICATIONS,
+  DOCUMENT_TYPES,
   MEASURE_STATES,
   OBLIGATION_STATUSES,
   OBLIGATION_TYPES,
@@ -174,6 +175,7 @@ const ENUM_FILTERS: Record<string, readonly string[]> = {
   'continual_improvement.priority': PRIORITIES,
   'audit.state': AUDIT_STATES,
   'requirement.applicability': APPLICABILITIES,
+  'document.type': DOCUMENT_TYPES,
 };
 
 /** Fields some values need on creation (a CLOSED nonconformity needs a corrective action). */
@@ -403,6 +405,29 @@ describe('overdue', () => {
       const refused = await scope.listCall('nonconformity', { overdue: 'yes' });
       expect(refused.status).toBe(400);
       expect(errorOf(refused).message).toContain('filter.overdue');
+    },
+  );
+});
+
+// ---- documents ----------------------------------------------------------------------------------------
+
+describe('document filters', () => {
+  filterTest(
+    ['document.status', 'document.review_due'],
+    'document status filters by state; review_due finds the reviews within 30 days or past, not retired',
+    async () => {
+      const scope = await newScope();
+      const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+      const past = await scope.add('document', { next_review_on: PAST });
+      const dueSoon = await scope.add('document', { next_review_on: soon, status: 'IN_REVIEW' });
+      const later = await scope.add('document', { next_review_on: FUTURE });
+      const noDate = await scope.add('document', { next_review_on: null });
+      expect(await scope.ids('document', { status: 'in review' })).toEqual(idsOf(dueSoon));
+      expect(await scope.ids('document', { status: ['DRAFT', 'IN_REVIEW'] })).toEqual(
+        idsOf(past, dueSoon, later, noDate),
+      );
+      expect(await scope.ids('document', { review_due: true })).toEqual(idsOf(past, dueSoon));
+      expect(await scope.ids('document', { review_due: false })).toEqual(idsOf(later, noDate));
     },
   );
 });

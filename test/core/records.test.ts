@@ -1,7 +1,13 @@
 // add/get/update/delete of every register kind: defaults, ids, derived scores, argument checks, references.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
-import type { FieldSpec, RegisterSpec } from '../../src/tools/registers/spec.ts';
+import {
+  article,
+  type FieldSpec,
+  type RegisterKind,
+  type RegisterSpec,
+  targetsOf,
+} from '../../src/tools/registers/spec.ts';
 import { freshUniqueValues } from '../contract/samples.ts';
 import { specOf } from '../fixtures.ts';
 import {
@@ -368,65 +374,71 @@ describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_
   }
 
   for (const relation of (spec.relations ?? []).filter((candidate) => candidate.writable)) {
-    it(`${relation.field} is set on add, replaced and cleared on update, and kept when not given`, async () => {
-      const scope = await newScope();
-      const [v1, v2, v3] = [
-        await scope.add('vendor'),
-        await scope.add('vendor'),
-        await scope.add('vendor'),
-      ].map((vendor) => String(vendor.id)) as [string, string, string];
-      const record = await scope.add(spec.kind, { [relation.field]: [v2, v1, v2] });
-      expect(record[relation.field]).toEqual([v1, v2].sort());
-      expect((await scope.update(spec.kind, record.id, { [relation.field]: [v3] }))[relation.field]).toEqual([
-        v3,
-      ]);
-      expect((await scope.update(spec.kind, record.id, changeOf(spec)))[relation.field]).toEqual([v3]);
-      expect((await scope.update(spec.kind, record.id, { [relation.field]: [] }))[relation.field]).toEqual(
-        [],
-      );
-      expect((await scope.get(spec.kind, record.id))[relation.field]).toEqual([]);
-    });
-
-    it(`${relation.field} refuses a vendor of another organization with not_found and changes nothing`, async () => {
-      const scope = await newScope();
-      const mine = String((await scope.add('vendor')).id);
-      const foreign = String((await scope.addIn(scope.otherOrg, 'vendor')).id);
-      const refused = await scope.call(tool('add'), {
-        ...(await scope.exampleArgs(spec)),
-        [relation.field]: [foreign],
-      });
-      expect(refused.status).toBe(404);
-      expect(errorOf(refused).message).toContain(foreign);
-      expect(await scope.count(spec.kind)).toBe(0);
-      const record = await scope.add(spec.kind, { [relation.field]: [mine] });
-      const refusedUpdate = await scope.call(tool('update'), {
-        id: record.id,
-        [relation.field]: [mine, foreign],
-      });
-      expect(refusedUpdate.status).toBe(404);
-      expect(await scope.get(spec.kind, record.id)).toEqual(record);
-    });
-
+    // A relation to records of several kinds is checked with each of them.
+    const several = targetsOf(relation).length > 1;
+    const otherKind = (['risk', 'vendor', 'audit', 'person'] as const).find(
+      (kind) => !targetsOf(relation).includes(kind),
+    ) as RegisterKind;
     it(`${relation.field} refuses an id of the wrong kind as invalid_arguments`, async () => {
       const scope = await newScope();
-      const risk = await scope.add('risk');
+      const wrong = await scope.add(otherKind);
       const refused = await scope.call(tool('add'), {
         ...(await scope.exampleArgs(spec)),
-        [relation.field]: [risk.id],
+        [relation.field]: [wrong.id],
       });
       expect(refused.status).toBe(400);
       expect(errorOf(refused).code).toBe('invalid_arguments');
       expect(await scope.count(spec.kind)).toBe(0);
     });
+    for (const target of targetsOf(relation)) {
+      const targetSpec = specOf(target);
+      const named = several ? ` (${targetSpec.labelPlural})` : '';
+      it(`${relation.field}${named} is set on add, replaced and cleared on update, and kept when not given`, async () => {
+        const scope = await newScope();
+        const [v1, v2, v3] = [await scope.add(target), await scope.add(target), await scope.add(target)].map(
+          (linked) => String(linked.id),
+        ) as [string, string, string];
+        const record = await scope.add(spec.kind, { [relation.field]: [v2, v1, v2] });
+        expect(record[relation.field]).toEqual([v1, v2].sort());
+        expect(
+          (await scope.update(spec.kind, record.id, { [relation.field]: [v3] }))[relation.field],
+        ).toEqual([v3]);
+        expect((await scope.update(spec.kind, record.id, changeOf(spec)))[relation.field]).toEqual([v3]);
+        expect((await scope.update(spec.kind, record.id, { [relation.field]: [] }))[relation.field]).toEqual(
+          [],
+        );
+        expect((await scope.get(spec.kind, record.id))[relation.field]).toEqual([]);
+      });
 
-    it(`deleting a vendor removes it from ${relation.field}`, async () => {
-      const scope = await newScope();
-      const gone = String((await scope.add('vendor', { name: 'Gone' })).id);
-      const kept = String((await scope.add('vendor', { name: 'Kept' })).id);
-      const record = await scope.add(spec.kind, { [relation.field]: [gone, kept] });
-      await ok(runtime, scope.token, 'deleteVendor', { id: gone });
-      expect((await scope.get(spec.kind, record.id))[relation.field]).toEqual([kept]);
-    });
+      it(`${relation.field} refuses ${article(targetSpec.label)} ${targetSpec.label} of another organization with not_found and changes nothing`, async () => {
+        const scope = await newScope();
+        const mine = String((await scope.add(target)).id);
+        const foreign = String((await scope.addIn(scope.otherOrg, target)).id);
+        const refused = await scope.call(tool('add'), {
+          ...(await scope.exampleArgs(spec)),
+          [relation.field]: [foreign],
+        });
+        expect(refused.status).toBe(404);
+        expect(errorOf(refused).message).toContain(foreign);
+        expect(await scope.count(spec.kind)).toBe(0);
+        const record = await scope.add(spec.kind, { [relation.field]: [mine] });
+        const refusedUpdate = await scope.call(tool('update'), {
+          id: record.id,
+          [relation.field]: [mine, foreign],
+        });
+        expect(refusedUpdate.status).toBe(404);
+        expect(await scope.get(spec.kind, record.id)).toEqual(record);
+      });
+
+      it(`deleting ${article(targetSpec.label)} ${targetSpec.label} removes it from ${relation.field}`, async () => {
+        const scope = await newScope();
+        const gone = String((await scope.add(target)).id);
+        const kept = String((await scope.add(target)).id);
+        const record = await scope.add(spec.kind, { [relation.field]: [gone, kept] });
+        await ok(runtime, scope.token, `delete${targetSpec.noun}`, { id: gone });
+        expect((await scope.get(spec.kind, record.id))[relation.field]).toEqual([kept]);
+      });
+    }
   }
 });
 

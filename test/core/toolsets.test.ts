@@ -61,6 +61,7 @@ describe('toolsets as data', () => {
       nonconformities: 5,
       continual_improvements: 5,
       audits: 5,
+      documents: 8,
       import: 1,
       history: 1,
     });
@@ -93,7 +94,7 @@ describe('tools/list per connection', () => {
   it('lists only read tools to a read token, whatever the request asks', async () => {
     const listed = await listedNames(world.aliceReadToken, '/api/mcp/v1?toolsets=all&readonly=false');
     expect(listed).toEqual(names((tool) => tool.scope === 'read'));
-    expect(listed).toHaveLength(30);
+    expect(listed).toHaveLength(34);
   });
 
   it('narrows a read_write token to read tools with readonly=true or X-MCP-Readonly', async () => {

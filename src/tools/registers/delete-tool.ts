@@ -103,6 +103,7 @@ export function buildDeleteTool(
         ...references.flatMap((reference) =>
           cascadeDeletes(ctx, name, reference, input.id, gone, now, referencesOf),
         ),
+        ...(spec.afterDelete?.(ctx, input.id, gone) ?? []),
       ]);
       if ((deleted as unknown[]).length === 0) {
         await refuseIfReferenced();

@@ -20,7 +20,8 @@ export type RegisterKind =
   | 'nonconformity'
   | 'continual_improvement'
   | 'audit'
-  | 'requirement';
+  | 'requirement'
+  | 'document';
 
 export type Row = Record<string, unknown>;
 
@@ -184,6 +185,10 @@ export interface RegisterSpec {
    * landed): e.g. a moved section's descendants.
    */
   afterUpdate?(ctx: ToolContext, id: string, next: Row, current: Row, landed: SQL): BatchItem<'sqlite'>[];
+  /** Statements an add's batch runs after the record's insert, only where `landed` holds (it was inserted). */
+  afterAdd?(ctx: ToolContext, id: string, next: Row, landed: SQL): BatchItem<'sqlite'>[];
+  /** Statements a delete's batch runs once the record is `gone` (rows of its own, such as a document's versions). */
+  afterDelete?(ctx: ToolContext, id: string, gone: SQL): BatchItem<'sqlite'>[];
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */

@@ -76,6 +76,12 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
         ...relationWrites(ctx, records, id, organization_id, values),
+        ...(spec.afterAdd?.(
+          ctx,
+          id,
+          { ...next, organization_id },
+          sql`exists (select 1 from ${table} where ${table.id} = ${id})`,
+        ) ?? []),
       ]);
       if ((inserted as unknown[]).length === 0) {
         // A referenced record vanished between the checks and the write: say which, or report a conflict.

@@ -106,9 +106,11 @@ export function AddRecordLink({ membership, page }: { membership: Membership; pa
       <a class="button" href={`/orgs/${membership.organizationId}/${page.slug}/new`}>
         Add {page.spec.label}
       </a>
-      <a class="button quiet" href={`/orgs/${membership.organizationId}/${page.slug}/import`}>
-        Import from a file
-      </a>
+      {page.importable !== false && (
+        <a class="button quiet" href={`/orgs/${membership.organizationId}/${page.slug}/import`}>
+          Import from a file
+        </a>
+      )}
     </p>
   );
 }

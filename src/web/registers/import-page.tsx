@@ -294,7 +294,8 @@ export function importRoutes(deps: WebDeps): Hono<WebEnv> {
   function writable(c: Context<WebEnv>) {
     const membership = membershipOf(c, c.req.param('org') ?? '');
     const page = registerPageBySlug(c.req.param('register') ?? '');
-    if (!membership || !page) return { refused: notFoundPage(c, viewerOf(c)) } as const;
+    if (!membership || !page || page.importable === false)
+      return { refused: notFoundPage(c, viewerOf(c)) } as const;
     if (!mayWrite(membership))
       return {
         refused: errorPage(

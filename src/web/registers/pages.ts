@@ -16,11 +16,13 @@ export interface RegisterPage {
   defaultOrder?: { field: string; direction: 'ASC' | 'DESC' };
   /** Records the list leaves out until the person asks for them (closed risks), unless a filter names the field. */
   hiddenByDefault?: { field: string; values: string[]; label: string };
+  /** Whether its records can be imported from a file (documents cannot: their versions do not travel in one). */
+  importable?: boolean;
 }
 
 const COLUMNS: Record<
   RegisterKind,
-  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault'> & { columns: string[] }
+  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault' | 'importable'> & { columns: string[] }
 > = {
   vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
   risk: {
@@ -42,6 +44,11 @@ const COLUMNS: Record<
   requirement: {
     columns: ['reference', 'title', 'framework_id', 'applicability', 'implementation_status'],
     defaultOrder: { field: 'reference', direction: 'ASC' },
+  },
+  document: {
+    columns: ['title', 'type', 'status', 'published_version', 'next_review_on', 'owner_id'],
+    defaultOrder: { field: 'title', direction: 'ASC' },
+    importable: false,
   },
 };
 
@@ -70,7 +77,7 @@ export function displayName(record: Record<string, unknown>): string {
   // A framework's requirement: its reference code and title ("A.5.15 Access control").
   if (typeof record.reference === 'string' && typeof record.title === 'string')
     return `${record.reference} ${record.title}`;
-  for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
+  for (const key of ['name', 'full_name', 'reference_id', 'requirement', 'title']) {
     const value = record[key];
     if (typeof value === 'string' && value) return value;
   }

@@ -19,13 +19,15 @@ export function RecordPage(props: {
   record: Row;
   names: NameIndex;
   history: RecordHistory;
+  /** Fields shown in `details` instead of the list of fields (a document's content). */
+  hiddenFields?: string[];
   /** What this kind of record shows beyond its fields (a framework: coverage and requirements). */
   details?: Child;
 }) {
   const { page, membership, record } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
   // The id is for the technical reader: in a disclosure under the fields, not first among them.
-  const hidden = new Set(['organization_id', 'id']);
+  const hidden = new Set(['organization_id', 'id', ...(props.hiddenFields ?? [])]);
   return (
     <Layout
       title={`${displayName(record)} · ${page.title}`}

@@ -24,6 +24,7 @@ import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
 import { Backlinks, backlinksOf } from './backlinks.tsx';
+import { DocumentDetails, documentDetailsOf } from './document-details.tsx';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
 import { REGISTER_PAGES, REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
@@ -110,8 +111,14 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     const membership = membershipOf(c, c.req.param('org'));
     if (!membership) return notFoundPage(c, viewerOf(c));
     const userId = c.get('user').id;
-    const [outcome, members, tokens, clients] = await Promise.all([
-      webCalls(c, deps).read(summaryTool, { organization_id: membership.organizationId }),
+    const calls = webCalls(c, deps);
+    const [outcome, documentsDue, members, tokens, clients] = await Promise.all([
+      calls.read(summaryTool, { organization_id: membership.organizationId }),
+      calls.run(REGISTERS.document.list, {
+        organization_id: membership.organizationId,
+        filter: { review_due: true },
+        size: 1,
+      }),
       listMembers(deps.database.db, membership.organizationId),
       deps.tokens.list(userId),
       deps.oauth.grants.listForUser(userId),
@@ -127,6 +134,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         viewer={viewerOf(c)}
         membership={membership}
         summary={outcome.result as unknown as Summary}
+        documentsDue={Number(documentsDue.total_count ?? 0)}
         steps={steps}
       />,
     );
@@ -326,7 +334,13 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         filter: { record_id: id },
         size: RECORD_HISTORY_SIZE,
       }),
-      page.kind === 'framework' ? frameworkDetailsOf(c, calls, membership, id) : Promise.resolve(undefined),
+      page.kind === 'framework'
+        ? frameworkDetailsOf(c, calls, membership, id)
+        : page.kind === 'document'
+          ? documentDetailsOf(c, calls, membership, record).then((data) => (
+              <DocumentDetails membership={membership} data={data} csrfToken={c.get('session').csrfToken} />
+            ))
+          : Promise.resolve(undefined),
       backlinksOf(calls, membership.organizationId, page, id),
     ]);
     const history: RecordHistory = changes.ok
@@ -345,6 +359,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         record={record}
         names={names}
         history={history}
+        hiddenFields={page.kind === 'document' ? ['content'] : []}
         details={
           <>
             <Backlinks links={backlinks} />

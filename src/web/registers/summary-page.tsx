@@ -1,5 +1,6 @@
 // An organization's home page: the compliance summary (getComplianceSummary) with links into the registers.
 import type { Child } from 'hono/jsx';
+import { REVIEW_DUE_DAYS } from '../../tools/documents.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
@@ -225,11 +226,14 @@ export function SummaryPage({
   viewer,
   membership,
   summary,
+  documentsDue,
   steps,
 }: {
   viewer: Viewer;
   membership: Membership;
   summary: Summary;
+  /** Documents whose next review is within REVIEW_DUE_DAYS (or past), not retired. */
+  documentsDue: number;
   steps: FirstSteps;
 }) {
   const base = `/orgs/${membership.organizationId}`;
@@ -292,6 +296,14 @@ export function SummaryPage({
           href={`${base}/audits?state=IN_PROGRESS`}
         >
           of {summary.audits.total} audits
+        </Stat>
+        <Stat
+          title="Documents due for review"
+          value={documentsDue}
+          alert={documentsDue > 0}
+          href={`${base}/documents?review_due=true`}
+        >
+          next review within {REVIEW_DUE_DAYS} days
         </Stat>
       </div>
       <FrameworkCoverage base={base} frameworks={summary.frameworks} />

@@ -1,0 +1,279 @@
+// Documents: policies, procedures, standards and plans, each a series of versions (document_versions) that are
+// drafted, reviewed, approved by a listed approver, published and retired; the document row holds the latest one.
+import { and, eq, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import { z } from 'zod';
+import { selectRow } from '../db/client.ts';
+import {
+  documentApprovers,
+  documentMeasures,
+  documentRequirements,
+  documents,
+  documentVersions,
+} from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { ownerField, ownerFilter } from './common-fields.ts';
+import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  type Row,
+  required,
+  withDefault,
+} from './registers/spec.ts';
+import { DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
+import type { ToolContext } from './types.ts';
+
+/** The longest Markdown content a version holds (characters). */
+export const DOCUMENT_CONTENT_MAX = 100_000;
+/** Days ahead in which a document's next review counts as due (the home page and filter.review_due). */
+export const REVIEW_DUE_DAYS = 30;
+
+const status = caseInsensitiveEnum(DOCUMENT_STATUSES).describe(
+  'DRAFT -> IN_REVIEW (or back) -> APPROVED (approveDocument only) -> PUBLISHED -> RETIRED.',
+);
+const documentType = caseInsensitiveEnum(DOCUMENT_TYPES).describe('Kind of document.');
+
+/** The day `days` after `today` (YYYY-MM-DD). */
+export function daysAfter(today: string, days: number): string {
+  return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** SQL: the document's next review falls within REVIEW_DUE_DAYS of `today` (or has passed), and it is not retired. */
+export function reviewDueCondition(today: string): SQL {
+  return and(
+    isNotNull(documents.next_review_on),
+    lt(documents.next_review_on, daysAfter(today, REVIEW_DUE_DAYS)),
+    ne(documents.status, 'RETIRED'),
+  ) as SQL;
+}
+
+/** A status change together with a content change of an approved or published document is ambiguous: refused. */
+function startsNewVersion(next: Row, current: Row): boolean {
+  const edited = (next.content ?? null) !== (current.content ?? null);
+  if (!edited) return false;
+  if (current.status === 'RETIRED') {
+    throw new AppError(
+      'invalid_transition',
+      'A RETIRED document cannot change its content. Add a new document instead.',
+      { field: 'content', current: 'RETIRED' },
+    );
+  }
+  if (current.status !== 'APPROVED' && current.status !== 'PUBLISHED') return false;
+  if (next.status !== current.status) {
+    throw new AppError(
+      'invalid_transition',
+      `Changing the content of ${String(current.status)} version ${String(current.version)} starts a new DRAFT version; change the status in a separate call.`,
+      { field: 'status', current: current.status, requested: next.status },
+    );
+  }
+  return true;
+}
+
+function prepareDocument(next: Row, current: Row | null): void {
+  if (!current) {
+    if (next.status !== 'DRAFT' && next.status !== 'IN_REVIEW') {
+      throw new AppError(
+        'invalid_transition',
+        `A new document starts as DRAFT or IN_REVIEW, not ${String(next.status)}: approve it with approveDocument, then publish it.`,
+        { field: 'status', current: null, requested: next.status, allowed: ['DRAFT', 'IN_REVIEW'] },
+      );
+    }
+    next.version = 1;
+    next.published_version = null;
+    return;
+  }
+  if (startsNewVersion(next, current)) {
+    next.version = Number(current.version) + 1;
+    next.status = 'DRAFT';
+  }
+  if (next.status === 'PUBLISHED' && current.status !== 'PUBLISHED') next.published_version = next.version;
+  if (next.status === 'RETIRED') next.published_version = null;
+}
+
+/** The statement that writes a new version row, only where `landed` holds. */
+function insertVersion(ctx: ToolContext, documentId: string, next: Row, at: string, landed: SQL) {
+  const row = {
+    id: newId('dcv'),
+    organization_id: next.organization_id,
+    document_id: documentId,
+    number: next.version,
+    status: next.status,
+    content: next.content ?? null,
+    created_at: at,
+  };
+  return ctx.db.insert(documentVersions).select(selectRow(documentVersions, row, landed));
+}
+
+/** The version statements of an update: a new version, or the latest one's content and state, and what it ends. */
+function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, landed: SQL) {
+  const at = ctx.now().toISOString();
+  const statements: BatchItem<'sqlite'>[] = [];
+  const ofDocument = (...conditions: (SQL | undefined)[]) =>
+    and(eq(documentVersions.document_id, id), landed, ...conditions);
+  if (next.version !== current.version) {
+    // An approved version that was never published is superseded by the new draft; a published one stays in force.
+    statements.push(
+      ctx.db
+        .update(documentVersions)
+        .set({ status: 'SUPERSEDED', superseded_at: at })
+        .where(
+          ofDocument(
+            eq(documentVersions.number, Number(current.version)),
+            eq(documentVersions.status, 'APPROVED'),
+          ),
+        ),
+      insertVersion(ctx, id, next, at, landed),
+    );
+    return statements;
+  }
+  const latest = eq(documentVersions.number, Number(next.version));
+  if ((next.content ?? null) !== (current.content ?? null))
+    statements.push(
+      ctx.db
+        .update(documentVersions)
+        .set({ content: (next.content as string | null) ?? null })
+        .where(ofDocument(latest)),
+    );
+  if (next.status === current.status) return statements;
+  if (next.status === 'PUBLISHED') {
+    statements.push(
+      ctx.db
+        .update(documentVersions)
+        .set({ status: 'SUPERSEDED', superseded_at: at })
+        .where(
+          ofDocument(
+            eq(documentVersions.status, 'PUBLISHED'),
+            ne(documentVersions.number, Number(next.version)),
+          ),
+        ),
+      ctx.db
+        .update(documentVersions)
+        .set({ status: 'PUBLISHED', published_at: at })
+        .where(ofDocument(latest)),
+    );
+  } else if (next.status === 'RETIRED') {
+    statements.push(
+      ctx.db
+        .update(documentVersions)
+        .set({ status: 'RETIRED', retired_at: at })
+        .where(ofDocument(eq(documentVersions.status, 'PUBLISHED'))),
+    );
+  } else {
+    statements.push(
+      ctx.db
+        .update(documentVersions)
+        .set({ status: String(next.status) })
+        .where(ofDocument(latest)),
+    );
+  }
+  return statements;
+}
+
+const versionNumber = (what: string) => z.number().int().min(1).describe(what);
+
+export const documentSpec: RegisterSpec = {
+  kind: 'document',
+  prefix: 'doc',
+  label: 'document',
+  labelPlural: 'documents',
+  noun: 'Document',
+  nounPlural: 'Documents',
+  key: 'document',
+  listKey: 'documents',
+  table: documents,
+  nameFields: ['title'],
+  about: 'A policy, procedure, standard or plan, in versions.',
+  fields: {
+    title: required(shortText().describe('Title, e.g. "Access control policy".')),
+    type: withDefault(documentType, 'POLICY'),
+    owner_id: ownerField(),
+    status: withDefault(status, 'DRAFT'),
+    version: derived(versionNumber('Number of the latest version (derived).')),
+    published_version: derived(
+      versionNumber('Number of the version in force now (derived); null if none.').nullable(),
+      { label: 'Version in force' },
+    ),
+    content: optional(
+      longText(DOCUMENT_CONTENT_MAX).describe(
+        'Markdown of the latest version; editing an APPROVED or PUBLISHED one starts a new DRAFT version.',
+      ),
+    ),
+    next_review_on: optional(dateSchema.describe('Date of the next review.'), undefined, {
+      label: 'Next review',
+    }),
+  },
+  relations: [
+    {
+      field: 'approver_ids',
+      table: documentApprovers,
+      ownerColumn: documentApprovers.document_id,
+      targetColumn: documentApprovers.person_id,
+      organizationColumn: documentApprovers.organization_id,
+      target: 'person',
+      writable: true,
+      description: 'Who may approve (`per_...`), signed in with the same email.',
+      label: 'Approvers',
+      hint: 'Any one of them approves a version, signed in with an account of the same email.',
+    },
+    {
+      field: 'requirement_ids',
+      table: documentRequirements,
+      ownerColumn: documentRequirements.document_id,
+      targetColumn: documentRequirements.requirement_id,
+      organizationColumn: documentRequirements.organization_id,
+      target: 'requirement',
+      writable: true,
+      description: 'Requirements covered (`req_...`).',
+      label: 'Requirements',
+      hint: 'The requirements this document addresses.',
+    },
+    {
+      field: 'measure_ids',
+      table: documentMeasures,
+      ownerColumn: documentMeasures.document_id,
+      targetColumn: documentMeasures.measure_id,
+      organizationColumn: documentMeasures.organization_id,
+      target: 'measure',
+      writable: true,
+      description: 'Measures described (`msr_...`).',
+      label: 'Measures',
+      hint: 'The measures this document describes.',
+    },
+  ],
+  search: [documents.title, documents.content],
+  filters: {
+    status: enumFilter(status, documents.status, 'Any of these statuses.'),
+    type: enumFilter(documentType, documents.type, 'Any of these types.'),
+    owner_id: ownerFilter(documents.owner_id),
+    review_due: filter(
+      z.boolean().describe(`Next review within ${REVIEW_DUE_DAYS} days (not retired).`),
+      (value, today) => (value ? reviewDueCondition(today) : sql`not (${reviewDueCondition(today)})`),
+    ),
+  },
+  orderFields: {
+    title: { column: documents.title },
+    next_review_on: { column: documents.next_review_on, nullable: true },
+  },
+  transitions: { status: DOCUMENT_TRANSITIONS },
+  prepare: prepareDocument,
+  afterAdd: (ctx, id, next, landed) => [insertVersion(ctx, id, next, ctx.now().toISOString(), landed)],
+  afterUpdate: versionWrites,
+  afterDelete: (ctx, id, gone) => [
+    ctx.db.delete(documentVersions).where(and(eq(documentVersions.document_id, id), gone)),
+  ],
+  hints: {
+    update: 'Submit: status IN_REVIEW; publish an APPROVED one: PUBLISHED.',
+  },
+  example: {
+    organization_id: 'org_...',
+    title: 'Access control policy',
+    type: 'POLICY',
+    content: '# Access control\n\nAccess is granted on a need-to-know basis.',
+    next_review_on: '2027-03-01',
+  },
+};

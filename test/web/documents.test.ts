@@ -1,0 +1,117 @@
+// The documents' web pages: the current version as escaped text, the approval flow (Approve only for an approver),
+// the versions and a diff between two of them, and the home page's count of documents due for review.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ok, type TestRuntime } from '../helpers.ts';
+import { signedUpRuntime, textOf } from './web-client.ts';
+
+type Row = Record<string, unknown>;
+
+const runtimes: TestRuntime[] = [];
+
+afterEach(async () => {
+  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
+});
+
+async function setup() {
+  const world = await signedUpRuntime(runtimes);
+  const person = async (full_name: string, email: string) =>
+    String(
+      (
+        (
+          await ok(world.runtime, world.token, 'addPerson', {
+            organization_id: world.organizationId,
+            full_name,
+            email,
+          })
+        ).person as Row
+      ).id,
+    );
+  // Ada signed up as ada@example.com: her person is an approver; Grace is someone else.
+  const ada = await person('Ada Lovelace', 'ada@example.com');
+  const grace = await person('Grace Hopper', 'grace@example.com');
+  const addDocument = async (values: Row) =>
+    String(
+      (
+        (
+          await ok(world.runtime, world.token, 'addDocument', {
+            organization_id: world.organizationId,
+            title: 'Access control policy',
+            ...values,
+          })
+        ).document as Row
+      ).id,
+    );
+  return { ...world, ada, grace, addDocument };
+}
+
+describe('document pages', () => {
+  it('shows the content as escaped text, approves, publishes, and compares two versions', async () => {
+    const { runtime, client, organizationId, token, ada, addDocument } = await setup();
+    const id = await addDocument({
+      status: 'IN_REVIEW',
+      approver_ids: [ada],
+      content: '# Access\n\n<script>alert(1)</script>\nOld rule.',
+    });
+    const path = `/orgs/${organizationId}/documents/${id}`;
+    const page = await client.get(path);
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('<script>alert(1)</script>');
+    expect(page.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(textOf(page.html)).toContain('Approve version 1');
+    expect(textOf(page.html)).toContain('Back to draft');
+
+    const approved = await client.follow(await client.submit(path, `${path}/approve`, { version: '1' }));
+    expect(textOf(approved.html)).toContain('Version 1 is now approved.');
+    expect(textOf(approved.html)).not.toContain('Approve version');
+    expect(textOf(approved.html)).toContain('cannot change');
+    const published = await client.follow(
+      await client.submit(path, `${path}/status`, { status: 'PUBLISHED' }),
+    );
+    expect(textOf(published.html)).toContain('Version 1 is now published.');
+    expect(textOf(published.html)).toContain('Retire');
+
+    await ok(runtime, token, 'updateDocument', { id, content: '# Access\n\n<b>New</b> rule.' });
+    const compared = await client.get(`${path}?from=1&to=2`);
+    const text = textOf(compared.html);
+    expect(text).toContain('Version 1 → version 2: 1 lines added, 2 removed.');
+    expect(compared.html).toContain('- &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(compared.html).toContain('+ &lt;b&gt;New&lt;/b&gt; rule.');
+    expect(compared.html).not.toContain('<b>New</b>');
+    // The versions table: version 2 a draft, version 1 published and approved by Ada.
+    const rows = [
+      ...compared.html.matchAll(/<tr><th scope="row">(\d+)<\/th><td>([^<]+)<\/td><td>([^<]*)<\/td>/g),
+    ].map((match) => [match[1], match[2], match[3]]);
+    expect(rows).toEqual([
+      ['2', 'Draft', ''],
+      ['1', 'Published', 'Ada Lovelace'],
+    ]);
+  });
+
+  it('offers no Approve button to someone who is not an approver, and refuses their approval', async () => {
+    const { client, organizationId, grace, addDocument } = await setup();
+    const id = await addDocument({ status: 'IN_REVIEW', approver_ids: [grace], content: 'Text.' });
+    const path = `/orgs/${organizationId}/documents/${id}`;
+    const page = await client.get(path);
+    expect(textOf(page.html)).not.toContain('Approve version');
+    expect(textOf(page.html)).toContain('Only an approver of this document');
+    const refused = await client.follow(await client.submit(path, `${path}/approve`, { version: '1' }));
+    expect(textOf(refused.html)).toContain('Not saved: Only an approver of this document can approve it');
+    expect(textOf(refused.html)).toContain('Version 1 · In review');
+  });
+
+  it('counts the documents due for review on the home page and lists them', async () => {
+    const { client, organizationId, addDocument } = await setup();
+    const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const later = new Date(Date.now() + 90 * 86_400_000).toISOString().slice(0, 10);
+    await addDocument({ title: 'Due soon', next_review_on: soon });
+    await addDocument({ title: 'Due later', next_review_on: later });
+    const home = await client.get(`/orgs/${organizationId}`);
+    expect(textOf(home.html)).toMatch(/Documents due for review\s*1\s*next review within 30 days/);
+    const due = await client.get(`/orgs/${organizationId}/documents?review_due=true`);
+    expect(textOf(due.html)).toContain('Due soon');
+    expect(textOf(due.html)).not.toContain('Due later');
+    // Documents are not imported from files: no import link, no import page.
+    expect(textOf(due.html)).not.toContain('Import from a file');
+    expect((await client.get(`/orgs/${organizationId}/documents/import`)).status).toBe(404);
+  });
+});
