@@ -5,6 +5,8 @@ import type { TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { internalErrorLogger } from './errors.ts';
+import { memoryFileRuntime } from './files/runtime.ts';
+import type { FileRuntime } from './files/store.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
 import { flushCallLogAfterResponse } from './http/call-log-flush.ts';
@@ -41,12 +43,15 @@ export interface AppDeps {
   usageFlush?: 'after-response' | 'host';
   /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** Stored files; blobs in memory unless given. */
+  files?: FileRuntime;
 }
 
 export function createApp(deps: AppDeps) {
   const { config, database } = deps;
   const now = deps.now ?? (() => new Date());
   const tools = deps.tools ?? TOOLS;
+  const files = deps.files ?? memoryFileRuntime(config);
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
   const invoke: InvokeDeps = {
     db: database.db,
@@ -54,6 +59,7 @@ export function createApp(deps: AppDeps) {
     now,
     rateLimiter: deps.rateLimiter ?? createRateLimiter(config.rateLimitPerMinute),
     logError,
+    files,
   };
   const oauth = createOAuthServices({
     db: database.db,

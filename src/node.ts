@@ -9,6 +9,7 @@ import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo/seed.ts';
 import { payloadTooLarge, toErrorBody } from './errors.ts';
+import { nodeFileRuntime } from './files/node.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
@@ -138,6 +139,7 @@ export async function startNodeServer(
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
     hashToken: nodeSha256Hex,
+    files: nodeFileRuntime(config),
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =
