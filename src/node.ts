@@ -14,6 +14,7 @@ import { nodeFileRuntime } from './files/node.ts';
 import { fileTooLarge } from './files/receive.ts';
 import { isFileUploadPath, uploadBodyLimit } from './files/routes.ts';
 import { DEFAULT_FILE_MAX_BYTES } from './files/store.ts';
+import { fileUpkeep } from './files/upkeep.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
@@ -264,8 +265,22 @@ export async function startNodeServer(
         log(`Purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`),
     );
   void purgeClients();
+  // Stored files: blobs a crash left without a row, and uploads nothing references (src/files/upkeep.ts).
+  const fileUpkeepRun = () =>
+    fileUpkeep(database.db, runtime.files.store, new Date()).then(
+      ({ rowsDeleted, blobsDeleted }) => {
+        if (rowsDeleted + blobsDeleted > 0)
+          log(
+            `Stored files upkeep: ${rowsDeleted} unreferenced file(s) and ${blobsDeleted} blob(s) without a row removed.`,
+          );
+      },
+      (error: unknown) =>
+        log(`Stored files upkeep failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  void fileUpkeepRun();
   const optimizeTimer = setInterval(() => {
     void purgeClients();
+    void fileUpkeepRun();
     optimizeDatabase(database.client, false).catch((error: unknown) =>
       log(`PRAGMA optimize failed: ${error instanceof Error ? error.message : String(error)}`),
     );

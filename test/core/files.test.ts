@@ -12,6 +12,7 @@ import { downloadLink, verifyLink } from '../../src/files/links.ts';
 import { receiveFile } from '../../src/files/receive.ts';
 import { sanitizeFileName } from '../../src/files/sniff.ts';
 import { type BlobStore, newStorageKey, readAll, streamOf } from '../../src/files/store.ts';
+import { fileUpkeep } from '../../src/files/upkeep.ts';
 import { createActor, createOrg, createTestRuntime, type TestRuntime } from '../helpers.ts';
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -214,5 +215,50 @@ describe('download links', () => {
       'garbage',
     ];
     for (const candidate of altered) expect(await verifyLink(files.linkSecret, candidate, now)).toBeNull();
+  });
+});
+
+describe('upkeep', () => {
+  let runtime: TestRuntime;
+  let org: string;
+  beforeAll(async () => {
+    runtime = await createTestRuntime();
+    org = await createOrg(runtime, await createActor(runtime));
+    await runtime.database.client.execute('create table upkeep_refs (file_id text)');
+  });
+  afterAll(() => runtime.cleanup());
+  const ctx = () => ({ db: runtime.database.db, files: runtime.files, now: () => new Date() });
+  const hoursFromNow = (hours: number) => new Date(Date.now() + hours * 3_600_000);
+  const referrers = [{ table: 'upkeep_refs', column: 'file_id' }];
+
+  it('removes blobs without a row after an hour, and unreferenced rows (then their blobs) after a day', async () => {
+    const kept = await receiveFile(ctx(), org, new TextEncoder().encode('kept'), { name: 'kept.txt' });
+    const dropped = await receiveFile(ctx(), org, new TextEncoder().encode('dropped'), {
+      name: 'dropped.txt',
+    });
+    await runtime.database.client.execute({ sql: 'insert into upkeep_refs values (?)', args: [kept.id] });
+    const orphan = newStorageKey();
+    await runtime.files.store.put(orphan, streamOf(new Uint8Array(10)), { contentType: 'x' });
+    const store = runtime.files.store;
+    const rows = async () =>
+      (await runtime.database.db.select().from(storedFiles)).map((row) => row.id).sort();
+
+    expect(await fileUpkeep(runtime.database.db, store, new Date(), referrers)).toEqual({
+      rowsDeleted: 0,
+      blobsDeleted: 0,
+    });
+    expect(await fileUpkeep(runtime.database.db, store, hoursFromNow(2), referrers)).toEqual({
+      rowsDeleted: 0,
+      blobsDeleted: 1,
+    });
+    expect(await store.get(orphan)).toBeNull();
+    expect((await keysOf(store)).length).toBe(2);
+    expect(await fileUpkeep(runtime.database.db, store, hoursFromNow(25), referrers)).toEqual({
+      rowsDeleted: 1,
+      blobsDeleted: 0,
+    });
+    expect(await rows()).toEqual([kept.id]);
+    expect((await keysOf(store)).length).toBe(1);
+    expect(dropped.id).not.toBe(kept.id);
   });
 });
