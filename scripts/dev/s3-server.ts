@@ -86,7 +86,7 @@ function xml(res: ServerResponse, status: number, body: string): void {
   res.end(`<?xml version="1.0" encoding="UTF-8"?>${body}`);
 }
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export async function startS3TestServer(
   options: {
@@ -136,11 +136,11 @@ export async function startS3TestServer(
       const contents = page
         .map(
           (name) =>
-            `<Contents><Key>${escape(name)}</Key><LastModified>${objects.get(name)?.modified.toISOString()}</LastModified><Size>${objects.get(name)?.bytes.length}</Size></Contents>`,
+            `<Contents><Key>${escapeXml(name)}</Key><LastModified>${objects.get(name)?.modified.toISOString()}</LastModified><Size>${objects.get(name)?.bytes.length}</Size></Contents>`,
         )
         .join('');
       const next = truncated
-        ? `<NextContinuationToken>${escape(page.at(-1) ?? '')}</NextContinuationToken>`
+        ? `<NextContinuationToken>${escapeXml(page.at(-1) ?? '')}</NextContinuationToken>`
         : '';
       xml(
         res,
@@ -155,7 +155,7 @@ export async function startS3TestServer(
       xml(
         res,
         200,
-        `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${escape(key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
+        `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${escapeXml(key)}</Key><UploadId>${id}</UploadId></InitiateMultipartUploadResult>`,
       );
       return;
     }
@@ -186,7 +186,7 @@ export async function startS3TestServer(
         xml(
           res,
           200,
-          `<CompleteMultipartUploadResult><Key>${escape(key)}</Key></CompleteMultipartUploadResult>`,
+          `<CompleteMultipartUploadResult><Key>${escapeXml(key)}</Key></CompleteMultipartUploadResult>`,
         );
         return;
       }
