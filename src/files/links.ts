@@ -93,6 +93,7 @@ export async function downloadLink(
     baseUrl?: string;
   },
 ): Promise<{ url: string; expires_at: string }> {
+  if (!ctx.files.linkSecret) throw new Error('No link secret here: download links are made by the server.');
   const ttl = Math.min(
     Math.max(1, Math.floor(options.ttlSeconds ?? DEFAULT_LINK_TTL_SECONDS)),
     MAX_LINK_TTL_SECONDS,

@@ -40,6 +40,7 @@ export function memoryFileRuntime(
 export const NO_FILES: FileRuntime = {
   store: unconfiguredBlobStore('No file store here: stored files are reached through the server.'),
   maxBytes: 0,
-  linkSecret: randomLinkSecret(),
+  // No secret: links cannot be made here (and nothing random at module load, which workerd refuses).
+  linkSecret: '',
   sha256: noStreamingSha256,
 };
