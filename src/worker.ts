@@ -176,17 +176,27 @@ export default {
       logMisconfiguration(error);
       throw error;
     }
+    // Stored files first (src/files/upkeep.ts); a failure there is logged, the rest still runs, and the run fails.
+    let filesFailed: unknown = null;
+    if (env.FILES || runtime.config.filesS3) {
+      try {
+        const files = await fileUpkeep(runtime.database.db, runtime.files.store, new Date());
+        console.log(
+          `upkeep: stored files: ${files.rowsDeleted} unreferenced file(s) and ${files.blobsDeleted} blob(s) without a row removed`,
+        );
+      } catch (error) {
+        filesFailed = error;
+        console.error(
+          `stored files upkeep failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
     try {
       const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
       console.log(
         `upkeep: statistics refreshed; search indexes merged: ${merged.join(', ') || 'none'}${unfinished ? '; the merge carries on at the next run' : ''}`,
       );
-      if (env.FILES || runtime.config.filesS3) {
-        const files = await fileUpkeep(runtime.database.db, runtime.files.store, new Date());
-        console.log(
-          `upkeep: stored files: ${files.rowsDeleted} unreferenced file(s) and ${files.blobsDeleted} blob(s) without a row removed`,
-        );
-      }
+      if (filesFailed) throw filesFailed;
     } catch (error) {
       controller.noRetry();
       console.error(`upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
