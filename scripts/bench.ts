@@ -6,6 +6,8 @@
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
 //                                    --worker adds 10,000 risks through the web upload on the Worker)
 //        npm run bench -- --tools-list   (the tools/list size alone)
+//        npm run bench -- --files   (stored files: upload/download throughput, memory, 100 parallel uploads:
+//                                   bench-files.ts; --worker runs it under dev:worker with the local R2 bucket)
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 import { createOrganization } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
@@ -39,6 +41,10 @@ async function measure(target: Target) {
   };
 }
 
+if (process.argv.includes('--files')) {
+  await import('./bench-files.ts');
+  // bench-files.ts exits by itself.
+}
 if (process.argv.includes('--import')) {
   await import('./bench-import.ts');
   // bench-import.ts exits by itself.

@@ -45,14 +45,14 @@ const WRITE_TOOLS = ['addVendor', 'addMeasure'] as const;
 const START_TIMEOUT_MS = 60_000;
 const ROUND_TIMEOUT_MS = 120_000;
 
-interface Host {
+export interface Host {
   child: ChildProcess;
   url: string;
   token: string | null;
 }
 
 /** Starts `compliance-mcp serve` on the file; the first start seeds the demo and prints its token. */
-function startHost(databaseUrl: string): Promise<Host> {
+export function startHost(databaseUrl: string): Promise<Host> {
   const child = spawn(process.execPath, [BIN, 'serve'], {
     env: {
       ...process.env,
@@ -96,7 +96,7 @@ function startHost(databaseUrl: string): Promise<Host> {
   });
 }
 
-function killHard(child: ChildProcess): Promise<void> {
+export function killHard(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
@@ -104,7 +104,7 @@ function killHard(child: ChildProcess): Promise<void> {
   });
 }
 
-async function call(url: string, token: string, tool: string, args: unknown) {
+export async function call(url: string, token: string, tool: string, args: unknown) {
   const response = await fetch(`${url}/api/mcp/tools/${tool}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

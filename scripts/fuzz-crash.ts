@@ -1,13 +1,16 @@
 // Crash test of the Node host: kill -9 under write load, restart, check integrity, writes and their call-log rows.
-// Usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N]   (exits 1 when something was lost)
+// Then the same for stored files: kill -9 during uploads, upkeep, 0 rows without a blob and 0 blobs without a row.
+// Usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N] [--uploads N]   (exits 1 when something was lost)
 import { parseArgs } from 'node:util';
 import { crashPassed, runCrashTest } from './fuzz-crash-engine.ts';
+import { runFileCrashTest } from './fuzz-crash-files.ts';
 
 const { values } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     writes: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '16' },
+    uploads: { type: 'string', default: '100' },
   },
 });
 const rounds = Number(values.rounds);
@@ -32,4 +35,16 @@ console.log(`  writes without a call-log row ${report.missingLogRows}`);
 console.log(`  call-log rows without a write ${report.extraLogRows}`);
 console.log(`  integrity_check failures      ${report.integrityFailures}`);
 console.log(`  restarted after the last kill ${report.restarted ? 'yes' : 'no'}`);
-process.exitCode = crashPassed(report) ? 0 : 1;
+const files = await runFileCrashTest({
+  uploads: Number(values.uploads) || 100,
+  concurrency,
+  log: (line) => console.error(line),
+});
+console.log(`crash of stored files: kill -9 during uploads (${concurrency} uploaders), then upkeep`);
+console.log(`  acknowledged uploads          ${files.acknowledged}`);
+console.log(`  blobs without a row, before   ${files.orphanBlobsBeforeUpkeep}`);
+console.log(`  rows without a blob           ${files.rowsWithoutBlob}`);
+console.log(`  blobs without a row           ${files.blobsWithoutRow}`);
+console.log(`  acknowledged uploads damaged  ${files.damagedUploads}`);
+const filesPassed = files.rowsWithoutBlob === 0 && files.blobsWithoutRow === 0 && files.damagedUploads === 0;
+process.exitCode = crashPassed(report) && filesPassed ? 0 : 1;

@@ -55,6 +55,21 @@ const EnvSchema = z.object({
   MAIL_FROM: z.string().optional(),
   /** Node host: how often the notification engine runs (seconds). */
   NOTIFY_INTERVAL_SECONDS: z.coerce.number().int().min(10).default(300),
+  /** Node host: the directory of stored files (default `files` beside an embedded database, else ./data/files). */
+  FILES_DIR: z.string().min(1).optional(),
+  /** The largest file accepted (upload route, evidence and documents). */
+  FILE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25 * 1024 * 1024),
+  /** Any S3-compatible store (R2, S3, MinIO) instead of the directory: bucket URL (path style) and keys. */
+  FILES_S3_URL: z.url().optional(),
+  FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  FILES_S3_REGION: z.string().min(1).default('auto'),
+  /** Signs download links; every instance serving the same files needs the same one (default: random per process). */
+  FILES_LINK_SECRET: z.string().min(16).optional(),
 });
 
 /** Where notification emails go out; null = notifications are in-app only. */
@@ -65,6 +80,14 @@ export interface MailSettings {
   user: string | undefined;
   password: string | undefined;
   from: string;
+}
+
+export interface S3Settings {
+  /** The bucket's URL, path style: https://<account>.r2.cloudflarestorage.com/<bucket>, http://127.0.0.1:9000/<bucket>. */
+  url: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
 }
 
 export interface Config {
@@ -89,6 +112,12 @@ export interface Config {
   keepAliveTimeoutMs: number;
   mail: MailSettings | null;
   notifyIntervalMs: number;
+  /** Node host's directory of stored files (FILES_DIR). */
+  filesDir: string;
+  fileMaxBytes: number;
+  /** FILES_S3_*: stored files in an S3-compatible bucket instead of filesDir (Node) or the R2 binding (Worker). */
+  filesS3: S3Settings | undefined;
+  filesLinkSecret: string | undefined;
   version: string;
 }
 
@@ -130,6 +159,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     keepAliveTimeoutMs: value.KEEP_ALIVE_TIMEOUT_MS,
     mail: mailSettingsOf(value),
     notifyIntervalMs: value.NOTIFY_INTERVAL_SECONDS * 1000,
+    filesDir: value.FILES_DIR ?? filesDirBeside(value.DATABASE_URL),
+    fileMaxBytes: value.FILE_MAX_BYTES,
+    filesS3: s3Settings(value),
+    filesLinkSecret: value.FILES_LINK_SECRET,
     version: VERSION,
   };
 }
@@ -167,6 +200,27 @@ function mailSettingsOf(value: z.infer<typeof EnvSchema>): MailSettings | null {
   if (!value.MAIL_FROM)
     throw new Error('Invalid configuration: MAIL_FROM is required with SMTP settings (the sender address)');
   return { ...settings, from: value.MAIL_FROM };
+}
+
+/** `files` beside an embedded database file (file:./data/compliance.db -> ./data/files), else ./data/files. */
+function filesDirBeside(databaseUrl: string): string {
+  const match = /^file:(.*[/\\])?[^/\\]*$/.exec(databaseUrl.replace(/\?.*$/, ''));
+  if (!match || databaseUrl === 'file::memory:') return './data/files';
+  return `${match[1] ?? './'}files`;
+}
+
+function s3Settings(value: z.infer<typeof EnvSchema>): S3Settings | undefined {
+  if (!value.FILES_S3_URL) return undefined;
+  if (!value.FILES_S3_ACCESS_KEY_ID || !value.FILES_S3_SECRET_ACCESS_KEY)
+    throw new Error(
+      'Invalid configuration: FILES_S3_URL needs FILES_S3_ACCESS_KEY_ID and FILES_S3_SECRET_ACCESS_KEY',
+    );
+  return {
+    url: value.FILES_S3_URL.replace(/\/+$/, ''),
+    accessKeyId: value.FILES_S3_ACCESS_KEY_ID,
+    secretAccessKey: value.FILES_S3_SECRET_ACCESS_KEY,
+    region: value.FILES_S3_REGION,
+  };
 }
 
 // An empty variable means "not set", so `PORT= npm start` falls back to the default.

@@ -23,6 +23,7 @@ export const ID_PREFIXES = {
   oauth_grant: 'grt',
   oauth_client: 'cli',
   notification: 'ntf',
+  stored_file: 'fil',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

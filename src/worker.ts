@@ -2,16 +2,22 @@
 import type {
   ExportedHandler,
   KVNamespace,
+  R2Bucket,
   ExecutionContext as WorkerExecutionContext,
   Response as WorkerResponse,
 } from '@cloudflare/workers-types';
 import { createClient } from '@libsql/client/web';
 import { z } from 'zod';
 import { createKvTokenCache, KV_MIN_TTL_SECONDS } from './auth/kv-token-cache.ts';
-import { loadConfig } from './config.ts';
+import { type Config, loadConfig } from './config.ts';
 import { createDatabase } from './db/client.ts';
 import { scheduledUpkeep } from './db/search-maintenance.ts';
 import { AppError, toErrorBody } from './errors.ts';
+import { createR2BlobStore } from './files/r2.ts';
+import { fileRuntime } from './files/runtime.ts';
+import { createS3BlobStore } from './files/s3.ts';
+import { type BlobStore, unconfiguredBlobStore } from './files/store.ts';
+import { fileUpkeep } from './files/upkeep.ts';
 import { workerMailer } from './notify/mailer-worker.ts';
 import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
@@ -46,6 +52,15 @@ export interface Env {
   SMTP_PASSWORD?: string;
   SMTP_SECURE?: string;
   MAIL_FROM?: string;
+  /** R2 bucket of stored files (wrangler.toml [[r2_buckets]]); without it, FILES_S3_* name an S3-compatible bucket. */
+  FILES?: R2Bucket;
+  FILE_MAX_BYTES?: string;
+  /** Secret: signs download links; set it (`wrangler secret put FILES_LINK_SECRET`) so every isolate shares it. */
+  FILES_LINK_SECRET?: string;
+  FILES_S3_URL?: string;
+  FILES_S3_ACCESS_KEY_ID?: string;
+  FILES_S3_SECRET_ACCESS_KEY?: string;
+  FILES_S3_REGION?: string;
 }
 
 const STRING_SETTINGS = [
@@ -65,7 +80,22 @@ const STRING_SETTINGS = [
   'SMTP_PASSWORD',
   'SMTP_SECURE',
   'MAIL_FROM',
+  'FILE_MAX_BYTES',
+  'FILES_LINK_SECRET',
+  'FILES_S3_URL',
+  'FILES_S3_ACCESS_KEY_ID',
+  'FILES_S3_SECRET_ACCESS_KEY',
+  'FILES_S3_REGION',
 ] as const;
+
+/** The R2 binding, else the S3-compatible bucket of FILES_S3_*, else a store that says neither is set. */
+function workerBlobStore(env: Env, config: Config): BlobStore {
+  if (env.FILES) return createR2BlobStore(env.FILES);
+  if (config.filesS3) return createS3BlobStore(config.filesS3);
+  return unconfiguredBlobStore(
+    'Stored files need the R2 binding FILES (wrangler.toml [[r2_buckets]]) or FILES_S3_URL and its keys.',
+  );
+}
 
 function buildRuntime(env: Env): Runtime {
   if (!env.LIBSQL_URL) {
@@ -89,6 +119,14 @@ function buildRuntime(env: Env): Runtime {
     SMTP_PASSWORD: env.SMTP_PASSWORD,
     SMTP_SECURE: env.SMTP_SECURE,
     MAIL_FROM: env.MAIL_FROM,
+    FILE_MAX_BYTES: env.FILE_MAX_BYTES,
+    // Without a secret of its own, one derived from the database's (the same in every isolate, unlike a random one).
+    FILES_LINK_SECRET:
+      env.FILES_LINK_SECRET ?? (env.LIBSQL_AUTH_TOKEN ? `file links of ${env.LIBSQL_AUTH_TOKEN}` : undefined),
+    FILES_S3_URL: env.FILES_S3_URL,
+    FILES_S3_ACCESS_KEY_ID: env.FILES_S3_ACCESS_KEY_ID,
+    FILES_S3_SECRET_ACCESS_KEY: env.FILES_S3_SECRET_ACCESS_KEY,
+    FILES_S3_REGION: env.FILES_S3_REGION,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -106,6 +144,7 @@ function buildRuntime(env: Env): Runtime {
     cache: createKvTokenCache(env.TOKEN_CACHE),
     loopbackOnly: env.LOOPBACK_ONLY === 'true',
     usageFlush: 'after-response',
+    files: fileRuntime(config, workerBlobStore(env, config)),
   });
 }
 
@@ -189,6 +228,20 @@ export default {
       console.error(`notifications failed: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (controller.cron === UPKEEP_CRON || controller.cron === '') {
+      // Stored files first (src/files/upkeep.ts); a failure there is logged and the rest still runs.
+      if (env.FILES || runtime.config.filesS3) {
+        try {
+          const files = await fileUpkeep(runtime.database.db, runtime.files.store, new Date());
+          console.log(
+            `upkeep: stored files: ${files.rowsDeleted} unreferenced file(s) and ${files.blobsDeleted} blob(s) without a row removed`,
+          );
+        } catch (error) {
+          failures.push(error);
+          console.error(
+            `stored files upkeep failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
       try {
         const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
         const expiredKeys = await purgeExpiredIdempotencyKeys(runtime.database.db, new Date());

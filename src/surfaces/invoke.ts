@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
 import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
+import type { FileRuntime } from '../files/store.ts';
 import { newId } from '../ids.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
@@ -23,6 +24,7 @@ export interface InvokeDeps {
   usage: UsageRecorder;
   now: () => Date;
   rateLimiter: RateLimiter;
+  files: FileRuntime;
   logError(requestId: string, error: unknown): void;
   /** Test hook (Node host, env-gated): runs after a keyed write's batch committed, before its answer is stored. */
   afterKeyedCommit?: () => void;
@@ -81,6 +83,7 @@ export async function invokeTool(
     },
     surface,
     callId,
+    files: deps.files,
   };
   let outcome: InvokeResult;
   try {

@@ -4,6 +4,7 @@
 // acknowledged write and exactly one call-log row per write that landed.
 import { describe, expect, it } from 'vitest';
 import { runCrashTest } from '../../scripts/fuzz-crash-engine.ts';
+import { runFileCrashTest } from '../../scripts/fuzz-crash-files.ts';
 import { runFuzz } from '../../scripts/fuzz-engine.ts';
 
 describe('fuzzing every tool on both surfaces', () => {
@@ -35,5 +36,17 @@ describe('kill -9 of the Node host under write load', () => {
       extraLogRows: report.extraLogRows,
       restarted: report.restarted,
     }).toEqual({ lostWrites: 0, missingLogRows: 0, extraLogRows: 0, restarted: true });
+  }, 300_000);
+});
+
+describe('kill -9 of the Node host during uploads', () => {
+  it('leaves, after upkeep, no row without a blob, no blob without a row, and every acknowledged upload whole', async () => {
+    const report = await runFileCrashTest({ uploads: 24, concurrency: 6 });
+    expect(report.acknowledged).toBeGreaterThanOrEqual(24);
+    expect({
+      rowsWithoutBlob: report.rowsWithoutBlob,
+      blobsWithoutRow: report.blobsWithoutRow,
+      damagedUploads: report.damagedUploads,
+    }).toEqual({ rowsWithoutBlob: 0, blobsWithoutRow: 0, damagedUploads: 0 });
   }, 300_000);
 });
