@@ -6,6 +6,7 @@ import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
+import { evidenceSpec } from './evidence.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { measureSpec } from './measures.ts';
@@ -34,6 +35,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   continualImprovementSpec,
   auditSpec,
   requirementSpec,
+  evidenceSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */

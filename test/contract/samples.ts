@@ -57,6 +57,7 @@ const ORDER: RegisterKind[] = [
   'audit',
   'nonconformity',
   'continual_improvement',
+  'evidence',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -84,6 +85,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   continual_improvement: { source: 'updated by the contract' },
   audit: { auditor: 'updated by the contract' },
   requirement: { title: 'updated by the contract' },
+  evidence: { description: 'updated by the contract' },
 };
 
 /** A small CSV catalog for importFrameworkCatalog's samples. */

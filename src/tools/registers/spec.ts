@@ -20,7 +20,8 @@ export type RegisterKind =
   | 'nonconformity'
   | 'continual_improvement'
   | 'audit'
-  | 'requirement';
+  | 'requirement'
+  | 'evidence';
 
 export type Row = Record<string, unknown>;
 
@@ -164,6 +165,10 @@ export interface RegisterSpec {
    * landed): e.g. a moved section's descendants.
    */
   afterUpdate?(ctx: ToolContext, id: string, next: Row, current: Row, landed: SQL): BatchItem<'sqlite'>[];
+  /**
+   * Derived fields read with the row by a subquery (an evidence item's superseded_by): in every read, never written.
+   */
+  computed?: Record<string, SQL>;
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */

@@ -43,6 +43,7 @@ const COLUMNS: Record<
     columns: ['reference', 'title', 'framework_id', 'applicability', 'implementation_status'],
     defaultOrder: { field: 'reference', direction: 'ASC' },
   },
+  evidence: { columns: ['title', 'kind', 'collected_on', 'valid_until', 'expired', 'superseded_by'] },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({
@@ -70,7 +71,7 @@ export function displayName(record: Record<string, unknown>): string {
   // A framework's requirement: its reference code and title ("A.5.15 Access control").
   if (typeof record.reference === 'string' && typeof record.title === 'string')
     return `${record.reference} ${record.title}`;
-  for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
+  for (const key of ['name', 'full_name', 'reference_id', 'requirement', 'title']) {
     const value = record[key];
     if (typeof value === 'string' && value) return value;
   }

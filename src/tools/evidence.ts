@@ -1,0 +1,190 @@
+// Evidence: a link or a stored file that shows a record's work was done (the MFA screenshot, the signed DPA).
+// Immutable once stored: its url or file never changes; a newer one supersedes it.
+import { and, eq, exists, isNotNull, lte, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import { evidence, evidenceRecords } from '../db/schema.ts';
+import { AppError, invalidArguments } from '../errors.ts';
+import { ID_PREFIXES, isIdOf } from '../ids.ts';
+import { descriptionField } from './common-fields.ts';
+import { expiredFilter, isExpired } from './expiry.ts';
+import { caseInsensitiveEnum, dateSchema, httpUrl, idOf, shortText } from './fields.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterKind,
+  type RegisterSpec,
+  type Row,
+  required,
+} from './registers/spec.ts';
+import { EVIDENCE_KINDS } from './states.ts';
+
+/** The registers whose records can carry evidence. */
+export const EVIDENCE_TARGETS: readonly RegisterKind[] = [
+  'measure',
+  'requirement',
+  'risk',
+  'vendor',
+  'audit',
+  'nonconformity',
+  'obligation',
+];
+
+const TARGET_PREFIXES = EVIDENCE_TARGETS.map((kind) => ID_PREFIXES[kind]);
+
+/** Whether an id is one of a record that can carry evidence (its prefix tells the kind). */
+export function isEvidenceTarget(id: string): boolean {
+  return TARGET_PREFIXES.some((prefix) => isIdOf(prefix, id));
+}
+
+const kind = caseInsensitiveEnum(EVIDENCE_KINDS).describe('FILE (a stored file) or LINK (a url); derived.');
+
+/**
+ * The newest item that supersedes an evidence item: read with it, never stored twice. Written out in full, since a
+ * query of one table names its columns unqualified.
+ */
+const supersededBy = sql<
+  string | null
+>`(select later.id from evidence as later where later.supersedes_id = "evidence"."id" order by later.created_at desc limit 1)`;
+
+/** The items an evidence item supersedes, nearest first, up to a bound (a chain never loops). */
+const SUPERSEDE_DEPTH = 100;
+
+export const evidenceSpec: RegisterSpec = {
+  kind: 'evidence',
+  prefix: 'evd',
+  label: 'evidence item',
+  labelPlural: 'evidence',
+  noun: 'Evidence',
+  nounPlural: 'Evidence',
+  key: 'evidence',
+  listKey: 'evidence',
+  table: evidence,
+  toolset: 'evidence',
+  nameFields: ['title'],
+  about:
+    'Evidence is a link or stored file showing that work was done (a screenshot, a signed DPA, a report), attached to records; immutable once stored, a newer item supersedes it.',
+  fields: {
+    title: required(shortText().describe('Title, e.g. "MFA enforcement screenshot 2026-Q3".')),
+    description: descriptionField('evidence'),
+    kind: derived(kind),
+    url: {
+      ...optional(
+        httpUrl.describe('Link (http/https) to the evidence; for LINK. Cannot change later.'),
+        undefined,
+        {
+          label: 'Link',
+        },
+      ),
+      fixed: true,
+    },
+    file_id: derived(z.string().nullable().describe('Stored file (`fil_...`) for FILE; null for LINK.')),
+    file_name: derived(z.string().nullable().describe('File name, sanitised.')),
+    size: derived(z.number().int().nullable().describe('File size in bytes.')),
+    content_type: derived(z.string().nullable().describe('Content type sniffed from the bytes.')),
+    sha256: derived(z.string().nullable().describe('SHA-256 of the bytes (hex), computed on upload.')),
+    collected_on: optional(dateSchema.describe('When it was collected (default today).'), undefined, {
+      label: 'Collected on',
+    }),
+    valid_until: optional(dateSchema.describe('Last day it is valid, if it expires.'), undefined, {
+      label: 'Valid until',
+    }),
+    supersedes_id: optional(
+      idOf('evd', 'Evidence').describe('Older evidence item this one replaces (`evd_...`).'),
+      'evidence',
+      { label: 'Supersedes', hint: 'The older evidence item this one replaces.' },
+    ),
+    superseded_by: derived(
+      z.string().nullable().describe('Newer evidence item that replaces this one (derived), or null.'),
+      { label: 'Superseded by' },
+    ),
+    expired: derived(z.boolean().describe('Derived: valid_until is before today.')),
+  },
+  relations: [
+    {
+      field: 'record_ids',
+      table: evidenceRecords,
+      ownerColumn: evidenceRecords.evidence_id,
+      targetColumn: evidenceRecords.record_id,
+      organizationColumn: evidenceRecords.organization_id,
+      target: 'measure',
+      writable: true,
+      description: 'Ids of the records it is evidence for (measures `msr_...`).',
+      label: 'Evidence for',
+      hint: 'The records this evidence supports.',
+    },
+  ],
+  computed: { superseded_by: supersededBy },
+  search: [evidence.title, evidence.description],
+  filters: {
+    kind: enumFilter(kind, evidence.kind, 'Any of these kinds.'),
+    expired: expiredFilter(evidence.valid_until),
+    expiring_before: filter(
+      dateSchema.describe('Only those valid until this date or earlier (YYYY-MM-DD).'),
+      (value) => and(isNotNull(evidence.valid_until), lte(evidence.valid_until, value)),
+    ),
+    record_id: filter(
+      z
+        .string()
+        .refine(
+          isEvidenceTarget,
+          'Expected the id of a measure, requirement, risk, vendor, audit, nonconformity or obligation',
+        )
+        .describe(
+          'Only evidence for this record (`msr_`, `req_`, `rsk_`, `ven_`, `aud_`, `ncf_`, `obl_...`).',
+        ),
+      (value) =>
+        exists(
+          sql`(select 1 from ${evidenceRecords} where ${evidenceRecords.evidence_id} = ${evidence.id} and ${evidenceRecords.record_id} = ${value})`,
+        ),
+    ),
+    supersedes_id: filter(idOf('evd', 'Evidence').describe('Only those that replace this item.'), (value) =>
+      eq(evidence.supersedes_id, value),
+    ),
+  },
+  orderFields: {
+    title: { column: evidence.title },
+    collected_on: { column: evidence.collected_on },
+    valid_until: { column: evidence.valid_until, nullable: true },
+  },
+  prepare(next: Row, current: Row | null) {
+    if (current) return;
+    if (!next.url && !next.file_id)
+      throw invalidArguments('Give a url (LINK) or a file (FILE).', [{ path: 'url', message: 'Required' }]);
+    next.kind = next.file_id ? 'FILE' : 'LINK';
+  },
+  async settle(ctx, next, current) {
+    next.collected_on ??= ctx.now().toISOString().slice(0, 10);
+    const replaced = next.supersedes_id;
+    if (typeof replaced !== 'string' || replaced === current?.supersedes_id) return;
+    if (!current) return;
+    // An update may not make an item supersede itself, directly or through the items it supersedes.
+    let at: string | null = replaced;
+    for (let depth = 0; at && depth < SUPERSEDE_DEPTH; depth++) {
+      if (at === current.id)
+        throw new AppError('invalid_arguments', 'An evidence item cannot supersede itself or a newer item.', [
+          { path: 'supersedes_id', message: 'Would make a loop' },
+        ]);
+      const [row] = await ctx.db
+        .select({ next: evidence.supersedes_id })
+        .from(evidence)
+        .where(eq(evidence.id, at))
+        .limit(1);
+      at = row?.next ?? null;
+    }
+  },
+  present: (row, today) => ({ ...row, expired: isExpired(row, 'valid_until', today) }),
+  hints: {
+    list: 'Evidence for a record: filter.record_id; running out: filter.expiring_before; filter.expired = true.',
+    add: 'A LINK: url. Replacing an older item: supersedes_id.',
+    update: 'The url or file never changes: add a new item that supersedes it.',
+  },
+  example: {
+    organization_id: 'org_...',
+    title: 'MFA enforcement screenshot',
+    url: 'https://intranet.example.com/evidence/mfa-2026-q3.png',
+    collected_on: '2026-09-30',
+    valid_until: '2027-09-30',
+  },
+};
