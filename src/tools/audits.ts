@@ -1,4 +1,5 @@
 // Audits: an assessment against a framework, with a state and a validity period.
+import { evidenceIdsRelation } from './evidence.ts';
 import { eq } from 'drizzle-orm';
 import { audits } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -35,6 +36,7 @@ export const auditSpec: RegisterSpec = {
     auditor: optional(shortText().describe('Audit firm or auditor, e.g. "BSI".')),
     scope: optional(longText().describe('Scope of the audit.')),
   },
+  relations: [evidenceIdsRelation()],
   search: [audits.name, audits.auditor, audits.scope],
   filters: {
     state: enumFilter(state, audits.state, 'Any of these states.'),

@@ -4,10 +4,10 @@ import { and, eq, exists, isNotNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { evidence, evidenceRecords } from '../db/schema.ts';
 import { AppError, invalidArguments } from '../errors.ts';
-import { ID_PREFIXES, isIdOf } from '../ids.ts';
+import { ID_PREFIXES } from '../ids.ts';
 import { descriptionField } from './common-fields.ts';
 import { expiredFilter, isExpired } from './expiry.ts';
-import { caseInsensitiveEnum, dateSchema, httpUrl, idOf, shortText } from './fields.ts';
+import { caseInsensitiveEnum, dateSchema, httpUrl, idOf, idOfAny, shortText } from './fields.ts';
 import {
   derived,
   enumFilter,
@@ -15,6 +15,7 @@ import {
   optional,
   type RegisterKind,
   type RegisterSpec,
+  type RelationSpec,
   type Row,
   required,
 } from './registers/spec.ts';
@@ -31,11 +32,20 @@ export const EVIDENCE_TARGETS: readonly RegisterKind[] = [
   'obligation',
 ];
 
-const TARGET_PREFIXES = EVIDENCE_TARGETS.map((kind) => ID_PREFIXES[kind]);
-
-/** Whether an id is one of a record that can carry evidence (its prefix tells the kind). */
-export function isEvidenceTarget(id: string): boolean {
-  return TARGET_PREFIXES.some((prefix) => isIdOf(prefix, id));
+/** The read-only `evidence_ids` of a record that can carry evidence: the other side of evidence's record_ids. */
+export function evidenceIdsRelation(): RelationSpec {
+  return {
+    field: 'evidence_ids',
+    table: evidenceRecords,
+    ownerColumn: evidenceRecords.record_id,
+    targetColumn: evidenceRecords.evidence_id,
+    organizationColumn: evidenceRecords.organization_id,
+    target: 'evidence',
+    writable: false,
+    inverse: true,
+    description: 'Ids of its evidence (read-only here; set with addEvidence record_ids).',
+    label: 'Evidence',
+  };
 }
 
 const kind = caseInsensitiveEnum(EVIDENCE_KINDS).describe('FILE (a stored file) or LINK (a url); derived.');
@@ -108,9 +118,10 @@ export const evidenceSpec: RegisterSpec = {
       ownerColumn: evidenceRecords.evidence_id,
       targetColumn: evidenceRecords.record_id,
       organizationColumn: evidenceRecords.organization_id,
-      target: 'measure',
+      target: EVIDENCE_TARGETS,
       writable: true,
-      description: 'Ids of the records it is evidence for (measures `msr_...`).',
+      description:
+        'Ids of the records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
       label: 'Evidence for',
       hint: 'The records this evidence supports.',
     },
@@ -125,15 +136,12 @@ export const evidenceSpec: RegisterSpec = {
       (value) => and(isNotNull(evidence.valid_until), lte(evidence.valid_until, value)),
     ),
     record_id: filter(
-      z
-        .string()
-        .refine(
-          isEvidenceTarget,
-          'Expected the id of a measure, requirement, risk, vendor, audit, nonconformity or obligation',
-        )
-        .describe(
-          'Only evidence for this record (`msr_`, `req_`, `rsk_`, `ven_`, `aud_`, `ncf_`, `obl_...`).',
-        ),
+      idOfAny(
+        EVIDENCE_TARGETS.map((target) => ID_PREFIXES[target]),
+        'record',
+      ).describe(
+        'Only evidence for this record (`msr_`, `rsk_`, `req_`, `ven_`, `aud_`, `ncf_`, `obl_...`).',
+      ),
       (value) =>
         exists(
           sql`(select 1 from ${evidenceRecords} where ${evidenceRecords.evidence_id} = ${evidence.id} and ${evidenceRecords.record_id} = ${value})`,

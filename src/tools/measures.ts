@@ -1,4 +1,5 @@
 // Measures: controls the organization puts in place, with an implementation state.
+import { evidenceIdsRelation } from './evidence.ts';
 import { evidenceRecords, measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
@@ -53,18 +54,7 @@ export const measureSpec: RegisterSpec = {
       description: 'Ids of the requirements it covers (read-only here; see linkRequirementMeasure).',
       label: 'Requirements covered',
     },
-    {
-      field: 'evidence_ids',
-      table: evidenceRecords,
-      ownerColumn: evidenceRecords.record_id,
-      targetColumn: evidenceRecords.evidence_id,
-      organizationColumn: evidenceRecords.organization_id,
-      target: 'evidence',
-      writable: false,
-      inverse: true,
-      description: 'Ids of its evidence (read-only here; set in addEvidence record_ids).',
-      label: 'Evidence',
-    },
+    evidenceIdsRelation(),
   ],
   search: [measures.name, measures.description],
   filters: {

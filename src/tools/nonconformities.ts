@@ -1,4 +1,5 @@
 // Nonconformities: findings (often from audits) with root cause, corrective action and a closing workflow.
+import { evidenceIdsRelation } from './evidence.ts';
 import { eq } from 'drizzle-orm';
 import { nonconformities } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -72,6 +73,7 @@ export const nonconformitySpec: RegisterSpec = {
     ),
     overdue: derived(overdueOutput('CLOSED')),
   },
+  relations: [evidenceIdsRelation()],
   search: [nonconformities.reference_id, nonconformities.description, nonconformities.root_cause],
   filters: {
     status: enumFilter(status, nonconformities.status, 'Any of these statuses.'),

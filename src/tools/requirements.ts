@@ -1,5 +1,6 @@
 // Requirements: a framework's controls, clauses or criteria as a tree, each applicable or excluded (with a
 // justification), mapped to the measures that cover it; the implementation status is derived from those measures.
+import { evidenceIdsRelation } from './evidence.ts';
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requirementMeasures, requirements } from '../db/schema.ts';
@@ -136,6 +137,7 @@ export const requirementSpec: RegisterSpec = {
         },
       },
     },
+    evidenceIdsRelation(),
   ],
   unique: [{ field: 'reference', within: 'framework_id' }],
   search: [requirements.reference, requirements.title, requirements.description],

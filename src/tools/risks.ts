@@ -1,4 +1,5 @@
 // Risks: likelihood x impact scoring (inherent and residual), status, treatment, and linked measures.
+import { evidenceIdsRelation } from './evidence.ts';
 import { eq, gte, lte } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
@@ -100,6 +101,7 @@ export const riskSpec: RegisterSpec = {
         },
       },
     },
+    evidenceIdsRelation(),
   ],
   search: [risks.name, risks.description],
   filters: {

@@ -1,4 +1,5 @@
 // Vendors: third parties that process the organization's data, with their security documents.
+import { evidenceIdsRelation } from './evidence.ts';
 import { z } from 'zod';
 import { vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
@@ -50,6 +51,7 @@ export const vendorSpec: RegisterSpec = {
     business_owner_id: ownerField('Business owner', 'The person accountable for the relationship.'),
     security_owner_id: ownerField('Security owner', 'The person who reviews its security.'),
   },
+  relations: [evidenceIdsRelation()],
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),
