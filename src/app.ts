@@ -5,6 +5,9 @@ import type { TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { internalErrorLogger } from './errors.ts';
+import { createFileRoutes, isFileUploadPath } from './files/routes.ts';
+import { memoryFileRuntime } from './files/runtime.ts';
+import type { FileRuntime } from './files/store.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
 import { flushCallLogAfterResponse } from './http/call-log-flush.ts';
@@ -41,12 +44,15 @@ export interface AppDeps {
   usageFlush?: 'after-response' | 'host';
   /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** Stored files; blobs in memory unless given. */
+  files?: FileRuntime;
 }
 
 export function createApp(deps: AppDeps) {
   const { config, database } = deps;
   const now = deps.now ?? (() => new Date());
   const tools = deps.tools ?? TOOLS;
+  const files = deps.files ?? memoryFileRuntime(config);
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
   const invoke: InvokeDeps = {
     db: database.db,
@@ -54,6 +60,7 @@ export function createApp(deps: AppDeps) {
     now,
     rateLimiter: deps.rateLimiter ?? createRateLimiter(config.rateLimitPerMinute),
     logError,
+    files,
   };
   const oauth = createOAuthServices({
     db: database.db,
@@ -76,7 +83,10 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestId());
   const refuseTooLarge = refuseAnnouncedTooLarge(config.maxBodyBytes);
   // A file uploaded in the web interface is refused by the same limit, on its announced length too, with a page.
-  app.use('*', (c, next) => (isWebUpload(c.req.path) ? next() : refuseTooLarge(c, next)));
+  // The upload route (src/files/routes.ts) refuses a file over FILE_MAX_BYTES itself.
+  app.use('*', (c, next) =>
+    isWebUpload(c.req.path) || isFileUploadPath(c.req.path) ? next() : refuseTooLarge(c, next),
+  );
   if (deps.usageFlush === 'after-response') app.use('/api/mcp/*', flushCallLogAfterResponse(deps.usage));
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);
@@ -88,6 +98,7 @@ export function createApp(deps: AppDeps) {
   // Before the direct routes: /api/mcp/:tool would take /api/mcp/v1 too.
   app.route('/', createMcpRoutes({ mcp, originPolicy: deps.originPolicy, ...guard }));
   app.route('/', createDirectRoutes({ tools, invoke, ...guard }));
+  app.route('/', createFileRoutes({ db: database.db, files, now, authenticate: guard.authenticate }));
   return app;
 }
 

@@ -41,7 +41,30 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   /** Node host: an idle keep-alive connection is closed after this time without a new request. */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  /** Node host: the directory of stored files (default `files` beside an embedded database, else ./data/files). */
+  FILES_DIR: z.string().min(1).optional(),
+  /** The largest file accepted (upload route, evidence and documents). */
+  FILE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(25 * 1024 * 1024),
+  /** Any S3-compatible store (R2, S3, MinIO) instead of the directory: bucket URL (path style) and keys. */
+  FILES_S3_URL: z.url().optional(),
+  FILES_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  FILES_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  FILES_S3_REGION: z.string().min(1).default('auto'),
+  /** Signs download links; every instance serving the same files needs the same one (default: random per process). */
+  FILES_LINK_SECRET: z.string().min(16).optional(),
 });
+
+export interface S3Settings {
+  /** The bucket's URL, path style: https://<account>.r2.cloudflarestorage.com/<bucket>, http://127.0.0.1:9000/<bucket>. */
+  url: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+}
 
 export interface Config {
   databaseUrl: string;
@@ -61,6 +84,12 @@ export interface Config {
   headersTimeoutMs: number;
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
+  /** Node host's directory of stored files (FILES_DIR). */
+  filesDir: string;
+  fileMaxBytes: number;
+  /** FILES_S3_*: stored files in an S3-compatible bucket instead of filesDir (Node) or the R2 binding (Worker). */
+  filesS3: S3Settings | undefined;
+  filesLinkSecret: string | undefined;
   version: string;
 }
 
@@ -99,7 +128,32 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,
     keepAliveTimeoutMs: value.KEEP_ALIVE_TIMEOUT_MS,
+    filesDir: value.FILES_DIR ?? filesDirBeside(value.DATABASE_URL),
+    fileMaxBytes: value.FILE_MAX_BYTES,
+    filesS3: s3Settings(value),
+    filesLinkSecret: value.FILES_LINK_SECRET,
     version: VERSION,
+  };
+}
+
+/** `files` beside an embedded database file (file:./data/compliance.db -> ./data/files), else ./data/files. */
+function filesDirBeside(databaseUrl: string): string {
+  const match = /^file:(.*[/\\])?[^/\\]*$/.exec(databaseUrl.replace(/\?.*$/, ''));
+  if (!match || databaseUrl === 'file::memory:') return './data/files';
+  return `${match[1] ?? './'}files`;
+}
+
+function s3Settings(value: z.infer<typeof EnvSchema>): S3Settings | undefined {
+  if (!value.FILES_S3_URL) return undefined;
+  if (!value.FILES_S3_ACCESS_KEY_ID || !value.FILES_S3_SECRET_ACCESS_KEY)
+    throw new Error(
+      'Invalid configuration: FILES_S3_URL needs FILES_S3_ACCESS_KEY_ID and FILES_S3_SECRET_ACCESS_KEY',
+    );
+  return {
+    url: value.FILES_S3_URL.replace(/\/+$/, ''),
+    accessKeyId: value.FILES_S3_ACCESS_KEY_ID,
+    secretAccessKey: value.FILES_S3_SECRET_ACCESS_KEY,
+    region: value.FILES_S3_REGION,
   };
 }
 

@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   call: 'cal',
   oauth_grant: 'grt',
   oauth_client: 'cli',
+  stored_file: 'fil',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,5 +1,6 @@
 // Node host: embedded libSQL (migrated on start), in-process token cache, @hono/node-server, demo seed on first start.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import { nodeSha256Hex } from './auth/node-hash.ts';
 import { createMemoryTokenCache } from './auth/token-cache.ts';
@@ -9,6 +10,10 @@ import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo/seed.ts';
 import { payloadTooLarge, toErrorBody } from './errors.ts';
+import { nodeFileRuntime } from './files/node.ts';
+import { fileTooLarge } from './files/receive.ts';
+import { isFileUploadPath, uploadBodyLimit } from './files/routes.ts';
+import { DEFAULT_FILE_MAX_BYTES } from './files/store.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
@@ -28,11 +33,61 @@ const OPTIMIZE_MS = 60 * 60 * 1000;
 const DRAIN_ALLOWANCE_BYTES = 1024 * 1024;
 /** How long the rest of a body answered before it was read may take to arrive (the request's own timeout if shorter). */
 const DRAIN_TIMEOUT_MS = 5_000;
+/**
+ * Lingering close (as nginx's): a connection closed while the client may still be sending is first half-closed (the
+ * answer, then FIN) and what still arrives is read and dropped, for at most LINGER_MS, LINGER_IDLE_MS without a byte,
+ * or LINGER_BYTES; then it is closed. Closing at once would make the kernel reset the connection on the unread bytes,
+ * and a client still writing (Node's `http`, as axios and got use it) would get EPIPE instead of the answer.
+ */
+const LINGER_MS = 30_000;
+const LINGER_IDLE_MS = 5_000;
+const LINGER_BYTES = 256 * 1024 * 1024;
 
 export type HttpLimits = Pick<
   Config,
   'maxBodyBytes' | 'headersTimeoutMs' | 'requestTimeoutMs' | 'keepAliveTimeoutMs'
->;
+> &
+  Partial<Pick<Config, 'fileMaxBytes'>>;
+
+/** What Node answers to a request it could not parse, by its parser's error code (else 400). */
+const CLIENT_ERROR_ANSWERS: Record<string, string> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: '413 Payload Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/** Half-closes the socket and drops what still arrives, within LINGER_* bounds, before closing it. */
+export function lingeringClose(socket: Socket): void {
+  if (socket.destroyed) return;
+  let received = 0;
+  const close = () => {
+    clearTimeout(total);
+    clearTimeout(idle);
+    socket.destroy();
+  };
+  const total = setTimeout(close, LINGER_MS);
+  total.unref();
+  const idle = setTimeout(close, LINGER_IDLE_MS);
+  idle.unref();
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > LINGER_BYTES) close();
+    else idle.refresh();
+  });
+  socket.once('end', close);
+  socket.once('close', () => {
+    clearTimeout(total);
+    clearTimeout(idle);
+  });
+  socket.end();
+  socket.resume();
+}
+
+/** Lets Node close the connection after the answer the lingering way (it calls destroySoon when the answer is out). */
+function lingerAfterAnswer(res: ServerResponse): void {
+  const socket = res.socket;
+  if (socket) socket.destroySoon = () => lingeringClose(socket);
+}
 
 /**
  * The Node host's HTTP edge around the app: timeouts for slow or idle clients, and bodies over the limit refused on
@@ -44,18 +99,26 @@ export function createHttpServer(
 ): Server {
   // The edge, not the adapter, decides what happens to a body left unread (the adapter drops the socket after 500 ms).
   const listener = getRequestListener(fetch, { autoCleanupIncoming: false });
-  const drainBytes = limits.maxBodyBytes + DRAIN_ALLOWANCE_BYTES;
-  const tooLarge = JSON.stringify(toErrorBody(payloadTooLarge(limits.maxBodyBytes)));
+  const fileMaxBytes = limits.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
+  const bodyTooLarge = JSON.stringify(toErrorBody(payloadTooLarge(limits.maxBodyBytes)));
+  const fileTooLargeBody = JSON.stringify(toErrorBody(fileTooLarge(fileMaxBytes)));
+  /** The largest body a request may send: the upload route's is a file's (src/files/routes.ts). */
+  const limitOf = (req: IncomingMessage) =>
+    isFileUploadPath(new URL(req.url ?? '/', 'http://x').pathname)
+      ? uploadBodyLimit(fileMaxBytes)
+      : limits.maxBodyBytes;
 
-  function refuse(res: ServerResponse, close: boolean): void {
+  function refuse(req: IncomingMessage, res: ServerResponse, close: boolean): void {
+    const body = limitOf(req) === limits.maxBodyBytes ? bodyTooLarge : fileTooLargeBody;
     res.writeHead(413, {
       'content-type': 'application/json',
-      'content-length': Buffer.byteLength(tooLarge),
+      'content-length': Buffer.byteLength(body),
       ...(close ? { connection: 'close' } : {}),
     });
-    // Without `Connection: close` Node reads and drops the rest of the body (at most drainBytes, within the request
-    // timeout), then parses the connection's next request.
-    res.end(tooLarge);
+    // Without `Connection: close` Node reads and drops the rest of the body (at most the drain allowance, within the
+    // request timeout), then parses the connection's next request; with it, the connection lingers, then closes.
+    if (close) lingerAfterAnswer(res);
+    res.end(body);
   }
 
   /** After an answer given before the body was read (e.g. a chunked body stopped at the limit): drop the rest. */
@@ -64,14 +127,21 @@ export function createHttpServer(
     // The app stopped reading; whatever still listens would only buffer what nobody reads.
     req.removeAllListeners('data');
     let dropped = 0;
-    // The answer is out: a client that keeps the rest of its body coming slowly is not waited for.
-    const timer = setTimeout(() => req.socket.destroy(), Math.min(DRAIN_TIMEOUT_MS, limits.requestTimeoutMs));
+    const drainBytes = limitOf(req) + DRAIN_ALLOWANCE_BYTES;
+    // The answer is out: a client that keeps the rest of its body coming slowly or at length is not waited for; its
+    // connection closes the lingering way.
+    const timer = setTimeout(() => stop(), Math.min(DRAIN_TIMEOUT_MS, limits.requestTimeoutMs));
     timer.unref();
+    const stop = () => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      lingeringClose(req.socket);
+    };
     req.once('end', () => clearTimeout(timer));
     req.once('close', () => clearTimeout(timer));
     req.on('data', (chunk: Buffer) => {
       dropped += chunk.length;
-      if (dropped > drainBytes) req.socket.destroy();
+      if (dropped > drainBytes) stop();
     });
     req.resume();
   }
@@ -79,7 +149,7 @@ export function createHttpServer(
   function tooLargeToRead(req: IncomingMessage): boolean {
     return (
       req.headers['transfer-encoding'] === undefined &&
-      announcedTooLarge(req.headers['content-length'], limits.maxBodyBytes)
+      announcedTooLarge(req.headers['content-length'], limitOf(req))
     );
   }
 
@@ -96,7 +166,7 @@ export function createHttpServer(
     },
     (req, res) => {
       if (tooLargeToRead(req)) {
-        refuse(res, Number(req.headers['content-length']) > drainBytes);
+        refuse(req, res, Number(req.headers['content-length']) > limitOf(req) + DRAIN_ALLOWANCE_BYTES);
         return;
       }
       res.once('finish', () => dropRest(req));
@@ -106,11 +176,24 @@ export function createHttpServer(
   // `Expect: 100-continue`: an oversized body is refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     if (tooLargeToRead(req)) {
-      refuse(res, true);
+      refuse(req, res, true);
       return;
     }
     res.writeContinue();
     server.emit('request', req, res);
+  });
+  // Node's own answers to a request it could not parse (as its default), but headers over its limit (16 KB by default)
+  // get their 431 followed by a lingering close, as a 413 does, so a client still sending can read it.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (socket.writable && socket.bytesWritten === 0) {
+      const status = CLIENT_ERROR_ANSWERS[error.code ?? ''] ?? '400 Bad Request';
+      socket.write(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      if (error.code === 'HPE_HEADER_OVERFLOW') {
+        lingeringClose(socket);
+        return;
+      }
+    }
+    socket.destroy(error);
   });
   return server;
 }
@@ -138,6 +221,7 @@ export async function startNodeServer(
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
     hashToken: nodeSha256Hex,
+    files: nodeFileRuntime(config),
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =

@@ -5,6 +5,8 @@ import type { TokenCache } from './auth/token-cache.ts';
 import { createTokenService, type TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
+import { memoryFileRuntime } from './files/runtime.ts';
+import type { FileRuntime } from './files/store.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
@@ -15,6 +17,8 @@ export interface Runtime {
   tokens: TokenService;
   usage: UsageRecorder;
   config: Config;
+  /** Stored files: the BlobStore, FILE_MAX_BYTES, the link secret and the host's streaming SHA-256. */
+  files: FileRuntime;
 }
 
 export function originPolicyFor(config: Config, loopbackOnly: boolean): OriginPolicy {
@@ -34,8 +38,11 @@ export function createRuntime(options: {
   clientMetadataFetcher?: ClientMetadataFetcher;
   /** How bearer tokens are hashed (TokenServiceDeps.hash); WebCrypto unless given. */
   hashToken?: (secret: string) => string | Promise<string>;
+  /** The host's stored files (src/files/node.ts, the Worker's R2); blobs in memory unless given. */
+  files?: FileRuntime;
 }): Runtime {
   const now = options.now ?? (() => new Date());
+  const files = options.files ?? memoryFileRuntime(options.config);
   const tokens = createTokenService({
     db: options.database.db,
     cache: options.cache,
@@ -55,6 +62,7 @@ export function createRuntime(options: {
     usageFlush: options.usageFlush,
     log: options.log,
     clientMetadataFetcher: options.clientMetadataFetcher,
+    files,
   });
-  return { app, database: options.database, tokens, usage, config: options.config };
+  return { app, database: options.database, tokens, usage, config: options.config, files };
 }

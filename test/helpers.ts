@@ -10,6 +10,7 @@ import type { Role, TokenScope } from '../src/auth/principal.ts';
 import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { nodeFileRuntime } from '../src/files/node.ts';
 import type { ClientMetadataFetcher } from '../src/oauth/client-metadata.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import type { DirectResult, Fetcher } from './contract/host.ts';
@@ -65,6 +66,7 @@ export async function createTestRuntime(
     now: options.now,
     log: () => {},
     clientMetadataFetcher: options.clientMetadataFetcher,
+    files: nodeFileRuntime(config),
   });
   return {
     ...runtime,

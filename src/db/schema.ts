@@ -607,6 +607,33 @@ export const continualImprovements = sqliteTable(
   ],
 );
 
+// Stored files (src/files/): a row per blob in the BlobStore, written after the blob is stored; evidence and documents
+// point at it (src/files/referrers.ts).
+export const storedFiles = sqliteTable(
+  'stored_files',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    /** The blob's key in the store: random, never derived from the name. */
+    storage_key: text('storage_key').notNull(),
+    /** The sanitised file name. */
+    name: text('name').notNull(),
+    size: integer('size').notNull(),
+    /** Sniffed from the first bytes; never text/html or image/svg+xml. */
+    content_type: text('content_type').notNull(),
+    /** Hex SHA-256 of the bytes, computed while they streamed in. */
+    sha256: text('sha256').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('stored_files_storage_key_unique').on(t.storage_key),
+    index('stored_files_org_created_idx').on(t.organization_id, t.created_at),
+    index('stored_files_created_idx').on(t.created_at),
+  ],
+);
+
 // ---- evidence: files and links attached to records -----------------------------------------------
 
 export const evidence = sqliteTable(

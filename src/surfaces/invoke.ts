@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
 import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
+import type { FileRuntime } from '../files/store.ts';
 import { newId } from '../ids.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
@@ -14,6 +15,7 @@ export interface InvokeDeps {
   usage: UsageRecorder;
   now: () => Date;
   rateLimiter: RateLimiter;
+  files: FileRuntime;
   logError(requestId: string, error: unknown): void;
 }
 
@@ -54,6 +56,7 @@ export async function invokeTool(
     },
     surface,
     callId,
+    files: deps.files,
   };
   let outcome: InvokeResult;
   try {

@@ -4,6 +4,8 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
+import { NO_FILES } from '../files/runtime.ts';
+import type { FileRuntime } from '../files/store.ts';
 import { newId } from '../ids.ts';
 import type { Surface } from '../usage.ts';
 
@@ -28,6 +30,8 @@ export interface ToolContext {
   surface: Surface;
   /** The call's own id (`cal_...`): on its call-log row and on the change-history rows of its writes. */
   callId: string;
+  /** Stored files (src/files/): receiveFile and downloadLink take this context. */
+  files: FileRuntime;
 }
 
 /** A `landed` for `writeExtras` placed right after the write's statement: that statement changed a row. */
@@ -45,6 +49,7 @@ export function contextOutsideSeam(
   principal: Principal,
   now: () => Date,
   surface: Surface,
+  files: FileRuntime = NO_FILES,
 ): ToolContext {
   return {
     db,
@@ -54,6 +59,7 @@ export function contextOutsideSeam(
     writeExtras: NO_WRITE_EXTRAS,
     surface,
     callId: newId('cal'),
+    files,
   };
 }
 

@@ -56,7 +56,7 @@ export function webCalls(c: Context<WebEnv>, deps: WebDeps): WebCalls {
     invokeTool(deps.invoke, tool, args, principal, 'web', c.get('requestId'), callId);
   const saveId = newId('cal');
   const run = async (tool: Tool, args: Row): Promise<Row> => {
-    const ctx = contextOutsideSeam(deps.database.db, reader(), deps.now, 'web');
+    const ctx = contextOutsideSeam(deps.database.db, reader(), deps.now, 'web', deps.invoke.files);
     return tool.run(ctx, tool.input.parse(args));
   };
 

@@ -164,6 +164,7 @@ function surfaceOptions(): McpServerOptions {
       now: () => new Date(),
       rateLimiter,
       logError: () => {},
+      files: runtime.files,
     },
     serverName: 'compliance-mcp',
     version: 'test',

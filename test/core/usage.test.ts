@@ -1,8 +1,10 @@
 // The call log recorder: buffered writes, concurrent flushes, failures kept for later, no secrets in log lines.
+
 import { and, count, desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolCalls } from '../../src/db/schema.ts';
 import { describeError } from '../../src/errors.ts';
+import { NO_FILES } from '../../src/files/runtime.ts';
 import { createRateLimiter } from '../../src/rate-limit.ts';
 import { type InvokeDeps, invokeTool } from '../../src/surfaces/invoke.ts';
 import { TOOLS } from '../../src/tools/index.ts';
@@ -207,6 +209,7 @@ describe('write calls logged in the write batch', () => {
       now: () => new Date(),
       rateLimiter: createRateLimiter(1000),
       logError: () => {},
+      files: NO_FILES,
     };
     const definition = TOOLS.get(tool);
     if (!definition) throw new Error(tool);

@@ -1,0 +1,159 @@
+// HTTP routes of stored files: POST /api/v1/orgs/<org_id>/files (bearer, write) stores a file's bytes as they stream
+// in; GET /files/<token> (a signed link, no bearer) sends them back as an attachment, by range when asked.
+import { and, eq } from 'drizzle-orm';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { roleIn, WRITER_ROLES } from '../auth/principal.ts';
+import type { Db } from '../db/client.ts';
+import { storedFiles } from '../db/schema.ts';
+import { AppError, errorResponse, notFound } from '../errors.ts';
+import type { AppEnv } from '../http/env.ts';
+import { requireTokenScope } from '../tools/access.ts';
+import { verifyLink } from './links.ts';
+import { multipartBoundary, multipartFile, parseContentDisposition } from './multipart.ts';
+import { fileTooLarge, receiveFile } from './receive.ts';
+import type { FileRuntime } from './store.ts';
+
+/** Room for a multipart body's boundaries and part headers beyond FILE_MAX_BYTES. */
+export const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
+
+export const FILE_UPLOAD_PATH = /^\/api\/v1\/orgs\/[^/]+\/files\/?$/;
+
+/** Whether a request path is the upload route, whose bodies may be as large as FILE_MAX_BYTES. */
+export function isFileUploadPath(path: string): boolean {
+  return FILE_UPLOAD_PATH.test(path);
+}
+
+/** The largest body the upload route reads: a file of FILE_MAX_BYTES in a multipart body. */
+export function uploadBodyLimit(fileMaxBytes: number): number {
+  return fileMaxBytes + MULTIPART_ALLOWANCE_BYTES;
+}
+
+const LINK_GONE = 'No such download link, or it has expired; ask for a new link.';
+
+/** `bytes=a-b`, `bytes=a-`, `bytes=-n` of a blob of `size` bytes; null for none or several ranges, 'unsatisfiable'. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | null | 'unsatisfiable' {
+  const match = header ? /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header) : null;
+  if (!match || (match[1] === '' && match[2] === '')) return null;
+  if (match[1] === '') {
+    const suffix = Number(match[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size || end < start) return 'unsatisfiable';
+  return { start, end };
+}
+
+/** `attachment` with an ASCII fallback name and the UTF-8 one (RFC 6266). */
+export function attachmentDisposition(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  const encoded = encodeURIComponent(name).replace(
+    /['()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+export function createFileRoutes(deps: {
+  db: Db;
+  files: FileRuntime;
+  now: () => Date;
+  authenticate: MiddlewareHandler<AppEnv>;
+}) {
+  const { db, files, now } = deps;
+  const routes = new Hono<AppEnv>();
+
+  routes.post('/api/v1/orgs/:org/files', deps.authenticate, async (c) => {
+    const principal = c.get('principal');
+    const organizationId = c.req.param('org');
+    requireTokenScope({ principal }, 'write');
+    const role = roleIn(principal, organizationId);
+    if (!role) throw notFound('Organization');
+    if (!WRITER_ROLES.has(role))
+      throw new AppError(
+        'insufficient_scope',
+        `Your role in this organization is ${role}; storing files needs OWNER, ADMIN or EDITOR.`,
+      );
+    const boundary = multipartBoundary(c.req.header('content-type'));
+    const length = c.req.header('content-length');
+    if (length !== undefined && /^\d+$/.test(length)) {
+      const limit = boundary ? uploadBodyLimit(files.maxBytes) : files.maxBytes;
+      if (Number(length) > limit) throw fileTooLarge(files.maxBytes);
+    }
+    const body = c.req.raw.body ?? new Uint8Array(0);
+    let name: string | undefined;
+    let stream: ReadableStream<Uint8Array> | Uint8Array = body;
+    if (boundary) {
+      if (body instanceof Uint8Array) throw new AppError('invalid_arguments', 'The multipart body is empty.');
+      const part = await multipartFile(body, boundary);
+      if (!part)
+        throw new AppError('invalid_arguments', 'The multipart body has no "file" field with a file name.');
+      name = part.filename;
+      stream = part.stream;
+    } else {
+      name = c.req.query('name') ?? parseContentDisposition(c.req.header('content-disposition')).filename;
+      if (name === undefined)
+        throw new AppError(
+          'invalid_arguments',
+          'Name the file: ?name=<file name>, a Content-Disposition header with filename=, or a multipart/form-data "file" field.',
+        );
+    }
+    const file = await receiveFile({ db, files, now }, organizationId, stream, { name });
+    return c.json({ file }, 201);
+  });
+
+  routes.get('/files/:token', async (c) => {
+    const gone = () => {
+      const response = errorResponse(new AppError('not_found', LINK_GONE));
+      response.headers.set('cache-control', 'no-store');
+      return response;
+    };
+    const claims = await verifyLink(files.linkSecret, c.req.param('token'), now());
+    if (!claims) return gone();
+    const [row] = await db
+      .select()
+      .from(storedFiles)
+      .where(and(eq(storedFiles.id, claims.fileId), eq(storedFiles.organization_id, claims.organizationId)))
+      .limit(1);
+    if (!row) return gone();
+    const headers = new Headers({
+      'content-type': row.content_type,
+      'content-disposition': attachmentDisposition(row.name),
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'cache-control': 'private, no-store',
+      'referrer-policy': 'no-referrer',
+      'accept-ranges': 'bytes',
+      etag: `"${row.sha256}"`,
+    });
+    const ifRange = c.req.header('if-range');
+    const range =
+      ifRange === undefined || ifRange === `"${row.sha256}"`
+        ? parseRange(c.req.header('range'), row.size)
+        : null;
+    if (range === 'unsatisfiable') {
+      headers.set('content-range', `bytes */${row.size}`);
+      return new Response(null, { status: 416, headers });
+    }
+    const blob = await files.store.get(row.storage_key, range ?? undefined);
+    if (!blob) return gone();
+    if (c.req.method === 'HEAD') {
+      await blob.body.cancel();
+      headers.set('content-length', String(range ? range.end - range.start + 1 : row.size));
+      return new Response(null, { status: range ? 206 : 200, headers });
+    }
+    if (range) {
+      headers.set('content-range', `bytes ${range.start}-${range.end}/${row.size}`);
+      headers.set('content-length', String(range.end - range.start + 1));
+      return new Response(blob.body, { status: 206, headers });
+    }
+    headers.set('content-length', String(row.size));
+    return new Response(blob.body, { status: 200, headers });
+  });
+
+  return routes;
+}
