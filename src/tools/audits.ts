@@ -1,8 +1,9 @@
 // Audits: an assessment against a framework, with a state and a validity period.
-import { evidenceIdsRelation } from './evidence.ts';
+
 import { eq } from 'drizzle-orm';
 import { audits } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
 import { AUDIT_STATES, AUDIT_TRANSITIONS } from './states.ts';

@@ -1,7 +1,8 @@
 // Measures: controls the organization puts in place, with an implementation state.
-import { evidenceIdsRelation } from './evidence.ts';
+
 import { evidenceRecords, measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { MEASURE_STATES } from './states.ts';

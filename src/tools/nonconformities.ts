@@ -1,9 +1,10 @@
 // Nonconformities: findings (often from audits) with root cause, corrective action and a closing workflow.
-import { evidenceIdsRelation } from './evidence.ts';
+
 import { eq } from 'drizzle-orm';
 import { nonconformities } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import {

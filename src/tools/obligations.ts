@@ -1,7 +1,8 @@
 // Obligations: legal and contractual requirements with a compliance status and a due date (overdue is derived).
-import { evidenceIdsRelation } from './evidence.ts';
+
 import { obligations } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';

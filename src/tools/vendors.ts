@@ -1,8 +1,9 @@
 // Vendors: third parties that process the organization's data, with their security documents.
-import { evidenceIdsRelation } from './evidence.ts';
+
 import { z } from 'zod';
 import { vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
