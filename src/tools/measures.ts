@@ -1,6 +1,6 @@
 // Measures: controls the organization puts in place, with an implementation state.
 
-import { evidenceRecords, measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
+import { measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
