@@ -1,6 +1,11 @@
 // The register pages: their URL slugs and columns; tools, filters, fields and labels come from the register specs.
+
+import { daysAfter } from '../../tools/expiry.ts';
 import { REGISTER_SPECS, REGISTERS, type RegisterKind, type RegisterTools } from '../../tools/index.ts';
 import type { RegisterSpec } from '../../tools/registers/spec.ts';
+
+/** The window of "expiring soon" evidence, on its register and the home page. */
+export const EXPIRING_DAYS = 30;
 
 export interface RegisterPage {
   kind: RegisterKind;
@@ -16,11 +21,13 @@ export interface RegisterPage {
   defaultOrder?: { field: string; direction: 'ASC' | 'DESC' };
   /** Records the list leaves out until the person asks for them (closed risks), unless a filter names the field. */
   hiddenByDefault?: { field: string; values: string[]; label: string };
+  /** Links to the list with filters set, beside the filter form (evidence expiring in 30 days). */
+  quickFilters?: { label: string; filter(today: string): Record<string, string> }[];
 }
 
 const COLUMNS: Record<
   RegisterKind,
-  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault'> & { columns: string[] }
+  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault' | 'quickFilters'> & { columns: string[] }
 > = {
   vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
   risk: {
@@ -43,7 +50,16 @@ const COLUMNS: Record<
     columns: ['reference', 'title', 'framework_id', 'applicability', 'implementation_status'],
     defaultOrder: { field: 'reference', direction: 'ASC' },
   },
-  evidence: { columns: ['title', 'kind', 'collected_on', 'valid_until', 'expired', 'superseded_by'] },
+  evidence: {
+    columns: ['title', 'kind', 'collected_on', 'valid_until', 'expired', 'superseded_by'],
+    quickFilters: [
+      {
+        label: `Expiring in ${EXPIRING_DAYS} days`,
+        filter: (today) => ({ expired: 'false', expiring_before: daysAfter(today, EXPIRING_DAYS) }),
+      },
+      { label: 'Expired', filter: () => ({ expired: 'true' }) },
+    ],
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({

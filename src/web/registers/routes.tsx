@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
+import { daysAfter } from '../../tools/expiry.ts';
 import {
   cellText,
   exportColumnsOf,
@@ -15,6 +16,7 @@ import type { RegisterKind } from '../../tools/registers/spec.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { EvidenceDownload, EvidenceSection, evidenceOfRecord } from '../evidence.tsx';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
 import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frameworks/data.ts';
 import { FrameworkDetails } from '../frameworks/details.tsx';
@@ -26,7 +28,13 @@ import { viewerOf } from '../viewer.ts';
 import { Backlinks, backlinksOf } from './backlinks.tsx';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
-import { REGISTER_PAGES, REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
+import {
+  EXPIRING_DAYS,
+  REGISTER_PAGES,
+  REGISTER_SLUG_PATTERN,
+  type RegisterPage,
+  registerPageBySlug,
+} from './pages.ts';
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
 import { type RegisterMatches, SEARCH_MATCHES_PER_REGISTER, SearchPage } from './search-page.tsx';
 import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
@@ -110,11 +118,17 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     const membership = membershipOf(c, c.req.param('org'));
     if (!membership) return notFoundPage(c, viewerOf(c));
     const userId = c.get('user').id;
-    const [outcome, members, tokens, clients] = await Promise.all([
+    const today = deps.now().toISOString().slice(0, 10);
+    const [outcome, members, tokens, clients, expiring] = await Promise.all([
       webCalls(c, deps).read(summaryTool, { organization_id: membership.organizationId }),
       listMembers(deps.database.db, membership.organizationId),
       deps.tokens.list(userId),
       deps.oauth.grants.listForUser(userId),
+      webCalls(c, deps).run(REGISTERS.evidence.list, {
+        organization_id: membership.organizationId,
+        filter: { expired: false, expiring_before: daysAfter(today, EXPIRING_DAYS) },
+        size: 1,
+      }),
     ]);
     if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
     const steps: FirstSteps = {
@@ -128,6 +142,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         membership={membership}
         summary={outcome.result as unknown as Summary}
         steps={steps}
+        expiringEvidence={Number(expiring.total_count)}
       />,
     );
   });
@@ -329,6 +344,8 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
       page.kind === 'framework' ? frameworkDetailsOf(c, calls, membership, id) : Promise.resolve(undefined),
       backlinksOf(calls, membership.organizationId, page, id),
     ]);
+    const carriesEvidence = (page.spec.relations ?? []).some((relation) => relation.field === 'evidence_ids');
+    const evidence = carriesEvidence ? await evidenceOfRecord(calls, membership.organizationId, id) : null;
     const history: RecordHistory = changes.ok
       ? {
           changes: changes.result.changes as ChangeRow[],
@@ -348,6 +365,10 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         details={
           <>
             <Backlinks links={backlinks} />
+            {page.kind === 'evidence' && <EvidenceDownload result={outcome.result} />}
+            {evidence && (
+              <EvidenceSection viewer={viewerOf(c)} membership={membership} recordId={id} items={evidence} />
+            )}
             {details}
           </>
         }

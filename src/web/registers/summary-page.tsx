@@ -1,9 +1,11 @@
 // An organization's home page: the compliance summary (getComplianceSummary) with links into the registers.
 import type { Child } from 'hono/jsx';
+import { daysAfter } from '../../tools/expiry.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
+import { EXPIRING_DAYS } from './pages.ts';
 
 export interface Summary {
   risks: {
@@ -226,11 +228,14 @@ export function SummaryPage({
   membership,
   summary,
   steps,
+  expiringEvidence,
 }: {
   viewer: Viewer;
   membership: Membership;
   summary: Summary;
   steps: FirstSteps;
+  /** Evidence items whose validity ends within EXPIRING_DAYS. */
+  expiringEvidence: number;
 }) {
   const base = `/orgs/${membership.organizationId}`;
   const share = summary.measures.implemented_share;
@@ -292,6 +297,14 @@ export function SummaryPage({
           href={`${base}/audits?state=IN_PROGRESS`}
         >
           of {summary.audits.total} audits
+        </Stat>
+        <Stat
+          title={`Evidence expiring in ${EXPIRING_DAYS} days`}
+          value={expiringEvidence}
+          alert={expiringEvidence > 0}
+          href={`${base}/evidence?expired=false&expiring_before=${daysAfter(summary.generated_at.slice(0, 10), EXPIRING_DAYS)}`}
+        >
+          <a href={`${base}/evidence?expired=true`}>expired evidence</a>
         </Stat>
       </div>
       <FrameworkCoverage base={base} frameworks={summary.frameworks} />
