@@ -14,6 +14,7 @@ import { notifyOnce } from './notify/schedule.ts';
 import { createGrantService } from './oauth/grants.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
+import { addEvidenceFile } from './tools/evidence-cli.ts';
 import { importRecordsFile } from './tools/imports/cli-import.ts';
 import { REGISTER_SPECS } from './tools/index.ts';
 import { kindNamed } from './tools/registers/spec.ts';
@@ -43,6 +44,9 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
                [--sheet NAME] FILE                        -> {"counts":{"created","updated","refused",...},...}
                a CSV (UTF-8 or UTF-16, comma, semicolon or tab) or XLSX file of any size, streamed, written in
                one transaction: every row or none; a dry run reports the refused rows without writing
+  evidence add --org ORG_ID --to RECORD_ID [--title T] FILE   -> {"evidence":{...}}
+               stores the file (FILES_DIR or FILES_S3_*) and attaches it as evidence to a measure, requirement,
+               risk, vendor, audit, nonconformity or obligation; the title defaults to the file name
 
 A token revoked here stops working on a running Node server within TOKEN_CACHE_TTL_SECONDS (default 10 s).`;
 
@@ -69,6 +73,8 @@ const OPTIONS = {
   'create-people': { type: 'boolean' },
   'date-format': { type: 'string' },
   sheet: { type: 'string' },
+  to: { type: 'string' },
+  title: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -113,7 +119,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   });
   // `framework import FILE`, `import FILE`: the file is the last word, not part of the command.
   const fileArgument =
-    positionals[0] === 'framework'
+    positionals[0] === 'framework' || positionals[0] === 'evidence'
       ? positionals[2]
       : positionals[0] === 'import'
         ? positionals[1]
@@ -247,6 +253,19 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
           createPeople: values['create-people'] === true,
           ...(dateFormat ? { dateFormat } : {}),
           ...(values.sheet !== undefined ? { sheet: values.sheet } : {}),
+        });
+      }
+      case 'evidence add': {
+        if (!fileArgument) throw new UsageError('evidence add needs a FILE');
+        const organizationId = values.org?.[0];
+        if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
+        if (!values.to) throw new UsageError('Missing --to (the id of the record it is evidence for)');
+        const { nodeFileRuntime } = await import('./files/node.ts');
+        return await addEvidenceFile(db, nodeFileRuntime(config), now, {
+          organizationId,
+          recordId: values.to,
+          file: fileArgument,
+          ...(values.title !== undefined ? { title: values.title } : {}),
         });
       }
       case 'seed': {

@@ -18,6 +18,7 @@ export const ID_PREFIXES = {
   requirement: 'req',
   document: 'doc',
   document_version: 'dcv',
+  evidence: 'evd',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

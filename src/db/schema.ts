@@ -845,3 +845,53 @@ export const storedFiles = sqliteTable(
     index('stored_files_created_idx').on(t.created_at),
   ],
 );
+
+// ---- evidence: files and links attached to records -----------------------------------------------
+
+export const evidence = sqliteTable(
+  'evidence',
+  {
+    ...scoped,
+    title: text('title').notNull(),
+    description: text('description'),
+    /** LINK (url) or FILE (file_id and the stored file's facts, copied when added). */
+    kind: text('kind').notNull(),
+    url: text('url'),
+    file_id: text('file_id'),
+    file_name: text('file_name'),
+    size: integer('size'),
+    content_type: text('content_type'),
+    sha256: text('sha256'),
+    collected_on: text('collected_on').notNull(),
+    valid_until: text('valid_until'),
+    /** The older evidence item this one replaces. */
+    supersedes_id: text('supersedes_id'),
+    /** Random per update: the record_ids rewrite runs only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('evidence_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('evidence_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('evidence_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('evidence_org_collected_idx').on(t.organization_id, t.collected_on, t.id),
+    index('evidence_org_valid_until_idx').on(t.organization_id, t.valid_until, t.id),
+    index('evidence_org_kind_idx').on(t.organization_id, t.kind),
+    index('evidence_supersedes_idx').on(t.supersedes_id, t.created_at),
+    index('evidence_file_idx').on(t.file_id),
+  ],
+);
+
+/** The records an evidence item is evidence for; record_id's prefix tells its kind (msr_, req_, rsk_, ...). */
+export const evidenceRecords = sqliteTable(
+  'evidence_records',
+  {
+    evidence_id: text('evidence_id').notNull(),
+    record_id: text('record_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.evidence_id, t.record_id] }),
+    index('evidence_records_record_idx').on(t.record_id),
+  ],
+);

@@ -505,7 +505,57 @@ const DOCUMENTS: DemoRecord[] = [
   },
 ];
 
-export const DEMO_RECORDS: readonly DemoRecord[] = [...REGISTER_RECORDS, ...annexA, ...DOCUMENTS];
+/** Evidence links for the measures: one current, one running out within 30 days, one expired and superseded. */
+const EVIDENCE: DemoRecord[] = [
+  {
+    kind: 'evidence',
+    values: {
+      title: 'MFA enforcement policy in the identity provider',
+      url: 'https://idp.acme-health.example/admin/policies/mfa',
+      record_ids: [ref('mfa'), ref('A.8.5')],
+      collected_on: days(-10),
+      valid_until: days(355),
+    },
+  },
+  {
+    kind: 'evidence',
+    key: 'backup-test-2025',
+    values: {
+      title: 'Backup restore test report (last year)',
+      url: 'https://wiki.acme-health.example/ops/backup-restore-test-2025',
+      record_ids: [ref('backups')],
+      collected_on: days(-380),
+      valid_until: days(-15),
+    },
+  },
+  {
+    kind: 'evidence',
+    values: {
+      title: 'Backup restore test report',
+      url: 'https://wiki.acme-health.example/ops/backup-restore-test',
+      record_ids: [ref('backups'), ref('A.8.13')],
+      supersedes_id: ref('backup-test-2025'),
+      collected_on: days(-5),
+      valid_until: days(20),
+    },
+  },
+  {
+    kind: 'evidence',
+    values: {
+      title: 'Vulnerability scan summary',
+      url: 'https://scanner.acme-health.example/reports/latest',
+      record_ids: [ref('scanning')],
+      collected_on: days(-2),
+    },
+  },
+];
+
+export const DEMO_RECORDS: readonly DemoRecord[] = [
+  ...REGISTER_RECORDS,
+  ...annexA,
+  ...DOCUMENTS,
+  ...EVIDENCE,
+];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */
 const ANNEX_A_MAPPING: [measure: string, controls: string[]][] = [

@@ -8,4 +8,4 @@ export interface FileReferrer {
   column: string;
 }
 
-export const FILE_REFERRERS: FileReferrer[] = [];
+export const FILE_REFERRERS: FileReferrer[] = [{ table: 'evidence', column: 'file_id' }];

@@ -1,7 +1,9 @@
 // Audits: an assessment against a framework, with a state and a validity period.
+
 import { eq } from 'drizzle-orm';
 import { audits } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
 import { AUDIT_STATES, AUDIT_TRANSITIONS } from './states.ts';
@@ -35,6 +37,7 @@ export const auditSpec: RegisterSpec = {
     auditor: optional(shortText().describe('Audit firm or auditor, e.g. "BSI".')),
     scope: optional(longText().describe('Scope of the audit.')),
   },
+  relations: [evidenceIdsRelation()],
   search: [audits.name, audits.auditor, audits.scope],
   filters: {
     state: enumFilter(state, audits.state, 'Any of these states.'),

@@ -8,6 +8,7 @@ import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.
 import { dataClassificationSpec } from './data-classifications.ts';
 import { documentVersionTools } from './document-versions.ts';
 import { documentSpec } from './documents.ts';
+import { evidenceSpec } from './evidence.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { measureSpec } from './measures.ts';
@@ -37,6 +38,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   auditSpec,
   requirementSpec,
   documentSpec,
+  evidenceSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */

@@ -1,6 +1,8 @@
 // Measures: controls the organization puts in place, with an implementation state.
+
 import { measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { MEASURE_STATES } from './states.ts';
@@ -53,6 +55,7 @@ export const measureSpec: RegisterSpec = {
       description: 'Ids of the requirements it covers (read-only here; see linkRequirementMeasure).',
       label: 'Requirements covered',
     },
+    evidenceIdsRelation(),
   ],
   search: [measures.name, measures.description],
   filters: {

@@ -1,8 +1,10 @@
 // Nonconformities: findings (often from audits) with root cause, corrective action and a closing workflow.
+
 import { eq } from 'drizzle-orm';
 import { nonconformities } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import {
@@ -72,6 +74,7 @@ export const nonconformitySpec: RegisterSpec = {
     ),
     overdue: derived(overdueOutput('CLOSED')),
   },
+  relations: [evidenceIdsRelation()],
   search: [nonconformities.reference_id, nonconformities.description, nonconformities.root_cause],
   filters: {
     status: enumFilter(status, nonconformities.status, 'Any of these statuses.'),

@@ -1,6 +1,8 @@
 // Obligations: legal and contractual requirements with a compliance status and a due date (overdue is derived).
+
 import { obligations } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
@@ -38,6 +40,7 @@ export const obligationSpec: RegisterSpec = {
     due_date: optional(dateSchema.describe('Date by which it must be met.')),
     overdue: derived(overdueOutput('COMPLIANT')),
   },
+  relations: [evidenceIdsRelation()],
   search: [obligations.requirement, obligations.area, obligations.source, obligations.regulator],
   filters: {
     status: enumFilter(status, obligations.status, 'Any of these statuses.'),

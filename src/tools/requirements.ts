@@ -1,10 +1,12 @@
 // Requirements: a framework's controls, clauses or criteria as a tree, each applicable or excluded (with a
 // justification), mapped to the measures that cover it; the implementation status is derived from those measures.
+
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { requirementMeasures, requirements } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { linkedFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
 import {
   derived,
@@ -136,6 +138,7 @@ export const requirementSpec: RegisterSpec = {
         },
       },
     },
+    evidenceIdsRelation(),
   ],
   unique: [{ field: 'reference', within: 'framework_id' }],
   search: [requirements.reference, requirements.title, requirements.description],

@@ -1,9 +1,11 @@
 // Risks: likelihood x impact scoring (inherent and residual), status, treatment, and linked measures.
+
 import { eq, gte, lte } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { riskMeasures, risks } from '../db/schema.ts';
 import { descriptionField, linkedFilter, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
 import {
   derived,
@@ -97,6 +99,7 @@ export const riskSpec: RegisterSpec = {
         },
       },
     },
+    evidenceIdsRelation(),
   ],
   search: [risks.name, risks.description],
   filters: {

@@ -99,3 +99,6 @@ export function checkTransition(
     { field, current: from, requested: to, allowed },
   );
 }
+
+/** Evidence kinds: a stored file or a link. */
+export const EVIDENCE_KINDS = ['FILE', 'LINK'] as const;

@@ -1,7 +1,9 @@
 // Vendors: third parties that process the organization's data, with their security documents.
+
 import { z } from 'zod';
 import { vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
@@ -50,6 +52,7 @@ export const vendorSpec: RegisterSpec = {
     business_owner_id: ownerField('Business owner', 'The person accountable for the relationship.'),
     security_owner_id: ownerField('Security owner', 'The person who reviews its security.'),
   },
+  relations: [evidenceIdsRelation()],
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),

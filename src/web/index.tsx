@@ -8,6 +8,7 @@ import { clearSessionCookie, loadSession } from './account/sessions.ts';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
+import { EVIDENCE_UPLOAD_PATH, evidenceRoutes } from './evidence.tsx';
 import { takeFlash } from './flash.ts';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
@@ -45,7 +46,7 @@ const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
 /** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
 export function isWebUpload(path: string): boolean {
-  return /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path);
+  return /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path) || EVIDENCE_UPLOAD_PATH.test(path);
 }
 
 export function createWebRoutes(deps: WebDeps) {
@@ -152,6 +153,7 @@ export function createWebRoutes(deps: WebDeps) {
     frameworkRoutes(deps),
     recordFormRoutes(deps),
     documentRoutes(deps),
+    evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps),
   ])

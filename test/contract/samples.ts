@@ -59,6 +59,7 @@ const ORDER: RegisterKind[] = [
   'nonconformity',
   'continual_improvement',
   'document',
+  'evidence',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -87,6 +88,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   audit: { auditor: 'updated by the contract' },
   requirement: { title: 'updated by the contract' },
   document: { next_review_on: '2027-06-30' },
+  evidence: { description: 'updated by the contract' },
 };
 
 /** A small CSV catalog for importFrameworkCatalog's samples. */

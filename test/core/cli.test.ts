@@ -1,11 +1,18 @@
 // The operator CLI: one JSON line per command on stdout, errors on stderr with a non-zero exit code.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openNodeDatabase } from '../../src/db/open-node.ts';
-import { apiTokens, oauthClients, oauthGrants, recordChanges, users } from '../../src/db/schema.ts';
+import {
+  apiTokens,
+  oauthClients,
+  oauthGrants,
+  recordChanges,
+  requirements,
+  users,
+} from '../../src/db/schema.ts';
 import { oscalCatalog } from '../catalogs.ts';
 import { runCli } from '../cli-run.ts';
 
@@ -262,6 +269,45 @@ describe('compliance-mcp CLI', () => {
     expect(refused).toMatchObject({ code: 1, out: [] });
     expect(refused.err.join('\n')).toContain('row 2, column 2');
     expect((await cli('framework', 'import', '--org', orgId, '--name', 'X')).code).toBe(2);
+  });
+
+  it('adds a file as evidence for a record, streamed into FILES_DIR, and refuses a record of no register', async () => {
+    const database = await openNodeDatabase(env.DATABASE_URL ?? '');
+    const [requirement] = await database.db
+      .select({ id: requirements.id })
+      .from(requirements)
+      .where(eq(requirements.organization_id, orgId))
+      .limit(1);
+    database.client.close();
+    const file = join(dir, 'access-review.csv');
+    writeFileSync(file, 'user,reviewed\nalice,yes\n');
+    const withFiles = { ...env, FILES_DIR: join(dir, 'files') };
+    const added = await runCli(
+      withFiles,
+      'evidence',
+      'add',
+      '--org',
+      orgId,
+      '--to',
+      String(requirement?.id),
+      file,
+    );
+    expect(added.code, added.err.join('\n')).toBe(0);
+    expect(JSON.parse(added.out[0] ?? '')).toMatchObject({
+      evidence: {
+        kind: 'FILE',
+        title: 'access-review.csv',
+        file_name: 'access-review.csv',
+        size: 24,
+        content_type: 'text/csv; charset=utf-8',
+        record_ids: [requirement?.id],
+      },
+    });
+    expect(readdirSync(join(dir, 'files')).length).toBeGreaterThan(0);
+    const refused = await runCli(withFiles, 'evidence', 'add', '--org', orgId, '--to', orgId, file);
+    expect(refused.code).toBe(1);
+    expect(refused.err.join('\n')).toContain('record_ids.0');
+    expect((await runCli(withFiles, 'evidence', 'add', '--org', orgId, file)).code).toBe(2);
   });
 
   it('prints the usage on stdout and exits 0 when asked for help', async () => {

@@ -432,6 +432,74 @@ describe('document filters', () => {
   );
 });
 
+// ---- evidence -----------------------------------------------------------------------------------------
+
+describe('evidence filters', () => {
+  const link = (n: number) => `https://evidence.example.com/${n}`;
+
+  filterTest(
+    ['evidence.expired', 'evidence.expiring_before'],
+    'evidence is expired when valid_until is before today, and expiring before a date when valid until then',
+    async () => {
+      const scope = await newScope();
+      const past = await scope.add('evidence', { url: link(1), valid_until: PAST });
+      const current = await scope.add('evidence', { url: link(2), valid_until: today() });
+      const soon = await scope.add('evidence', { url: link(3), valid_until: '2090-06-30' });
+      const never = await scope.add('evidence', { url: link(4), valid_until: null });
+      expect([past, current, soon, never].map((row) => row.expired)).toEqual([true, false, false, false]);
+      expect(await scope.ids('evidence', { expired: true })).toEqual(idsOf(past));
+      expect(await scope.ids('evidence', { expired: false })).toEqual(idsOf(current, soon, never));
+      expect(await scope.ids('evidence', { expiring_before: '2090-06-30' })).toEqual(
+        idsOf(past, current, soon),
+      );
+      expect(await scope.ids('evidence', { expiring_before: '2090-06-29', expired: false })).toEqual(
+        idsOf(current),
+      );
+      const refused = await scope.listCall('evidence', { expiring_before: '2026-02-30' });
+      expect(errorOf(refused).code).toBe('invalid_arguments');
+    },
+  );
+
+  filterTest(['evidence.kind'], 'evidence kind filters links from files, in any case', async () => {
+    const scope = await newScope();
+    const first = await scope.add('evidence', { url: link(1) });
+    const second = await scope.add('evidence', { url: link(2) });
+    expect([first.kind, second.kind]).toEqual(['LINK', 'LINK']);
+    expect(await scope.ids('evidence', { kind: 'LINK' })).toEqual(idsOf(first, second));
+    expect(await scope.ids('evidence', { kind: ['link'] })).toEqual(idsOf(first, second));
+    expect(await scope.ids('evidence', { kind: 'FILE' })).toEqual([]);
+  });
+
+  filterTest(['evidence.record_id'], 'evidence record_id returns the evidence for that record', async () => {
+    const scope = await newScope();
+    const mfa = await scope.add('measure', { name: 'MFA' });
+    const backup = await scope.add('measure', { name: 'Backups' });
+    const both = await scope.add('evidence', { url: link(1), record_ids: [mfa.id, backup.id] });
+    const onlyMfa = await scope.add('evidence', { url: link(2), record_ids: [mfa.id] });
+    await scope.add('evidence', { url: link(3) });
+    expect(both.record_ids).toEqual([mfa.id, backup.id].sort());
+    expect(await scope.ids('evidence', { record_id: mfa.id })).toEqual(idsOf(both, onlyMfa));
+    expect(await scope.ids('evidence', { record_id: backup.id })).toEqual(idsOf(both));
+    const [measure] = (await scope.list('measure', { query: 'MFA' })) as Row[];
+    expect(measure?.evidence_ids).toEqual(idsOf(both, onlyMfa));
+  });
+
+  filterTest(
+    ['evidence.supersedes_id'],
+    'evidence supersedes_id returns the items replacing that one; the older one shows superseded_by',
+    async () => {
+      const scope = await newScope();
+      const old = await scope.add('evidence', { url: link(1), title: '2025 report' });
+      const replacing = await scope.add('evidence', { url: link(2), supersedes_id: old.id });
+      await scope.add('evidence', { url: link(3) });
+      expect(await scope.ids('evidence', { supersedes_id: old.id })).toEqual(idsOf(replacing));
+      const [listedOld] = (await scope.list('evidence', { query: '2025 report' })) as Row[];
+      expect(listedOld?.superseded_by).toBe(replacing.id);
+      expect(replacing.superseded_by).toBeNull();
+    },
+  );
+});
+
 // ---- references ---------------------------------------------------------------------------------------
 
 describe('reference filters', () => {

@@ -53,9 +53,10 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
       annotations: READ_ANNOTATIONS,
       toolset: toolsetOf(spec),
       input: idInput(spec),
-      output: single,
+      output: spec.getExtras ? single.extend(spec.getExtras.shape) : single,
       async run(ctx, input) {
-        return { [spec.key]: records.present(await records.load(ctx, input.id, 'read'), ctx) };
+        const record = records.present(await records.load(ctx, input.id, 'read'), ctx);
+        return { [spec.key]: record, ...(await spec.getExtras?.read(ctx, record)) };
       },
     });
     const links = (spec.relations ?? []).flatMap((relation) =>

@@ -44,12 +44,13 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
       sql<string>`(select json_group_array(${relation.targetColumn}) from ${relation.table} where ${relation.ownerColumn} = ${table.id})`,
     ]),
   );
-  const selection = { ...columns, ...relationColumns };
+  const selection = { ...columns, ...relationColumns, ...spec.computed };
   const listSelection = {
     ...Object.fromEntries(
       Object.entries(columns).map(([name, column]) => [name, sql`${column}`.mapWith(column)]),
     ),
     ...relationColumns,
+    ...spec.computed,
   };
   const title = capitalize(spec.label);
   // Columns the tools keep for themselves (a sort key): read with a list page's rows, never answered.

@@ -65,7 +65,7 @@ export function addInput(spec: RegisterSpec): z.ZodObject {
   for (const relation of spec.relations ?? []) {
     if (relation.writable) shape[relation.field] = relationInput(relation).optional();
   }
-  return z.strictObject(shape);
+  return z.strictObject({ ...shape, ...spec.addArguments?.shape });
 }
 
 /** The fields an update may empty (`clear`): optional ones, which a record may hold as null. */

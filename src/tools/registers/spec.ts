@@ -21,7 +21,8 @@ export type RegisterKind =
   | 'continual_improvement'
   | 'audit'
   | 'requirement'
-  | 'document';
+  | 'document'
+  | 'evidence';
 
 export type Row = Record<string, unknown>;
 
@@ -189,6 +190,23 @@ export interface RegisterSpec {
   afterAdd?(ctx: ToolContext, id: string, next: Row, landed: SQL): BatchItem<'sqlite'>[];
   /** Statements a delete's batch runs once the record is `gone` (rows of its own, such as a document's versions). */
   afterDelete?(ctx: ToolContext, id: string, gone: SQL): BatchItem<'sqlite'>[];
+  /**
+   * Derived fields read with the row by a subquery (an evidence item's superseded_by): in every read, never written.
+   */
+  computed?: Record<string, SQL>;
+  /**
+   * Arguments of the add tool that are no field (an evidence file's content_base64): `take` turns them into fields
+   * (a file_id) after the checks, before the record is prepared.
+   */
+  addArguments?: {
+    shape: Record<string, z.ZodType>;
+    take(ctx: ToolContext, organizationId: string, values: Row): Promise<void>;
+  };
+  /** What the get tool answers beside the record (an evidence file's signed download_url). */
+  getExtras?: {
+    shape: Record<string, z.ZodType>;
+    read(ctx: ToolContext, record: Row): Promise<Row>;
+  };
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */

@@ -43,6 +43,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
       requireOrganization(ctx, organization_id, 'write');
       await checkReferences(ctx, spec, records.tableOf, organization_id, values);
       await checkUnique(ctx, records, organization_id, values, null);
+      await spec.addArguments?.take(ctx, organization_id, values);
       const timestamp = ctx.now().toISOString();
       const id = newId(spec.prefix);
       const next: Row = {};

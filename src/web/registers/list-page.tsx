@@ -388,6 +388,11 @@ export function RegisterListPage(props: {
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
           History of {page.spec.labelPlural}
         </a>
+        {page.quickFilters?.map((quick) => (
+          <a href={`${base}?${new URLSearchParams(quick.filter(new Date().toISOString().slice(0, 10)))}`}>
+            {quick.label}
+          </a>
+        ))}
         {page.hiddenByDefault && query.filter[page.hiddenByDefault.field] === undefined && (
           <a href={`${base}${queryString({ ...query, showHidden: !query.showHidden })}`}>
             {query.showHidden ? `Hide ${page.hiddenByDefault.label}` : `Show ${page.hiddenByDefault.label}`}

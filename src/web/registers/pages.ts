@@ -1,6 +1,11 @@
 // The register pages: their URL slugs and columns; tools, filters, fields and labels come from the register specs.
+
+import { daysAfter } from '../../tools/expiry.ts';
 import { REGISTER_SPECS, REGISTERS, type RegisterKind, type RegisterTools } from '../../tools/index.ts';
 import type { RegisterSpec } from '../../tools/registers/spec.ts';
+
+/** The window of "expiring soon" evidence, on its register and the home page. */
+export const EXPIRING_DAYS = 30;
 
 export interface RegisterPage {
   kind: RegisterKind;
@@ -18,11 +23,15 @@ export interface RegisterPage {
   hiddenByDefault?: { field: string; values: string[]; label: string };
   /** Whether its records can be imported from a file (documents cannot: their versions do not travel in one). */
   importable?: boolean;
+  /** Links to the list with filters set, beside the filter form (evidence expiring in 30 days). */
+  quickFilters?: { label: string; filter(today: string): Record<string, string> }[];
 }
 
 const COLUMNS: Record<
   RegisterKind,
-  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault' | 'importable'> & { columns: string[] }
+  Pick<RegisterPage, 'defaultOrder' | 'hiddenByDefault' | 'importable' | 'quickFilters'> & {
+    columns: string[];
+  }
 > = {
   vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
   risk: {
@@ -49,6 +58,16 @@ const COLUMNS: Record<
     columns: ['title', 'type', 'status', 'published_version', 'next_review_on', 'owner_id'],
     defaultOrder: { field: 'title', direction: 'ASC' },
     importable: false,
+  },
+  evidence: {
+    columns: ['title', 'kind', 'collected_on', 'valid_until', 'expired', 'superseded_by'],
+    quickFilters: [
+      {
+        label: `Expiring in ${EXPIRING_DAYS} days`,
+        filter: (today) => ({ expired: 'false', expiring_before: daysAfter(today, EXPIRING_DAYS) }),
+      },
+      { label: 'Expired', filter: () => ({ expired: 'true' }) },
+    ],
   },
 };
 

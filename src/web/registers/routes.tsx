@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
+import { daysAfter } from '../../tools/expiry.ts';
 import {
   cellText,
   exportColumnsOf,
@@ -15,6 +16,7 @@ import type { RegisterKind } from '../../tools/registers/spec.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { EvidenceDownload, EvidenceSection, evidenceOfRecord } from '../evidence.tsx';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
 import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frameworks/data.ts';
 import { FrameworkDetails } from '../frameworks/details.tsx';
@@ -27,7 +29,13 @@ import { Backlinks, backlinksOf } from './backlinks.tsx';
 import { DocumentDetails, documentDetailsOf } from './document-details.tsx';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
-import { REGISTER_PAGES, REGISTER_SLUG_PATTERN, type RegisterPage, registerPageBySlug } from './pages.ts';
+import {
+  EXPIRING_DAYS,
+  REGISTER_PAGES,
+  REGISTER_SLUG_PATTERN,
+  type RegisterPage,
+  registerPageBySlug,
+} from './pages.ts';
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
 import { type RegisterMatches, SEARCH_MATCHES_PER_REGISTER, SearchPage } from './search-page.tsx';
 import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
@@ -112,7 +120,8 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     if (!membership) return notFoundPage(c, viewerOf(c));
     const userId = c.get('user').id;
     const calls = webCalls(c, deps);
-    const [outcome, documentsDue, members, tokens, clients] = await Promise.all([
+    const today = deps.now().toISOString().slice(0, 10);
+    const [outcome, documentsDue, members, tokens, clients, expiring] = await Promise.all([
       calls.read(summaryTool, { organization_id: membership.organizationId }),
       calls.run(REGISTERS.document.list, {
         organization_id: membership.organizationId,
@@ -122,6 +131,11 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
       listMembers(deps.database.db, membership.organizationId),
       deps.tokens.list(userId),
       deps.oauth.grants.listForUser(userId),
+      calls.run(REGISTERS.evidence.list, {
+        organization_id: membership.organizationId,
+        filter: { expired: false, expiring_before: daysAfter(today, EXPIRING_DAYS) },
+        size: 1,
+      }),
     ]);
     if (!outcome.ok) return toolErrorPage(c, outcome.error, membership);
     const steps: FirstSteps = {
@@ -136,6 +150,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         summary={outcome.result as unknown as Summary}
         documentsDue={Number(documentsDue.total_count ?? 0)}
         steps={steps}
+        expiringEvidence={Number(expiring.total_count)}
       />,
     );
   });
@@ -343,6 +358,8 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
           : Promise.resolve(undefined),
       backlinksOf(calls, membership.organizationId, page, id),
     ]);
+    const carriesEvidence = (page.spec.relations ?? []).some((relation) => relation.field === 'evidence_ids');
+    const evidence = carriesEvidence ? await evidenceOfRecord(calls, membership.organizationId, id) : null;
     const history: RecordHistory = changes.ok
       ? {
           changes: changes.result.changes as ChangeRow[],
@@ -363,6 +380,10 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         details={
           <>
             <Backlinks links={backlinks} />
+            {page.kind === 'evidence' && <EvidenceDownload result={outcome.result} />}
+            {evidence && (
+              <EvidenceSection viewer={viewerOf(c)} membership={membership} recordId={id} items={evidence} />
+            )}
             {details}
           </>
         }

@@ -1,10 +1,12 @@
 // An organization's home page: the compliance summary (getComplianceSummary) with links into the registers.
 import type { Child } from 'hono/jsx';
 import { REVIEW_DUE_DAYS } from '../../tools/documents.ts';
+import { daysAfter } from '../../tools/expiry.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
+import { EXPIRING_DAYS } from './pages.ts';
 
 export interface Summary {
   risks: {
@@ -228,6 +230,7 @@ export function SummaryPage({
   summary,
   documentsDue,
   steps,
+  expiringEvidence,
 }: {
   viewer: Viewer;
   membership: Membership;
@@ -235,6 +238,8 @@ export function SummaryPage({
   /** Documents whose next review is within REVIEW_DUE_DAYS (or past), not retired. */
   documentsDue: number;
   steps: FirstSteps;
+  /** Evidence items whose validity ends within EXPIRING_DAYS. */
+  expiringEvidence: number;
 }) {
   const base = `/orgs/${membership.organizationId}`;
   const share = summary.measures.implemented_share;
@@ -304,6 +309,14 @@ export function SummaryPage({
           href={`${base}/documents?review_due=true`}
         >
           next review within {REVIEW_DUE_DAYS} days
+        </Stat>
+        <Stat
+          title={`Evidence expiring in ${EXPIRING_DAYS} days`}
+          value={expiringEvidence}
+          alert={expiringEvidence > 0}
+          href={`${base}/evidence?expired=false&expiring_before=${daysAfter(summary.generated_at.slice(0, 10), EXPIRING_DAYS)}`}
+        >
+          <a href={`${base}/evidence?expired=true`}>expired evidence</a>
         </Stat>
       </div>
       <FrameworkCoverage base={base} frameworks={summary.frameworks} />

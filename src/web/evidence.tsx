@@ -1,0 +1,181 @@
+// Evidence on record pages: the record's evidence items, a file upload (file input, which also takes a dropped
+// file) or a link, optionally replacing an older item. Uploads are stored for the organization of the signed-in
+// session, never one a form names; nothing uploaded is shown inline: an evidence page links to a signed download.
+import type { Context } from 'hono';
+import { Hono } from 'hono';
+import { receiveFile } from '../files/receive.ts';
+import { EVIDENCE_TARGETS } from '../tools/evidence.ts';
+import { REGISTERS } from '../tools/index.ts';
+import { kindOfId } from '../tools/registers/spec.ts';
+import type { Membership, WebDeps, WebEnv } from './context.ts';
+import { setFlash } from './flash.ts';
+import { CsrfField, type Viewer } from './layout.tsx';
+import { membershipOf } from './organizations/routes.tsx';
+import { mayWrite } from './record-forms/pages.tsx';
+import { registerPageByKind } from './registers/pages.ts';
+import { errorPage, notFoundPage } from './render.tsx';
+import { type WebCalls, webCalls } from './tool-calls.ts';
+import { viewerOf } from './viewer.ts';
+
+type Row = Record<string, unknown>;
+
+/** The upload route: a multipart body, let through the general body limit (FILE_MAX_BYTES still applies). */
+export const EVIDENCE_UPLOAD_PATH = /^\/orgs\/[^/]+\/evidence\/attach$/;
+
+/** The evidence items of a record, newest first (at most one page), for its record page. */
+export async function evidenceOfRecord(calls: WebCalls, organizationId: string, recordId: string) {
+  const result = await calls.run(REGISTERS.evidence.list, {
+    organization_id: organizationId,
+    filter: { record_id: recordId },
+    size: 50,
+  });
+  return (result.evidence as Row[] | undefined) ?? [];
+}
+
+export function EvidenceSection(props: {
+  viewer: Viewer;
+  membership: Membership;
+  recordId: string;
+  items: Row[];
+}) {
+  const { membership, items } = props;
+  const base = `/orgs/${membership.organizationId}/evidence`;
+  return (
+    <section aria-labelledby="evidence">
+      <h2 id="evidence">Evidence</h2>
+      {items.length === 0 ? (
+        <p class="empty">No evidence yet.</p>
+      ) : (
+        <ul>
+          {items.map((item) => (
+            <li>
+              <a href={`${base}/${String(item.id)}`} dir="auto">
+                {String(item.title)}
+              </a>{' '}
+              <span class="muted small">
+                {item.kind === 'FILE' ? `file ${String(item.file_name)}` : 'link'}
+                {item.valid_until ? `, valid until ${String(item.valid_until)}` : ''}
+                {item.expired ? ' (expired)' : ''}
+                {item.superseded_by ? ' (superseded)' : ''}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {mayWrite(membership) && (
+        <details class="card">
+          <summary>Add evidence</summary>
+          <form method="post" action={`${base}/attach`} enctype="multipart/form-data">
+            <CsrfField token={props.viewer.csrfToken} />
+            <input type="hidden" name="record_id" value={props.recordId} />
+            <p>
+              <label for="evidence-file">File (choose one or drop it here)</label>
+              <input id="evidence-file" type="file" name="file" />
+            </p>
+            <p>
+              <label for="evidence-url">Or a link (http or https)</label>
+              <input id="evidence-url" type="url" name="url" placeholder="https://" />
+            </p>
+            <p>
+              <label for="evidence-title">Title (default: the file name)</label>
+              <input id="evidence-title" type="text" name="title" maxlength={200} />
+            </p>
+            <p>
+              <label for="evidence-valid">Valid until (optional)</label>
+              <input id="evidence-valid" type="date" name="valid_until" />
+            </p>
+            {items.length > 0 && (
+              <p>
+                <label for="evidence-supersedes">Replaces (optional)</label>
+                <select id="evidence-supersedes" name="supersedes_id">
+                  <option value="">Nothing</option>
+                  {items
+                    .filter((item) => !item.superseded_by)
+                    .map((item) => (
+                      <option value={String(item.id)}>{String(item.title)}</option>
+                    ))}
+                </select>
+              </p>
+            )}
+            <button type="submit">Add evidence</button>
+          </form>
+        </details>
+      )}
+    </section>
+  );
+}
+
+/** An evidence item's page: a signed download link for a file (never the file inline), the link for a link. */
+export function EvidenceDownload({ result }: { result: Row }) {
+  const url = typeof result.download_url === 'string' ? result.download_url : null;
+  if (!url) return null;
+  return (
+    <p class="card">
+      <a href={url} rel="noopener" download>
+        Download the file
+      </a>{' '}
+      <span class="muted small">(a link valid for a few minutes)</span>
+    </p>
+  );
+}
+
+/** A form value as text ('' when absent). */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+export function evidenceRoutes(deps: WebDeps): Hono<WebEnv> {
+  const web = new Hono<WebEnv>();
+
+  web.post('/orgs/:org/evidence/attach', async (c: Context<WebEnv>) => {
+    // The organization is the session's membership of the URL's organization: never a form field.
+    const membership = membershipOf(c, c.req.param('org') ?? '');
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const section = {
+      kind: 'organization' as const,
+      organizationId: membership.organizationId,
+      page: 'evidence',
+    };
+    if (!mayWrite(membership))
+      return errorPage(
+        c,
+        403,
+        'Not allowed',
+        'Adding evidence needs OWNER, ADMIN or EDITOR.',
+        viewerOf(c),
+        section,
+      );
+    const body = await c.req.parseBody();
+    const recordId = textOf(body.record_id);
+    const kind = kindOfId(EVIDENCE_TARGETS, recordId);
+    const page = kind ? registerPageByKind(kind) : undefined;
+    const back = page ? `/orgs/${membership.organizationId}/${page.slug}/${recordId}` : null;
+    if (!back) return notFoundPage(c, viewerOf(c));
+    const file = body.file;
+    const url = textOf(body.url);
+    const args: Row = {
+      organization_id: membership.organizationId,
+      record_ids: [recordId],
+      title: textOf(body.title) || (file instanceof File && file.name ? file.name : url),
+      ...(textOf(body.valid_until) ? { valid_until: textOf(body.valid_until) } : {}),
+      ...(textOf(body.supersedes_id) ? { supersedes_id: textOf(body.supersedes_id) } : {}),
+    };
+    if (file instanceof File && file.size > 0) {
+      const stored = await receiveFile(
+        { db: deps.database.db, files: deps.invoke.files, now: deps.now },
+        membership.organizationId,
+        file.stream(),
+        { name: file.name || 'file' },
+      );
+      args.file_id = stored.id;
+    } else if (url) args.url = url;
+    const outcome = await webCalls(c, deps).write(REGISTERS.evidence.add, args);
+    setFlash(
+      c,
+      outcome.ok ? `Evidence added: ${String(args.title)}.` : `Evidence not added: ${outcome.error.message}`,
+    );
+    return c.redirect(`${back}#evidence`, 303);
+  });
+
+  return web;
+}
