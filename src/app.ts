@@ -7,7 +7,7 @@ import type { Database } from './db/client.ts';
 import { internalErrorLogger } from './errors.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
-import { flushCallLogAfterResponse } from './http/call-log-flush.ts';
+import { deliverWebhooksAfterResponse, flushCallLogAfterResponse } from './http/call-log-flush.ts';
 import type { AppEnv } from './http/env.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import type { OriginPolicy } from './http/origin.ts';
@@ -25,6 +25,8 @@ import { createMcpSurface } from './surfaces/mcp.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
 import type { UsageRecorder } from './usage.ts';
 import { createWebRoutes, isWebUpload } from './web/index.tsx';
+import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
+import { fetchWebhookSender } from './webhooks/send.ts';
 
 export interface AppDeps {
   config: Config;
@@ -41,19 +43,35 @@ export interface AppDeps {
   usageFlush?: 'after-response' | 'host';
   /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** Runs webhook deliveries; by default one over the platform's fetch, run after the response (as on the Worker). */
+  webhooks?: WebhookRunner;
 }
+
+/** Messages a run started right after a write sends on the Worker, within that request's subrequest budget. */
+export const AFTER_WRITE_DELIVERIES = 5;
 
 export function createApp(deps: AppDeps) {
   const { config, database } = deps;
   const now = deps.now ?? (() => new Date());
   const tools = deps.tools ?? TOOLS;
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
+  const webhooks =
+    deps.webhooks ??
+    createWebhookRunner({
+      db: database.db,
+      send: fetchWebhookSender,
+      now,
+      allowLocal: config.webhooksAllowLocal,
+      mode: deps.usageFlush ?? 'after-response',
+      log: deps.log,
+    });
   const invoke: InvokeDeps = {
     db: database.db,
     usage: deps.usage,
     now,
     rateLimiter: deps.rateLimiter ?? createRateLimiter(config.rateLimitPerMinute),
     logError,
+    afterWrite: () => webhooks.afterWrite(),
   };
   const oauth = createOAuthServices({
     db: database.db,
@@ -77,7 +95,10 @@ export function createApp(deps: AppDeps) {
   const refuseTooLarge = refuseAnnouncedTooLarge(config.maxBodyBytes);
   // A file uploaded in the web interface is refused by the same limit, on its announced length too, with a page.
   app.use('*', (c, next) => (isWebUpload(c.req.path) ? next() : refuseTooLarge(c, next)));
-  if (deps.usageFlush === 'after-response') app.use('/api/mcp/*', flushCallLogAfterResponse(deps.usage));
+  if (deps.usageFlush === 'after-response') {
+    app.use('/api/mcp/*', flushCallLogAfterResponse(deps.usage));
+    app.use('*', deliverWebhooksAfterResponse(webhooks, AFTER_WRITE_DELIVERIES, logError));
+  }
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);
 

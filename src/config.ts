@@ -33,6 +33,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /** Development only: OAuth client_id URLs over http and on loopback or private addresses are fetched. */
   OAUTH_ALLOW_LOCAL_CLIENT_METADATA: booleanFlag.default(false),
+  /** Development only: webhook endpoints over http and on loopback or private addresses are accepted and called. */
+  WEBHOOKS_ALLOW_LOCAL: booleanFlag.default(false),
+  /** Node host: how often due webhook deliveries are looked for (a write also starts a run at once). */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(100).default(5_000),
   /** A plain 2025-era MCP tools/call is answered without building the SDK's server for it (docs/mcp.md). */
   MCP_FAST_PATH: booleanFlag.default(true),
   /** Node host: a connection must have sent a request's headers within this time. */
@@ -55,6 +59,10 @@ export interface Config {
   tokenCacheTtlSeconds: number;
   rateLimitPerMinute: number;
   oauthAllowLocalClientMetadata: boolean;
+  /** Development only: http:// and loopback or private webhook URLs (WEBHOOKS_ALLOW_LOCAL). */
+  webhooksAllowLocal: boolean;
+  /** Node host: the webhook delivery timer's period. */
+  webhookPollMs: number;
   /** Answer a plain 2025-era tools/call without the SDK's server and transport (MCP_FAST_PATH, default true). */
   mcpFastPath: boolean;
   /** Node host's HTTP timeouts (the Worker's connections are Cloudflare's). */
@@ -95,6 +103,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+    webhooksAllowLocal: value.WEBHOOKS_ALLOW_LOCAL,
+    webhookPollMs: value.WEBHOOK_POLL_MS,
     mcpFastPath: value.MCP_FAST_PATH,
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,
     requestTimeoutMs: value.REQUEST_TIMEOUT_MS,

@@ -20,6 +20,9 @@ export const ID_PREFIXES = {
   call: 'cal',
   oauth_grant: 'grt',
   oauth_client: 'cli',
+  webhook_endpoint: 'whk',
+  /** A webhook message: one event for one endpoint, its `webhook-id`. */
+  webhook_message: 'msg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

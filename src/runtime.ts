@@ -8,6 +8,8 @@ import type { Database } from './db/client.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
+import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
+import { fetchWebhookSender, type WebhookSender } from './webhooks/send.ts';
 
 export interface Runtime {
   app: App;
@@ -15,6 +17,7 @@ export interface Runtime {
   tokens: TokenService;
   usage: UsageRecorder;
   config: Config;
+  webhooks: WebhookRunner;
 }
 
 export function originPolicyFor(config: Config, loopbackOnly: boolean): OriginPolicy {
@@ -34,6 +37,8 @@ export function createRuntime(options: {
   clientMetadataFetcher?: ClientMetadataFetcher;
   /** How bearer tokens are hashed (TokenServiceDeps.hash); WebCrypto unless given. */
   hashToken?: (secret: string) => string | Promise<string>;
+  /** Sends webhook requests; the platform's fetch unless given (the Node host passes one that checks DNS answers). */
+  webhookSender?: WebhookSender;
 }): Runtime {
   const now = options.now ?? (() => new Date());
   const tokens = createTokenService({
@@ -44,6 +49,14 @@ export function createRuntime(options: {
     ...(options.hashToken ? { hash: options.hashToken } : {}),
   });
   const usage = createUsageRecorder(options.database.db, options.log);
+  const webhooks = createWebhookRunner({
+    db: options.database.db,
+    send: options.webhookSender ?? fetchWebhookSender,
+    now,
+    allowLocal: options.config.webhooksAllowLocal,
+    mode: options.usageFlush,
+    log: options.log,
+  });
   const app = createApp({
     config: options.config,
     database: options.database,
@@ -55,6 +68,7 @@ export function createRuntime(options: {
     usageFlush: options.usageFlush,
     log: options.log,
     clientMetadataFetcher: options.clientMetadataFetcher,
+    webhooks,
   });
-  return { app, database: options.database, tokens, usage, config: options.config };
+  return { app, database: options.database, tokens, usage, config: options.config, webhooks };
 }

@@ -35,7 +35,17 @@ export interface Env {
   LOOPBACK_ONLY?: string;
   /** `false`: every MCP request through the SDK (docs/mcp.md); default true, as on Node. */
   MCP_FAST_PATH?: string;
+  /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
+  WEBHOOKS_ALLOW_LOCAL?: string;
 }
+
+/** The Cron Trigger that runs webhook deliveries (wrangler.toml); any other one runs the hourly upkeep. */
+export const DELIVERY_CRON = '* * * * *';
+/**
+ * Messages one cron run sends: 3 database requests + one fetch each = 43 subrequests, under the Free plan's 50 per
+ * invocation (docs/worker.md).
+ */
+export const CRON_DELIVERIES = 40;
 
 const STRING_SETTINGS = [
   'LIBSQL_URL',
@@ -47,6 +57,7 @@ const STRING_SETTINGS = [
   'MAX_BODY_BYTES',
   'LOOPBACK_ONLY',
   'MCP_FAST_PATH',
+  'WEBHOOKS_ALLOW_LOCAL',
 ] as const;
 
 function buildRuntime(env: Env): Runtime {
@@ -64,6 +75,7 @@ function buildRuntime(env: Env): Runtime {
     RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
     MAX_BODY_BYTES: env.MAX_BODY_BYTES,
     MCP_FAST_PATH: env.MCP_FAST_PATH,
+    WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -125,9 +137,10 @@ export default {
     return response as unknown as WorkerResponse;
   },
 
-  // The hourly Cron Trigger (wrangler.toml [triggers]): what the Node host does on its timer, within a budget of
+  // The Cron Triggers (wrangler.toml [triggers]): every minute, webhook deliveries (at most CRON_DELIVERIES messages,
+  // within the subrequest budget: docs/worker.md); hourly, what the Node host does on its timer, within a budget of
   // requests (src/db/search-maintenance.ts, scheduledUpkeep). A failure fails the run (Cron Events shows it) and is
-  // not retried at once: the next hour's run tries again.
+  // not retried at once: the next run tries again.
   async scheduled(controller, env) {
     let runtime: Runtime;
     try {
@@ -136,6 +149,14 @@ export default {
       controller.noRetry();
       logMisconfiguration(error);
       throw error;
+    }
+    if (controller.cron === DELIVERY_CRON) {
+      const run = await runtime.webhooks.run(CRON_DELIVERIES);
+      if (run.sent > 0)
+        console.log(
+          `webhooks: ${run.sent} sent, ${run.delivered} delivered, ${run.retrying} to retry, ${run.failed} failed`,
+        );
+      return;
     }
     try {
       const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);
