@@ -1,5 +1,5 @@
 // Crash test of the Node host: kill -9 under write load, restart, check integrity, writes and their call-log rows.
-// Usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N]   (exits 1 when something was lost)
+// Usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N] [--webhooks]   (exits 1 when something was lost)
 import { parseArgs } from 'node:util';
 import { crashPassed, runCrashTest } from './fuzz-crash-engine.ts';
 
@@ -8,13 +8,14 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     writes: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '16' },
+    webhooks: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
 const writesPerRound = Number(values.writes);
 const concurrency = Number(values.concurrency);
 if (![rounds, writesPerRound, concurrency].every((n) => Number.isInteger(n) && n > 0)) {
-  console.error('usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N]');
+  console.error('usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N] [--webhooks]');
   process.exit(2);
 }
 const started = performance.now();
@@ -22,6 +23,7 @@ const report = await runCrashTest({
   rounds,
   writesPerRound,
   concurrency,
+  webhooks: values.webhooks,
   log: (line) => console.error(line),
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -32,4 +34,12 @@ console.log(`  writes without a call-log row ${report.missingLogRows}`);
 console.log(`  call-log rows without a write ${report.extraLogRows}`);
 console.log(`  integrity_check failures      ${report.integrityFailures}`);
 console.log(`  restarted after the last kill ${report.restarted ? 'yes' : 'no'}`);
+if (report.webhooks) {
+  const hooks = report.webhooks;
+  console.log(`  webhook events                ${hooks.events}`);
+  console.log(`  webhook events lost           ${hooks.lost}`);
+  console.log(`  repeated, same webhook-id     ${hooks.repeatedSameId}`);
+  console.log(`  repeated under another id     ${hooks.repeatedOtherId}`);
+  console.log(`  bad signatures                ${hooks.badSignatures}`);
+}
 process.exitCode = crashPassed(report) ? 0 : 1;

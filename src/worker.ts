@@ -42,7 +42,7 @@ export interface Env {
 /** The Cron Trigger that runs webhook deliveries (wrangler.toml); any other one runs the hourly upkeep. */
 export const DELIVERY_CRON = '* * * * *';
 /**
- * Messages one cron run sends: 3 database requests + one fetch each = 43 subrequests, under the Free plan's 50 per
+ * Messages one cron run sends: 2 database requests + one fetch each = 42 subrequests, under the Free plan's 50 per
  * invocation (docs/worker.md).
  */
 export const CRON_DELIVERIES = 40;

@@ -31,7 +31,7 @@ export interface DeliveryRun {
 export interface DeliveryOptions {
   send: WebhookSender;
   now: () => Date;
-  /** At most this many messages in the run (the Worker's subrequest budget: one request each, plus three). */
+  /** At most this many messages in the run (the Worker's subrequest budget: one request each, plus two). */
   limit: number;
   allowLocal: boolean;
   concurrency?: number;
@@ -75,7 +75,7 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
 }
 
 /**
- * One delivery run: at most `limit` due messages, three database requests (claim with the endpoints' secrets in one
+ * One delivery run: at most `limit` due messages, two database requests (claim with the endpoints' secrets in one
  * batch, then all outcomes in one batch) plus one HTTP request per message.
  */
 export async function deliverDueWebhooks(db: Db, options: DeliveryOptions): Promise<DeliveryRun> {

@@ -1,8 +1,8 @@
 // The Webhooks pages: an owner adds an endpoint (secret shown once), sees the delivery log, redelivers, rotates,
 // deletes; an editor and another organization's owner are refused; refused URLs are explained.
 import { afterEach, describe, expect, it } from 'vitest';
+import { startReceiver } from '../../scripts/webhook-receiver.ts';
 import { addMember, createActor, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
-import { startReceiver } from '../webhooks/receiver.ts';
 import { PASSWORD, signUpWithToken, textOf, WebClient } from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];

@@ -1,6 +1,7 @@
 // Webhook deliveries end to end in process: writes put events in the outbox in their own batch, the runner signs and
 // sends them to a loopback receiver that verifies with `standardwebhooks`, retries, rotation, and the bounds.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Receiver, startReceiver } from '../../scripts/webhook-receiver.ts';
 import { webhookMessages } from '../../src/db/schema.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { deliverDueWebhooks, retryDelayMs } from '../../src/webhooks/deliver.ts';
@@ -17,7 +18,6 @@ import { enqueueEvent } from '../../src/webhooks/events.ts';
 import { fetchWebhookSender, type WebhookSender } from '../../src/webhooks/send.ts';
 import { createNodeWebhookSender, nodeWebhookSender } from '../../src/webhooks/send-node.ts';
 import { createActor, createOrg, createTestRuntime, createToken, ok, type TestRuntime } from '../helpers.ts';
-import { type Receiver, startReceiver } from './receiver.ts';
 
 const KINDS = REGISTER_SPECS.map((spec) => spec.kind);
 const OPTIONS = { kinds: KINDS, allowLocal: true };

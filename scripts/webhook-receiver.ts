@@ -1,5 +1,5 @@
-// A webhook receiver on loopback for tests: verifies every delivery with the independent `standardwebhooks` package,
-// and answers as told (accept, fail, drop the connection, answer late, answer 10 MB, redirect).
+// A webhook receiver on loopback for tests and the crash test: verifies every delivery with the independent
+// `standardwebhooks` package, and answers as told (accept, fail, drop the connection, answer late, answer 10 MB, redirect).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
@@ -23,6 +23,8 @@ export interface Received {
 
 export interface Receiver {
   url: string;
+  /** Requests whose signature verified with none of the secrets. */
+  badSignatures: number;
   /** Deliveries whose signature verified with at least one secret. */
   received: Received[];
   /** Requests of any kind that arrived. */
@@ -30,7 +32,8 @@ export interface Receiver {
   /** For `huge`: whether the response was written to its end before the sender closed the connection. */
   hugeFinished: boolean[];
   secrets: string[];
-  answer: (request: number) => Answer;
+  /** How to answer the n-th request (from 1), given its webhook-id. */
+  answer: (request: number, id: string) => Answer;
   close(): Promise<void>;
 }
 
@@ -55,6 +58,7 @@ function verifiedWith(secret: string, body: string, req: IncomingMessage): boole
 export async function startReceiver(secrets: string[] = []): Promise<Receiver> {
   const receiver: Receiver = {
     url: '',
+    badSignatures: 0,
     received: [],
     requests: 0,
     hugeFinished: [],
@@ -64,14 +68,15 @@ export async function startReceiver(secrets: string[] = []): Promise<Receiver> {
   };
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     receiver.requests += 1;
-    const answer = receiver.answer(receiver.requests);
+    const answer = receiver.answer(receiver.requests, String(req.headers['webhook-id']));
     const body = await readBody(req);
     if (answer.kind === 'drop') {
       req.socket.destroy();
       return;
     }
     const verified = receiver.secrets.map((secret) => verifiedWith(secret, body, req));
-    if (verified.some(Boolean) && (answer.kind === 'ok' || answer.kind === 'huge')) {
+    if (!verified.some(Boolean)) receiver.badSignatures += 1;
+    if (verified.some(Boolean) && ['ok', 'huge', 'late'].includes(answer.kind)) {
       const parsed = JSON.parse(body) as { type: string };
       receiver.received.push({
         id: String(req.headers['webhook-id']),
