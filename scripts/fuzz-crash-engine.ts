@@ -2,12 +2,18 @@
 // `kill -9` it while writes are in flight, and check after each kill that the file is intact (PRAGMA
 // integrity_check), that every acknowledged write is there, and that every write that landed has its call-log row
 // (and no row claims a write that did not land). The host is restarted on the same file for the next round.
+// With `webhooks`, an endpoint on a loopback receiver (which verifies signatures with `standardwebhooks`, drops some
+// first attempts and answers some late) gets every write's event: after the last restart the outbox must drain with
+// every change delivered, and any duplicate must carry the same webhook-id.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
+import { createDatabase } from '../src/db/client.ts';
+import { createEndpoint } from '../src/webhooks/endpoints.ts';
+import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 export interface CrashOptions {
   rounds: number;
@@ -15,7 +21,24 @@ export interface CrashOptions {
   writesPerRound: number;
   /** Concurrent writers. */
   concurrency: number;
+  /** Also count webhook events: none lost across the kills, duplicates only with the same webhook-id. */
+  webhooks?: boolean;
   log?: (line: string) => void;
+}
+
+export interface WebhookCount {
+  /** Changes made by the crash writes (history rows), each an event for the one endpoint. */
+  events: number;
+  /** Of those, delivered to the receiver and verified. */
+  delivered: number;
+  lost: number;
+  /** Deliveries received more than once, with the same webhook-id (allowed: at least once). */
+  repeatedSameId: number;
+  /** Changes received under two different webhook-ids (not allowed). */
+  repeatedOtherId: number;
+  badSignatures: number;
+  /** Messages still pending when the wait for the outbox to drain ended. */
+  pendingAtEnd: number;
 }
 
 export interface CrashRound {
@@ -38,6 +61,7 @@ export interface CrashReport {
   integrityFailures: number;
   /** The host started again after the last kill and answered a read. */
   restarted: boolean;
+  webhooks?: WebhookCount;
 }
 
 const BIN = fileURLToPath(new URL('../bin/compliance-mcp.js', import.meta.url));
@@ -61,6 +85,8 @@ export function startHost(databaseUrl: string): Promise<Host> {
       PORT: '0',
       SEED_DEMO: 'true',
       RATE_LIMIT_PER_MINUTE: '0',
+      WEBHOOKS_ALLOW_LOCAL: 'true',
+      WEBHOOK_POLL_MS: '250',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -181,6 +207,70 @@ async function inspect(
   }
 }
 
+/** How long the last host may take to empty the outbox: a send killed mid-way is claimed for 60 s, a retry waits 30 s. */
+const DRAIN_TIMEOUT_MS = 180_000;
+
+/** An endpoint for every event of the organization, on the receiver, written into the file beside the running host. */
+async function addEndpoint(databaseUrl: string, organizationId: string, receiver: Receiver): Promise<void> {
+  const client = createClient({ url: databaseUrl });
+  try {
+    // The host writes to the same file meanwhile: wait for its lock rather than fail.
+    await client.execute('PRAGMA busy_timeout = 10000');
+    const { secret } = await createEndpoint(
+      createDatabase(client).db,
+      new Date(),
+      organizationId,
+      { url: receiver.url, description: 'crash test', events: ['*'] },
+      { kinds: ['vendor', 'measure'], allowLocal: true },
+    );
+    receiver.secrets.push(secret);
+  } finally {
+    client.close();
+  }
+}
+
+/** Waits (the host running) until no message is pending, then compares the history rows with what arrived. */
+async function countWebhooks(databaseUrl: string, receiver: Receiver): Promise<WebhookCount> {
+  const client = createClient({ url: databaseUrl });
+  try {
+    const pending = async () =>
+      Number(
+        (await client.execute("select count(*) from webhook_messages where status = 'pending'"))
+          .rows[0]?.[0] ?? 0,
+      );
+    const deadline = Date.now() + DRAIN_TIMEOUT_MS;
+    let left = await pending();
+    while (left > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      left = await pending();
+    }
+    const changes = await client.execute({
+      // The crash writes' changes (the demo seed's came before the endpoint).
+      sql: `select id from record_changes where tool in (${WRITE_TOOLS.map(() => '?').join(', ')}) and json_extract(after, '$.name') like 'crash %'`,
+      args: [...WRITE_TOOLS],
+    });
+    const expected = new Set(changes.rows.map((row) => String(row[0])));
+    const idsByChange = new Map<string, Set<string>>();
+    for (const item of receiver.received) {
+      const change = String((item.body.data as { change_id?: unknown }).change_id);
+      idsByChange.set(change, (idsByChange.get(change) ?? new Set()).add(item.id));
+    }
+    const delivered = [...expected].filter((id) => idsByChange.has(id)).length;
+    const distinctIds = new Set(receiver.received.map((item) => item.id)).size;
+    return {
+      events: expected.size,
+      delivered,
+      lost: expected.size - delivered,
+      repeatedSameId: receiver.received.length - distinctIds,
+      repeatedOtherId: [...idsByChange.values()].filter((ids) => ids.size > 1).length,
+      badSignatures: receiver.badSignatures,
+      pendingAtEnd: left,
+    };
+  } finally {
+    client.close();
+  }
+}
+
 export async function runCrashTest(options: CrashOptions): Promise<CrashReport> {
   const log = options.log ?? (() => {});
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-crash-'));
@@ -190,6 +280,18 @@ export async function runCrashTest(options: CrashOptions): Promise<CrashReport> 
   let token: string | null = null;
   let organizationId = '';
   let restarted = false;
+  let webhooks: WebhookCount | undefined;
+  const receiver = options.webhooks ? await startReceiver() : null;
+  if (receiver) {
+    // Every 5th message's first attempt is dropped, every 7th is answered late: retries must still bring all.
+    const seen = new Set<string>();
+    receiver.answer = (n, id) => {
+      const first = !seen.has(id);
+      seen.add(id);
+      if (first && seen.size % 5 === 0) return { kind: 'drop' };
+      return n % 7 === 0 ? { kind: 'late', ms: 300 } : { kind: 'ok' };
+    };
+  }
   try {
     for (let round = 0; round < options.rounds; round++) {
       const host = await startHost(databaseUrl);
@@ -199,6 +301,7 @@ export async function runCrashTest(options: CrashOptions): Promise<CrashReport> 
         if (!organizationId) {
           const { body } = await call(host.url, token, 'listOrganizations', {});
           organizationId = String((body.organizations as { id: string }[])[0]?.id);
+          if (receiver) await addEndpoint(databaseUrl, organizationId, receiver);
         }
         const acked = await loadAndKill(host, token, organizationId, round, options);
         for (const id of acked) acknowledged.add(id);
@@ -217,10 +320,17 @@ export async function runCrashTest(options: CrashOptions): Promise<CrashReport> 
         organization_id: organizationId,
       });
       restarted = status === 200;
+      if (receiver) {
+        webhooks = await countWebhooks(databaseUrl, receiver);
+        log(
+          `webhooks: ${webhooks.events} events, ${webhooks.delivered} delivered, ${webhooks.lost} lost, ${webhooks.repeatedSameId} repeated with the same webhook-id, ${webhooks.repeatedOtherId} under another id`,
+        );
+      }
     } finally {
       await killHard(host.child);
     }
   } finally {
+    await receiver?.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const last = rounds.at(-1);
@@ -232,6 +342,7 @@ export async function runCrashTest(options: CrashOptions): Promise<CrashReport> 
     extraLogRows: last?.extraLogRows ?? 0,
     integrityFailures: rounds.filter((round) => round.integrity !== 'ok').length,
     restarted,
+    ...(webhooks ? { webhooks } : {}),
   };
 }
 
@@ -243,6 +354,11 @@ export function crashPassed(report: CrashReport): boolean {
     report.missingLogRows === 0 &&
     report.extraLogRows === 0 &&
     report.integrityFailures === 0 &&
-    report.restarted
+    report.restarted &&
+    (report.webhooks === undefined ||
+      (report.webhooks.lost === 0 &&
+        report.webhooks.repeatedOtherId === 0 &&
+        report.webhooks.badSignatures === 0 &&
+        report.webhooks.events > 0))
   );
 }

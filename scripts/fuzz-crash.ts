@@ -1,6 +1,7 @@
 // Crash test of the Node host: kill -9 under write load, restart, check integrity, writes and their call-log rows.
 // Then the same for stored files: kill -9 during uploads, upkeep, 0 rows without a blob and 0 blobs without a row.
-// Usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N] [--uploads N]   (exits 1 when something was lost)
+// Usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N] [--uploads N] [--webhooks]
+//        (exits 1 when something was lost)
 import { parseArgs } from 'node:util';
 import { crashPassed, runCrashTest } from './fuzz-crash-engine.ts';
 import { runFileCrashTest } from './fuzz-crash-files.ts';
@@ -11,13 +12,14 @@ const { values } = parseArgs({
     writes: { type: 'string', default: '500' },
     concurrency: { type: 'string', default: '16' },
     uploads: { type: 'string', default: '100' },
+    webhooks: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
 const writesPerRound = Number(values.writes);
 const concurrency = Number(values.concurrency);
 if (![rounds, writesPerRound, concurrency].every((n) => Number.isInteger(n) && n > 0)) {
-  console.error('usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N]');
+  console.error('usage: npm run fuzz:crash -- [--rounds N] [--writes N] [--concurrency N] [--webhooks]');
   process.exit(2);
 }
 const started = performance.now();
@@ -25,6 +27,7 @@ const report = await runCrashTest({
   rounds,
   writesPerRound,
   concurrency,
+  webhooks: values.webhooks,
   log: (line) => console.error(line),
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -35,6 +38,14 @@ console.log(`  writes without a call-log row ${report.missingLogRows}`);
 console.log(`  call-log rows without a write ${report.extraLogRows}`);
 console.log(`  integrity_check failures      ${report.integrityFailures}`);
 console.log(`  restarted after the last kill ${report.restarted ? 'yes' : 'no'}`);
+if (report.webhooks) {
+  const hooks = report.webhooks;
+  console.log(`  webhook events                ${hooks.events}`);
+  console.log(`  webhook events lost           ${hooks.lost}`);
+  console.log(`  repeated, same webhook-id     ${hooks.repeatedSameId}`);
+  console.log(`  repeated under another id     ${hooks.repeatedOtherId}`);
+  console.log(`  bad signatures                ${hooks.badSignatures}`);
+}
 const files = await runFileCrashTest({
   uploads: Number(values.uploads) || 100,
   concurrency,

@@ -10,7 +10,7 @@ import { memoryFileRuntime } from './files/runtime.ts';
 import type { FileRuntime } from './files/store.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
-import { flushCallLogAfterResponse } from './http/call-log-flush.ts';
+import { deliverWebhooksAfterResponse, flushCallLogAfterResponse } from './http/call-log-flush.ts';
 import type { AppEnv } from './http/env.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import type { OriginPolicy } from './http/origin.ts';
@@ -28,6 +28,8 @@ import { createMcpSurface } from './surfaces/mcp.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
 import type { UsageRecorder } from './usage.ts';
 import { createWebRoutes, isWebUpload } from './web/index.tsx';
+import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
+import { fetchWebhookSender } from './webhooks/send.ts';
 
 export interface AppDeps {
   config: Config;
@@ -48,7 +50,12 @@ export interface AppDeps {
   clientMetadataFetcher?: ClientMetadataFetcher;
   /** Stored files; blobs in memory unless given. */
   files?: FileRuntime;
+  /** Runs webhook deliveries; by default one over the platform's fetch, run after the response (as on the Worker). */
+  webhooks?: WebhookRunner;
 }
+
+/** Messages a run started right after a write sends on the Worker, within that request's subrequest budget. */
+export const AFTER_WRITE_DELIVERIES = 5;
 
 export function createApp(deps: AppDeps) {
   const { config, database } = deps;
@@ -56,6 +63,16 @@ export function createApp(deps: AppDeps) {
   const tools = deps.tools ?? TOOLS;
   const files = deps.files ?? memoryFileRuntime(config);
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
+  const webhooks =
+    deps.webhooks ??
+    createWebhookRunner({
+      db: database.db,
+      send: fetchWebhookSender,
+      now,
+      allowLocal: config.webhooksAllowLocal,
+      mode: deps.usageFlush ?? 'after-response',
+      log: deps.log,
+    });
   const invoke: InvokeDeps = {
     db: database.db,
     usage: deps.usage,
@@ -64,6 +81,7 @@ export function createApp(deps: AppDeps) {
     logError,
     afterKeyedCommit: deps.afterKeyedCommit,
     files,
+    afterWrite: () => webhooks.afterWrite(),
   };
   const oauth = createOAuthServices({
     db: database.db,
@@ -90,7 +108,10 @@ export function createApp(deps: AppDeps) {
   app.use('*', (c, next) =>
     isWebUpload(c.req.path) || isFileUploadPath(c.req.path) ? next() : refuseTooLarge(c, next),
   );
-  if (deps.usageFlush === 'after-response') app.use('/api/mcp/*', flushCallLogAfterResponse(deps.usage));
+  if (deps.usageFlush === 'after-response') {
+    app.use('/api/mcp/*', flushCallLogAfterResponse(deps.usage));
+    app.use('*', deliverWebhooksAfterResponse(webhooks, AFTER_WRITE_DELIVERIES, logError));
+  }
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);
 

@@ -33,6 +33,10 @@ const EnvSchema = z.object({
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
   /** Development only: OAuth client_id URLs over http and on loopback or private addresses are fetched. */
   OAUTH_ALLOW_LOCAL_CLIENT_METADATA: booleanFlag.default(false),
+  /** Development only: webhook endpoints over http and on loopback or private addresses are accepted and called. */
+  WEBHOOKS_ALLOW_LOCAL: booleanFlag.default(false),
+  /** Node host: how often due webhook deliveries are looked for (a write also starts a run at once). */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(100).default(5_000),
   /** A plain 2025-era MCP tools/call is answered without building the SDK's server for it (docs/mcp.md). */
   MCP_FAST_PATH: booleanFlag.default(true),
   /** Tests only (Node host): the process kills itself right after a keyed write commits, before it answers. */
@@ -102,6 +106,10 @@ export interface Config {
   tokenCacheTtlSeconds: number;
   rateLimitPerMinute: number;
   oauthAllowLocalClientMetadata: boolean;
+  /** Development only: http:// and loopback or private webhook URLs (WEBHOOKS_ALLOW_LOCAL). */
+  webhooksAllowLocal: boolean;
+  /** Node host: the webhook delivery timer's period. */
+  webhookPollMs: number;
   /** Answer a plain 2025-era tools/call without the SDK's server and transport (MCP_FAST_PATH, default true). */
   mcpFastPath: boolean;
   /** Tests only: the Node host dies (SIGKILL) between a keyed write's commit and its answer (TEST_KILL_AFTER_KEYED_COMMIT). */
@@ -152,6 +160,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
     rateLimitPerMinute: value.RATE_LIMIT_PER_MINUTE,
     oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
+    webhooksAllowLocal: value.WEBHOOKS_ALLOW_LOCAL,
+    webhookPollMs: value.WEBHOOK_POLL_MS,
     mcpFastPath: value.MCP_FAST_PATH,
     testKillAfterKeyedCommit: value.TEST_KILL_AFTER_KEYED_COMMIT,
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,

@@ -25,6 +25,9 @@ export const ID_PREFIXES = {
   oauth_client: 'cli',
   notification: 'ntf',
   stored_file: 'fil',
+  webhook_endpoint: 'whk',
+  /** A webhook message: one event for one endpoint, its `webhook-id`. */
+  webhook_message: 'msg',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -23,6 +23,7 @@ import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
+import { nodeWebhookSender } from './webhooks/send-node.ts';
 
 const USAGE_FLUSH_MS = 1000;
 /**
@@ -232,6 +233,7 @@ export async function startNodeServer(
       afterKeyedCommit: () => process.kill(process.pid, 'SIGKILL'),
     }),
     files: nodeFileRuntime(config),
+    webhookSender: nodeWebhookSender,
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =
@@ -249,6 +251,8 @@ export async function startNodeServer(
   const url = `http://${host}:${port}`;
   const flushTimer = setInterval(() => void runtime.usage.flush(), USAGE_FLUSH_MS);
   flushTimer.unref();
+  // Webhook deliveries: at start (what a stopped process left), on this timer, and right after each write.
+  runtime.webhooks.start(config.webhookPollMs);
   let closed = false;
   // One merge at a time, in steps between requests; close() stops it after its current step and waits for it.
   let merging: Promise<void> = Promise.resolve();
@@ -373,6 +377,7 @@ export async function startNodeServer(
         server.closeAllConnections();
       });
       await runtime.usage.flush();
+      await runtime.webhooks.stop();
       await merging;
       await notifying;
       database.client.close();

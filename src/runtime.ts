@@ -10,6 +10,8 @@ import type { FileRuntime } from './files/store.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
+import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
+import { fetchWebhookSender, type WebhookSender } from './webhooks/send.ts';
 
 export interface Runtime {
   app: App;
@@ -19,6 +21,7 @@ export interface Runtime {
   config: Config;
   /** Stored files: the BlobStore, FILE_MAX_BYTES, the link secret and the host's streaming SHA-256. */
   files: FileRuntime;
+  webhooks: WebhookRunner;
 }
 
 export function originPolicyFor(config: Config, loopbackOnly: boolean): OriginPolicy {
@@ -42,6 +45,8 @@ export function createRuntime(options: {
   hashToken?: (secret: string) => string | Promise<string>;
   /** The host's stored files (src/files/node.ts, the Worker's R2); blobs in memory unless given. */
   files?: FileRuntime;
+  /** Sends webhook requests; the platform's fetch unless given (the Node host passes one that checks DNS answers). */
+  webhookSender?: WebhookSender;
 }): Runtime {
   const now = options.now ?? (() => new Date());
   const files = options.files ?? memoryFileRuntime(options.config);
@@ -53,6 +58,14 @@ export function createRuntime(options: {
     ...(options.hashToken ? { hash: options.hashToken } : {}),
   });
   const usage = createUsageRecorder(options.database.db, options.log);
+  const webhooks = createWebhookRunner({
+    db: options.database.db,
+    send: options.webhookSender ?? fetchWebhookSender,
+    now,
+    allowLocal: options.config.webhooksAllowLocal,
+    mode: options.usageFlush,
+    log: options.log,
+  });
   const app = createApp({
     config: options.config,
     database: options.database,
@@ -66,6 +79,7 @@ export function createRuntime(options: {
     clientMetadataFetcher: options.clientMetadataFetcher,
     afterKeyedCommit: options.afterKeyedCommit,
     files,
+    webhooks,
   });
-  return { app, database: options.database, tokens, usage, config: options.config, files };
+  return { app, database: options.database, tokens, usage, config: options.config, files, webhooks };
 }

@@ -61,7 +61,17 @@ export interface Env {
   FILES_S3_ACCESS_KEY_ID?: string;
   FILES_S3_SECRET_ACCESS_KEY?: string;
   FILES_S3_REGION?: string;
+  /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
+  WEBHOOKS_ALLOW_LOCAL?: string;
 }
+
+/** The Cron Trigger that runs webhook deliveries (wrangler.toml); any other one runs the hourly upkeep. */
+export const DELIVERY_CRON = '* * * * *';
+/**
+ * Messages one cron run sends: 2 database requests + one fetch each = 42 subrequests, under the Free plan's 50 per
+ * invocation (docs/worker.md).
+ */
+export const CRON_DELIVERIES = 40;
 
 const STRING_SETTINGS = [
   'LIBSQL_URL',
@@ -86,6 +96,7 @@ const STRING_SETTINGS = [
   'FILES_S3_ACCESS_KEY_ID',
   'FILES_S3_SECRET_ACCESS_KEY',
   'FILES_S3_REGION',
+  'WEBHOOKS_ALLOW_LOCAL',
 ] as const;
 
 /** The R2 binding, else the S3-compatible bucket of FILES_S3_*, else a store that says neither is set. */
@@ -127,6 +138,7 @@ function buildRuntime(env: Env): Runtime {
     FILES_S3_ACCESS_KEY_ID: env.FILES_S3_ACCESS_KEY_ID,
     FILES_S3_SECRET_ACCESS_KEY: env.FILES_S3_SECRET_ACCESS_KEY,
     FILES_S3_REGION: env.FILES_S3_REGION,
+    WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -208,9 +220,11 @@ export default {
     return response as unknown as WorkerResponse;
   },
 
-  // Cron Triggers (wrangler.toml [triggers]): every run sends notifications (runNotificationsOnWorker); the hourly one
-  // also does what the Node host does on its timer, within a budget of requests (src/db/search-maintenance.ts,
-  // scheduledUpkeep). A failure fails the run (Cron Events shows it) and is not retried at once: the next run tries again.
+  // The Cron Triggers (wrangler.toml [triggers]): every minute, webhook deliveries (at most CRON_DELIVERIES messages,
+  // within the subrequest budget: docs/worker.md); every 10 minutes notifications (runNotificationsOnWorker); hourly,
+  // also what the Node host does on its timer, within a budget of requests (src/db/search-maintenance.ts,
+  // scheduledUpkeep). A failure fails the run (Cron Events shows it) and is not retried at once: the next run tries
+  // again.
   async scheduled(controller, env) {
     let runtime: Runtime;
     try {
@@ -219,6 +233,14 @@ export default {
       controller.noRetry();
       logMisconfiguration(error);
       throw error;
+    }
+    if (controller.cron === DELIVERY_CRON) {
+      const run = await runtime.webhooks.run(CRON_DELIVERIES);
+      if (run.sent > 0)
+        console.log(
+          `webhooks: ${run.sent} sent, ${run.delivered} delivered, ${run.retrying} to retry, ${run.failed} failed`,
+        );
+      return;
     }
     const failures: unknown[] = [];
     try {

@@ -895,3 +895,60 @@ export const evidenceRecords = sqliteTable(
     index('evidence_records_record_idx').on(t.record_id),
   ],
 );
+
+// ---- webhooks ------------------------------------------------------------------------------------
+
+/** An organization's webhook endpoint (`whk_...`): where events are sent, which ones, and the signing secrets. */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** Event types sent to it, a JSON array (`risk.created`, `risk.*`, `*`). */
+    events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The signing secret (`whsec_` + base64). Kept, as every delivery is signed with it; shown once. */
+    secret: text('secret').notNull(),
+    /** After a rotation: the previous secret, which signs beside the new one until `previous_secret_until`. */
+    previous_secret: text('previous_secret'),
+    previous_secret_until: text('previous_secret_until'),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    ...timestamps,
+  },
+  (t) => [index('webhook_endpoints_org_idx').on(t.organization_id, t.enabled)],
+);
+
+/**
+ * The outbox: one message (`msg_...`, its `webhook-id`) per event and endpoint. Rows for record changes are written
+ * by a trigger on record_changes (migrations), so in the same transaction as the change.
+ */
+export const webhookMessages = sqliteTable(
+  'webhook_messages',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id').notNull(),
+    endpoint_id: text('endpoint_id').notNull(),
+    event_type: text('event_type').notNull(),
+    /** The JSON body sent: `{ type, timestamp, data }`. */
+    payload: text('payload').notNull(),
+    status: text('status', { enum: ['pending', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    next_attempt_at: text('next_attempt_at').notNull(),
+    /** Retries stop here (a day after the event, or after a redelivery) and the message is marked failed. */
+    retry_until: text('retry_until').notNull(),
+    /** A runner that claimed it holds it until then; after, another runner may try again (at least once). */
+    locked_until: text('locked_until'),
+    last_attempt_at: text('last_attempt_at'),
+    last_status_code: integer('last_status_code'),
+    last_error: text('last_error'),
+    delivered_at: text('delivered_at'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('webhook_messages_due_idx').on(t.status, t.next_attempt_at),
+    index('webhook_messages_endpoint_idx').on(t.endpoint_id, t.created_at, t.id),
+  ],
+);

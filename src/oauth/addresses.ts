@@ -1,4 +1,5 @@
-// Address checks for fetching client metadata documents: no loopback, private, link-local or reserved targets.
+// Address checks for fetching URLs given by users (client metadata documents, webhook endpoints): no loopback,
+// private, link-local or reserved targets.
 
 /** Why `address` (an IPv4 or IPv6 literal) must not be fetched from, or null when it is a public address. */
 export function refusedAddress(address: string): string | null {
@@ -84,4 +85,13 @@ export function isLocalHostname(hostname: string): boolean {
     name.endsWith('.internal') ||
     !name.includes('.')
   );
+}
+
+/**
+ * What is wrong with a URL's host before any DNS lookup: a literal loopback, private, link-local or reserved address
+ * (e.g. "a private address"), or a name that always means this machine or the local network; null when neither.
+ */
+export function refusedHostname(hostname: string): string | null {
+  if (isIpLiteral(hostname)) return refusedAddress(hostname);
+  return isLocalHostname(hostname) ? 'a local host name' : null;
 }

@@ -11,16 +11,21 @@ import {
   maxAgeOf,
 } from './client-metadata.ts';
 
-/** A DNS lookup that refuses names resolving to loopback, private, link-local or reserved addresses. */
-export function checkedLookup(allowLocal: boolean): LookupFunction {
+/** A DNS lookup that refuses names resolving to loopback, private, link-local or reserved addresses (`refusal` says so). */
+export function checkedLookup(
+  allowLocal: boolean,
+  refusal: (reason: string) => Error = (reason) =>
+    new ClientMetadataError(`The client_id host resolves to ${reason}.`),
+  resolve: typeof lookup = lookup,
+): LookupFunction {
   return (hostname, options, callback) => {
-    lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = allowLocal
         ? null
         : addresses.map((entry) => refusedAddress(entry.address)).find(Boolean);
       if (refused || addresses.length === 0) {
-        const problem = new ClientMetadataError(`The client_id host resolves to ${refused ?? 'no address'}.`);
+        const problem = refusal(refused ?? 'no address');
         return callback(problem as NodeJS.ErrnoException, '', 0);
       }
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);

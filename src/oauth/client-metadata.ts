@@ -1,6 +1,6 @@
 // Client ID Metadata Documents: an HTTPS client_id names a JSON document describing the client, fetched with bounds.
 import { z } from 'zod';
-import { isIpLiteral, isLocalHostname, refusedAddress } from './addresses.ts';
+import { refusedHostname } from './addresses.ts';
 import { redirectUriProblem } from './redirect-uris.ts';
 
 export interface FetchedDocument {
@@ -44,14 +44,8 @@ export function clientIdUrlProblem(clientId: string, allowLocal: boolean): strin
   if (url.pathname === '/' || url.pathname === '') return 'A client_id URL must have a path.';
   if (url.hash || url.username || url.password) return 'A client_id URL has no fragment and no credentials.';
   if (url.href !== clientId) return 'A client_id URL must be in normal form (as the URL parser writes it).';
-  if (!allowLocal) {
-    if (isIpLiteral(url.hostname)) {
-      const refused = refusedAddress(url.hostname);
-      if (refused) return `The client_id URL points at ${refused}.`;
-    } else if (isLocalHostname(url.hostname)) {
-      return 'The client_id URL points at a local host name.';
-    }
-  }
+  const refused = allowLocal ? null : refusedHostname(url.hostname);
+  if (refused) return `The client_id URL points at ${refused}.`;
   return null;
 }
 

@@ -28,6 +28,8 @@ export interface InvokeDeps {
   logError(requestId: string, error: unknown): void;
   /** Test hook (Node host, env-gated): runs after a keyed write's batch committed, before its answer is stored. */
   afterKeyedCommit?: () => void;
+  /** Told after a write's batch landed (webhook deliveries start then). */
+  afterWrite?: () => void;
 }
 
 export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok: false; error: AppError };
@@ -112,7 +114,10 @@ export async function invokeTool(
     outcome = { ok: false, error: asAppError(error) };
   }
   if (!inBatch) deps.usage.record(entry(outcome.ok ? 'ok' : outcome.error.code));
-  else if (outcome.ok) deps.usage.record(inBatch, replayedAfterFailure ? 'maybe' : 'yes');
+  else if (outcome.ok) {
+    deps.usage.record(inBatch, replayedAfterFailure ? 'maybe' : 'yes');
+    deps.afterWrite?.();
+  }
   // The batch may or may not have landed before the failure: the same call's time, so its `ok` row is recognised.
   else deps.usage.record({ ...entry(outcome.error.code), created_at: inBatch.created_at }, 'maybe');
   return outcome;

@@ -132,6 +132,7 @@ ul.plain { list-style: none; margin: 0; padding: 0; }
 .getting-started li.done strong { color: var(--muted); text-decoration: line-through; }
 .getting-started .step-action { display: block; }
 ul.changes li { word-break: break-word; }
+.wrap, code.secret { overflow-wrap: anywhere; word-break: break-word; }
 ul.changes del { color: var(--bad); }
 ul.changes ins { color: var(--ok); text-decoration: none; font-weight: 600; }
 .actions-row { display: flex; gap: 0.75rem; flex-wrap: wrap; align-items: center; margin: 0 0 1rem; }

@@ -23,6 +23,7 @@ import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
+import { webhookRoutes } from './webhooks/routes.tsx';
 
 export type { WebDeps } from './context.ts';
 
@@ -149,6 +150,7 @@ export function createWebRoutes(deps: WebDeps) {
     consentRoutes(deps),
     connectedClientRoutes(deps),
     organizationRoutes(deps),
+    webhookRoutes(deps),
     historyRoutes(deps),
     frameworkRoutes(deps),
     recordFormRoutes(deps),

@@ -190,6 +190,11 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
             Activity
           </NavLink>
         )}
+        {membership && (membership.role === 'OWNER' || membership.role === 'ADMIN') && (
+          <NavLink href={`${base}/webhooks`} active={section.page === 'webhooks'}>
+            Webhooks
+          </NavLink>
+        )}
       </ul>
     </Menu>
   );
