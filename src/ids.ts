@@ -16,6 +16,7 @@ export const ID_PREFIXES = {
   continual_improvement: 'cim',
   audit: 'aud',
   requirement: 'req',
+  task: 'tsk',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

@@ -8,7 +8,9 @@ import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.
 import { dataClassificationSpec } from './data-classifications.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
+import { markReviewedTool } from './mark-reviewed.ts';
 import { measureSpec } from './measures.ts';
+import { myWorkTool } from './my-work.ts';
 import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
 import { organizationTools } from './organizations.ts';
@@ -18,6 +20,7 @@ import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 import { requirementSpec } from './requirements.ts';
 import { riskSpec } from './risks.ts';
 import { summaryTool } from './summary.ts';
+import { taskSpec } from './tasks.ts';
 import type { Tool } from './types.ts';
 import { vendorSpec } from './vendors.ts';
 
@@ -34,6 +37,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   continualImprovementSpec,
   auditSpec,
   requirementSpec,
+  taskSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -49,6 +53,9 @@ export const listChanges = listChangesTool(
 
 /** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
 export const importRecords = importRecordsTool(REGISTERS);
+
+/** markReviewed: a review of any record of a register with review cycles. */
+export const markReviewed = markReviewedTool(REGISTERS);
 
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
@@ -67,6 +74,8 @@ const allTools: Tool[] = [
   importRecords,
   summaryTool,
   listChanges,
+  markReviewed,
+  myWorkTool,
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;

@@ -15,7 +15,7 @@ import {
 import { requireOrganization } from './access.ts';
 import { type CoverageCounts, coverageOf, coverageSchema } from './coverage.ts';
 import { idOf } from './fields.ts';
-import { overdueCondition } from './overdue.ts';
+import { overdueCondition, todayOf } from './overdue.ts';
 import {
   AUDIT_STATES,
   MEASURE_STATES,
@@ -172,7 +172,7 @@ export const summaryTool: Tool = defineTool({
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');
     const organizationId = input.organization_id;
-    const today = ctx.now().toISOString().slice(0, 10);
+    const today = todayOf(ctx);
     const grouped = (table: SQLiteTable & { organization_id: SQLiteColumn }, column: SQLiteColumn) =>
       ctx.db
         .select({ key: column, n: count() })

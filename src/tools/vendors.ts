@@ -4,6 +4,7 @@ import { vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
+import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
 
 const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe('Vendor category (default OTHER).');
@@ -49,16 +50,20 @@ export const vendorSpec: RegisterSpec = {
     ),
     business_owner_id: ownerField('Business owner', 'The person accountable for the relationship.'),
     security_owner_id: ownerField('Security owner', 'The person who reviews its security.'),
+    ...reviewFields(),
   },
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),
     business_owner_id: ownerFilter(vendors.business_owner_id, 'Business owner'),
     security_owner_id: ownerFilter(vendors.security_owner_id, 'Security owner'),
+    ...reviewFilters(vendors.next_review_on),
   },
   orderFields: {
     name: { column: vendors.name },
+    ...reviewOrderField(vendors.next_review_on),
   },
+  review: { next: vendors.next_review_on, owners: [vendors.business_owner_id, vendors.security_owner_id] },
   example: {
     organization_id: 'org_...',
     name: 'Slack',

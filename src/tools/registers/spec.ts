@@ -5,6 +5,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import type { IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
+import type { ReviewCycle } from '../reviews.ts';
 import type { Transitions } from '../states.ts';
 import type { ToolContext } from '../types.ts';
 
@@ -20,7 +21,8 @@ export type RegisterKind =
   | 'nonconformity'
   | 'continual_improvement'
   | 'audit'
-  | 'requirement';
+  | 'requirement'
+  | 'task';
 
 export type Row = Record<string, unknown>;
 
@@ -164,6 +166,8 @@ export interface RegisterSpec {
    * landed): e.g. a moved section's descendants.
    */
   afterUpdate?(ctx: ToolContext, id: string, next: Row, current: Row, landed: SQL): BatchItem<'sqlite'>[];
+  /** Review cycles (src/tools/reviews.ts): the spec also spreads reviewFields(), reviewFilters() and the sort. */
+  review?: ReviewCycle;
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */

@@ -43,6 +43,11 @@ const COLUMNS: Record<
     columns: ['reference', 'title', 'framework_id', 'applicability', 'implementation_status'],
     defaultOrder: { field: 'reference', direction: 'ASC' },
   },
+  task: {
+    columns: ['title', 'status', 'priority', 'due_on', 'overdue', 'owner_id', 'assignee_user_id'],
+    defaultOrder: { field: 'due_on', direction: 'ASC' },
+    hiddenByDefault: { field: 'status', values: ['DONE', 'CANCELLED'], label: 'done and cancelled tasks' },
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({
@@ -70,7 +75,7 @@ export function displayName(record: Record<string, unknown>): string {
   // A framework's requirement: its reference code and title ("A.5.15 Access control").
   if (typeof record.reference === 'string' && typeof record.title === 'string')
     return `${record.reference} ${record.title}`;
-  for (const key of ['name', 'full_name', 'reference_id', 'requirement']) {
+  for (const key of ['name', 'full_name', 'reference_id', 'requirement', 'title']) {
     const value = record[key];
     if (typeof value === 'string' && value) return value;
   }
