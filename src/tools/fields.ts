@@ -41,6 +41,22 @@ export function idOf(prefix: IdPrefix, what: string) {
     .describe(`${what} id (\`${prefix}_...\`)`);
 }
 
+/** An id of any of several kinds (`msr_...`, `rsk_...`): a link to records of several registers. */
+export function idOfAny(prefixes: readonly IdPrefix[], what: string) {
+  if (prefixes.length === 1) return idOf(prefixes[0] as IdPrefix, what);
+  const listed = prefixes.map((prefix) => `${prefix}_`).join(', ');
+  return z
+    .string()
+    .refine(
+      (value) => prefixes.some((prefix) => isIdOf(prefix, value)),
+      `Expected the id of ${article(what)} ${what}: one starting ${listed} followed by 24 characters from 0-9 and a-z except i, l, o, u`,
+    )
+    .describe(`${capitalizeFirst(what)} id (${prefixes.map((prefix) => `\`${prefix}_...\``).join(', ')})`);
+}
+
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
+const capitalizeFirst = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 // Control characters (C0, DEL, C1); those that are white space.
 const CONTROL = /\p{Cc}/gu;

@@ -3,7 +3,13 @@
 // a file's header row to them.
 import { jsonSchemasOf } from '../../surfaces/schemas.ts';
 import type { RegisterTools } from '../registers/builder.ts';
-import { fieldLabelOf, type RegisterKind, type RegisterSpec, type RelationSpec } from '../registers/spec.ts';
+import {
+  fieldLabelOf,
+  type RegisterKind,
+  type RegisterSpec,
+  type RelationSpec,
+  singleTargetOf,
+} from '../registers/spec.ts';
 
 export type ImportFieldKind =
   | 'text'
@@ -73,7 +79,8 @@ export function importFieldsOf(tools: RegisterTools): ImportField[] {
   for (const [name, schema] of Object.entries(properties)) {
     if (name === 'organization_id') continue;
     const relation = spec.relations?.find((item) => item.field === name);
-    const target = spec.fields[name]?.ref ?? relation?.target;
+    // A list of records of several kinds is imported by id (the prefix tells the kind).
+    const target = spec.fields[name]?.ref ?? (relation ? singleTargetOf(relation) : undefined);
     fields.push({
       name,
       label: fieldLabelOf(spec, name),
@@ -91,7 +98,7 @@ export function importFieldsOf(tools: RegisterTools): ImportField[] {
       name: relation.field,
       label: fieldLabelOf(spec, relation.field),
       kind: 'refs',
-      target: relation.target,
+      ...(singleTargetOf(relation) ? { target: singleTargetOf(relation) } : {}),
       fixed: false,
       nullable: true,
       relation,

@@ -6,10 +6,12 @@ import type { RegisterTools } from '../registers/builder.ts';
 import { recordSchema } from '../registers/schemas.ts';
 import {
   fieldLabelOf,
+  kindOfId,
   nameFieldsOf,
   type RegisterKind,
   type RegisterSpec,
   type Row,
+  targetsOf,
 } from '../registers/spec.ts';
 import type { XlsxCell } from '../tables/xlsx-writer.ts';
 import { emailHeaderOf, importFieldsOf } from './columns.ts';
@@ -28,7 +30,7 @@ export interface ExportColumn {
 export function referencedKinds(spec: RegisterSpec): Set<RegisterKind> {
   const kinds = new Set<RegisterKind>();
   for (const field of Object.values(spec.fields)) if (field.ref) kinds.add(field.ref);
-  for (const relation of spec.relations ?? []) kinds.add(relation.target);
+  for (const relation of spec.relations ?? []) for (const kind of targetsOf(relation)) kinds.add(kind);
   return kinds;
 }
 
@@ -87,10 +89,15 @@ export function exportColumnsOf(
   const columns: ExportColumn[] = [];
   for (const name of names) {
     const header = fieldLabelOf(spec, name);
-    const target =
-      spec.fields[name]?.ref ?? spec.relations?.find((relation) => relation.field === name)?.target;
-    if (target) {
-      const named = (id: unknown) => (typeof id === 'string' ? (book.get(target)?.get(id)?.text ?? id) : '');
+    const relation = spec.relations?.find((item) => item.field === name);
+    const ref = spec.fields[name]?.ref;
+    const targets = ref ? [ref] : relation ? targetsOf(relation) : [];
+    if (targets.length > 0) {
+      const named = (id: unknown) => {
+        if (typeof id !== 'string') return '';
+        const kind = kindOfId(targets, id);
+        return (kind && book.get(kind)?.get(id)?.text) ?? id;
+      };
       columns.push({
         header,
         cell: (row) => {

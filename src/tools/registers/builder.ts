@@ -7,7 +7,7 @@ import { buildListTool } from './list-tool.ts';
 import { type RegisterRecords, registerRecords } from './records.ts';
 import { buildReferenceGraph, type DeleteEffects, deleteEffectsOf } from './references.ts';
 import { idInput, recordSchema } from './schemas.ts';
-import { type RegisterKind, type RegisterSpec, type RegisterTable, toolsetOf } from './spec.ts';
+import { type RegisterKind, type RegisterSpec, type RegisterTable, targetsOf, toolsetOf } from './spec.ts';
 import { buildAddTool, buildUpdateTool } from './write-tools.ts';
 
 /** One register's tools, as handles: call sites name `registers.risk.add`, never a name glued from strings. */
@@ -60,7 +60,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
     });
     const links = (spec.relations ?? []).flatMap((relation) =>
       relation.links && !relation.inverse
-        ? [buildLinkTools(spec, { ...relation, links: relation.links }, specOf(relation.target))]
+        ? [buildLinkTools(spec, { ...relation, links: relation.links }, targetsOf(relation).map(specOf))]
         : [],
     );
     return [

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
 import { changesOfRows } from '../changes.ts';
-import { idOf } from '../fields.ts';
+import { idOf, idOfAny } from '../fields.ts';
 import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from '../types.ts';
 import { nextUpdatedAt } from './records.ts';
 import { capitalize, type LinkToolsSpec, type RegisterSpec, type RelationSpec, toolsetOf } from './spec.ts';
@@ -22,24 +22,32 @@ export interface LinkTools {
 export function buildLinkTools(
   owner: RegisterSpec,
   relation: RelationSpec & { links: LinkToolsSpec },
-  target: RegisterSpec,
+  targets: readonly RegisterSpec[],
 ): LinkTools {
   const ownerTable = owner.table;
   const ownerArgument = `${owner.kind}_id`;
-  const targetArgument = `${target.kind}_id`;
+  // One kind: `measure_id`; several kinds (evidence for measures, risks...): `record_id`, its kind by its prefix.
+  const [single] = targets.length === 1 ? targets : [];
+  const targetArgument = single ? `${single.kind}_id` : 'record_id';
+  const targetLabel = single?.label ?? 'record';
   const input = z.strictObject({
     [ownerArgument]: idOf(owner.prefix, capitalize(owner.label)).describe(
       `The ${owner.label} (\`${owner.prefix}_...\`).`,
     ),
-    [targetArgument]: idOf(target.prefix, capitalize(target.label)).describe(
-      `The ${target.label} (\`${target.prefix}_...\`).`,
+    [targetArgument]: idOfAny(
+      targets.map((target) => target.prefix),
+      capitalize(targetLabel),
+    ).describe(
+      single
+        ? `The ${single.label} (\`${single.prefix}_...\`).`
+        : `The record: ${targets.map((target) => `${target.label} (\`${target.prefix}_...\`)`).join(', ')}.`,
     ),
   });
   const output = z.object({
     [ownerArgument]: z.string().describe(`The ${owner.label}.`),
     [relation.field]: z
       .array(z.string())
-      .describe(`All ${target.labelPlural} linked to the ${owner.label} after the change.`),
+      .describe(`All ${single?.labelPlural ?? 'records'} linked to the ${owner.label} after the change.`),
   });
   type Pair = { ownerId: string; targetId: string };
   const pairOf = (values: Record<string, unknown>): Pair => ({
@@ -55,14 +63,17 @@ export function buildLinkTools(
       .where(eq(ownerTable.id, ownerId));
     if (!found) throw notFound(capitalize(owner.label));
     requireOrganization(ctx, found.organization_id as string, 'write', capitalize(owner.label));
-    const [other] = await ctx.db
-      .select({ id: target.table.id })
-      .from(target.table)
-      .where(and(eq(target.table.id, targetId), eq(target.table.organization_id, found.organization_id)));
+    const target = targets.find((spec) => targetId.startsWith(`${spec.prefix}_`));
+    const [other] = target
+      ? await ctx.db
+          .select({ id: target.table.id })
+          .from(target.table)
+          .where(and(eq(target.table.id, targetId), eq(target.table.organization_id, found.organization_id)))
+      : [];
     if (!other) {
       throw new AppError(
         'not_found',
-        `${capitalize(target.label)} not found in the organization of this ${owner.label}.`,
+        `${capitalize(target?.label ?? targetLabel)} not found in the organization of this ${owner.label}.`,
       );
     }
     return found.organization_id as string;

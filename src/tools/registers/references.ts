@@ -6,7 +6,16 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { AppError } from '../../errors.ts';
 import { changesOfRows } from '../changes.ts';
 import type { ToolContext } from '../types.ts';
-import type { RegisterKind, RegisterSpec, RegisterTable, RelationSpec, Row, TableOf } from './spec.ts';
+import {
+  kindOfId,
+  type RegisterKind,
+  type RegisterSpec,
+  type RegisterTable,
+  type RelationSpec,
+  type Row,
+  type TableOf,
+  targetsOf,
+} from './spec.ts';
 
 /** Who points at a kind: used to keep references consistent when a record is deleted. */
 export interface Reference {
@@ -48,13 +57,15 @@ export function buildReferenceGraph(specs: readonly RegisterSpec[]): ReferenceGr
     }
     for (const relation of spec.relations ?? []) {
       if (relation.inverse) continue;
-      add(relation.target, {
-        table: relation.table,
-        column: relation.targetColumn,
-        onDelete: 'delete_rows',
-        label: '',
-        listOf: { kind: spec.kind, field: relation.field, relation },
-      });
+      for (const target of targetsOf(relation)) {
+        add(target, {
+          table: relation.table,
+          column: relation.targetColumn,
+          onDelete: 'delete_rows',
+          label: '',
+          listOf: { kind: spec.kind, field: relation.field, relation },
+        });
+      }
       add(spec.kind, {
         table: relation.table,
         column: relation.ownerColumn,
@@ -116,9 +127,14 @@ export async function checkReferences(
   }
   for (const relation of spec.relations ?? []) {
     const value = values[relation.field];
-    if (Array.isArray(value) && value.length > 0) {
-      checks.push({ path: relation.field, kind: relation.target, ids: [...new Set(value.map(String))] });
+    if (!Array.isArray(value) || value.length === 0) continue;
+    // Ids of a several-kinds relation are checked against their own kind's records (the schema took the prefix).
+    const byKind = new Map<RegisterKind, string[]>();
+    for (const id of new Set(value.map(String))) {
+      const kind = kindOfId(targetsOf(relation), id);
+      if (kind) byKind.set(kind, [...(byKind.get(kind) ?? []), id]);
     }
+    for (const [kind, ids] of byKind) checks.push({ path: relation.field, kind, ids });
   }
   if (checks.length === 0) return;
   const queries = checks.map(({ kind, ids }) => {

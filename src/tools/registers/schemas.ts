@@ -1,7 +1,15 @@
 // The zod schemas of a register's tools: the record (output), add and update arguments, filters and sorts.
 import { z } from 'zod';
 import { ID_PREFIXES } from '../../ids.ts';
-import { cursorSchema, directionSchema, idOf, longText, sizeSchema, timestampSchema } from '../fields.ts';
+import {
+  cursorSchema,
+  directionSchema,
+  idOf,
+  idOfAny,
+  longText,
+  sizeSchema,
+  timestampSchema,
+} from '../fields.ts';
 import { SAME_AS_ADD } from '../types.ts';
 import {
   article,
@@ -10,6 +18,7 @@ import {
   orderFieldsOf,
   type RegisterSpec,
   type RelationSpec,
+  targetsOf,
 } from './spec.ts';
 
 function outputFieldSchema(field: FieldSpec): z.ZodType {
@@ -104,7 +113,12 @@ function describedInAdd(schema: z.ZodType, isState: boolean): z.ZodType {
 }
 
 function relationInput(relation: RelationSpec): z.ZodType {
-  const item = idOf(ID_PREFIXES[relation.target], capitalize(relation.target.replace('_', ' ')));
+  const kinds = targetsOf(relation);
+  const what = kinds.length === 1 ? capitalize(String(kinds[0]).replace('_', ' ')) : 'record';
+  const item = idOfAny(
+    kinds.map((kind) => ID_PREFIXES[kind]),
+    what,
+  );
   return z.array(item).max(100).describe(`${relation.description} Replaces the whole list when given.`);
 }
 

@@ -3,7 +3,7 @@ import { eq, inArray, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import type { IdPrefix } from '../../ids.ts';
+import { ID_PREFIXES, type IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
 import type { ReviewCycle } from '../reviews.ts';
 import type { Transitions } from '../states.ts';
@@ -94,7 +94,11 @@ export interface RelationSpec extends FieldText {
   ownerColumn: SQLiteColumn;
   targetColumn: SQLiteColumn;
   organizationColumn: SQLiteColumn;
-  target: RegisterKind;
+  /**
+   * The kind of record it links to, or several kinds (evidence for measures, risks, vendors...): then the link
+   * table's target column holds ids of any of them, told apart by their prefix (`msr_`, `rsk_`).
+   */
+  target: RegisterKind | readonly RegisterKind[];
   /** Set through add/update (true) or only through its link tools (false, `links` names them). */
   writable: boolean;
   description: string;
@@ -104,6 +108,22 @@ export interface RelationSpec extends FieldText {
    * the owning side keeps the links, their history and their clean-up.
    */
   inverse?: boolean;
+}
+
+/** The kinds a relation links to: one, or several. */
+export function targetsOf(relation: RelationSpec): readonly RegisterKind[] {
+  return typeof relation.target === 'string' ? [relation.target] : relation.target;
+}
+
+/** A relation's one target kind, or undefined when it links to several kinds. */
+export function singleTargetOf(relation: RelationSpec): RegisterKind | undefined {
+  return typeof relation.target === 'string' ? relation.target : undefined;
+}
+
+/** The kind among `kinds` whose ids start with the prefix of `id` (`rsk_...` is a risk), or undefined. */
+export function kindOfId(kinds: readonly RegisterKind[], id: string): RegisterKind | undefined {
+  const prefix = id.slice(0, id.indexOf('_'));
+  return kinds.find((kind) => ID_PREFIXES[kind] === prefix);
 }
 
 /** A field unique within the organization (`'email'`), or within the records sharing another field's value. */

@@ -21,7 +21,7 @@ import { prepareRecord } from './prepare.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
 import { addInput, clearableFields, updateInput } from './schemas.ts';
-import { article, type Row, toolsetOf } from './spec.ts';
+import { article, kindOfId, type Row, targetsOf, toolsetOf } from './spec.ts';
 
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
   const { spec, table } = records;
@@ -258,7 +258,9 @@ function relationWrites(
         [relation.targetColumn.name]: targetId,
         [relation.organizationColumn.name]: organizationId,
       };
-      const exists = existsInOrganization(records.tableOf, relation.target, organizationId, targetId);
+      const kind = kindOfId(targetsOf(relation), targetId);
+      if (!kind) continue;
+      const exists = existsInOrganization(records.tableOf, kind, organizationId, targetId);
       statements.push(
         ctx.db.insert(relation.table).select(selectRow(relation.table, row, sql`${landed} and ${exists}`)),
       );

@@ -4,7 +4,13 @@ import { jsonSchemasOf } from '../../surfaces/schemas.ts';
 import { normalizeText } from '../../tools/fields.ts';
 import type { RegisterKind } from '../../tools/index.ts';
 import type { LinkTools } from '../../tools/registers/link-tools.ts';
-import { allowedStates, fieldHintOf, fieldLabelOf, type RegisterSpec } from '../../tools/registers/spec.ts';
+import {
+  allowedStates,
+  fieldHintOf,
+  fieldLabelOf,
+  type RegisterSpec,
+  singleTargetOf,
+} from '../../tools/registers/spec.ts';
 import type { FormBody } from '../forms.tsx';
 import { valueLabel } from '../labels.ts';
 import type { RegisterPage } from '../registers/pages.ts';
@@ -81,7 +87,9 @@ function kindOf(schema: JsonSchema, target: RegisterKind | undefined): FormField
 }
 
 function targetOf(spec: RegisterSpec, name: string): RegisterKind | undefined {
-  return spec.fields[name]?.ref ?? spec.relations?.find((relation) => relation.field === name)?.target;
+  const relation = spec.relations?.find((item) => item.field === name);
+  // A list of records of several kinds has no one picker: it is typed as ids.
+  return spec.fields[name]?.ref ?? (relation ? singleTargetOf(relation) : undefined);
 }
 
 const formCache = new WeakMap<RegisterPage, FormField[]>();
@@ -135,7 +143,7 @@ export function formFieldsOf(page: RegisterPage): FormField[] {
       nullable: true,
       options: [],
       description: fieldHintOf(spec, relation.field),
-      target: relation.target,
+      ...(singleTargetOf(relation) ? { target: singleTargetOf(relation) } : {}),
       links,
     });
   }

@@ -1,7 +1,7 @@
 // A record's other side: the records of other registers that point at it (the risks a person owns, the
 // nonconformities an audit raised, the assets a vendor hosts), each list read through its register's own filter.
 import type { PointingField } from '../../tools/registers/references.ts';
-import { fieldLabelOf } from '../../tools/registers/spec.ts';
+import { fieldLabelOf, targetsOf } from '../../tools/registers/spec.ts';
 import type { WebCalls } from '../tool-calls.ts';
 import { displayName, type RegisterPage, registerPageByKind } from './pages.ts';
 
@@ -30,7 +30,7 @@ function filterFor(page: RegisterPage, field: string): string | undefined {
 function pointingFields(page: RegisterPage): PointingField[] {
   const effects = page.tools.deleteEffects;
   const shownAsFields = new Set(
-    (page.spec.relations ?? []).filter((relation) => relation.inverse).map((relation) => relation.target),
+    (page.spec.relations ?? []).filter((relation) => relation.inverse).flatMap(targetsOf),
   );
   return [...effects.clears, ...effects.blockedBy, ...effects.removesFrom, ...effects.deletes].filter(
     (pointing) => !shownAsFields.has(pointing.kind),

@@ -10,7 +10,7 @@ import { AddRecordLink } from '../record-forms/pages.tsx';
 import type { NameIndex } from '../tool-calls.ts';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
 import { displayName, type RegisterPage } from './pages.ts';
-import { refKind, Value } from './values.tsx';
+import { refKinds, Value } from './values.tsx';
 
 type Row = Record<string, unknown>;
 
@@ -210,11 +210,11 @@ function FilterForm({
         {options.filters.map((field) => {
           const id = `filter-${field.name}`;
           const value = query.filter[field.name] ?? '';
-          const target = refKind(page, field.name);
-          if (target) {
+          const targets = refKinds(page, field.name);
+          if (targets.length > 0) {
             // An id filter (owner_id, framework_id): choose by name among the register's records.
             const choices = [...names]
-              .filter(([, entry]) => entry.kind === target)
+              .filter(([, entry]) => targets.includes(entry.kind))
               .map(([id, entry]) => ({ id, name: entry.name }))
               .sort((a, b) => a.name.localeCompare(b.name));
             if (value && !choices.some((choice) => choice.id === value))

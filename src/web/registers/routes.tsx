@@ -30,7 +30,7 @@ import { REGISTER_PAGES, REGISTER_SLUG_PATTERN, type RegisterPage, registerPageB
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
 import { type RegisterMatches, SEARCH_MATCHES_PER_REGISTER, SearchPage } from './search-page.tsx';
 import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
-import { refKind } from './values.tsx';
+import { refKinds } from './values.tsx';
 
 type Row = Record<string, unknown>;
 
@@ -62,9 +62,7 @@ async function* everyRecord(
 
 /** The registers referenced by these fields of a page's records. */
 function kindsOf(page: RegisterPage, fields: Iterable<string>): Set<RegisterKind> {
-  return new Set(
-    [...fields].map((field) => refKind(page, field)).filter((kind): kind is RegisterKind => !!kind),
-  );
+  return new Set([...fields].flatMap((field) => refKinds(page, field)));
 }
 
 /** A framework's coverage and a page of its requirement tree (`?tree=` cursor), for its record page. */

@@ -1,6 +1,7 @@
 // How a register's values look on its pages: badges for states, scores by band, references as links to records.
 import type { Child } from 'hono/jsx';
 import type { RegisterKind } from '../../tools/index.ts';
+import { targetsOf } from '../../tools/registers/spec.ts';
 import { valueLabel } from '../labels.ts';
 import { Badge, Time } from '../layout.tsx';
 import type { NameIndex } from '../tool-calls.ts';
@@ -40,13 +41,18 @@ function scoreTone(score: number): 'ok' | 'warn' | 'bad' {
   return score >= 15 ? 'bad' : score >= 8 ? 'warn' : 'ok';
 }
 
-/** Which register a field points into (owner_id -> person, vendor_ids -> vendor, ...). */
-export function refKind(page: RegisterPage, field: string): RegisterKind | undefined {
+/**
+ * Which registers a field points into (owner_id -> person, vendor_ids -> vendor, an evidence item's record_ids ->
+ * measures, risks, ...); none for a field that holds no reference.
+ */
+export function refKinds(page: RegisterPage, field: string): readonly RegisterKind[] {
   const spec = page.spec;
+  const ref = spec.fields[field]?.ref;
+  if (ref) return [ref];
+  const relation = spec.relations?.find((item) => item.field === field);
+  if (relation) return targetsOf(relation);
   const linked = field.endsWith('_id') ? registerPageByKind(field.slice(0, -3))?.kind : undefined;
-  return (
-    spec.fields[field]?.ref ?? spec.relations?.find((relation) => relation.field === field)?.target ?? linked
-  );
+  return linked ? [linked] : [];
 }
 
 function Reference({ id, names }: { id: string; names: NameIndex }) {
@@ -74,7 +80,7 @@ export function Value({
   full?: boolean;
 }): Child {
   if (value === null || value === undefined || value === '') return <span class="muted">—</span>;
-  if (refKind(page, field)) {
+  if (refKinds(page, field).length > 0) {
     const ids = Array.isArray(value) ? value.map(String) : [String(value)];
     if (ids.length === 0) return <span class="muted">—</span>;
     return (
