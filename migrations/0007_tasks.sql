@@ -1,3 +1,11 @@
+CREATE TABLE `task_records` (
+	`task_id` text NOT NULL,
+	`record_id` text NOT NULL,
+	`organization_id` text NOT NULL,
+	PRIMARY KEY(`task_id`, `record_id`)
+);
+--> statement-breakpoint
+CREATE INDEX `task_records_record_idx` ON `task_records` (`record_id`);--> statement-breakpoint
 CREATE TABLE `tasks` (
 	`id` text PRIMARY KEY NOT NULL,
 	`organization_id` text NOT NULL,

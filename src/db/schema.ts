@@ -656,3 +656,18 @@ export const tasks = sqliteTable(
     index('tasks_assignee_idx').on(t.assignee_user_id, t.status, t.due_on),
   ],
 );
+
+/** The records a task is about (a risk it treats, a nonconformity it corrects): ids of several registers. */
+export const taskRecords = sqliteTable(
+  'task_records',
+  {
+    task_id: text('task_id').notNull(),
+    /** A record of any register a task links to; its id prefix tells the kind (`rsk_`, `ncf_`, ...). */
+    record_id: text('record_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.task_id, t.record_id] }),
+    index('task_records_record_idx').on(t.record_id),
+  ],
+);

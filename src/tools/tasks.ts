@@ -1,10 +1,11 @@
 // Tasks: work to do by a date, owned by a person and assigned to an account of the organization (a risk's treatment
 // plan, a nonconformity's corrective actions), with a status workflow and a priority.
-import { and, eq, isNotNull, lt } from 'drizzle-orm';
-import { memberships, tasks } from '../db/schema.ts';
+import { and, eq, exists, isNotNull, lt, sql } from 'drizzle-orm';
+import { ID_PREFIXES } from '../ids.ts';
+import { memberships, taskRecords, tasks } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { descriptionField, ownerField, ownerFilter } from './common-fields.ts';
-import { caseInsensitiveEnum, dateSchema, idOf, shortText } from './fields.ts';
+import { caseInsensitiveEnum, dateSchema, idOf, idOfAny, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import {
   derived,
@@ -13,6 +14,7 @@ import {
   optional,
   type RegisterSpec,
   type Row,
+  type RegisterKind,
   required,
   withDefault,
 } from './registers/spec.ts';
@@ -27,6 +29,23 @@ const status = caseInsensitiveEnum(TASK_STATUSES).describe(
 );
 const priority = caseInsensitiveEnum(PRIORITIES).describe('Priority (default MEDIUM).');
 const assignee = () => idOf('usr', 'User');
+
+/** The registers a task may be about. */
+export const TASK_RECORD_KINDS: readonly RegisterKind[] = [
+  'risk',
+  'nonconformity',
+  'measure',
+  'vendor',
+  'audit',
+  'obligation',
+  'requirement',
+  'asset',
+];
+const linkedRecord = () =>
+  idOfAny(
+    TASK_RECORD_KINDS.map((kind) => ID_PREFIXES[kind]),
+    'record',
+  );
 
 /** The assignee must be an account of the task's organization; any other answers as a missing user. */
 async function checkAssignee(ctx: ToolContext, next: Row, current: Row | null): Promise<void> {
@@ -67,6 +86,20 @@ export const taskSpec: RegisterSpec = {
     priority: withDefault(priority, 'MEDIUM'),
     overdue: derived(overdueOutput(TASK_ENDED)),
   },
+  relations: [
+    {
+      field: 'record_ids',
+      table: taskRecords,
+      ownerColumn: taskRecords.task_id,
+      targetColumn: taskRecords.record_id,
+      organizationColumn: taskRecords.organization_id,
+      target: TASK_RECORD_KINDS,
+      writable: true,
+      description: 'Ids of the records it is about: risks, nonconformities, measures, vendors, audits, ....',
+      label: 'Linked records',
+      hint: 'A risk it treats, a nonconformity it corrects, ...',
+    },
+  ],
   search: [tasks.title, tasks.description],
   filters: {
     status: enumFilter(status, tasks.status, 'Any of these statuses.'),
@@ -78,6 +111,11 @@ export const taskSpec: RegisterSpec = {
       and(isNotNull(tasks.due_on), lt(tasks.due_on, value)),
     ),
     overdue: overdueFilter(tasks.due_on, tasks.status, TASK_ENDED),
+    record_id: filter(linkedRecord().describe('Only those linked to this record.'), (value) =>
+      exists(
+        sql`(select 1 from ${taskRecords} where ${taskRecords.task_id} = ${tasks.id} and ${taskRecords.record_id} = ${value})`,
+      ),
+    ),
   },
   orderFields: {
     title: { column: tasks.title },

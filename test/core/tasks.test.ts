@@ -307,6 +307,55 @@ describe('tasks', () => {
   });
 });
 
+describe('tasks linked to records', () => {
+  it('links records of several registers, filters by one, refuses another organization’s as missing', async () => {
+    const risk = await add(aliceToken, 'addRisk', 'risk', {
+      organization_id: org,
+      name: 'Treated risk',
+      inherent_likelihood: 4,
+      inherent_impact: 4,
+    });
+    const finding = await add(aliceToken, 'addNonconformity', 'nonconformity', {
+      organization_id: org,
+      reference_id: 'NC-TASK-1',
+    });
+    const task = await add(aliceToken, 'addTask', 'task', {
+      organization_id: org,
+      title: 'Treat and correct',
+      record_ids: [risk.id, finding.id],
+    });
+    expect(task.record_ids).toEqual([risk.id, finding.id].sort());
+    expect(await listIds(aliceToken, 'listTasks', 'tasks', { record_id: finding.id })).toEqual(ids([task]));
+    const foreign = await add(otherToken, 'addRisk', 'risk', {
+      organization_id: otherOrg,
+      name: 'Their risk',
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+    });
+    const refused = await callDirect(runtime, aliceToken, 'updateTask', {
+      id: task.id,
+      record_ids: [risk.id, foreign.id],
+    });
+    const missing = await callDirect(runtime, aliceToken, 'updateTask', {
+      id: task.id,
+      record_ids: [risk.id, 'rsk_8zq3m0v5k1t7w2x9c4n6p0ha'],
+    });
+    expect(refused.status).toBe(404);
+    const unknownId = 'rsk_8zq3m0v5k1t7w2x9c4n6p0ha';
+    expect(JSON.stringify(errorOf(refused)).replaceAll(String(foreign.id), unknownId)).toBe(
+      JSON.stringify(errorOf(missing)),
+    );
+    expect(((await ok(runtime, aliceToken, 'getTask', { id: task.id })).task as Row).record_ids).toEqual(
+      [risk.id, finding.id].sort(),
+    );
+    // Deleting a linked record takes it out of the task's list.
+    await ok(runtime, aliceToken, 'deleteNonconformity', { id: finding.id });
+    expect(((await ok(runtime, aliceToken, 'getTask', { id: task.id })).task as Row).record_ids).toEqual([
+      risk.id,
+    ]);
+  });
+});
+
 describe('myWork', () => {
   it('lists the caller’s assigned tasks, reviews due and open owned items by due date, in pages', async () => {
     const base = { organization_id: org };
