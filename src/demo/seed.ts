@@ -9,7 +9,7 @@ import { users } from '../db/schema.ts';
 import { randomBase32 } from '../ids.ts';
 import { REGISTERS } from '../tools/index.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
-import { DEMO_LINKS, DEMO_RECORDS, type DemoLink, type DemoRecord } from './records.ts';
+import { DEMO_LINKS, DEMO_RECORDS, DEMO_USER, type DemoLink, type DemoRecord } from './records.ts';
 
 export interface DemoAccount {
   email: string;
@@ -50,7 +50,8 @@ export async function addDemoRecords(
   records: readonly DemoRecord[] = DEMO_RECORDS,
   links: readonly DemoLink[] = DEMO_LINKS,
 ): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
+  // The account seeding the demo is the one its tasks are assigned to.
+  const ids = new Map<string, string>([[DEMO_USER, ctx.principal.userId]]);
   const today = ctx.now();
   for (const record of records) {
     const { add, spec } = REGISTERS[record.kind];

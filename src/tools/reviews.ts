@@ -33,11 +33,9 @@ export function reviewFields(): Record<string, FieldSpec> {
       label: 'Review note',
     }),
     next_review_on: optional(
-      dateSchema.describe(
-        'Next review date: last_reviewed_on + review_interval_days; set it yourself only without an interval.',
-      ),
+      dateSchema.describe('Next review date; with an interval, last_reviewed_on + review_interval_days.'),
       undefined,
-      { label: 'Next review on', hint: 'Set it yourself only when there is no interval.' },
+      { label: 'Next review on', hint: 'With an interval, it follows from the last review.' },
     ),
     review_overdue: derived(z.boolean().describe('Derived: next_review_on is before today.'), {
       label: 'Review overdue',
@@ -65,23 +63,26 @@ export function presentReview(row: Row, today: string): Row {
 }
 
 /**
- * Fills next_review_on from the change: with an interval it is the last review + the interval, or, never reviewed,
- * one interval after the interval is first set (kept while the interval stays); without an interval it is what the
- * caller sets. Giving next_review_on while an interval applies is refused (it would be overwritten).
+ * Fills next_review_on from the change. With an interval: the last review + the interval (a different next_review_on
+ * given is refused, it would be overwritten); never reviewed, the first review is the date given, else the date it
+ * had while the interval stays, else one interval from today. Without an interval: what the caller sets.
  */
 export function settleReview(next: Row, current: Row | null, given: Row, today: string): void {
   const interval = next.review_interval_days;
   if (typeof interval !== 'number') return;
-  if (given.next_review_on !== undefined && given.next_review_on !== null) {
-    throw invalidArguments(
-      'next_review_on follows from last_reviewed_on + review_interval_days. Clear review_interval_days to set it yourself.',
-      [{ path: 'next_review_on', message: 'Derived while review_interval_days is set' }],
-    );
-  }
+  const asked = given.next_review_on;
   if (typeof next.last_reviewed_on === 'string') {
-    next.next_review_on = addDays(next.last_reviewed_on, interval);
+    const derived = addDays(next.last_reviewed_on, interval);
+    if (typeof asked === 'string' && asked !== derived) {
+      throw invalidArguments(
+        `next_review_on follows from last_reviewed_on + review_interval_days (${derived}). Clear review_interval_days to set another date.`,
+        [{ path: 'next_review_on', message: `Derived: ${derived}` }],
+      );
+    }
+    next.next_review_on = derived;
     return;
   }
+  if (typeof asked === 'string') return;
   const sameInterval = current !== null && current.review_interval_days === interval;
   if (!(sameInterval && typeof current.next_review_on === 'string'))
     next.next_review_on = addDays(today, interval);

@@ -1,9 +1,9 @@
 // Tasks: work to do by a date, owned by a person and assigned to an account of the organization (a risk's treatment
 // plan, a nonconformity's corrective actions), with a status workflow and a priority.
 import { and, eq, exists, isNotNull, lt, sql } from 'drizzle-orm';
-import { ID_PREFIXES } from '../ids.ts';
 import { memberships, taskRecords, tasks } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
+import { ID_PREFIXES } from '../ids.ts';
 import { descriptionField, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, idOfAny, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
@@ -12,9 +12,9 @@ import {
   enumFilter,
   filter,
   optional,
+  type RegisterKind,
   type RegisterSpec,
   type Row,
-  type RegisterKind,
   required,
   withDefault,
 } from './registers/spec.ts';

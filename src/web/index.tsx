@@ -1,4 +1,5 @@
 // createWebRoutes(deps): the server-rendered web interface (accounts, organizations, API tokens, registers).
+
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
@@ -10,6 +11,7 @@ import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { takeFlash } from './flash.ts';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
+import { myWorkRoutes } from './my-work.tsx';
 import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
@@ -30,7 +32,7 @@ const MAX_FORM_BYTES = 64 * 1024;
  * middleware is never registered on `*`, which would run for the API routes too.
  */
 const OAUTH_AUTHORIZE_PATH = '/oauth/authorize';
-const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/logout', OAUTH_AUTHORIZE_PATH];
+const SIGNED_IN_PATHS = ['/orgs/*', '/settings/*', '/my-work', '/logout', OAUTH_AUTHORIZE_PATH];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
 /** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
@@ -141,6 +143,7 @@ export function createWebRoutes(deps: WebDeps) {
     recordFormRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps),
+    myWorkRoutes(deps),
   ])
     web.route('/', pages);
   return web;

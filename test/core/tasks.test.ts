@@ -129,11 +129,19 @@ describe('review cycles', () => {
     expect(again).toMatchObject({ last_reviewed_on: UTC_TODAY, last_review_note: null });
   });
 
-  it('refuses a next review date while an interval applies, and takes one without an interval', async () => {
+  it('refuses a next review date other than the interval gives, and takes one without an interval', async () => {
+    const first = await add(aliceToken, 'addVendor', 'vendor', {
+      organization_id: org,
+      name: 'First review set',
+      review_interval_days: 365,
+      next_review_on: '2026-05-01',
+    });
+    expect(first).toMatchObject({ next_review_on: '2026-05-01', last_reviewed_on: null });
     const refused = await callDirect(runtime, aliceToken, 'addVendor', {
       organization_id: org,
       name: 'Interval vendor',
       review_interval_days: 365,
+      last_reviewed_on: '2026-01-10',
       next_review_on: '2026-05-01',
     });
     expect(refused.status).toBe(400);
