@@ -130,7 +130,9 @@ const ID = /^[a-z]{3}_[0-9a-z]{24}$/;
 async function snapshot(organizationId: string): Promise<Record<string, string[]>> {
   const lists = new Map<RegisterKind, Row[]>();
   const names = new Map<string, string>();
-  for (const spec of REGISTER_SPECS) {
+  // Tasks are left out: importRecords does not take them, and their record_ids (several kinds) are exported as names,
+  // which imports read as ids only.
+  for (const spec of REGISTER_SPECS.filter((item) => ORDER.includes(item.kind))) {
     const records = await everyRecord(spec.kind, organizationId);
     lists.set(spec.kind, records);
     for (const record of records)
