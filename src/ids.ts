@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   document: 'doc',
   document_version: 'dcv',
   evidence: 'evd',
+  task: 'tsk',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

@@ -14,6 +14,8 @@ export interface Principal {
   roles: Record<string, Role>;
   /** ISO time after which the token is refused; null = never expires. */
   expiresAt: string | null;
+  /** The holder's time zone (IANA), which decides "today" for due and overdue; absent = UTC. */
+  timeZone?: string;
   /** OAuth access tokens only: the resource (RFC 8707) the token was issued for; it is refused elsewhere. */
   audience?: string;
 }

@@ -2,7 +2,7 @@
 import { and, desc, eq, getTableColumns, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import { rowMapper } from '../db/rows.ts';
-import { apiTokens, memberships } from '../db/schema.ts';
+import { apiTokens, memberships, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from './crypto.ts';
@@ -90,17 +90,20 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now, hash = has
     ...getTableColumns(apiTokens),
     membership_organization_id: memberships.organization_id,
     membership_role: memberships.role,
+    user_time_zone: users.time_zone,
   };
   const principalRow = rowMapper(principalSelection) as (
     values: ArrayLike<unknown>,
   ) => typeof apiTokens.$inferSelect & {
     membership_organization_id: string | null;
     membership_role: Role | null;
+    user_time_zone: string | null;
   };
   const tokenWithMemberships = db
     .select(principalSelection)
     .from(apiTokens)
     .leftJoin(memberships, eq(memberships.user_id, apiTokens.user_id))
+    .leftJoin(users, eq(users.id, apiTokens.user_id))
     .where(eq(apiTokens.token_hash, sql.placeholder('hash')))
     .prepare();
 
@@ -127,6 +130,7 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now, hash = has
       scope: row.scope,
       roles,
       expiresAt: row.expires_at,
+      ...(row.user_time_zone ? { timeZone: row.user_time_zone } : {}),
       ...(row.resource ? { audience: row.resource } : {}),
     };
     return { ok: true, principal, tokenHash };

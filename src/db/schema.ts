@@ -22,6 +22,8 @@ export const users = sqliteTable(
     email: text('email').notNull(),
     name: text('name'),
     password_hash: text('password_hash').notNull(),
+    /** IANA time zone (e.g. `Europe/Paris`) that decides the account's "today" for due and overdue; null = UTC. */
+    time_zone: text('time_zone'),
     ...timestamps,
   },
   (t) => [uniqueIndex('users_email_unique').on(t.email)],
@@ -235,6 +237,17 @@ const scoped = {
     .references(() => organizations.id),
 };
 
+/**
+ * A review cycle (src/tools/reviews.ts): the interval in days, the last review and its note, and the next review date
+ * (derived from the last review and the interval, or set directly when there is no interval).
+ */
+export const reviewColumns = () => ({
+  review_interval_days: integer('review_interval_days'),
+  last_reviewed_on: text('last_reviewed_on'),
+  last_review_note: text('last_review_note'),
+  next_review_on: text('next_review_on'),
+});
+
 export const people = sqliteTable(
   'people',
   {
@@ -272,9 +285,11 @@ export const vendors = sqliteTable(
     countries: text('countries', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     business_owner_id: text('business_owner_id'),
     security_owner_id: text('security_owner_id'),
+    ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('vendors_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('vendors_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('vendors_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('vendors_org_name_idx').on(t.organization_id, t.name, t.id),
@@ -299,9 +314,11 @@ export const risks = sqliteTable(
     residual_impact: integer('residual_impact').notNull(),
     residual_score: integer('residual_score').notNull(),
     note: text('note'),
+    ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('risks_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('risks_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('risks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('risks_org_name_idx').on(t.organization_id, t.name, t.id),
@@ -331,9 +348,11 @@ export const measures = sqliteTable(
     category: text('category').notNull(),
     state: text('state').notNull(),
     owner_id: text('owner_id'),
+    ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('measures_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('measures_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('measures_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('measures_org_name_idx').on(t.organization_id, t.name, t.id),
@@ -421,9 +440,11 @@ export const requirements = sqliteTable(
     implementation_status: text('implementation_status'),
     /** Random per update: the batch's statements for a moved subtree run only if this update is the one that landed. */
     write_nonce: text('write_nonce'),
+    ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('requirements_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('requirements_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('requirements_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('requirements_org_reference_idx').on(t.organization_id, t.reference_key, t.id),
@@ -950,5 +971,49 @@ export const webhookMessages = sqliteTable(
   (t) => [
     index('webhook_messages_due_idx').on(t.status, t.next_attempt_at),
     index('webhook_messages_endpoint_idx').on(t.endpoint_id, t.created_at, t.id),
+  ],
+);
+
+// ---- tasks: work with an owner, an assignee account and a due date, linked to records of any register -------
+
+export const tasks = sqliteTable(
+  'tasks',
+  {
+    ...scoped,
+    title: text('title').notNull(),
+    description: text('description'),
+    owner_id: text('owner_id'),
+    /** An account (`usr_...`) that is a member of the organization. */
+    assignee_user_id: text('assignee_user_id'),
+    due_on: text('due_on'),
+    status: text('status').notNull(),
+    priority: text('priority').notNull(),
+    /** Random per update: the batch's relation writes run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('tasks_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('tasks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('tasks_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('tasks_org_due_idx').on(t.organization_id, t.due_on, t.id),
+    index('tasks_org_status_idx').on(t.organization_id, t.status, t.due_on),
+    index('tasks_org_owner_idx').on(t.organization_id, t.owner_id),
+    index('tasks_assignee_idx').on(t.assignee_user_id, t.status, t.due_on),
+  ],
+);
+
+/** The records a task is about (a risk it treats, a nonconformity it corrects): ids of several registers. */
+export const taskRecords = sqliteTable(
+  'task_records',
+  {
+    task_id: text('task_id').notNull(),
+    /** A record of any register a task links to; its id prefix tells the kind (`rsk_`, `ncf_`, ...). */
+    record_id: text('record_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.task_id, t.record_id] }),
+    index('task_records_record_idx').on(t.record_id),
   ],
 );

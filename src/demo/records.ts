@@ -12,6 +12,9 @@ export interface DemoDays {
 }
 
 const ref = (key: string): DemoRef => ({ ref: key });
+
+/** The key of the account the demo is seeded for (a task's assignee): addDemoRecords knows its id. */
+export const DEMO_USER = 'demo-user';
 const days = (count: number): DemoDays => ({ days: count });
 
 /** A change made after a demo record is added, on a day relative to the seeding day: an update or an approval. */
@@ -83,6 +86,8 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       certifications: ['SOC 2 Type II', 'ISO 27001', 'ISO 27017'],
       countries: ['DE', 'IE'],
       security_owner_id: ref('cto'),
+      review_interval_days: 365,
+      last_reviewed_on: days(-400),
     },
   },
   {
@@ -114,6 +119,8 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
     kind: 'measure',
     key: 'mfa',
     values: {
+      review_interval_days: 180,
+      last_reviewed_on: days(-20),
       name: 'Enforce MFA on all SaaS accounts',
       category: 'Access control',
       state: 'IMPLEMENTED',
@@ -198,6 +205,8 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       residual_impact: 4,
       status: 'IN_TREATMENT',
       owner_id: ref('cto'),
+      review_interval_days: 90,
+      last_reviewed_on: days(-30),
     },
   },
   {
@@ -209,6 +218,8 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       inherent_likelihood: 3,
       inherent_impact: 5,
       owner_id: ref('cto'),
+      review_interval_days: 90,
+      last_reviewed_on: days(-95),
     },
   },
   {
@@ -315,6 +326,7 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'nonconformity',
+    key: 'nc-access',
     values: {
       reference_id: 'NC-2026-001',
       description: 'Quarterly access reviews were not performed in Q2.',
@@ -344,6 +356,50 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       priority: 'HIGH',
       owner_id: ref('cto'),
       target_date: days(90),
+    },
+  },
+  {
+    kind: 'task',
+    values: {
+      title: 'Run the overdue Q2 access review',
+      description: 'Corrective action for NC-2026-001: review every account of the identity provider.',
+      owner_id: ref('cto'),
+      assignee_user_id: ref(DEMO_USER),
+      due_on: days(-1),
+      status: 'IN_PROGRESS',
+      priority: 'HIGH',
+      record_ids: [ref('nc-access')],
+    },
+  },
+  {
+    kind: 'task',
+    values: {
+      title: 'Roll out phishing-resistant MFA to contractors',
+      owner_id: ref('cto'),
+      assignee_user_id: ref(DEMO_USER),
+      due_on: days(10),
+      record_ids: [ref('phishing'), ref('mfa')],
+    },
+  },
+  {
+    kind: 'task',
+    values: {
+      title: 'Test a restore of the patient database backups',
+      owner_id: ref('cto'),
+      due_on: days(30),
+      priority: 'HIGH',
+      record_ids: [ref('data-loss'), ref('backups')],
+    },
+  },
+  {
+    kind: 'task',
+    values: {
+      title: "Collect AWS's current SOC 2 report",
+      owner_id: ref('dpo'),
+      due_on: days(-15),
+      status: 'DONE',
+      priority: 'LOW',
+      record_ids: [ref('aws')],
     },
   },
 ];

@@ -14,6 +14,7 @@ import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
   DEMO_LINKS,
   DEMO_RECORDS,
+  DEMO_USER,
   type DemoDays,
   type DemoLink,
   type DemoRecord,
@@ -94,7 +95,8 @@ export async function addDemoRecords(
   records: readonly DemoRecord[] = DEMO_RECORDS,
   links: readonly DemoLink[] = DEMO_LINKS,
 ): Promise<Map<string, string>> {
-  const ids = new Map<string, string>();
+  // The account seeding the demo is the one its tasks are assigned to.
+  const ids = new Map<string, string>([[DEMO_USER, ctx.principal.userId]]);
   const today = ctx.now();
   for (const record of records) {
     const { add, spec } = REGISTERS[record.kind];

@@ -11,7 +11,9 @@ import { documentSpec } from './documents.ts';
 import { evidenceSpec } from './evidence.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
+import { markReviewedTool } from './mark-reviewed.ts';
 import { measureSpec } from './measures.ts';
+import { myWorkTool } from './my-work.ts';
 import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
 import { organizationTools } from './organizations.ts';
@@ -21,6 +23,7 @@ import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 import { requirementSpec } from './requirements.ts';
 import { riskSpec } from './risks.ts';
 import { summaryTool } from './summary.ts';
+import { taskSpec } from './tasks.ts';
 import type { Tool } from './types.ts';
 import { vendorSpec } from './vendors.ts';
 
@@ -39,6 +42,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   requirementSpec,
   documentSpec,
   evidenceSpec,
+  taskSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -57,6 +61,9 @@ export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
 
 /** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
 export const importRecords = importRecordsTool(REGISTERS);
+
+/** markReviewed: a review of any record of a register with review cycles. */
+export const markReviewed = markReviewedTool(REGISTERS);
 
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
@@ -78,6 +85,8 @@ const allTools: Tool[] = [
   importRecords,
   summaryTool,
   listChanges,
+  markReviewed,
+  myWorkTool,
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;

@@ -36,7 +36,7 @@ export interface CursorPayload {
 const CursorSchema = z.object({
   l: z
     .string()
-    .regex(/^(list|get)[A-Z][A-Za-z]{0,60}$/)
+    .regex(/^((list|get)[A-Z][A-Za-z]{0,60}|myWork)$/)
     .optional(),
   f: z.string(),
   d: z.enum(['ASC', 'DESC']),

@@ -18,6 +18,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
+import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES } from './states.ts';
 import type { ToolContext } from './types.ts';
 
@@ -109,6 +110,7 @@ export const requirementSpec: RegisterSpec = {
       ),
       maintained: true,
     },
+    ...reviewFields(),
   },
   relations: [
     {
@@ -170,12 +172,15 @@ export const requirementSpec: RegisterSpec = {
       { prefix: 'msr', what: 'Measure' },
       'Only those this measure covers (`msr_...`).',
     ),
+    ...reviewFilters(requirements.next_review_on),
   },
   orderFields: {
     reference: { column: requirements.reference_key },
     title: { column: requirements.title },
     position: { column: requirements.position, nullable: true },
+    ...reviewOrderField(requirements.next_review_on),
   },
+  review: { next: requirements.next_review_on, owners: [] },
   prepare(next: Row) {
     next.reference_key = referenceKey(String(next.reference));
     if (next.applicability === 'EXCLUDED' && !next.justification) {

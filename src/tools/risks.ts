@@ -17,6 +17,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
+import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
 
 const level = (what: string) =>
@@ -70,6 +71,7 @@ export const riskSpec: RegisterSpec = {
       score('residual_likelihood x residual_impact (derived); filter with min_residual_score.'),
     ),
     note: optional(longText().describe('Free-text note, e.g. the rationale for accepting the risk.')),
+    ...reviewFields(),
   },
   relations: [
     {
@@ -116,12 +118,15 @@ export const riskSpec: RegisterSpec = {
       'Only those this measure mitigates (`msr_...`).',
     ),
     ...heatMapCellFilters(),
+    ...reviewFilters(risks.next_review_on),
   },
   orderFields: {
     name: { column: risks.name },
     inherent_score: { column: risks.inherent_score },
     residual_score: { column: risks.residual_score },
+    ...reviewOrderField(risks.next_review_on),
   },
+  review: { next: risks.next_review_on, owners: [risks.owner_id] },
   transitions: { status: RISK_TRANSITIONS },
   prepare(next: Row) {
     next.residual_likelihood ??= next.inherent_likelihood;

@@ -12,6 +12,7 @@ export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'SECRET'] 
 export const WORKFLOW_STATUSES = ['OPEN', 'IN_PROGRESS', 'CLOSED'] as const;
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
 export const AUDIT_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED', 'OUTDATED'] as const;
+export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
 export const APPLICABILITIES = ['APPLICABLE', 'EXCLUDED'] as const;
 /** A requirement's implementation status, derived from its measures (migrations/0006_requirements.sql). */
 export const IMPLEMENTATION_STATUSES = [
@@ -59,6 +60,14 @@ export const WORKFLOW_TRANSITIONS: Transitions = {
   OPEN: ['IN_PROGRESS'],
   IN_PROGRESS: ['CLOSED'],
   CLOSED: ['OPEN'],
+};
+
+/** A task moves between TODO and IN_PROGRESS and ends DONE or CANCELLED; an ended task only reopens (TODO). */
+export const TASK_TRANSITIONS: Transitions = {
+  TODO: ['IN_PROGRESS', 'DONE', 'CANCELLED'],
+  IN_PROGRESS: ['TODO', 'DONE', 'CANCELLED'],
+  DONE: ['TODO'],
+  CANCELLED: ['TODO'],
 };
 
 export const AUDIT_TRANSITIONS: Transitions = {

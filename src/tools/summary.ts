@@ -11,11 +11,12 @@ import {
   obligations,
   requirements,
   risks,
+  vendors,
 } from '../db/schema.ts';
 import { requireOrganization } from './access.ts';
 import { type CoverageCounts, coverageOf, coverageSchema } from './coverage.ts';
 import { idOf } from './fields.ts';
-import { overdueCondition } from './overdue.ts';
+import { dueCondition, overdueCondition, todayOf } from './overdue.ts';
 import {
   AUDIT_STATES,
   MEASURE_STATES,
@@ -66,13 +67,16 @@ function heatMapOf(rows: { il: number; ii: number; rl: number; ri: number; n: nu
   return { inherent: sorted(inherent), residual: sorted(residual) };
 }
 
+/** The registers with review cycles, as the summary counts their overdue reviews. */
+const REVIEWED = { risks, vendors, measures, requirements } as const;
+
 const total = (what: string) => z.number().int().describe(`Number of ${what}.`);
 
 export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    "Where an organization stands, in one call: risks (by status, at or above a residual score threshold, inherent and residual 5x5 heat maps), measures (by state, share implemented), overdue obligations, open and overdue nonconformities, open improvements, audits in progress, each framework's coverage.",
+    "Where an organization stands, in one call: risks (by status, at or above a residual score threshold, inherent and residual 5x5 heat maps), measures (by state, share implemented), overdue obligations, open and overdue nonconformities, open improvements, audits in progress, each framework's coverage, overdue reviews.",
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,
@@ -168,11 +172,16 @@ export const summaryTool: Tool = defineTool({
           .describe('A framework and its coverage (as getFrameworkCoverage).'),
       )
       .describe('Frameworks, by name, with their requirements by applicability and implementation status.'),
+    reviews_overdue: z
+      .object(
+        Object.fromEntries(Object.keys(REVIEWED).map((name) => [name, total(`overdue ${name} reviews`)])),
+      )
+      .describe('Records whose next_review_on is before today, per register.'),
   }),
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');
     const organizationId = input.organization_id;
-    const today = ctx.now().toISOString().slice(0, 10);
+    const today = todayOf(ctx);
     const grouped = (table: SQLiteTable & { organization_id: SQLiteColumn }, column: SQLiteColumn) =>
       ctx.db
         .select({ key: column, n: count() })
@@ -197,6 +206,7 @@ export const summaryTool: Tool = defineTool({
       heatRows,
       frameworkRows,
       coverageRows,
+      ...reviewRows
     ] = await ctx.db.batch([
       grouped(risks, risks.status),
       counted(
@@ -252,6 +262,7 @@ export const summaryTool: Tool = defineTool({
           requirements.applicability,
           requirements.implementation_status,
         ),
+      ...Object.values(REVIEWED).map((table) => counted(table, dueCondition(table.next_review_on, today))),
     ]);
     const coverageRowsOf = new Map<string, typeof coverageRows>();
     for (const row of coverageRows)
@@ -298,6 +309,9 @@ export const summaryTool: Tool = defineTool({
         ...framework,
         coverage: coverageOf(coverageRowsOf.get(framework.id) ?? []) satisfies CoverageCounts,
       })),
+      reviews_overdue: Object.fromEntries(
+        Object.keys(REVIEWED).map((name, at) => [name, (reviewRows[at] as { n: number }[])[0]?.n ?? 0]),
+      ),
     };
   },
 });

@@ -6,6 +6,7 @@ import { descriptionField, nameField, ownerField, ownerFilter } from './common-f
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
+import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
 
 const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe('Vendor category (default OTHER).');
@@ -51,6 +52,7 @@ export const vendorSpec: RegisterSpec = {
     ),
     business_owner_id: ownerField('Business owner', 'The person accountable for the relationship.'),
     security_owner_id: ownerField('Security owner', 'The person who reviews its security.'),
+    ...reviewFields(),
   },
   relations: [evidenceIdsRelation()],
   search: [vendors.name, vendors.description, vendors.legal_name],
@@ -58,10 +60,13 @@ export const vendorSpec: RegisterSpec = {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),
     business_owner_id: ownerFilter(vendors.business_owner_id, 'Business owner'),
     security_owner_id: ownerFilter(vendors.security_owner_id, 'Security owner'),
+    ...reviewFilters(vendors.next_review_on),
   },
   orderFields: {
     name: { column: vendors.name },
+    ...reviewOrderField(vendors.next_review_on),
   },
+  review: { next: vendors.next_review_on, owners: [vendors.business_owner_id, vendors.security_owner_id] },
   example: {
     organization_id: 'org_...',
     name: 'Slack',

@@ -25,6 +25,8 @@ export interface SignedInUser {
   id: string;
   email: string;
   name: string | null;
+  /** IANA time zone of the account (null = UTC): pages show due and overdue as of the reader's today. */
+  timeZone?: string | null;
 }
 
 export interface Membership {
@@ -74,6 +76,7 @@ function webPrincipalWithScope(user: SignedInUser, memberships: Membership[], sc
     scope,
     roles: Object.fromEntries(memberships.map((membership) => [membership.organizationId, membership.role])),
     expiresAt: null,
+    ...(user.timeZone ? { timeZone: user.timeZone } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 // createWebRoutes(deps): the server-rendered web interface (accounts, organizations, API tokens, registers).
+
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
@@ -12,6 +13,7 @@ import { EVIDENCE_UPLOAD_PATH, evidenceRoutes } from './evidence.tsx';
 import { takeFlash } from './flash.ts';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
+import { myWorkRoutes } from './my-work.tsx';
 import { notificationRoutes } from './notifications/routes.tsx';
 import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
@@ -40,6 +42,7 @@ const SIGNED_IN_PATHS = [
   '/settings/*',
   '/notifications',
   '/notifications/*',
+  '/my-work',
   '/logout',
   OAUTH_AUTHORIZE_PATH,
 ];
@@ -158,6 +161,7 @@ export function createWebRoutes(deps: WebDeps) {
     evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps),
+    myWorkRoutes(deps),
   ])
     web.route('/', pages);
   return web;

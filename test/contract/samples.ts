@@ -60,6 +60,7 @@ const ORDER: RegisterKind[] = [
   'continual_improvement',
   'document',
   'evidence',
+  'task',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -89,6 +90,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   requirement: { title: 'updated by the contract' },
   document: { next_review_on: '2027-06-30' },
   evidence: { description: 'updated by the contract' },
+  task: { description: 'updated by the contract' },
 };
 
 /** A small CSV catalog for importFrameworkCatalog's samples. */
@@ -150,6 +152,8 @@ export async function sampleArguments(
   if (toolName === 'listOrganizations') return {};
   if (toolName === 'getOrganization') return { id: organizationId };
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
+  if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
+  if (toolName === 'myWork') return { organization_id: organizationId };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
   if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')
@@ -212,6 +216,17 @@ export function answerMismatches(
   }
   if (toolName === 'getComplianceSummary') {
     expectEqual('organization_id', answer.organization_id, organizationId);
+    return problems;
+  }
+  if (toolName === 'markReviewed') {
+    expectEqual('id', answer.id, args.id);
+    expectEqual('last_review_note', answer.last_review_note, args.note);
+    return problems;
+  }
+  if (toolName === 'myWork') {
+    const items = answer.items as { organization_id: string }[];
+    if (items.some((item) => item.organization_id !== organizationId))
+      problems.push('an item of another org');
     return problems;
   }
   if (toolName === 'listChanges') {

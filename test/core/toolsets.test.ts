@@ -49,7 +49,7 @@ describe('toolsets as data', () => {
       [...toolsetsOf(TOOLS.values())].map(([name, tools]) => [name, tools.length]),
     );
     expect(counts).toEqual({
-      core: 3,
+      core: 5,
       vendors: 5,
       risks: 7,
       measures: 5,
@@ -64,6 +64,7 @@ describe('toolsets as data', () => {
       documents: 8,
       import: 1,
       history: 1,
+      tasks: 5,
     });
   });
 });
@@ -72,7 +73,7 @@ describe('tools/list per connection', () => {
   it('lists the default toolsets without ?toolsets=: under 40 tools, organizations and summary included', async () => {
     const listed = await listedNames(world.aliceToken, '/api/mcp/v1');
     expect(listed).toEqual(names((tool) => DEFAULT_TOOLSETS.includes(toolsetOf(tool) ?? '')));
-    expect(listed.length).toBe(35);
+    expect(listed.length).toBe(37);
     expect(listed).toEqual(expect.arrayContaining(['listOrganizations', 'getComplianceSummary', 'addRisk']));
   });
 
@@ -94,7 +95,7 @@ describe('tools/list per connection', () => {
   it('lists only read tools to a read token, whatever the request asks', async () => {
     const listed = await listedNames(world.aliceReadToken, '/api/mcp/v1?toolsets=all&readonly=false');
     expect(listed).toEqual(names((tool) => tool.scope === 'read'));
-    expect(listed).toHaveLength(34);
+    expect(listed).toHaveLength(37);
   });
 
   it('narrows a read_write token to read tools with readonly=true or X-MCP-Readonly', async () => {
@@ -180,6 +181,7 @@ describe('OpenAPI mirrors the toolsets', () => {
       '/api/mcp/tools/listRisks',
       '/api/mcp/tools/getRisk',
       '/api/mcp/tools/getComplianceSummary',
+      '/api/mcp/tools/myWork',
     ]);
     const both = Object.keys(
       (await operations('?toolsets=risks&tools=listRisks,listVendors')).body.paths ?? {},

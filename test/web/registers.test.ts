@@ -42,6 +42,7 @@ describe('register pages', () => {
       'audits',
       'requirements',
       'documents',
+      'tasks',
     ]);
     for (const page of REGISTER_PAGES) {
       const response = await client.get(`/orgs/${organizationId}/${page.slug}`);

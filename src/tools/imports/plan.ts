@@ -3,6 +3,7 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
 import { newId } from '../../ids.ts';
 import type { RegisterTools } from '../registers/builder.ts';
+import { prepareRecord } from '../registers/prepare.ts';
 import { clearableFields } from '../registers/schemas.ts';
 import { capitalize, nameFieldsOf, type Row } from '../registers/spec.ts';
 import { changedValues } from '../registers/write-tools.ts';
@@ -41,7 +42,7 @@ export function planAdd(
       next[field] = input[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
   }
   try {
-    target.spec.prepare?.(next, null);
+    prepareRecord(target.spec, next, null, input, at.slice(0, 10));
   } catch (error) {
     return failureOf(error);
   }
@@ -206,7 +207,7 @@ export async function planUpdate(
   const next: Row = { ...current, ...given };
   for (const [name, ids] of Object.entries(linkValues)) next[name] = JSON.stringify(ids);
   try {
-    spec.prepare?.(next, current);
+    prepareRecord(spec, next, current, given, run.at.slice(0, 10));
     const tree = spec.tree;
     if (tree && next[tree.parent] !== current[tree.parent]) await spec.settle?.(ctx, next, current);
   } catch (error) {

@@ -4,6 +4,8 @@ import type { SelectedFields, SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { rowMapper } from '../../db/rows.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
+import { todayOf } from '../overdue.ts';
+import { presentReview } from '../reviews.ts';
 import type { ToolContext } from '../types.ts';
 import { capitalize, type RegisterSpec, type RegisterTable, type Row, type TableOf } from './spec.ts';
 
@@ -61,7 +63,7 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
       .filter(([, field]) => field.maintained)
       .map(([name]) => name),
   );
-  const today = (ctx: ToolContext) => ctx.now().toISOString().slice(0, 10);
+  const today = todayOf;
 
   // get/update/delete read the record by id on every call: the statement is built once per database handle, and its
   // rows mapped by a mapper made once.
@@ -94,7 +96,8 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
         const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
         out[relation.field] = ids.filter((id): id is string => typeof id === 'string').sort();
       }
-      return spec.present ? spec.present(out, today(ctx)) : out;
+      const reviewed = spec.review ? presentReview(out, today(ctx)) : out;
+      return spec.present ? spec.present(reviewed, today(ctx)) : reviewed;
     },
     async load(ctx, id, mode) {
       let byId = byIdStatements.get(ctx.db);

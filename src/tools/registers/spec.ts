@@ -5,6 +5,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { ID_PREFIXES, type IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
+import type { ReviewCycle } from '../reviews.ts';
 import type { Transitions } from '../states.ts';
 import type { ToolContext } from '../types.ts';
 
@@ -22,7 +23,8 @@ export type RegisterKind =
   | 'audit'
   | 'requirement'
   | 'document'
-  | 'evidence';
+  | 'evidence'
+  | 'task';
 
 export type Row = Record<string, unknown>;
 
@@ -207,6 +209,8 @@ export interface RegisterSpec {
     shape: Record<string, z.ZodType>;
     read(ctx: ToolContext, record: Row): Promise<Row>;
   };
+  /** Review cycles (src/tools/reviews.ts): the spec also spreads reviewFields(), reviewFilters() and the sort. */
+  review?: ReviewCycle;
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */

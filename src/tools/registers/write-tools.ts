@@ -18,6 +18,7 @@ import {
   type ToolContext,
   UPDATE_ANNOTATIONS,
 } from '../types.ts';
+import { prepareRecord } from './prepare.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
 import { addInput, updateInput } from './schemas.ts';
@@ -51,7 +52,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
         if (!fieldSpec.derived)
           next[field] = values[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
       }
-      spec.prepare?.(next, null);
+      prepareRecord(spec, next, null, values, records.today(ctx));
       await spec.settle?.(ctx, next, null);
       const row = {
         ...records.columnValues(next),
@@ -103,7 +104,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
 }
 
 export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): Tool {
-  const { spec, table } = records;
+  const { spec } = records;
   const name = `update${spec.noun}`;
   return defineTool({
     name,
@@ -119,90 +120,102 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     toolset: toolsetOf(spec),
     input: updateInput(spec),
     output: single,
-    async run(ctx, input) {
-      const { id, expected_updated_at, clear, ...changes } = input as Row & {
-        id: string;
-        expected_updated_at?: string;
-        clear?: string[];
-      };
-      const current = await records.load(ctx, id, 'write');
-      const organizationId = String(current.organization_id);
-      // Compared as instants: the same time written with an offset, or without milliseconds, is no conflict.
-      if (
-        expected_updated_at !== undefined &&
-        Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
-      ) {
-        throw new AppError(
-          'conflict',
-          `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
-        );
-      }
-      const provided = withCleared(
-        Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
-        clear,
-      );
-      await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
-      await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
-      const next: Row = { ...current, ...provided };
-      for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
-        checkTransition(spec.label, field, String(current[field]), String(next[field]), transitions);
-      spec.prepare?.(next, current);
-      await spec.settle?.(ctx, next, current);
-      const change = changedValues(records.historyValues(current), records.historyValues(next));
-      const sameColumns = Object.keys(records.columns).every(
-        (column) => JSON.stringify(current[column] ?? null) === JSON.stringify(next[column] ?? null),
-      );
-      // Nothing would change: no write, so updated_at stays (a client holding it keeps a valid expected_updated_at)
-      // and no empty change lands in the history. The record is the row just read.
-      if (Object.keys(change.before).length === 0 && sameColumns)
-        return { [spec.key]: records.present(current, ctx) };
-      const previous = String(current.updated_at);
-      const now = ctx.now().toISOString();
-      // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
-      const updatedAt = now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
-      const set: Row = { ...records.columnValues(next), updated_at: updatedAt };
-      for (const fixed of ['id', 'organization_id', 'created_at']) delete set[fixed];
-      const nonce = records.nonceColumn ? randomBase32(16) : undefined;
-      if (nonce) set.write_nonce = nonce;
-      const [updated] = await ctx.db.batch([
-        ctx.db
-          .update(table)
-          .set(set as never)
-          .where(
-            and(
-              eq(table.id, id),
-              eq(table.updated_at, previous),
-              referencesExist(spec, records.tableOf, organizationId, next),
-            ),
-          )
-          .returning({ id: table.id }),
-        changeAfterWrite(ctx, {
-          tool: name,
-          kind: spec.kind,
-          recordId: id,
-          organizationId,
-          action: 'update',
-          ...change,
-          at: updatedAt,
-        }),
-        ...ctx.writeExtras(CHANGED_A_ROW),
-        ...relationWrites(ctx, records, id, organizationId, provided, nonce),
-        ...(spec.afterUpdate?.(ctx, id, next, current, landedUpdate(records, id, nonce)) ?? []),
-      ]);
-      if ((updated as unknown[]).length === 0) {
-        await checkReferences(ctx, spec, records.tableOf, organizationId, next);
-        throw new AppError(
-          'conflict',
-          `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
-        );
-      }
-      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
-    },
+    run: (ctx, input) => updateRecord(ctx, records, name, input as Row),
     async answerAgain(ctx, input) {
       const { id } = input as { id: string };
       return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
     },
   });
+}
+
+/**
+ * An update as the update tool makes it (checks, transitions, derived fields, the guarded write and its history row),
+ * recorded under `tool`: markReviewed writes through it too. Answers `{ <key>: record }`.
+ */
+export async function updateRecord(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  tool: string,
+  input: Row,
+): Promise<Record<string, unknown>> {
+  const { spec, table } = records;
+  const { id, expected_updated_at, clear, ...changes } = input as Row & {
+    id: string;
+    expected_updated_at?: string;
+    clear?: string[];
+  };
+  const current = await records.load(ctx, id, 'write');
+  const organizationId = String(current.organization_id);
+  // Compared as instants: the same time written with an offset, or without milliseconds, is no conflict.
+  if (
+    expected_updated_at !== undefined &&
+    Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
+  ) {
+    throw new AppError(
+      'conflict',
+      `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
+    );
+  }
+  const provided = withCleared(
+    Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+    clear,
+  );
+  await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
+  await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
+  const next: Row = { ...current, ...provided };
+  for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
+    checkTransition(spec.label, field, String(current[field]), String(next[field]), transitions);
+  prepareRecord(spec, next, current, provided, records.today(ctx));
+  await spec.settle?.(ctx, next, current);
+  const change = changedValues(records.historyValues(current), records.historyValues(next));
+  const sameColumns = Object.keys(records.columns).every(
+    (column) => JSON.stringify(current[column] ?? null) === JSON.stringify(next[column] ?? null),
+  );
+  // Nothing would change: no write, so updated_at stays (a client holding it keeps a valid expected_updated_at)
+  // and no empty change lands in the history. The record is the row just read.
+  if (Object.keys(change.before).length === 0 && sameColumns)
+    return { [spec.key]: records.present(current, ctx) };
+  const previous = String(current.updated_at);
+  const now = ctx.now().toISOString();
+  // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
+  const updatedAt = now > previous ? now : new Date(Date.parse(previous) + 1).toISOString();
+  const set: Row = { ...records.columnValues(next), updated_at: updatedAt };
+  for (const fixed of ['id', 'organization_id', 'created_at']) delete set[fixed];
+  const nonce = records.nonceColumn ? randomBase32(16) : undefined;
+  if (nonce) set.write_nonce = nonce;
+  const [updated] = await ctx.db.batch([
+    ctx.db
+      .update(table)
+      .set(set as never)
+      .where(
+        and(
+          eq(table.id, id),
+          eq(table.updated_at, previous),
+          referencesExist(spec, records.tableOf, organizationId, next),
+        ),
+      )
+      .returning({ id: table.id }),
+    changeAfterWrite(ctx, {
+      tool,
+      kind: spec.kind,
+      recordId: id,
+      organizationId,
+      action: 'update',
+      ...change,
+      at: updatedAt,
+    }),
+    ...ctx.writeExtras(CHANGED_A_ROW),
+    ...relationWrites(ctx, records, id, organizationId, provided, nonce),
+    ...(spec.afterUpdate?.(ctx, id, next, current, landedUpdate(records, id, nonce)) ?? []),
+  ]);
+  if ((updated as unknown[]).length === 0) {
+    await checkReferences(ctx, spec, records.tableOf, organizationId, next);
+    throw new AppError(
+      'conflict',
+      `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
+    );
+  }
+  return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
 }
 
 /** The changes with each field of `clear` set to null; a field both given and cleared is refused. */

@@ -75,6 +75,7 @@ export async function loadSession(c: Context, db: Db, now: Date): Promise<Loaded
       user_id: users.id,
       email: users.email,
       name: users.name,
+      time_zone: users.time_zone,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.user_id))
@@ -91,7 +92,7 @@ export async function loadSession(c: Context, db: Db, now: Date): Promise<Loaded
     await db.update(sessions).set({ last_seen_at: now.toISOString() }).where(eq(sessions.id_hash, idHash));
   }
   return {
-    user: { id: row.user_id, email: row.email, name: row.name },
+    user: { id: row.user_id, email: row.email, name: row.name, timeZone: row.time_zone },
     session: { idHash, csrfToken: row.csrf_token },
   };
 }

@@ -69,6 +69,11 @@ const COLUMNS: Record<
       { label: 'Expired', filter: () => ({ expired: 'true' }) },
     ],
   },
+  task: {
+    columns: ['title', 'status', 'priority', 'due_on', 'overdue', 'owner_id', 'assignee_user_id'],
+    defaultOrder: { field: 'due_on', direction: 'ASC' },
+    hiddenByDefault: { field: 'status', values: ['DONE', 'CANCELLED'], label: 'done and cancelled tasks' },
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({

@@ -1,7 +1,9 @@
 // An organization's home page: the compliance summary (getComplianceSummary) with links into the registers.
+
 import type { Child } from 'hono/jsx';
 import { REVIEW_DUE_DAYS } from '../../tools/documents.ts';
 import { daysAfter } from '../../tools/expiry.ts';
+import { todayIn } from '../../tools/overdue.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
@@ -39,6 +41,7 @@ export interface Summary {
     };
   }[];
   generated_at: string;
+  reviews_overdue: Record<string, number>;
 }
 
 /** What a new organization has done of its first steps (the home page guides through the rest). */
@@ -243,6 +246,8 @@ export function SummaryPage({
 }) {
   const base = `/orgs/${membership.organizationId}`;
   const share = summary.measures.implemented_share;
+  // The reader's today, as the summary counted overdue reviews.
+  const reviewToday = todayIn(new Date(summary.generated_at), viewer.user.timeZone);
   return (
     <Layout
       title={membership.name}
@@ -294,6 +299,20 @@ export function SummaryPage({
           href={`${base}/continual-improvements`}
         >
           of {summary.continual_improvements.total} continual improvements
+        </Stat>
+        <Stat
+          title="Overdue reviews"
+          value={Object.values(summary.reviews_overdue).reduce((a, b) => a + b, 0)}
+          alert={Object.values(summary.reviews_overdue).some((n) => n > 0)}
+        >
+          {Object.entries(summary.reviews_overdue).map(([register, n], index) => (
+            <>
+              {index > 0 && ', '}
+              <a href={`${base}/${register}?${new URLSearchParams({ review_due_before: reviewToday })}`}>
+                {n} {register}
+              </a>
+            </>
+          ))}
         </Stat>
         <Stat
           title="Audits in progress"

@@ -1,0 +1,246 @@
+// myWork: the caller's own work across their organizations (tasks assigned, reviews due, open items owned), by due
+// date, each with the overdue and due-soon flags of src/tools/overdue.ts, in keyset pages.
+import { and, eq, inArray, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import {
+  continualImprovements,
+  measures,
+  nonconformities,
+  obligations,
+  people,
+  risks,
+  tasks,
+  users,
+  vendors,
+} from '../db/schema.ts';
+import { invalidArguments } from '../errors.ts';
+import { reachableOrganizationIds, requireOrganization } from './access.ts';
+import { cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
+import { addDays, dueState, todayOf } from './overdue.ts';
+import { decodeCursor, encodeCursor } from './pagination.ts';
+import { TASK_ENDED } from './tasks.ts';
+import { CORE_TOOLSET } from './toolsets.ts';
+import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
+
+export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED'] as const;
+export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
+
+export interface MyWorkItem {
+  kind: string;
+  id: string;
+  organization_id: string;
+  title: string;
+  reason: MyWorkReason;
+  due_on: string | null;
+  status: string | null;
+  overdue: boolean;
+  due_soon: boolean;
+}
+
+const DEFAULT_WITHIN_DAYS = 30;
+const NAME = 'myWork';
+
+/** One source of work items, as the columns every part of the union selects. */
+function part(
+  kind: string,
+  table: SQLiteTable & { id: SQLiteColumn; organization_id: SQLiteColumn },
+  title: SQLiteColumn,
+  due: SQLiteColumn,
+  status: SQLiteColumn | null,
+  reason: SQL,
+  where: SQL | undefined,
+): SQL {
+  return sql`select ${kind} as kind, ${table.id} as id, ${table.organization_id} as organization_id, ${title} as title, ${reason} as reason, ${due} as due_on, ${status ?? sql`null`} as status from ${table} where ${where ?? sql`1`}`;
+}
+
+/** The work of the caller, people being the records of the caller's email in each organization. */
+function workUnion(userId: string, personIds: string[], organizationIds: string[], horizon: string): SQL {
+  const inOrgs = (column: SQLiteColumn) => inArray(column, organizationIds);
+  const owned = (column: SQLiteColumn) => inArray(column, personIds);
+  const ownedBy = (...columns: SQLiteColumn[]) => or(...columns.map(owned));
+  const reviewDue = (next: SQLiteColumn) => lte(next, horizon);
+  const parts = [
+    part(
+      'task',
+      tasks,
+      tasks.title,
+      tasks.due_on,
+      tasks.status,
+      sql`case when ${tasks.assignee_user_id} = ${userId} then 'ASSIGNED' else 'OWNED' end`,
+      and(
+        inOrgs(tasks.organization_id),
+        notInArray(tasks.status, [...TASK_ENDED]),
+        or(eq(tasks.assignee_user_id, userId), owned(tasks.owner_id)),
+      ),
+    ),
+  ];
+  if (personIds.length > 0) {
+    const owner = sql`'OWNED'`;
+    const review = sql`'REVIEW'`;
+    parts.push(
+      part(
+        'obligation',
+        obligations,
+        obligations.requirement,
+        obligations.due_date,
+        obligations.status,
+        owner,
+        and(owned(obligations.owner_id), sql`${obligations.status} <> 'COMPLIANT'`),
+      ),
+      part(
+        'nonconformity',
+        nonconformities,
+        nonconformities.reference_id,
+        nonconformities.due_date,
+        nonconformities.status,
+        owner,
+        and(owned(nonconformities.owner_id), sql`${nonconformities.status} <> 'CLOSED'`),
+      ),
+      part(
+        'continual_improvement',
+        continualImprovements,
+        continualImprovements.reference_id,
+        continualImprovements.target_date,
+        continualImprovements.status,
+        owner,
+        and(owned(continualImprovements.owner_id), sql`${continualImprovements.status} <> 'CLOSED'`),
+      ),
+      part(
+        'risk',
+        risks,
+        risks.name,
+        risks.next_review_on,
+        risks.status,
+        review,
+        and(owned(risks.owner_id), reviewDue(risks.next_review_on)),
+      ),
+      part(
+        'measure',
+        measures,
+        measures.name,
+        measures.next_review_on,
+        measures.state,
+        review,
+        and(owned(measures.owner_id), reviewDue(measures.next_review_on)),
+      ),
+      part(
+        'vendor',
+        vendors,
+        vendors.name,
+        vendors.next_review_on,
+        null,
+        review,
+        and(ownedBy(vendors.business_owner_id, vendors.security_owner_id), reviewDue(vendors.next_review_on)),
+      ),
+    );
+  }
+  return sql.join(parts, sql` union all `);
+}
+
+/** The caller's people: the records with the caller's email in the organizations searched. */
+async function peopleOfCaller(ctx: ToolContext, organizationIds: string[]): Promise<string[]> {
+  const [user] = await ctx.db
+    .select({ email: users.email })
+    .from(users)
+    .where(eq(users.id, ctx.principal.userId))
+    .limit(1);
+  if (!user || organizationIds.length === 0) return [];
+  const rows = await ctx.db
+    .select({ id: people.id })
+    .from(people)
+    .where(
+      and(
+        inArray(people.organization_id, organizationIds),
+        sql`lower(${people.email}) = lower(${user.email})`,
+      ),
+    );
+  return rows.map((row) => row.id);
+}
+
+const itemSchema = z
+  .object({
+    kind: z.string().describe('Register, e.g. task, risk.'),
+    id: z.string().describe('Record id.'),
+    organization_id: z.string().describe('`org_...`'),
+    title: z.string().describe('Name or title.'),
+    reason: z.enum(MY_WORK_REASONS).describe('ASSIGNED to you, REVIEW due, or OWNED by you and open.'),
+    due_on: z.string().nullable().describe('Due or next review date.'),
+    status: z.string().nullable().describe('Status or state.'),
+    overdue: z.boolean().describe('due_on is before today.'),
+    due_soon: z.boolean().describe('Due from today to within_days.'),
+  })
+  .describe('An item of your work.');
+
+/** The caller's work, one page: what the tool and the My work page show. */
+export async function myWorkPage(
+  ctx: ToolContext,
+  input: { organization_id?: string; within_days?: number; size?: number; cursor?: string },
+): Promise<{ items: MyWorkItem[]; next_cursor: string | null; total_count: number; today: string }> {
+  if (input.organization_id) requireOrganization(ctx, input.organization_id, 'read');
+  const organizationIds = input.organization_id ? [input.organization_id] : reachableOrganizationIds(ctx);
+  const today = todayOf(ctx);
+  const withinDays = input.within_days ?? DEFAULT_WITHIN_DAYS;
+  const size = input.size ?? PAGE_SIZE.default;
+  const cursor = input.cursor ? decodeCursor(input.cursor, NAME, 'due_on', 'ASC') : null;
+  if (cursor && cursor.v !== null && typeof cursor.v !== 'string')
+    throw invalidArguments('The cursor is not valid.', [{ path: 'cursor', message: 'Malformed cursor' }]);
+  if (organizationIds.length === 0) return { items: [], next_cursor: null, total_count: 0, today };
+  const personIds = await peopleOfCaller(ctx, organizationIds);
+  const union = workUnion(ctx.principal.userId, personIds, organizationIds, addDays(today, withinDays));
+  // Due dates first, earliest first, then the undated; ties by id. A cursor is the last item's (due_on, id).
+  const after = !cursor
+    ? sql`1`
+    : cursor.v === null
+      ? sql`due_on is null and id > ${cursor.i}`
+      : sql`(due_on > ${cursor.v} or (due_on = ${cursor.v} and id > ${cursor.i}) or due_on is null)`;
+  const [rows, counted] = await ctx.db.batch([
+    ctx.db.all<Omit<MyWorkItem, 'overdue' | 'due_soon'>>(
+      sql`select * from (${union}) where ${after} order by due_on is null, due_on, id limit ${size + 1}`,
+    ),
+    ctx.db.all<{ n: number }>(sql`select count(*) as n from (${union})`),
+  ]);
+  const items = rows.slice(0, size).map((row) => {
+    const state = dueState(row.due_on, today, withinDays);
+    return { ...row, overdue: state === 'overdue', due_soon: state === 'due_soon' };
+  });
+  const last = items.at(-1);
+  return {
+    items,
+    next_cursor:
+      rows.length > size && last
+        ? encodeCursor({ l: NAME, f: 'due_on', d: 'ASC', v: last.due_on, i: last.id })
+        : null,
+    total_count: Number(counted[0]?.n ?? 0),
+    today,
+  };
+}
+
+export const myWorkTool: Tool = defineTool({
+  name: NAME,
+  title: 'My work',
+  description:
+    'Your work by due date: tasks assigned to you, reviews due and open items you own (as the person with your email), with overdue flags.',
+  scope: 'read',
+  annotations: READ_ANNOTATIONS,
+  toolset: CORE_TOOLSET,
+  input: z.strictObject({
+    organization_id: idOf('org', 'Organization').optional().describe('Only this one; default all yours.'),
+    within_days: z
+      .number()
+      .int()
+      .min(0)
+      .max(365)
+      .optional()
+      .describe(`Reviews due within this many days count; default ${DEFAULT_WITHIN_DAYS}.`),
+    size: sizeSchema.optional().describe('Default 20.'),
+    cursor: cursorSchema.optional().describe('From next_cursor.'),
+  }),
+  output: z.object({
+    items: z.array(itemSchema).describe('This page.'),
+    next_cursor: z.string().nullable().describe('Cursor of the next page; null on the last.'),
+    total_count: z.number().int().describe('Items on all pages.'),
+    today: z.string().describe('Your today (your time zone, default UTC).'),
+  }),
+  run: (ctx, input) => myWorkPage(ctx, input),
+});
