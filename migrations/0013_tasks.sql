@@ -50,7 +50,6 @@ ALTER TABLE `vendors` ADD `last_reviewed_on` text;--> statement-breakpoint
 ALTER TABLE `vendors` ADD `last_review_note` text;--> statement-breakpoint
 ALTER TABLE `vendors` ADD `next_review_on` text;--> statement-breakpoint
 CREATE INDEX `vendors_org_review_idx` ON `vendors` (`organization_id`,`next_review_on`,`id`);--> statement-breakpoint
-CREATE INDEX `vendors_org_review_idx` ON `vendors` (`organization_id`,`next_review_on`,`id`);--> statement-breakpoint
 CREATE VIRTUAL TABLE "tasks_fts" USING fts5("title", "description", content='tasks', content_rowid='rowid', tokenize='trigram');
 --> statement-breakpoint
 CREATE TRIGGER "tasks_fts_insert" AFTER INSERT ON "tasks" BEGIN
