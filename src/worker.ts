@@ -22,6 +22,7 @@ import { workerMailer } from './notify/mailer-worker.ts';
 import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
+import { CRON_DELIVERIES, DELIVERY_CRON, UPKEEP_CRON } from './worker-crons.ts';
 
 // Workers refuse code generation; zod would only probe for it, this makes that explicit.
 z.config({ jitless: true });
@@ -64,14 +65,6 @@ export interface Env {
   /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
   WEBHOOKS_ALLOW_LOCAL?: string;
 }
-
-/** The Cron Trigger that runs webhook deliveries (wrangler.toml); any other one runs the hourly upkeep. */
-export const DELIVERY_CRON = '* * * * *';
-/**
- * Messages one cron run sends: 2 database requests + one fetch each = 42 subrequests, under the Free plan's 50 per
- * invocation (docs/worker.md).
- */
-export const CRON_DELIVERIES = 40;
 
 const STRING_SETTINGS = [
   'LIBSQL_URL',
@@ -159,9 +152,6 @@ function buildRuntime(env: Env): Runtime {
     files: fileRuntime(config, workerBlobStore(env, config)),
   });
 }
-
-/** The hourly trigger that also runs the database upkeep; the others only send notifications. */
-export const UPKEEP_CRON = '17 * * * *';
 
 /**
  * The notification engine's run on the Worker (src/notify/engine.ts): email by worker-mailer over a TCP socket, at

@@ -8,7 +8,8 @@ import { createOrganization } from '../../src/accounts.ts';
 import { webhookEndpoints, webhookMessages } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
-import worker, { DELIVERY_CRON, type Env } from '../../src/worker.ts';
+import worker, { type Env } from '../../src/worker.ts';
+import { DELIVERY_CRON } from '../../src/worker-crons.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, newAliceToken, testDatabase, world } from './helpers.ts';
 
