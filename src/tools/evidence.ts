@@ -203,7 +203,7 @@ export const evidenceSpec: RegisterSpec = {
       writable: true,
       description:
         'Ids of the records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
-      label: 'Evidence for',
+      label: 'Records',
       hint: 'The records this evidence supports.',
     },
   ],

@@ -580,7 +580,7 @@ describe('record forms', () => {
     ).vendor;
     const vendorConfirm = textOf((await client.get(`${base}/vendors/${vendor.id}/delete`)).html);
     expect(vendorConfirm).toContain(
-      'It is taken out of the vendors of assets, the vendors of data classifications.',
+      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks.',
     );
 
     // What the page promised happens: the owner and the audit are cleared.

@@ -25,7 +25,7 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the thirteen kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the fifteen kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
@@ -42,6 +42,7 @@ describe('register pages', () => {
       'audits',
       'requirements',
       'documents',
+      'evidence',
       'tasks',
     ]);
     for (const page of REGISTER_PAGES) {
