@@ -14,6 +14,7 @@ import { caseInsensitiveEnum, dateSchema, httpUrl, idOf, idOfAny, shortText } fr
 import {
   derived,
   enumFilter,
+  filledOnAdd,
   filter,
   optional,
   type RegisterKind,
@@ -175,7 +176,7 @@ export const evidenceSpec: RegisterSpec = {
     size: derived(z.number().int().nullable().describe('File size in bytes.')),
     content_type: derived(z.string().nullable().describe('Content type sniffed from the bytes.')),
     sha256: derived(z.string().nullable().describe('SHA-256 of the bytes (hex), computed on upload.')),
-    collected_on: optional(dateSchema.describe('When it was collected (default today).'), undefined, {
+    collected_on: filledOnAdd(dateSchema.describe('When it was collected (default today).'), {
       label: 'Collected on',
     }),
     valid_until: optional(dateSchema.describe('Last day it is valid, if it expires.'), undefined, {

@@ -18,6 +18,15 @@ beforeAll(async () => {
   runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   world = await createWorld(runtime);
   pool = await seedExamples((tool, args) => ok(runtime, world.aliceToken, tool, args), world.orgA);
+  // A stored file of org A (`fil_...`), uploaded with an inline evidence item, and Alice's account (`usr_...`).
+  const inline = await ok(runtime, world.aliceToken, 'addEvidence', {
+    organization_id: world.orgA,
+    title: 'Inline file',
+    content_base64: btoa('stored file'),
+    file_name: 'stored.txt',
+  });
+  pool.set('fil', [String((inline.evidence as { file_id: string }).file_id)]);
+  pool.set('usr', [world.alice.userId]);
 });
 
 afterAll(async () => runtime.cleanup());
@@ -92,7 +101,9 @@ describe.each(REGISTER_SPECS.map((spec) => ({ spec, kind: spec.kind })))('$kind'
     let succeeded = 0;
     const tried = new Set<string>();
     for (const value of candidates(inputProperties[name] ?? {})) {
-      const args = { ...base(), [name]: value };
+      const args: Record<string, unknown> = { ...base(), [name]: value };
+      // An evidence item is a LINK or a FILE: trying file_id, the example's url goes.
+      if (spec.kind === 'evidence' && name === 'file_id') delete args.url;
       const parsed = add.input.safeParse(args);
       if (!parsed.success) continue;
       accepted += 1;

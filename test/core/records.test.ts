@@ -97,17 +97,23 @@ async function newScope() {
 
 type Scope = Awaited<ReturnType<typeof newScope>>;
 
-/** Optional plain fields (no reference, not derived) with a value their schema accepts. */
+/**
+ * Optional plain fields an update may change and clear (no reference, not derived, not fixed on add) with a value their
+ * schema accepts; an account field gets Alice's account, a member of every organization she adds.
+ */
 function optionalSamples(spec: RegisterSpec): Row {
-  const candidates: unknown[] = ['Some text', '2026-03-01', 'https://example.com/page', 3];
+  const candidates: unknown[] = ['Some text', '2026-03-01', 'https://example.com/page', 3, alice.userId];
   const samples: Row = {};
   for (const [name, field] of Object.entries(spec.fields)) {
-    if (field.mode !== 'optional' || field.ref || field.derived) continue;
+    if (field.mode !== 'optional' || field.ref || field.derived || field.fixed) continue;
     if (spec.kind === 'risk' && name.startsWith('residual_')) continue; // clearing resets these to the inherent values
     const sample = candidates.find((candidate) => field.schema.safeParse(candidate).success);
     if (sample === undefined) throw new Error(`No sample value for ${spec.kind}.${name}`);
     samples[name] = sample;
   }
+  // With an interval, the next review follows from the last one: 2026-03-01 + 3 days.
+  if (samples.review_interval_days === 3 && samples.last_reviewed_on === '2026-03-01')
+    samples.next_review_on = '2026-03-04';
   return samples;
 }
 
@@ -124,8 +130,10 @@ const personFields = (spec: RegisterSpec) =>
     .filter(([, field]: [string, FieldSpec]) => field.ref === 'person')
     .map(([name]) => name);
 
+const today = () => new Date().toISOString().slice(0, 10);
+
 /** Defaults as DESIGN.md section 3 states them, independently of the specs. */
-const DESIGN_DEFAULTS: Record<string, Row> = {
+const DESIGN_DEFAULTS: Record<string, Row | (() => Row)> = {
   vendor: { category: 'OTHER' },
   risk: { status: 'OPEN', treatment: 'MITIGATE' },
   measure: { state: 'NOT_STARTED' },
@@ -133,7 +141,16 @@ const DESIGN_DEFAULTS: Record<string, Row> = {
   nonconformity: { status: 'OPEN' },
   continual_improvement: { status: 'OPEN', priority: 'MEDIUM' },
   audit: { state: 'NOT_STARTED' },
+  evidence: () => ({ kind: 'LINK', collected_on: today() }),
 };
+
+const designDefaults = (kind: string): Row => {
+  const defaults = DESIGN_DEFAULTS[kind] ?? {};
+  return typeof defaults === 'function' ? defaults() : defaults;
+};
+
+/** Optional fields a kind needs one of on add: an evidence item is a LINK (url) or a FILE (file_id). */
+const ONE_OF_REQUIRED: Record<string, string> = { evidence: 'url' };
 
 describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_kind, spec) => {
   const tool = (verb: string) => `${verb}${verb === 'list' ? spec.nounPlural : spec.noun}`;
@@ -166,14 +183,24 @@ describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_
       .filter(([, field]) => field.mode === 'required' && !field.derived)
       .map(([name]) => name);
     for (const name of requiredNames) expect(example, `the example has ${name}`).toHaveProperty(name);
+    const oneOf = ONE_OF_REQUIRED[spec.kind];
+    if (oneOf) requiredNames.push(oneOf);
     const minimal = Object.fromEntries(
       Object.entries(example).filter(([name]) => name === 'organization_id' || requiredNames.includes(name)),
     );
     const record = (await ok(runtime, scope.token, tool('add'), minimal))[spec.key] as Row;
-    expect(record).toMatchObject(DESIGN_DEFAULTS[spec.kind] ?? {});
+    expect(record).toMatchObject(designDefaults(spec.kind));
     for (const [name, field] of Object.entries(spec.fields)) {
-      if (field.mode === 'default') expect(record[name], name).toEqual(field.defaultValue);
-      if (field.mode === 'optional' && !(spec.kind === 'risk' && name.startsWith('residual_'))) {
+      // A default without a value is filled by the service (DESIGN_DEFAULTS states it).
+      if (field.mode === 'default' && field.defaultValue !== undefined)
+        expect(record[name], name).toEqual(field.defaultValue);
+      if (field.mode === 'default' && field.defaultValue === undefined)
+        expect(designDefaults(spec.kind), name).toHaveProperty(name);
+      if (
+        field.mode === 'optional' &&
+        name !== oneOf &&
+        !(spec.kind === 'risk' && name.startsWith('residual_'))
+      ) {
         expect(record[name], name).toBeNull();
       }
     }

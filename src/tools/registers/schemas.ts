@@ -59,7 +59,8 @@ export function addInput(spec: RegisterSpec): z.ZodObject {
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.derived) continue;
     if (field.mode === 'required') shape[name] = field.schema;
-    else if (field.mode === 'default') shape[name] = field.schema.default(field.defaultValue as never);
+    else if (field.mode === 'default' && field.defaultValue !== undefined)
+      shape[name] = field.schema.default(field.defaultValue as never);
     else shape[name] = field.schema.optional();
   }
   for (const relation of spec.relations ?? []) {

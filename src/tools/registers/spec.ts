@@ -43,7 +43,10 @@ export interface FieldText {
 
 export interface FieldSpec extends FieldText {
   schema: z.ZodType;
-  /** required: must be given on add; optional: nullable, may be cleared with null; default: filled on add. */
+  /**
+   * required: must be given on add; optional: nullable, may be cleared with null; default: filled on add (with
+   * defaultValue, or by the spec's settle when it has none).
+   */
   mode: 'required' | 'optional' | 'default';
   defaultValue?: unknown;
   /** The field holds the id of another record of the same organization. */
@@ -74,6 +77,12 @@ export const withDefault = (schema: z.ZodType, defaultValue: unknown, text: Fiel
   schema,
   mode: 'default',
   defaultValue,
+  ...text,
+});
+/** A field the service fills on add when not given (a date that defaults to today): never empty, so not cleared. */
+export const filledOnAdd = (schema: z.ZodType, text: FieldText = {}): FieldSpec => ({
+  schema,
+  mode: 'default',
   ...text,
 });
 export const derived = (schema: z.ZodType, text: FieldText = {}): FieldSpec => ({
