@@ -82,6 +82,12 @@ export async function deliverDueWebhooks(db: Db, options: DeliveryOptions): Prom
   const started = options.now();
   const at = started.toISOString();
   const lockedUntil = new Date(started.getTime() + CLAIM_MS).toISOString();
+  // A read first: with nothing due (no endpoint, or all delivered) a run writes nothing, so the run a Worker starts
+  // after each write costs one indexed read, not a write transaction of its own.
+  const due = await db.all(
+    sql`SELECT 1 FROM webhook_messages WHERE status = 'pending' AND next_attempt_at <= ${at} LIMIT 1`,
+  );
+  if (due.length === 0) return { sent: 0, delivered: 0, retrying: 0, failed: 0 };
   const [claimed, endpoints] = await db.batch([
     db.all<Claimed>(sql`
       UPDATE webhook_messages SET locked_until = ${lockedUntil}, attempts = attempts + 1, last_attempt_at = ${at}
