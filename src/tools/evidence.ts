@@ -202,7 +202,7 @@ export const evidenceSpec: RegisterSpec = {
       target: EVIDENCE_TARGETS,
       writable: true,
       description:
-        'Ids of the records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
+        'Records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
       label: 'Evidence for',
       hint: 'The records this evidence supports.',
     },
