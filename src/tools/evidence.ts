@@ -147,7 +147,7 @@ export const evidenceSpec: RegisterSpec = {
   toolset: 'evidence',
   nameFields: ['title'],
   about:
-    'Evidence is a link or stored file showing that work was done (a screenshot, a signed DPA, a report), attached to records; immutable once stored, a newer item supersedes it.',
+    'Evidence is a link or stored file showing work was done (screenshot, signed DPA, report), attached to records; immutable once stored: a newer item supersedes it.',
   fields: {
     title: required(shortText().describe('Title, e.g. "MFA enforcement screenshot 2026-Q3".')),
     description: descriptionField('evidence'),
@@ -203,7 +203,7 @@ export const evidenceSpec: RegisterSpec = {
       target: EVIDENCE_TARGETS,
       writable: true,
       description:
-        'Ids of the records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
+        'Records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
       label: 'Records',
       hint: 'The records this evidence supports.',
     },
@@ -294,7 +294,7 @@ export const evidenceSpec: RegisterSpec = {
   },
   present: (row, today) => ({ ...row, expired: isExpired(row, 'valid_until', today) }),
   hints: {
-    list: 'Evidence for a record: filter.record_id; running out: filter.expiring_before; filter.expired = true.',
+    list: 'For a record: filter.record_id; running out: filter.expiring_before; filter.expired = true.',
     add: 'A LINK: url; a FILE: file_id from the upload route, or a small one inline as content_base64 + file_name. Replacing an older item: supersedes_id.',
     update: 'The url or file never changes: add a new item that supersedes it.',
   },

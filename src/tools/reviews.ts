@@ -33,7 +33,7 @@ export function reviewFields(): Record<string, FieldSpec> {
       label: 'Review note',
     }),
     next_review_on: optional(
-      dateSchema.describe('Next review date; with an interval, last_reviewed_on + review_interval_days.'),
+      dateSchema.describe('Next review date; with an interval, derived from the last review.'),
       undefined,
       { label: 'Next review on', hint: 'With an interval, it follows from the last review.' },
     ),
@@ -47,7 +47,7 @@ export function reviewFields(): Record<string, FieldSpec> {
 export function reviewFilters(next: SQLiteColumn): Record<string, FilterSpec> {
   return {
     review_due_before: filter(
-      dateSchema.describe('Only those whose next_review_on is before this date (today: overdue).'),
+      dateSchema.describe('Only those with next_review_on before this date (today: overdue).'),
       (value) => and(isNotNull(next), lt(next, value)),
     ),
   };

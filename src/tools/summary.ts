@@ -76,7 +76,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    "Where an organization stands, in one call: risks (by status, at or above a residual score threshold, inherent and residual 5x5 heat maps), measures (by state, share implemented), overdue obligations, open and overdue nonconformities, open improvements, audits in progress, each framework's coverage, overdue reviews.",
+    'Where an organization stands in one call: risks (by status, at or above a residual score threshold, inherent/residual 5x5 heat maps), measures (by state, share implemented), overdue obligations and reviews, open and overdue nonconformities, open improvements, audits in progress, framework coverage.',
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,

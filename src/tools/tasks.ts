@@ -72,7 +72,7 @@ export const taskSpec: RegisterSpec = {
   table: tasks,
   nameFields: ['title'],
   about:
-    'A task is work due by a date, owned by a person and assigned to an account (e.g. a risk treatment or corrective action).',
+    'A task is dated work owned by a person and assigned to an account, e.g. a risk treatment or corrective action.',
   fields: {
     title: required(shortText().describe('Title, e.g. "Roll out MFA to contractors".')),
     description: descriptionField('task'),
@@ -95,7 +95,7 @@ export const taskSpec: RegisterSpec = {
       organizationColumn: taskRecords.organization_id,
       target: TASK_RECORD_KINDS,
       writable: true,
-      description: 'Ids of the records it is about: risks, nonconformities, measures, vendors, audits, ....',
+      description: 'Records it is about: risks, nonconformities, measures, vendors, audits, ....',
       label: 'Linked records',
       hint: 'A risk it treats, a nonconformity it corrects, ...',
     },

@@ -14,6 +14,7 @@ import {
   PRIORITIES,
   RISK_STATUSES,
   RISK_TREATMENTS,
+  TASK_STATUSES,
   VENDOR_CATEGORIES,
   WORKFLOW_STATUSES,
 } from '../../src/tools/states.ts';
@@ -176,6 +177,7 @@ const ENUM_FILTERS: Record<string, readonly string[]> = {
   'audit.state': AUDIT_STATES,
   'requirement.applicability': APPLICABILITIES,
   'document.type': DOCUMENT_TYPES,
+  'task.status': TASK_STATUSES,
 };
 
 /** Fields some values need on creation (a CLOSED nonconformity needs a corrective action). */
@@ -498,6 +500,102 @@ describe('evidence filters', () => {
       expect(replacing.superseded_by).toBeNull();
     },
   );
+});
+
+// ---- review cycles ------------------------------------------------------------------------------------
+
+describe('review_due_before filters', () => {
+  for (const spec of REGISTER_SPECS.filter((candidate) => candidate.filters?.review_due_before)) {
+    filterTest(
+      [`${spec.kind}.review_due_before`],
+      `${spec.kind} review_due_before returns those whose next review is before that date, none without one`,
+      async () => {
+        const scope = await newScope();
+        const review = (next_review_on: string | null) =>
+          scope.add(spec.kind, { review_interval_days: null, last_reviewed_on: null, next_review_on });
+        const past = await review(PAST);
+        const dueToday = await review(today());
+        const later = await review('2090-06-30');
+        await review(null);
+        expect([past, dueToday, later].map((row) => row.review_overdue)).toEqual([true, false, false]);
+        expect(await scope.ids(spec.kind, { review_due_before: today() })).toEqual(idsOf(past));
+        expect(await scope.ids(spec.kind, { review_due_before: '2090-06-30' })).toEqual(
+          idsOf(past, dueToday),
+        );
+        expect(await scope.ids(spec.kind, { review_due_before: FUTURE })).toEqual(
+          idsOf(past, dueToday, later),
+        );
+        expect(await scope.ids(spec.kind, { review_due_before: PAST })).toEqual([]);
+        const refused = await scope.listCall(spec.kind, { review_due_before: '2026-02-30' });
+        expect(refused.status).toBe(400);
+        expect(errorOf(refused).message).toContain('filter.review_due_before');
+      },
+    );
+  }
+});
+
+// ---- tasks --------------------------------------------------------------------------------------------
+
+describe('task filters', () => {
+  filterTest(
+    ['task.due_before', 'task.overdue'],
+    'a task is overdue when its due date has passed and it is neither DONE nor CANCELLED; due_before ignores status',
+    async () => {
+      const scope = await newScope();
+      const pastTodo = await scope.add('task', { due_on: PAST, status: 'TODO' });
+      const pastStarted = await scope.add('task', { due_on: PAST, status: 'IN_PROGRESS' });
+      const pastDone = await scope.add('task', { due_on: PAST, status: 'DONE' });
+      const pastCancelled = await scope.add('task', { due_on: PAST, status: 'CANCELLED' });
+      const dueToday = await scope.add('task', { due_on: today() });
+      const future = await scope.add('task', { due_on: FUTURE });
+      const noDate = await scope.add('task', { due_on: null });
+      expect(
+        [pastTodo, pastStarted, pastDone, pastCancelled, dueToday, future, noDate].map((row) => row.overdue),
+      ).toEqual([true, true, false, false, false, false, false]);
+      expect(await scope.ids('task', { overdue: true })).toEqual(idsOf(pastTodo, pastStarted));
+      expect(await scope.ids('task', { overdue: false })).toEqual(
+        idsOf(pastDone, pastCancelled, dueToday, future, noDate),
+      );
+      expect(await scope.ids('task', { due_before: today() })).toEqual(
+        idsOf(pastTodo, pastStarted, pastDone, pastCancelled),
+      );
+      expect(await scope.ids('task', { due_before: FUTURE })).toEqual(
+        idsOf(pastTodo, pastStarted, pastDone, pastCancelled, dueToday),
+      );
+      expect(await scope.ids('task', { due_before: today(), status: 'DONE' })).toEqual(idsOf(pastDone));
+      const refused = await scope.listCall('task', { overdue: 'yes' });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused).message).toContain('filter.overdue');
+    },
+  );
+
+  filterTest(
+    ['task.assignee_user_id'],
+    'task assignee_user_id returns the tasks assigned to that account',
+    async () => {
+      const scope = await newScope();
+      const mine = await scope.add('task', { assignee_user_id: alice.userId });
+      await scope.add('task', {});
+      expect(mine.assignee_user_id).toBe(alice.userId);
+      expect(await scope.ids('task', { assignee_user_id: alice.userId })).toEqual(idsOf(mine));
+      expect(await scope.ids('task', { assignee_user_id: 'usr_8zq3m0v5k1t7w2x9c4n6p0ha' })).toEqual([]);
+      const wrongKind = await scope.listCall('task', { assignee_user_id: scope.org });
+      expect(wrongKind.status).toBe(400);
+      expect(errorOf(wrongKind).message).toContain('filter.assignee_user_id');
+    },
+  );
+
+  filterTest(['task.record_id'], 'task record_id returns the tasks linked to that record', async () => {
+    const scope = await newScope();
+    const risk = await scope.add('risk', { name: 'Phishing' });
+    const vendor = await scope.add('vendor', { name: 'AWS' });
+    const both = await scope.add('task', { record_ids: [risk.id, vendor.id] });
+    const onlyRisk = await scope.add('task', { record_ids: [risk.id] });
+    await scope.add('task', {});
+    expect(both.record_ids).toEqual([risk.id, vendor.id].sort());
+    expect(await scope.ids('task', { record_id: risk.id })).toEqual(idsOf(both, onlyRisk));
+    expect(await scope.ids('task', { record_id: vendor.id })).toEqual(idsOf(both));
+  });
 });
 
 // ---- references ---------------------------------------------------------------------------------------

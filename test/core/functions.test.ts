@@ -156,7 +156,7 @@ function strictArguments(schema: Json, value: unknown): unknown {
 }
 
 // Fields that differ between two records made by two calls: their ids, times, and the unique values each sample draws.
-const VARYING = new Set(['id', 'created_at', 'updated_at', 'generated_at']);
+const VARYING = new Set(['id', 'created_at', 'updated_at', 'generated_at', 'approved_at']);
 
 function masked(value: unknown, varying: Set<string>): unknown {
   if (Array.isArray(value)) return value.map((item) => masked(item, varying));
@@ -182,8 +182,9 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
     async (name) => {
       const parameters = openAiParameters.get(name) as Json;
       const plain = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
-      // Add and delete tools get arguments of their own for the second call (unique values, a fresh record).
-      const writesNew = /^(add|delete)/.test(name);
+      // Add, delete and approve tools get arguments of their own for the second call (unique values, a fresh
+      // record): a document is approved once, a second approval of the same one is an invalid transition.
+      const writesNew = /^(add|delete|approve)/.test(name);
       const second = writesNew
         ? await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids)
         : plain;
@@ -197,6 +198,8 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       expect(withNulls.status, JSON.stringify(withNulls.body)).toBe(200);
       const varying = new Set(VARYING);
       for (const [key, value] of Object.entries(second)) if (plain[key] !== value) varying.add(key);
+      // An approved version points at its document, a fresh one for each call.
+      if (name === 'approveDocument') varying.add('document_id');
       expect(masked(withNulls.body, varying)).toEqual(masked(without.body, varying));
     },
   );

@@ -62,6 +62,7 @@ describe('toolsets as data', () => {
       continual_improvements: 5,
       audits: 5,
       documents: 8,
+      evidence: 5,
       import: 1,
       history: 1,
       tasks: 5,
@@ -95,7 +96,7 @@ describe('tools/list per connection', () => {
   it('lists only read tools to a read token, whatever the request asks', async () => {
     const listed = await listedNames(world.aliceReadToken, '/api/mcp/v1?toolsets=all&readonly=false');
     expect(listed).toEqual(names((tool) => tool.scope === 'read'));
-    expect(listed).toHaveLength(37);
+    expect(listed).toHaveLength(39);
   });
 
   it('narrows a read_write token to read tools with readonly=true or X-MCP-Readonly', async () => {
