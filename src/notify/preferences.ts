@@ -2,7 +2,7 @@
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../db/client.ts';
-import { notificationPreferences } from '../db/schema.ts';
+import { notificationPreferences, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { isTimeZone } from './time.ts';
 
@@ -81,11 +81,15 @@ export async function savePreferences(
     throw new AppError('invalid_arguments', `Notification settings refused: ${problems.join('; ')}.`);
   }
   const values = { ...parsed.data, updated_at: now.toISOString() };
-  await db
-    .insert(notificationPreferences)
-    .values({ user_id: userId, organization_id: organizationId, ...values })
-    .onConflictDoUpdate({
-      target: [notificationPreferences.user_id, notificationPreferences.organization_id],
-      set: values,
-    });
+  // The time zone is the account's too: the one "today" (src/tools/overdue.ts) of its tools, pages and lists.
+  await db.batch([
+    db
+      .insert(notificationPreferences)
+      .values({ user_id: userId, organization_id: organizationId, ...values })
+      .onConflictDoUpdate({
+        target: [notificationPreferences.user_id, notificationPreferences.organization_id],
+        set: values,
+      }),
+    db.update(users).set({ time_zone: parsed.data.time_zone }).where(eq(users.id, userId)),
+  ]);
 }

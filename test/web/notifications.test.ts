@@ -111,6 +111,12 @@ describe('notification settings', () => {
       email: false,
       time_zone: 'Europe/Paris',
     });
+    // The account's time zone, which the tools' and pages' "today" follow.
+    const zone = await runtime.database.client.execute({
+      sql: 'SELECT time_zone FROM users WHERE id = ?',
+      args: [user ?? ''],
+    });
+    expect(zone.rows[0]?.time_zone).toBe('Europe/Paris');
   });
 
   it('refuses an unknown time zone with the reason, and an organization the account is not in', async () => {
