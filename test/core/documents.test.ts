@@ -278,6 +278,7 @@ describe('refusals', () => {
     const before = Number(await overdue());
     const added = await addDocument({
       title: 'Backup policy',
+      owner_id: aliceApprover,
       review_interval_days: 90,
       last_reviewed_on: '2025-09-01',
     });
@@ -291,6 +292,15 @@ describe('refusals', () => {
     ).documents as Row[];
     expect(due.map((row) => row.id)).toContain(id);
     expect(await overdue()).toBe(before + 1);
+    // Its owner (Alice's email) sees the review in myWork.
+    const work = (await ok(runtime, aliceToken, 'myWork', { organization_id: org, size: 100 }))
+      .items as Row[];
+    expect(work.find((item) => item.id === id)).toMatchObject({
+      kind: 'document',
+      reason: 'REVIEW',
+      due_on: '2025-11-30',
+      overdue: true,
+    });
 
     const reviewed = await ok(runtime, aliceToken, 'markReviewed', { id, note: 'Still accurate.' });
     expect(reviewed).toMatchObject({
