@@ -755,7 +755,7 @@ export const documents = sqliteTable(
     /** The number of the version published and in force now; null when none is. */
     published_version: integer('published_version'),
     content: text('content'),
-    next_review_on: text('next_review_on'),
+    ...reviewColumns(),
     /** Random per update: the batch's relation and version statements run only if this update landed. */
     write_nonce: text('write_nonce'),
     ...timestamps,

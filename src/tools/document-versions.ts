@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { documentApprovers, documents, documentVersions, people, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { changeAfterWrite } from './changes.ts';
-import { daysAfter } from './documents.ts';
+import { daysAfter } from './expiry.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from './fields.ts';
 import type { RegisterTools } from './registers/builder.ts';
 import type { Row } from './registers/spec.ts';

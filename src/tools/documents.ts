@@ -14,7 +14,8 @@ import {
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
-import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
+import { daysAfter } from './expiry.ts';
+import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
 import {
   derived,
   enumFilter,
@@ -25,6 +26,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
+import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
 import type { ToolContext } from './types.ts';
 
@@ -37,11 +39,6 @@ const status = caseInsensitiveEnum(DOCUMENT_STATUSES).describe(
   'DRAFT -> IN_REVIEW (or back) -> APPROVED (approveDocument only) -> PUBLISHED -> RETIRED.',
 );
 const documentType = caseInsensitiveEnum(DOCUMENT_TYPES).describe('Kind of document.');
-
-/** The day `days` after `today` (YYYY-MM-DD). */
-export function daysAfter(today: string, days: number): string {
-  return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
 
 /** SQL: the document's next review falls within REVIEW_DUE_DAYS of `today` (or has passed), and it is not retired. */
 export function reviewDueCondition(today: string): SQL {
@@ -92,7 +89,12 @@ function prepareDocument(next: Row, current: Row | null): void {
     next.status = 'DRAFT';
   }
   if (next.status === 'PUBLISHED' && current.status !== 'PUBLISHED') next.published_version = next.version;
-  if (next.status === 'RETIRED') next.published_version = null;
+  if (next.status === 'RETIRED') {
+    // A retired document is no longer reviewed: retiring it ends its review cycle.
+    next.published_version = null;
+    next.review_interval_days = null;
+    next.next_review_on = null;
+  }
 }
 
 /** The statement that writes a new version row, only where `landed` holds. */
@@ -203,9 +205,7 @@ export const documentSpec: RegisterSpec = {
         'Markdown of the latest version; editing an APPROVED or PUBLISHED one starts a new DRAFT version.',
       ),
     ),
-    next_review_on: optional(dateSchema.describe('Date of the next review.'), undefined, {
-      label: 'Next review',
-    }),
+    ...reviewFields(),
   },
   relations: [
     {
@@ -254,11 +254,13 @@ export const documentSpec: RegisterSpec = {
       z.boolean().describe(`Next review within ${REVIEW_DUE_DAYS} days (not retired).`),
       (value, today) => (value ? reviewDueCondition(today) : sql`not (${reviewDueCondition(today)})`),
     ),
+    ...reviewFilters(documents.next_review_on),
   },
   orderFields: {
     title: { column: documents.title },
-    next_review_on: { column: documents.next_review_on, nullable: true },
+    ...reviewOrderField(documents.next_review_on),
   },
+  review: { next: documents.next_review_on, owners: [documents.owner_id] },
   transitions: { status: DOCUMENT_TRANSITIONS },
   prepare: prepareDocument,
   afterAdd: (ctx, id, next, landed) => [insertVersion(ctx, id, next, ctx.now().toISOString(), landed)],

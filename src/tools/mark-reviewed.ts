@@ -1,4 +1,4 @@
-// markReviewed: one call records a review of a risk, vendor, measure or requirement (any register with review cycles).
+// markReviewed: one call records a review of a risk, vendor, measure, requirement or document (any register with review cycles).
 import { z } from 'zod';
 import { isIdOf } from '../ids.ts';
 import { dateSchema, longText } from './fields.ts';

@@ -5,6 +5,7 @@ import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
   continualImprovements,
+  documents,
   measures,
   nonconformities,
   obligations,
@@ -132,6 +133,15 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         null,
         review,
         and(ownedBy(vendors.business_owner_id, vendors.security_owner_id), reviewDue(vendors.next_review_on)),
+      ),
+      part(
+        'document',
+        documents,
+        documents.title,
+        documents.next_review_on,
+        documents.status,
+        review,
+        and(owned(documents.owner_id), reviewDue(documents.next_review_on)),
       ),
     );
   }

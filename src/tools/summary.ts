@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   audits,
   continualImprovements,
+  documents,
   frameworks,
   measures,
   nonconformities,
@@ -68,7 +69,7 @@ function heatMapOf(rows: { il: number; ii: number; rl: number; ri: number; n: nu
 }
 
 /** The registers with review cycles, as the summary counts their overdue reviews. */
-const REVIEWED = { risks, vendors, measures, requirements } as const;
+const REVIEWED = { risks, vendors, measures, requirements, documents } as const;
 
 const total = (what: string) => z.number().int().describe(`Number of ${what}.`);
 

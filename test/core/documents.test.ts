@@ -268,6 +268,65 @@ describe('refusals', () => {
     expect(bobs).toEqual([]);
   });
 
+  it('carries a review cycle: listed when due, counted in the summary, markReviewed moves it on, retiring ends it', async () => {
+    at('2026-01-10T09:00:00.000Z');
+    const overdue = async () =>
+      (
+        (await ok(runtime, aliceToken, 'getComplianceSummary', { organization_id: org }))
+          .reviews_overdue as Row
+      ).documents;
+    const before = Number(await overdue());
+    const added = await addDocument({
+      title: 'Backup policy',
+      owner_id: aliceApprover,
+      review_interval_days: 90,
+      last_reviewed_on: '2025-09-01',
+    });
+    const id = String(added.id);
+    expect(added).toMatchObject({ next_review_on: '2025-11-30', review_overdue: true });
+    const due = (
+      await ok(runtime, aliceToken, 'listDocuments', {
+        organization_id: org,
+        filter: { review_due_before: '2026-01-10' },
+      })
+    ).documents as Row[];
+    expect(due.map((row) => row.id)).toContain(id);
+    expect(await overdue()).toBe(before + 1);
+    // Its owner (Alice's email) sees the review in myWork.
+    const work = (await ok(runtime, aliceToken, 'myWork', { organization_id: org, size: 100 }))
+      .items as Row[];
+    expect(work.find((item) => item.id === id)).toMatchObject({
+      kind: 'document',
+      reason: 'REVIEW',
+      due_on: '2025-11-30',
+      overdue: true,
+    });
+
+    const reviewed = await ok(runtime, aliceToken, 'markReviewed', { id, note: 'Still accurate.' });
+    expect(reviewed).toMatchObject({
+      id,
+      kind: 'document',
+      last_reviewed_on: '2026-01-10',
+      last_review_note: 'Still accurate.',
+      next_review_on: '2026-04-10',
+    });
+    expect((await ok(runtime, aliceToken, 'getDocument', { id })).document).toMatchObject({
+      next_review_on: '2026-04-10',
+      review_overdue: false,
+    });
+    expect(await overdue()).toBe(before);
+
+    await update(id, { status: 'IN_REVIEW' });
+    await approve(id);
+    await update(id, { status: 'PUBLISHED' });
+    expect(await update(id, { status: 'RETIRED' })).toMatchObject({
+      review_interval_days: null,
+      last_reviewed_on: '2026-01-10',
+      next_review_on: null,
+      review_overdue: false,
+    });
+  });
+
   it('deletes a document with its versions', async () => {
     const id = String((await addDocument()).id);
     await ok(runtime, aliceToken, 'deleteDocument', { id });

@@ -218,7 +218,7 @@ describe('getComplianceSummary', () => {
         },
       ],
       // No record of this world has a review cycle.
-      reviews_overdue: { risks: 0, vendors: 0, measures: 0, requirements: 0 },
+      reviews_overdue: { risks: 0, vendors: 0, measures: 0, requirements: 0, documents: 0 },
     });
     expect(Math.abs(Date.parse(String(body.generated_at)) - Date.now())).toBeLessThan(60_000);
   });

@@ -178,7 +178,13 @@ describe('review cycles', () => {
       await listIds(aliceToken, 'listMeasures', 'measures', { review_due_before: '2026-04-01' }),
     ).toEqual(ids([late, soon]));
     const summary = await ok(runtime, aliceToken, 'getComplianceSummary', { organization_id: org });
-    expect(summary.reviews_overdue).toEqual({ risks: 0, vendors: 0, measures: 1, requirements: 0 });
+    expect(summary.reviews_overdue).toEqual({
+      risks: 0,
+      vendors: 0,
+      measures: 1,
+      requirements: 0,
+      documents: 0,
+    });
   });
 
   it('answers a record of another organization as missing', async () => {
