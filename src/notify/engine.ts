@@ -13,12 +13,12 @@ import {
 } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { REGISTER_SPECS } from '../tools/index.ts';
+import { addDays, localTime } from '../tools/overdue.ts';
 import type { RegisterSpec, Row } from '../tools/registers/spec.ts';
 import { displayName, registerPageByKind } from '../web/registers/pages.ts';
 import type { Mailer } from './mailer.ts';
 import { type Preferences, preferencesOf } from './preferences.ts';
 import { assigneeFieldOf, type DueItem, itemIsOverdue, listDueSources } from './sources.ts';
-import { addDays, localTime } from './time.ts';
 
 /** A change row is read once it is this old, so rows of writes still committing (their clock ran earlier) are not passed over. */
 export const SETTLE_MS = 60_000;

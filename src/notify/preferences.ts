@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { Db } from '../db/client.ts';
 import { notificationPreferences, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { isTimeZone } from './time.ts';
+import { isTimeZone } from '../tools/overdue.ts';
 
 export interface Preferences {
   assigned: boolean;

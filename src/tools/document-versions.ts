@@ -4,8 +4,8 @@ import { z } from 'zod';
 import { documentApprovers, documents, documentVersions, people, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { changeAfterWrite } from './changes.ts';
-import { daysAfter } from './expiry.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from './fields.ts';
+import { addDays } from './overdue.ts';
 import type { RegisterTools } from './registers/builder.ts';
 import type { Row } from './registers/spec.ts';
 import { DOCUMENT_VERSION_STATUSES } from './states.ts';
@@ -181,7 +181,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
     output: z.object({ version: versionSchema.nullable() }),
     async run(ctx, input) {
       await records.load(ctx, input.document_id, 'read');
-      const end = `${daysAfter(input.on, 1)}T00:00:00.000Z`;
+      const end = `${addDays(input.on, 1)}T00:00:00.000Z`;
       const [version] = await ctx.db
         .select({ ...listed, content })
         .from(documentVersions)

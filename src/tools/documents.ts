@@ -14,8 +14,8 @@ import {
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
-import { daysAfter } from './expiry.ts';
 import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
+import { addDays } from './overdue.ts';
 import {
   derived,
   enumFilter,
@@ -44,7 +44,7 @@ const documentType = caseInsensitiveEnum(DOCUMENT_TYPES).describe('Kind of docum
 export function reviewDueCondition(today: string): SQL {
   return and(
     isNotNull(documents.next_review_on),
-    lt(documents.next_review_on, daysAfter(today, REVIEW_DUE_DAYS)),
+    lt(documents.next_review_on, addDays(today, REVIEW_DUE_DAYS)),
     ne(documents.status, 'RETIRED'),
   ) as SQL;
 }

@@ -23,8 +23,3 @@ export function isExpired(row: Row, field: string, today: string): boolean {
   const until = row[field];
   return typeof until === 'string' && until < today;
 }
-
-/** The day `days` after `today` (both YYYY-MM-DD): the end of an "expiring within" window. */
-export function daysAfter(today: string, days: number): string {
-  return new Date(Date.parse(`${today}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}

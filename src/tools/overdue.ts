@@ -8,37 +8,52 @@ import type { ToolContext } from './types.ts';
 
 export const DEFAULT_TIME_ZONE = 'UTC';
 
-const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatIn(timeZone: string): Intl.DateTimeFormat {
+  let format = formats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      hourCycle: 'h23',
+    });
+    formats.set(timeZone, format);
+  }
+  return format;
+}
 
 /** True for a time zone name the runtime knows (IANA, e.g. `Europe/Paris`, or `UTC`). */
 export function isTimeZone(name: string): boolean {
+  if (name.length === 0 || name.length > 64) return false;
   try {
-    new Intl.DateTimeFormat('en-CA', { timeZone: name });
+    formatIn(name);
     return true;
   } catch {
     return false;
   }
 }
 
+/** The calendar date (YYYY-MM-DD) and hour (0-23) at `now` in a known `timeZone`. */
+export function localTime(now: Date, timeZone: string): { date: string; hour: number } {
+  const parts = Object.fromEntries(
+    formatIn(timeZone)
+      .formatToParts(now)
+      .map((p) => [p.type, p.value]),
+  );
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, hour: Number(parts.hour) };
+}
+
 /** The calendar date (YYYY-MM-DD) at `now` in `timeZone` (UTC when none or unknown). */
 export function todayIn(now: Date, timeZone: string | null | undefined = DEFAULT_TIME_ZONE): string {
   const zone = timeZone && isTimeZone(timeZone) ? timeZone : DEFAULT_TIME_ZONE;
   if (zone === DEFAULT_TIME_ZONE) return now.toISOString().slice(0, 10);
-  let format = dayFormats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    });
-    dayFormats.set(zone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(now).map((part) => [part.type, part.value]));
-  return `${parts.year}-${parts.month}-${parts.day}`;
+  return localTime(now, zone).date;
 }
 
-/** Today for the caller of a tool: the date in the caller's time zone at the context's clock. */
 export function todayOf(ctx: Pick<ToolContext, 'now' | 'principal'>): string {
   return todayIn(ctx.now(), ctx.principal.timeZone);
 }

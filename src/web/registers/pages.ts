@@ -1,7 +1,7 @@
 // The register pages: their URL slugs and columns; tools, filters, fields and labels come from the register specs.
 
-import { daysAfter } from '../../tools/expiry.ts';
 import { REGISTER_SPECS, REGISTERS, type RegisterKind, type RegisterTools } from '../../tools/index.ts';
+import { addDays } from '../../tools/overdue.ts';
 import type { RegisterSpec } from '../../tools/registers/spec.ts';
 
 /** The window of "expiring soon" evidence, on its register and the home page. */
@@ -64,7 +64,7 @@ const COLUMNS: Record<
     quickFilters: [
       {
         label: `Expiring in ${EXPIRING_DAYS} days`,
-        filter: (today) => ({ expired: 'false', expiring_before: daysAfter(today, EXPIRING_DAYS) }),
+        filter: (today) => ({ expired: 'false', expiring_before: addDays(today, EXPIRING_DAYS) }),
       },
       { label: 'Expired', filter: () => ({ expired: 'true' }) },
     ],

@@ -4,7 +4,6 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
-import { daysAfter } from '../../tools/expiry.ts';
 import {
   cellText,
   exportColumnsOf,
@@ -12,6 +11,7 @@ import {
   referencedKinds,
 } from '../../tools/imports/export-columns.ts';
 import { listChanges, REGISTERS, type RegisterTools } from '../../tools/index.ts';
+import { addDays } from '../../tools/overdue.ts';
 import type { RegisterKind } from '../../tools/registers/spec.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
@@ -133,7 +133,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
       deps.oauth.grants.listForUser(userId),
       calls.run(REGISTERS.evidence.list, {
         organization_id: membership.organizationId,
-        filter: { expired: false, expiring_before: daysAfter(today, EXPIRING_DAYS) },
+        filter: { expired: false, expiring_before: addDays(today, EXPIRING_DAYS) },
         size: 1,
       }),
     ]);

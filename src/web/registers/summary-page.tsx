@@ -2,8 +2,7 @@
 
 import type { Child } from 'hono/jsx';
 import { REVIEW_DUE_DAYS } from '../../tools/documents.ts';
-import { daysAfter } from '../../tools/expiry.ts';
-import { todayIn } from '../../tools/overdue.ts';
+import { addDays, todayIn } from '../../tools/overdue.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
@@ -333,7 +332,7 @@ export function SummaryPage({
           title={`Evidence expiring in ${EXPIRING_DAYS} days`}
           value={expiringEvidence}
           alert={expiringEvidence > 0}
-          href={`${base}/evidence?expired=false&expiring_before=${daysAfter(summary.generated_at.slice(0, 10), EXPIRING_DAYS)}`}
+          href={`${base}/evidence?expired=false&expiring_before=${addDays(summary.generated_at.slice(0, 10), EXPIRING_DAYS)}`}
         >
           <a href={`${base}/evidence?expired=true`}>expired evidence</a>
         </Stat>
