@@ -7,7 +7,7 @@ import type { WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
 import { setFlash } from '../flash.ts';
 import { membershipOf } from '../organizations/routes.tsx';
-import { mayWrite } from '../record-forms/pages.tsx';
+import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
@@ -141,15 +141,7 @@ export function frameworkRoutes(deps: WebDeps): Hono<WebEnv> {
   web.post('/orgs/:org/requirements/:id{req_[0-9a-z]+}/applicability', async (c) => {
     const membership = membershipOf(c, c.req.param('org') ?? '');
     if (!membership) return notFoundPage(c, viewerOf(c));
-    if (!mayWrite(membership)) {
-      return errorPage(
-        c,
-        403,
-        'Not allowed',
-        `Your role in ${membership.name} is ${membership.role}.`,
-        viewerOf(c),
-      );
-    }
+    if (!mayWrite(membership)) return notAllowedPage(c, membership);
     const body = await c.req.parseBody();
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
     const back = text('back').startsWith(`/orgs/${membership.organizationId}/`)

@@ -1,14 +1,18 @@
 // The record form and delete confirmation pages, and the add/edit/delete links the register pages show.
+
+import type { Context } from 'hono';
 import { WRITER_ROLES } from '../../auth/principal.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
 import type { DeleteEffects, PointingField } from '../../tools/registers/references.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
-import type { Membership } from '../context.ts';
+import type { Membership, WebEnv } from '../context.ts';
 import { HistoryTable } from '../history/table.tsx';
 import { valueLabel } from '../labels.ts';
-import { CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
+import { CsrfField, Layout, Notice, type Section, type Viewer } from '../layout.tsx';
 import { displayName, type RegisterPage, registerPageByKind } from '../registers/pages.ts';
+import { errorPage } from '../render.tsx';
 import type { Pickers } from '../tool-calls.ts';
+import { viewerOf } from '../viewer.ts';
 import { controlId, FieldControl } from './controls.tsx';
 import type { FormErrors, FormField, FormValues } from './fields.ts';
 
@@ -96,6 +100,21 @@ type Row = Record<string, unknown>;
 
 export function mayWrite(membership: Membership): boolean {
   return WRITER_ROLES.has(membership.role);
+}
+
+/**
+ * The 403 page for a member who may not write: "Your role in Acme is VIEWER", and with `needs` (what was tried,
+ * "importing records") "...; importing records needs OWNER, ADMIN or EDITOR."
+ */
+export function notAllowedPage(
+  c: Context<WebEnv>,
+  membership: Membership,
+  needs?: string,
+  section?: Section,
+): Response | Promise<Response> {
+  const role = `Your role in ${membership.name} is ${membership.role}`;
+  const message = needs ? `${role}; ${needs} needs OWNER, ADMIN or EDITOR.` : `${role}.`;
+  return errorPage(c, 403, 'Not allowed', message, viewerOf(c), section);
 }
 
 /** "Add <kind>" on a register page, for members who may write. */

@@ -26,7 +26,7 @@ import {
   valuesFromBody,
   valuesFromRecord,
 } from './fields.ts';
-import { DeletePage, type EditConflict, mayWrite, RecordFormPage } from './pages.tsx';
+import { DeletePage, type EditConflict, mayWrite, notAllowedPage, RecordFormPage } from './pages.tsx';
 
 type Row = Record<string, unknown>;
 
@@ -40,14 +40,11 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
     if (!membership || !page) return { refused: notFoundPage(c, viewerOf(c)) } as const;
     if (!mayWrite(membership)) {
       return {
-        refused: errorPage(
-          c,
-          403,
-          'Not allowed',
-          `Your role in ${membership.name} is ${membership.role}; adding, changing and deleting records needs OWNER, ADMIN or EDITOR.`,
-          viewerOf(c),
-          { kind: 'organization', organizationId: membership.organizationId, page: page.slug },
-        ),
+        refused: notAllowedPage(c, membership, 'adding, changing and deleting records', {
+          kind: 'organization',
+          organizationId: membership.organizationId,
+          page: page.slug,
+        }),
       } as const;
     }
     return { membership, page, fields: formFieldsOf(page) } as const;

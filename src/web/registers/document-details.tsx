@@ -11,8 +11,8 @@ import { setFlash } from '../flash.ts';
 import { valueLabel } from '../labels.ts';
 import { CsrfField, Time } from '../layout.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
-import { mayWrite } from '../record-forms/pages.tsx';
-import { errorPage, notFoundPage } from '../render.tsx';
+import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
+import { notFoundPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
 
@@ -291,15 +291,7 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
   async function act(c: Context<WebEnv>, approve: boolean) {
     const membership = membershipOf(c, c.req.param('org') ?? '');
     if (!membership) return notFoundPage(c, viewerOf(c));
-    if (!mayWrite(membership)) {
-      return errorPage(
-        c,
-        403,
-        'Not allowed',
-        `Your role in ${membership.name} is ${membership.role}.`,
-        viewerOf(c),
-      );
-    }
+    if (!mayWrite(membership)) return notAllowedPage(c, membership);
     const id = c.req.param('id') ?? '';
     const body = await c.req.parseBody();
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');

@@ -14,8 +14,8 @@ import { setFlash } from '../flash.ts';
 import { type FormBody, text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
-import { mayWrite } from '../record-forms/pages.tsx';
-import { errorPage, notFoundPage, sendPage } from '../render.tsx';
+import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
+import { notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
 import { type RegisterPage, registerPageBySlug } from './pages.ts';
@@ -297,15 +297,7 @@ export function importRoutes(deps: WebDeps): Hono<WebEnv> {
     if (!membership || !page || page.importable === false)
       return { refused: notFoundPage(c, viewerOf(c)) } as const;
     if (!mayWrite(membership))
-      return {
-        refused: errorPage(
-          c,
-          403,
-          'Not allowed',
-          `Your role in ${membership.name} is ${membership.role}; importing records needs OWNER, ADMIN or EDITOR.`,
-          viewerOf(c),
-        ),
-      } as const;
+      return { refused: notAllowedPage(c, membership, 'importing records') } as const;
     return { membership, page, base: `/orgs/${membership.organizationId}/${page.slug}` } as const;
   }
 
