@@ -1,5 +1,5 @@
 // Users, organizations and memberships: the operations the CLI and the web interface share.
-import { and, eq, ne, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, ne, or, sql } from 'drizzle-orm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import type { Role } from './auth/principal.ts';
 import type { Db } from './db/client.ts';
@@ -149,14 +149,15 @@ export async function changeRole(
 }
 
 /**
- * Removes a member, in one statement that keeps the last OWNER; with `expectedRole`, only while they still have
- * that role (the one the caller's permission check saw).
+ * Removes a member, in one statement that keeps the last OWNER; with `removable`, only while their role is one of
+ * those (the roles the remover may remove: an ADMIN never removes someone who became an OWNER meanwhile, while a
+ * role change between two roles the remover manages does not stop the removal).
  */
 export async function removeMembership(
   db: Db,
   organizationId: string,
   userId: string,
-  expectedRole?: Role,
+  removable?: readonly Role[],
 ): Promise<void> {
   const removed = await db
     .delete(memberships)
@@ -164,12 +165,12 @@ export async function removeMembership(
       and(
         eq(memberships.organization_id, organizationId),
         eq(memberships.user_id, userId),
-        expectedRole ? eq(memberships.role, expectedRole) : undefined,
+        removable ? inArray(memberships.role, [...removable]) : undefined,
         or(ne(memberships.role, 'OWNER'), anotherOwner(organizationId, userId)),
       ),
     )
     .returning({ role: memberships.role });
-  if (removed.length === 0) await explainRefusal(db, organizationId, userId, expectedRole);
+  if (removed.length === 0) await explainRefusal(db, organizationId, userId, removable);
 }
 
 /** Why a guarded change touched no row: the last-owner rule, or the membership changed (or went) meanwhile. */
@@ -177,12 +178,13 @@ async function explainRefusal(
   db: Db,
   organizationId: string,
   userId: string,
-  expectedRole: Role | undefined,
+  expected: Role | readonly Role[] | undefined,
 ): Promise<never> {
+  const allowed = expected === undefined ? undefined : typeof expected === 'string' ? [expected] : expected;
   const current = await roleOf(db, organizationId, userId);
-  if (current === 'OWNER' && (expectedRole === undefined || expectedRole === 'OWNER'))
+  if (current === 'OWNER' && (allowed === undefined || allowed.includes('OWNER')))
     throw new AppError('conflict', LAST_OWNER);
-  if (current === undefined && expectedRole === undefined)
+  if (current === undefined && allowed === undefined)
     throw new AppError('not_found', `User ${userId} is not a member of ${organizationId}.`);
   throw new AppError('conflict', MEMBERSHIP_CHANGED_MEANWHILE);
 }

@@ -315,6 +315,63 @@ describe('members changed concurrently', () => {
     expect(await carolRows()).toEqual([]);
   });
 
+  /** Runs `meanwhile` once, just before the first statement that deletes a membership (after the route's checks). */
+  function beforeMembershipDelete(runtime: TestRuntime, meanwhile: () => Promise<unknown>): void {
+    const client = runtime.database.client;
+    const execute = client.execute.bind(client);
+    let pending = true;
+    client.execute = (async (...args: Parameters<typeof execute>) => {
+      const statement = args[0];
+      const sql = typeof statement === 'string' ? statement : statement.sql;
+      if (pending && /^delete from "memberships"/i.test(sql)) {
+        pending = false;
+        await meanwhile();
+      }
+      return execute(...args);
+    }) as typeof client.execute;
+  }
+
+  it('removes a member whose role changed between the check and the removal, if the remover manages both roles', async () => {
+    const { runtime, alice, alpha, userId } = await world();
+    await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
+    const carolId = await userId('carol@example.com');
+    const confirm = await alice.get(`/orgs/${alpha}/members/${carolId}/remove`);
+    beforeMembershipDelete(runtime, () =>
+      setMembership(runtime.database.db, new Date(), alpha, carolId, 'ADMIN'),
+    );
+    const removed = await alice.post(`/orgs/${alpha}/members/${carolId}/remove`, {
+      _csrf: csrfOf(confirm.html),
+    });
+    expect(removed.status).toBe(303);
+    expect(removed.location).toBe(`/orgs/${alpha}/members?done=removed`);
+    const rows = await runtime.database.db
+      .select()
+      .from(memberships)
+      .where(and(eq(memberships.organization_id, alpha), eq(memberships.user_id, carolId)));
+    expect(rows).toEqual([]);
+  });
+
+  it('never lets an admin remove someone who became an OWNER between the check and the removal', async () => {
+    const { runtime, alice, alpha, bob, userId } = await world();
+    await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
+    await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
+    const carolId = await userId('carol@example.com');
+    const confirm = await bob.get(`/orgs/${alpha}/members/${carolId}/remove`);
+    beforeMembershipDelete(runtime, () =>
+      setMembership(runtime.database.db, new Date(), alpha, carolId, 'OWNER'),
+    );
+    const refused = await bob.post(`/orgs/${alpha}/members/${carolId}/remove`, {
+      _csrf: csrfOf(confirm.html),
+    });
+    expect(refused.status).toBe(409);
+    expect(textOf(refused.html)).toContain('changed meanwhile');
+    const rows = await runtime.database.db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.organization_id, alpha), eq(memberships.user_id, carolId)));
+    expect(rows).toEqual([{ role: 'OWNER' }]);
+  });
+
   it('refuses a role form whose member changed since the page was shown, asking to reload', async () => {
     const { runtime, alice, alpha, bob, userId } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'ADMIN');

@@ -81,13 +81,18 @@ const MEMBER_NOTICES: Record<string, string> = {
   removed: 'The member was removed.',
 };
 
-/** Which roles the viewer may hand out, and whether they may change this member at all. */
+/** Which roles the viewer may hand out. */
 function grantableRoles(viewerRole: Role): readonly Role[] {
   return viewerRole === 'OWNER' ? ROLES : ROLES.filter((role) => role !== 'OWNER');
 }
 
+/** The roles of the members the viewer may change or remove: an OWNER any, an ADMIN all but OWNER, others none. */
+function managedRoles(viewerRole: Role): readonly Role[] {
+  return MANAGER_ROLES.has(viewerRole) ? grantableRoles(viewerRole) : [];
+}
+
 function mayManage(viewerRole: Role, member: MemberRow): boolean {
-  return MANAGER_ROLES.has(viewerRole) && (viewerRole === 'OWNER' || member.role !== 'OWNER');
+  return managedRoles(viewerRole).includes(member.role);
 }
 
 function MembersPage(props: {
@@ -433,8 +438,9 @@ export function organizationRoutes(deps: WebDeps): Hono<WebEnv> {
     if (found instanceof Response) return found;
     const { membership, member } = found;
     try {
-      // Only while they still have the role the permission check saw (an ADMIN never removes a new OWNER).
-      await removeMembership(db, membership.organizationId, member.userId, member.role);
+      // Only while they still have a role the viewer may remove (an ADMIN never removes a new OWNER); a change
+      // between two such roles meanwhile does not stop the removal.
+      await removeMembership(db, membership.organizationId, member.userId, managedRoles(membership.role));
     } catch (error) {
       if (error instanceof AppError && error.code === 'conflict')
         return membersPage(c, membership, 409, { error: error.message });
