@@ -26,7 +26,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
 import type { ToolContext } from './types.ts';
 
@@ -254,13 +254,13 @@ export const documentSpec: RegisterSpec = {
       z.boolean().describe(`Next review within ${REVIEW_DUE_DAYS} days (not retired).`),
       (value, today) => (value ? reviewDueCondition(today) : sql`not (${reviewDueCondition(today)})`),
     ),
-    ...reviewFilters(documents.next_review_on),
+    ...reviewFilters(REVIEW_CYCLES.document),
   },
   orderFields: {
     title: { column: documents.title },
     ...reviewOrderField(documents.next_review_on),
   },
-  review: { next: documents.next_review_on, owners: [documents.owner_id] },
+  review: REVIEW_CYCLES.document,
   transitions: { status: DOCUMENT_TRANSITIONS },
   prepare: prepareDocument,
   afterAdd: (ctx, id, next, landed) => [insertVersion(ctx, id, next, ctx.now().toISOString(), landed)],

@@ -5,7 +5,7 @@ import { descriptionField, nameField, ownerField, ownerFilter } from './common-f
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, shortText } from './fields.ts';
 import { enumFilter, type RegisterSpec, withDefault } from './registers/spec.ts';
-import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { MEASURE_STATES } from './states.ts';
 
 const state = caseInsensitiveEnum(MEASURE_STATES).describe('Implementation state.');
@@ -63,13 +63,13 @@ export const measureSpec: RegisterSpec = {
   filters: {
     state: enumFilter(state, measures.state, 'Any of these states.'),
     owner_id: ownerFilter(measures.owner_id),
-    ...reviewFilters(measures.next_review_on),
+    ...reviewFilters(REVIEW_CYCLES.measure),
   },
   orderFields: {
     name: { column: measures.name },
     ...reviewOrderField(measures.next_review_on),
   },
-  review: { next: measures.next_review_on, owners: [measures.owner_id] },
+  review: REVIEW_CYCLES.measure,
   hints: {
     add: 'State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure, to requirements with linkRequirementMeasure.',
     update: 'Any state may follow any other.',

@@ -1,25 +1,15 @@
 // myWork: the caller's own work across their organizations (tasks assigned, reviews due, open items owned), by due
 // date, each with the overdue and due-soon flags of src/tools/overdue.ts, in keyset pages.
-import { and, eq, inArray, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import {
-  continualImprovements,
-  documents,
-  measures,
-  nonconformities,
-  obligations,
-  people,
-  risks,
-  tasks,
-  users,
-  vendors,
-} from '../db/schema.ts';
+import { continualImprovements, nonconformities, obligations, people, tasks, users } from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
 import { addDays, dueState, todayOf } from './overdue.ts';
 import { decodeCursor, encodeCursor } from './pagination.ts';
+import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from './reviews.ts';
 import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
@@ -59,8 +49,6 @@ function part(
 function workUnion(userId: string, personIds: string[], organizationIds: string[], horizon: string): SQL {
   const inOrgs = (column: SQLiteColumn) => inArray(column, organizationIds);
   const owned = (column: SQLiteColumn) => inArray(column, personIds);
-  const ownedBy = (...columns: SQLiteColumn[]) => or(...columns.map(owned));
-  const reviewDue = (next: SQLiteColumn) => lte(next, horizon);
   const parts = [
     part(
       'task',
@@ -107,43 +95,22 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         owner,
         and(owned(continualImprovements.owner_id), sql`${continualImprovements.status} <> 'CLOSED'`),
       ),
-      part(
-        'risk',
-        risks,
-        risks.name,
-        risks.next_review_on,
-        risks.status,
-        review,
-        and(owned(risks.owner_id), reviewDue(risks.next_review_on)),
-      ),
-      part(
-        'measure',
-        measures,
-        measures.name,
-        measures.next_review_on,
-        measures.state,
-        review,
-        and(owned(measures.owner_id), reviewDue(measures.next_review_on)),
-      ),
-      part(
-        'vendor',
-        vendors,
-        vendors.name,
-        vendors.next_review_on,
-        null,
-        review,
-        and(ownedBy(vendors.business_owner_id, vendors.security_owner_id), reviewDue(vendors.next_review_on)),
-      ),
-      part(
-        'document',
-        documents,
-        documents.title,
-        documents.next_review_on,
-        documents.status,
-        review,
-        and(owned(documents.owner_id), reviewDue(documents.next_review_on)),
-      ),
     );
+    // Reviews due of the records the caller owns, in every register with review cycles and owners.
+    for (const [kind, cycle] of Object.entries(REVIEW_CYCLES) as [string, ReviewCycle][]) {
+      if (cycle.owners.length === 0) continue;
+      parts.push(
+        part(
+          kind,
+          cycle.table,
+          cycle.title,
+          cycle.next,
+          cycle.retired?.column ?? null,
+          review,
+          and(or(...cycle.owners.map(owned)), reviewDueBefore(cycle, horizon, true)),
+        ),
+      );
+    }
   }
   return sql.join(parts, sql` union all `);
 }

@@ -18,7 +18,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES } from './states.ts';
 import type { ToolContext } from './types.ts';
 
@@ -172,7 +172,7 @@ export const requirementSpec: RegisterSpec = {
       { prefix: 'msr', what: 'Measure' },
       'Only those this measure covers (`msr_...`).',
     ),
-    ...reviewFilters(requirements.next_review_on),
+    ...reviewFilters(REVIEW_CYCLES.requirement),
   },
   orderFields: {
     reference: { column: requirements.reference_key },
@@ -180,7 +180,7 @@ export const requirementSpec: RegisterSpec = {
     position: { column: requirements.position, nullable: true },
     ...reviewOrderField(requirements.next_review_on),
   },
-  review: { next: requirements.next_review_on, owners: [] },
+  review: REVIEW_CYCLES.requirement,
   prepare(next: Row) {
     next.reference_key = referenceKey(String(next.reference));
     if (next.applicability === 'EXCLUDED' && !next.justification) {

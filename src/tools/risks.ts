@@ -17,7 +17,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { RISK_STATUSES, RISK_TRANSITIONS, RISK_TREATMENTS } from './states.ts';
 
 const level = (what: string) =>
@@ -118,7 +118,7 @@ export const riskSpec: RegisterSpec = {
       'Only those this measure mitigates (`msr_...`).',
     ),
     ...heatMapCellFilters(),
-    ...reviewFilters(risks.next_review_on),
+    ...reviewFilters(REVIEW_CYCLES.risk),
   },
   orderFields: {
     name: { column: risks.name },
@@ -126,7 +126,7 @@ export const riskSpec: RegisterSpec = {
     residual_score: { column: risks.residual_score },
     ...reviewOrderField(risks.next_review_on),
   },
-  review: { next: risks.next_review_on, owners: [risks.owner_id] },
+  review: REVIEW_CYCLES.risk,
   transitions: { status: RISK_TRANSITIONS },
   prepare(next: Row) {
     next.residual_likelihood ??= next.inherent_likelihood;

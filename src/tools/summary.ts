@@ -5,19 +5,18 @@ import { z } from 'zod';
 import {
   audits,
   continualImprovements,
-  documents,
   frameworks,
   measures,
   nonconformities,
   obligations,
   requirements,
   risks,
-  vendors,
 } from '../db/schema.ts';
 import { requireOrganization } from './access.ts';
 import { type CoverageCounts, coverageOf, coverageSchema } from './coverage.ts';
 import { idOf } from './fields.ts';
-import { dueCondition, overdueCondition, todayOf } from './overdue.ts';
+import { overdueCondition, todayOf } from './overdue.ts';
+import { REVIEW_CYCLES, reviewDueBefore } from './reviews.ts';
 import {
   AUDIT_STATES,
   MEASURE_STATES,
@@ -69,7 +68,13 @@ function heatMapOf(rows: { il: number; ii: number; rl: number; ri: number; n: nu
 }
 
 /** The registers with review cycles, as the summary counts their overdue reviews. */
-const REVIEWED = { risks, vendors, measures, requirements, documents } as const;
+const REVIEWED = {
+  risks: REVIEW_CYCLES.risk,
+  vendors: REVIEW_CYCLES.vendor,
+  measures: REVIEW_CYCLES.measure,
+  requirements: REVIEW_CYCLES.requirement,
+  documents: REVIEW_CYCLES.document,
+} as const;
 
 const total = (what: string) => z.number().int().describe(`Number of ${what}.`);
 
@@ -177,7 +182,9 @@ export const summaryTool: Tool = defineTool({
       .object(
         Object.fromEntries(Object.keys(REVIEWED).map((name) => [name, total(`overdue ${name} reviews`)])),
       )
-      .describe('Records whose next_review_on is before today, per register.'),
+      .describe(
+        'Records whose next_review_on is before today, per register (closed or retired ones left out).',
+      ),
   }),
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');
@@ -263,7 +270,7 @@ export const summaryTool: Tool = defineTool({
           requirements.applicability,
           requirements.implementation_status,
         ),
-      ...Object.values(REVIEWED).map((table) => counted(table, dueCondition(table.next_review_on, today))),
+      ...Object.values(REVIEWED).map((cycle) => counted(cycle.table, reviewDueBefore(cycle, today))),
     ]);
     const coverageRowsOf = new Map<string, typeof coverageRows>();
     for (const row of coverageRows)

@@ -6,7 +6,7 @@ import { descriptionField, nameField, ownerField, ownerFilter } from './common-f
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
 import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
-import { reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { VENDOR_CATEGORIES } from './states.ts';
 
 const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe('Vendor category (default OTHER).');
@@ -60,13 +60,13 @@ export const vendorSpec: RegisterSpec = {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),
     business_owner_id: ownerFilter(vendors.business_owner_id, 'Business owner'),
     security_owner_id: ownerFilter(vendors.security_owner_id, 'Security owner'),
-    ...reviewFilters(vendors.next_review_on),
+    ...reviewFilters(REVIEW_CYCLES.vendor),
   },
   orderFields: {
     name: { column: vendors.name },
     ...reviewOrderField(vendors.next_review_on),
   },
-  review: { next: vendors.next_review_on, owners: [vendors.business_owner_id, vendors.security_owner_id] },
+  review: REVIEW_CYCLES.vendor,
   example: {
     organization_id: 'org_...',
     name: 'Slack',

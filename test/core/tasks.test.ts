@@ -187,6 +187,33 @@ describe('review cycles', () => {
     });
   });
 
+  it('leaves closed, not applicable and retired records out of reviews due (never overdue, not counted)', async () => {
+    const before = await ok(runtime, aliceToken, 'getComplianceSummary', { organization_id: org });
+    const risk = await add(aliceToken, 'addRisk', 'risk', {
+      organization_id: org,
+      name: 'Closed risk with a lapsed review',
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+      next_review_on: '2026-02-01',
+    });
+    expect(risk.review_overdue).toBe(true);
+    expect(await listIds(aliceToken, 'listRisks', 'risks', { review_due_before: UTC_TODAY })).toContain(risk.id);
+    const closed = await add(aliceToken, 'updateRisk', 'risk', { id: risk.id, status: 'CLOSED' });
+    expect(closed).toMatchObject({ status: 'CLOSED', next_review_on: '2026-02-01', review_overdue: false });
+    expect(await listIds(aliceToken, 'listRisks', 'risks', { review_due_before: UTC_TODAY })).not.toContain(
+      risk.id,
+    );
+    const measure = await add(aliceToken, 'addMeasure', 'measure', {
+      organization_id: org,
+      name: 'Not applicable, lapsed review',
+      state: 'NOT_APPLICABLE',
+      next_review_on: '2026-02-01',
+    });
+    expect(measure.review_overdue).toBe(false);
+    const after = await ok(runtime, aliceToken, 'getComplianceSummary', { organization_id: org });
+    expect(after.reviews_overdue).toEqual(before.reviews_overdue);
+  });
+
   it('answers a record of another organization as missing', async () => {
     const foreign = await add(otherToken, 'addRisk', 'risk', {
       organization_id: otherOrg,
@@ -424,6 +451,15 @@ describe('myWork', () => {
       title: 'Alice only',
       assignee_user_id: alice.userId,
     });
+    const closedRisk = await add(aliceToken, 'addRisk', 'risk', {
+      ...base,
+      name: 'Closed, review lapsed',
+      owner_id: me.id,
+      inherent_likelihood: 1,
+      inherent_impact: 1,
+      next_review_on: '2026-03-01',
+    });
+    await add(aliceToken, 'updateRisk', 'risk', { id: closedRisk.id, status: 'CLOSED' });
 
     const first = await ok(runtime, kiwiToken, 'myWork', { size: 2 });
     expect(first.today).toBe(AUCKLAND_TODAY);

@@ -321,8 +321,8 @@ describe('members changed concurrently', () => {
     const execute = client.execute.bind(client);
     let pending = true;
     client.execute = (async (...args: Parameters<typeof execute>) => {
-      const statement = args[0];
-      const sql = typeof statement === 'string' ? statement : statement.sql;
+      const statement: unknown = args[0];
+      const sql = typeof statement === 'string' ? statement : String((statement as { sql?: unknown }).sql);
       if (pending && /^delete from "memberships"/i.test(sql)) {
         pending = false;
         await meanwhile();

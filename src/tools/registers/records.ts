@@ -96,7 +96,7 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
         const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
         out[relation.field] = ids.filter((id): id is string => typeof id === 'string').sort();
       }
-      const reviewed = spec.review ? presentReview(out, today(ctx)) : out;
+      const reviewed = spec.review ? presentReview(out, today(ctx), spec.review) : out;
       return spec.present ? spec.present(reviewed, today(ctx)) : reviewed;
     },
     async load(ctx, id, mode) {
