@@ -317,7 +317,8 @@ export async function startNodeServer(
       .then(() => notifyOnce({ db: database.db, config, mailer: nodeMailer, now: new Date(), log }))
       .then(
         (report) => {
-          if (report.notifications_created > 0 || report.emails_failed > 0) log(describeReport(report));
+          if (report.notifications_created > 0 || report.emails_failed > 0 || report.webhook_events > 0)
+            log(describeReport(report));
         },
         (error: unknown) =>
           log(`Notifications failed: ${error instanceof Error ? error.message : String(error)}`),

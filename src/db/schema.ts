@@ -1017,3 +1017,17 @@ export const taskRecords = sqliteTable(
     index('task_records_record_idx').on(t.record_id),
   ],
 );
+
+/**
+ * Scheduled webhook events already put in the outbox (`review.due`, `task.due`, `evidence.expiring`), one key per
+ * event, record and date (`task.due:tsk_...:2026-12-01`): a scan enqueues an event only once.
+ */
+export const webhookScheduledEvents = sqliteTable(
+  'webhook_scheduled_events',
+  {
+    organization_id: text('organization_id').notNull(),
+    event_key: text('event_key').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.event_key] })],
+);

@@ -379,12 +379,12 @@ async function dueNotices(deps: NotifyDeps, recipients: Recipients): Promise<Not
       for (const { personId, item } of due.get(member.userId) ?? []) {
         const overdue = itemIsOverdue(item, local.date);
         if (!overdue && item.due_date > soon) continue;
-        const label = labelOf(item.kind);
+        const label = item.review ? `review of the ${labelOf(item.kind)}` : labelOf(item.kind);
         digestLines.push(`${overdue ? 'Overdue' : 'Due'} ${item.due_date}: ${label} "${item.title}"`);
         const wanted = overdue ? preferences.overdue : preferences.due_soon;
         if (!wanted) continue;
         notices.push({
-          eventKey: `${overdue ? 'overdue' : 'due'}:${item.kind}:${item.id}:${item.due_date}`,
+          eventKey: `${overdue ? 'overdue' : 'due'}:${item.review ? 'review:' : ''}${item.kind}:${item.id}:${item.due_date}`,
           kind: overdue ? 'overdue' : 'due_soon',
           recipient: member,
           personId,
@@ -393,7 +393,9 @@ async function dueNotices(deps: NotifyDeps, recipients: Recipients): Promise<Not
           title: overdue
             ? `The ${label} "${item.title}" is overdue (due ${item.due_date})`
             : `The ${label} "${item.title}" is due on ${item.due_date}`,
-          body: `Due date: ${item.due_date}\nStatus: ${item.status}`,
+          body: item.review
+            ? `Next review: ${item.due_date}`
+            : `Due date: ${item.due_date}\nStatus: ${item.status}`,
         });
       }
       // The digest is made once per local day, from the chosen hour, when something is due.

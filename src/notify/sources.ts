@@ -1,9 +1,11 @@
 // The registries the notification engine reads: kinds with due dates ("due sources") and kinds with an assignee.
-import { and, eq, isNotNull, lte, ne } from 'drizzle-orm';
+import { and, eq, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
-import { nonconformities, obligations } from '../db/schema.ts';
+import { nonconformities, obligations, tasks } from '../db/schema.ts';
 import { isOverdue } from '../tools/overdue.ts';
+import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
+import { TASK_ENDED } from '../tools/tasks.ts';
 
 /** One thing that comes due: who owns it (a person) and who it is assigned to (an account), either may be null. */
 export interface DueItem {
@@ -16,6 +18,8 @@ export interface DueItem {
   done_status: string;
   owner_person_id: string | null;
   assignee_user_id: string | null;
+  /** The record's next review is what comes due (review cycles), not the record itself. */
+  review?: true;
 }
 
 export interface DueSource {
@@ -42,14 +46,19 @@ export function itemIsOverdue(item: DueItem, today: string): boolean {
   return isOverdue({ ...item }, 'due_date', 'status', item.done_status, today);
 }
 
-/** A due source over a register table with `due_date`, `status` and `owner_id` columns. */
+/**
+ * A due source over a register table: its due date, status and owner columns (and an assignee account column), the
+ * statuses in which a record is no longer due (the first is the done one that ends it).
+ */
 export function tableDueSource(options: {
   kind: string;
-  table: typeof obligations | typeof nonconformities;
+  table: typeof obligations | typeof nonconformities | typeof tasks;
   title: SQLiteColumn;
-  done: string;
+  due: SQLiteColumn;
+  ended: readonly [string, ...string[]];
+  assignee?: SQLiteColumn;
 }): DueSource {
-  const { table } = options;
+  const { table, due } = options;
   return {
     kind: options.kind,
     async query(ctx, organizationId, until) {
@@ -57,28 +66,29 @@ export function tableDueSource(options: {
         .select({
           id: table.id,
           title: options.title,
-          due_date: table.due_date,
+          due_date: due,
           status: table.status,
           owner: table.owner_id,
+          assignee: options.assignee ?? sql<null>`null`,
         })
         .from(table)
         .where(
           and(
             eq(table.organization_id, organizationId),
-            isNotNull(table.due_date),
-            lte(table.due_date, until),
-            ne(table.status, options.done),
+            isNotNull(due),
+            lte(due, until),
+            notInArray(table.status, [...options.ended]),
           ),
         );
       return rows.map((row) => ({
         kind: options.kind,
         id: row.id,
         title: String(row.title),
-        due_date: row.due_date as string,
+        due_date: String(row.due_date),
         status: row.status,
-        done_status: options.done,
+        done_status: options.ended[0],
         owner_person_id: row.owner,
-        assignee_user_id: null,
+        assignee_user_id: typeof row.assignee === 'string' ? row.assignee : null,
       }));
     },
   };
@@ -89,7 +99,8 @@ registerDueSource(
     kind: 'obligation',
     table: obligations,
     title: obligations.requirement,
-    done: 'COMPLIANT',
+    due: obligations.due_date,
+    ended: ['COMPLIANT'],
   }),
 );
 registerDueSource(
@@ -97,9 +108,56 @@ registerDueSource(
     kind: 'nonconformity',
     table: nonconformities,
     title: nonconformities.reference_id,
-    done: 'CLOSED',
+    due: nonconformities.due_date,
+    ended: ['CLOSED'],
   }),
 );
+registerDueSource(
+  tableDueSource({
+    kind: 'task',
+    table: tasks,
+    title: tasks.title,
+    due: tasks.due_on,
+    ended: TASK_ENDED,
+    assignee: tasks.assignee_user_id,
+  }),
+);
+
+/** Reviews coming due of a register with review cycles, one item per distinct owner (a vendor has two). */
+function reviewDueSource(kind: string, cycle: ReviewCycle): DueSource {
+  return {
+    kind: `${kind}_review`,
+    async query(ctx, organizationId, until) {
+      const owners = Object.fromEntries(cycle.owners.map((column, at) => [`owner${at}`, column]));
+      const rows = (await ctx.db
+        .select({ id: cycle.table.id, title: cycle.title, due_date: cycle.next, ...owners })
+        .from(cycle.table)
+        .where(
+          and(eq(cycle.table.organization_id, organizationId), reviewDueBefore(cycle, until, true)),
+        )) as Record<string, unknown>[];
+      return rows.flatMap((row) => {
+        const people = new Set(
+          cycle.owners.map((_, at) => row[`owner${at}`]).filter((id) => typeof id === 'string'),
+        );
+        return [...people].map((personId) => ({
+          kind,
+          id: String(row.id),
+          title: String(row.title),
+          due_date: String(row.due_date),
+          status: 'REVIEW_DUE',
+          done_status: 'REVIEWED',
+          owner_person_id: personId as string,
+          assignee_user_id: null,
+          review: true as const,
+        }));
+      });
+    },
+  };
+}
+
+for (const [kind, cycle] of Object.entries(REVIEW_CYCLES) as [string, ReviewCycle][]) {
+  if (cycle.owners.length > 0) registerDueSource(reviewDueSource(kind, cycle));
+}
 
 /**
  * Kinds whose records are assigned to an account: a history row (record_changes) of such a kind whose `after`
@@ -114,3 +172,5 @@ export function registerAssignable(kind: string, field: string): void {
 export function assigneeFieldOf(kind: string): string | undefined {
   return assignable.get(kind);
 }
+
+registerAssignable('task', 'assignee_user_id');

@@ -1,5 +1,5 @@
 // Webhook event types and the one function other features call to put an event in the outbox.
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.ts';
 
@@ -19,7 +19,7 @@ export const RECORD_EVENT_ACTIONS = {
   unlink: 'unlinked',
 } as const;
 
-/** Events that are not record changes: produced by review cycles, tasks and evidence, through `enqueueEvent`. */
+/** Events that are not record changes: found by the scan of src/webhooks/scheduled.ts, through `enqueueEvent`. */
 export const SCHEDULED_EVENT_TYPES = ['review.due', 'task.due', 'evidence.expiring'] as const;
 export type ScheduledEventType = (typeof SCHEDULED_EVENT_TYPES)[number];
 
@@ -46,7 +46,14 @@ export function isEventChoice(value: string, kinds: readonly string[]): boolean 
  */
 export function enqueueEvent(
   db: Db,
-  event: { organizationId: string; type: ScheduledEventType; data: Record<string, unknown>; at: string },
+  event: {
+    organizationId: string;
+    type: ScheduledEventType;
+    data: Record<string, unknown>;
+    at: string;
+    /** A condition under which nothing is enqueued (the event was already sent: src/webhooks/scheduled.ts). */
+    unless?: SQL;
+  },
 ): BatchItem<'sqlite'> {
   const family = `${event.type.split('.')[0]}.*`;
   const payload = JSON.stringify({ type: event.type, timestamp: event.at, data: event.data });
@@ -56,5 +63,6 @@ export function enqueueEvent(
       ${retryUntil(event.at)}, ${event.at}
     FROM webhook_endpoints e
     WHERE e.organization_id = ${event.organizationId} AND e.enabled = 1
-      AND EXISTS (SELECT 1 FROM json_each(e.events) j WHERE j.value IN (${event.type}, ${family}, '*'))`);
+      AND EXISTS (SELECT 1 FROM json_each(e.events) j WHERE j.value IN (${event.type}, ${family}, '*'))
+      AND NOT (${event.unless ?? sql`0`})`);
 }

@@ -143,6 +143,12 @@ async function rowsOf(userId: string) {
 const mailsTo = (actor: Actor) =>
   smtp.received.filter((mail) => mail.to && JSON.stringify(mail.to).includes(actor.email));
 
+/** The subjects of the emails an actor received, sorted. */
+const subjectsTo = (actor: Actor) =>
+  mailsTo(actor)
+    .map((mail) => String(mail.subject))
+    .sort();
+
 // ---- (a) changes to records I own ---------------------------------------------------------------------------------
 
 describe('changes to records a person owns', () => {
@@ -314,6 +320,69 @@ describe('due and overdue items', () => {
       'The nonconformity "NC-7" is due on 2026-05-04',
       'The nonconformity "NC-7" is overdue (due 2026-05-04)',
     ]);
+  });
+
+  it('tells the owner of a record whose review comes due, once per person, and never for a closed one', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    const base = { organization_id: org, inherent_likelihood: 2, inherent_impact: 2 };
+    await ok(runtime, token, 'addRisk', {
+      ...base,
+      name: 'Supplier outage',
+      owner_id: alicePerson,
+      next_review_on: '2026-05-01',
+    });
+    const closed = await ok<{ risk: { id: string } }>(runtime, token, 'addRisk', {
+      ...base,
+      name: 'Retired datacenter',
+      owner_id: alicePerson,
+      next_review_on: '2026-05-01',
+    });
+    await ok(runtime, token, 'updateRisk', { id: closed.risk.id, status: 'CLOSED' });
+    // Alice is both owners of the vendor: one notification.
+    await ok(runtime, token, 'addVendor', {
+      organization_id: org,
+      name: 'Acme Cloud',
+      business_owner_id: alicePerson,
+      security_owner_id: alicePerson,
+      next_review_on: '2026-05-06',
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    expect(subjectsTo(alice)).toEqual([
+      'The review of the risk "Supplier outage" is overdue (due 2026-05-01)',
+      'The review of the vendor "Acme Cloud" is due on 2026-05-06',
+    ]);
+    expect(mailsTo(alice).find((mail) => mail.subject?.includes('vendor'))?.text).toContain(
+      'Next review: 2026-05-06',
+    );
+  });
+
+  it('tells a task’s assignee it was assigned, then that it is due, then overdue; nothing once done', async () => {
+    const added = await ok<{ task: { id: string } }>(runtime, token, 'addTask', {
+      organization_id: org,
+      title: 'Rotate the signing keys',
+      assignee_user_id: alice.userId,
+      due_on: '2026-05-06',
+    });
+    advance(SETTLE_MS + 1000);
+    await run();
+    expect(subjectsTo(alice)).toEqual([
+      'The task "Rotate the signing keys" is due on 2026-05-06',
+      'The task "Rotate the signing keys" was assigned to you',
+    ]);
+    advance(3 * 86_400_000); // 2026-05-07: overdue
+    await run();
+    expect(mailsTo(alice).map((mail) => mail.subject)).toContain(
+      'The task "Rotate the signing keys" is overdue (due 2026-05-06)',
+    );
+    await ok(runtime, token, 'updateTask', { id: added.task.id, status: 'DONE' });
+    const sent = mailsTo(alice).length;
+    advance(86_400_000 + SETTLE_MS);
+    await run();
+    // The change to DONE is not alice's to hear about (she owns nothing), and a done task is no longer due.
+    expect(mailsTo(alice)).toHaveLength(sent);
   });
 
   it('reads due sources other kinds register, and tells the assignee account', async () => {

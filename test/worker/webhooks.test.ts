@@ -76,4 +76,63 @@ describe('webhooks on the Worker', () => {
     expect(afterCron).toMatchObject({ status: 'pending', attempts: 2 });
     database.client.close();
   });
+  it('puts a task coming due in the outbox from the 10-minute Cron Trigger, once', async () => {
+    const database = testDatabase();
+    const { db } = database;
+    const now = new Date();
+    const organization = await createOrganization(db, now, {
+      name: 'Scheduled events on the Worker',
+      ownerId: world.aliceUserId,
+    });
+    const endpointId = newId('whk');
+    await db.insert(webhookEndpoints).values({
+      id: endpointId,
+      organization_id: organization.id,
+      url: 'https://10.9.8.7/hook',
+      description: null,
+      events: ['task.due'],
+      secret: newWebhookSecret(),
+      enabled: true,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+    });
+    const { token } = await newAliceToken(cliTokenService(database));
+    const fetch = worker.fetch as unknown as (r: Request, e: Env, c: ExecutionContext) => Promise<Response>;
+    const dueOn = now.toISOString().slice(0, 10);
+    const added = await fetch(
+      new Request(`${BASE}/api/mcp/tools/addTask`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          organization_id: organization.id,
+          title: 'Renew the certificate',
+          due_on: dueOn,
+        }),
+      }),
+      env as Env,
+      createExecutionContext(),
+    );
+    expect(added.status).toBe(200);
+    const taskId = ((await added.json()) as { task: { id: string } }).task.id;
+    const scheduled = worker.scheduled as unknown as (
+      c: ScheduledController,
+      e: Env,
+      x: ExecutionContext,
+    ) => Promise<void>;
+    for (let run = 0; run < 2; run++) {
+      const ctx = createExecutionContext();
+      await scheduled(createScheduledController({ cron: '*/10 * * * *' }), env as Env, ctx);
+      await waitOnExecutionContext(ctx);
+    }
+    const messages = await db
+      .select()
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpoint_id, endpointId));
+    expect(messages.map((message) => message.event_type)).toEqual(['task.due']);
+    expect(JSON.parse(messages[0]?.payload ?? '{}')).toMatchObject({
+      type: 'task.due',
+      data: { organization_id: organization.id, kind: 'task', id: taskId, due_on: dueOn, overdue: false },
+    });
+    database.client.close();
+  });
 });

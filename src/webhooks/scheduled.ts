@@ -1,0 +1,214 @@
+// The scheduled webhook events: `task.due`, `review.due` and `evidence.expiring`, found by a scan that runs with the
+// notifications (Node's timer, the Worker's Cron Trigger, `compliance-mcp notify`). Each event is put in the outbox
+// once per record and date (webhook_scheduled_events), in the batch that records it, so overlapping scans never send
+// it twice; a new date (a task moved, a review done, evidence renewed) is a new event.
+import { and, eq, inArray, isNotNull, lte, notInArray, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../db/client.ts';
+import { evidence, tasks, webhookEndpoints, webhookScheduledEvents } from '../db/schema.ts';
+import { addDays, dueState } from '../tools/overdue.ts';
+import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
+import { TASK_ENDED } from '../tools/tasks.ts';
+import { enqueueEvent, type ScheduledEventType } from './events.ts';
+
+/** Days ahead of its date an event is sent: a task or a review a week before, evidence 30 days before it lapses. */
+export const SCHEDULED_LEAD_DAYS: Record<ScheduledEventType, number> = {
+  'task.due': 7,
+  'review.due': 7,
+  'evidence.expiring': 30,
+};
+
+/**
+ * Events recorded per scan (and records read per kind): what is left is found by the next scan, every 10 minutes on
+ * both hosts. A scan costs 8 reads and at most 2 batches: 10 subrequests of the Worker's budget.
+ */
+export const SCHEDULED_SCAN_LIMIT = 200;
+
+interface Found {
+  type: ScheduledEventType;
+  organizationId: string;
+  id: string;
+  date: string;
+  data: Record<string, unknown>;
+}
+
+const keyOf = (found: { type: string; id: string; date: string }) =>
+  `${found.type}:${found.id}:${found.date}`;
+
+/** SQL: no event of this type, record and date was put in the outbox yet. */
+function notYetSent(
+  type: ScheduledEventType,
+  table: SQLiteTable & { id: SQLiteColumn; organization_id: SQLiteColumn },
+  date: SQLiteColumn,
+): SQL {
+  return sql`not exists (select 1 from ${webhookScheduledEvents} s where s.organization_id = ${table.organization_id} and s.event_key = ${type} || ':' || ${table.id} || ':' || ${date})`;
+}
+
+/** The organizations with an enabled endpoint that chose one of the scheduled events (or all events). */
+async function listeningOrganizations(db: Db): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ id: webhookEndpoints.organization_id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.enabled, true),
+        sql`exists (select 1 from json_each(${webhookEndpoints.events}) j where j.value in ('*', 'review.*', 'task.*', 'evidence.*', 'review.due', 'task.due', 'evidence.expiring'))`,
+      ),
+    );
+  return rows.map((row) => row.id);
+}
+
+async function dueTasks(db: Db, organizationIds: string[], today: string): Promise<Found[]> {
+  const rows = await db
+    .select({
+      id: tasks.id,
+      organization_id: tasks.organization_id,
+      title: tasks.title,
+      due_on: tasks.due_on,
+      status: tasks.status,
+      owner_id: tasks.owner_id,
+      assignee_user_id: tasks.assignee_user_id,
+    })
+    .from(tasks)
+    .where(
+      and(
+        inArray(tasks.organization_id, organizationIds),
+        isNotNull(tasks.due_on),
+        lte(tasks.due_on, addDays(today, SCHEDULED_LEAD_DAYS['task.due'])),
+        notInArray(tasks.status, [...TASK_ENDED]),
+        notYetSent('task.due', tasks, tasks.due_on),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  return rows.map(({ organization_id, ...row }) => ({
+    type: 'task.due',
+    organizationId: organization_id,
+    id: row.id,
+    date: String(row.due_on),
+    data: { organization_id, kind: 'task', ...row, overdue: dueState(row.due_on, today) === 'overdue' },
+  }));
+}
+
+async function dueReviews(
+  db: Db,
+  kind: string,
+  cycle: ReviewCycle,
+  organizationIds: string[],
+  today: string,
+): Promise<Found[]> {
+  const rows = await db
+    .select({
+      id: cycle.table.id,
+      organization_id: cycle.table.organization_id,
+      title: cycle.title,
+      next_review_on: cycle.next,
+    })
+    .from(cycle.table)
+    .where(
+      and(
+        inArray(cycle.table.organization_id, organizationIds),
+        reviewDueBefore(cycle, addDays(today, SCHEDULED_LEAD_DAYS['review.due']), true),
+        notYetSent('review.due', cycle.table, cycle.next),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  return rows.map((row) => ({
+    type: 'review.due',
+    organizationId: String(row.organization_id),
+    id: String(row.id),
+    date: String(row.next_review_on),
+    data: {
+      organization_id: row.organization_id,
+      kind,
+      id: row.id,
+      title: row.title,
+      next_review_on: row.next_review_on,
+      overdue: dueState(row.next_review_on, today) === 'overdue',
+    },
+  }));
+}
+
+async function expiringEvidence(db: Db, organizationIds: string[], today: string): Promise<Found[]> {
+  const rows = await db
+    .select({
+      id: evidence.id,
+      organization_id: evidence.organization_id,
+      title: evidence.title,
+      kind: evidence.kind,
+      valid_until: evidence.valid_until,
+    })
+    .from(evidence)
+    .where(
+      and(
+        inArray(evidence.organization_id, organizationIds),
+        isNotNull(evidence.valid_until),
+        lte(evidence.valid_until, addDays(today, SCHEDULED_LEAD_DAYS['evidence.expiring'])),
+        // Evidence a newer item replaced is not expiring work any more.
+        sql`not exists (select 1 from ${evidence} later where later.supersedes_id = ${evidence.id})`,
+        notYetSent('evidence.expiring', evidence, evidence.valid_until),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  return rows.map(({ organization_id, kind, ...row }) => ({
+    type: 'evidence.expiring',
+    organizationId: organization_id,
+    id: row.id,
+    date: String(row.valid_until),
+    data: {
+      organization_id,
+      kind: 'evidence',
+      evidence_kind: kind,
+      ...row,
+      expired: dueState(row.valid_until, today) === 'overdue',
+    },
+  }));
+}
+
+/** Statements per batch: two per event (the outbox rows, the key). */
+const EVENTS_PER_BATCH = 100;
+
+/**
+ * Finds the scheduled events not sent yet in the organizations that listen for them and puts each in the outbox of
+ * the endpoints that chose it, once. `today` is the UTC date of `now` (an event is not a person's local day).
+ * Returns the number of events recorded.
+ */
+export async function enqueueScheduledEvents(db: Db, now: Date): Promise<number> {
+  const organizationIds = await listeningOrganizations(db);
+  if (organizationIds.length === 0) return 0;
+  const today = now.toISOString().slice(0, 10);
+  const found = [
+    ...(await dueTasks(db, organizationIds, today)),
+    ...(
+      await Promise.all(
+        Object.entries(REVIEW_CYCLES).map(([kind, cycle]) =>
+          dueReviews(db, kind, cycle as ReviewCycle, organizationIds, today),
+        ),
+      )
+    ).flat(),
+    ...(await expiringEvidence(db, organizationIds, today)),
+  ].slice(0, SCHEDULED_SCAN_LIMIT);
+  const at = now.toISOString();
+  for (let start = 0; start < found.length; start += EVENTS_PER_BATCH) {
+    const statements: BatchItem<'sqlite'>[] = found
+      .slice(start, start + EVENTS_PER_BATCH)
+      .flatMap((event) => {
+        const key = keyOf(event);
+        return [
+          enqueueEvent(db, {
+            organizationId: event.organizationId,
+            type: event.type,
+            data: event.data,
+            at,
+            unless: sql`exists (select 1 from ${webhookScheduledEvents} s where s.organization_id = ${event.organizationId} and s.event_key = ${key})`,
+          }),
+          db
+            .insert(webhookScheduledEvents)
+            .values({ organization_id: event.organizationId, event_key: key, created_at: at })
+            .onConflictDoNothing(),
+        ];
+      });
+    await db.batch(statements as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
+  }
+  return found.length;
+}
