@@ -123,7 +123,13 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
   web.get(`${REGISTER_PATH}/new`, async (c) => {
     const context = writableContext(c);
     if ('refused' in context) return context.refused;
-    return formPage(c, { ...context, values: defaultValues(context.fields) });
+    // Fields named in the query start filled in (`?record_ids=rsk_...`: a new task linked to a risk); the tool checks them.
+    const query = c.req.queries();
+    const given = valuesFromBody(
+      context.fields.filter((field) => field.name in query),
+      query,
+    );
+    return formPage(c, { ...context, values: { ...defaultValues(context.fields), ...given } });
   });
 
   web.post(`${REGISTER_PATH}/new`, async (c) => {

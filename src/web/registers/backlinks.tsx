@@ -42,8 +42,11 @@ export async function backlinksOf(
   organizationId: string,
   page: RegisterPage,
   id: string,
+  /** Kinds the page shows in a section of their own (a record's tasks). */
+  except: readonly string[] = [],
 ): Promise<Backlink[]> {
-  const lists = pointingFields(page).map(async (pointing): Promise<Backlink | null> => {
+  const pointing = pointingFields(page).filter((field) => !except.includes(field.kind));
+  const lists = pointing.map(async (pointing): Promise<Backlink | null> => {
     const other = registerPageByKind(pointing.kind);
     const filter = other ? filterFor(other, pointing.field) : undefined;
     if (!other || !filter) return null;

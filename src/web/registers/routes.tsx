@@ -22,6 +22,7 @@ import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frame
 import { FrameworkDetails } from '../frameworks/details.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
 import { listMembers } from '../queries.ts';
+import { carriesTasks, TasksSection, tasksOfRecord } from '../record-tasks.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
@@ -342,7 +343,8 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     // The tool only returns records of the person's organizations; the URL must also name the right one.
     if (!record || record.organization_id !== membership.organizationId) return notFoundPage(c, viewerOf(c));
     const kinds = kindsOf(page, Object.keys(record));
-    const [names, changes, details, backlinks] = await Promise.all([
+    const tasksShown = carriesTasks(page.kind);
+    const [names, changes, details, backlinks, linkedTasks] = await Promise.all([
       kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
       calls.read(listChanges, {
         organization_id: membership.organizationId,
@@ -356,7 +358,8 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
               <DocumentDetails membership={membership} data={data} csrfToken={c.get('session').csrfToken} />
             ))
           : Promise.resolve(undefined),
-      backlinksOf(calls, membership.organizationId, page, id),
+      backlinksOf(calls, membership.organizationId, page, id, tasksShown ? ['task'] : []),
+      tasksShown ? tasksOfRecord(calls, membership.organizationId, id) : Promise.resolve(null),
     ]);
     const carriesEvidence = (page.spec.relations ?? []).some((relation) => relation.field === 'evidence_ids');
     const evidence = carriesEvidence ? await evidenceOfRecord(calls, membership.organizationId, id) : null;
@@ -381,6 +384,9 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
           <>
             <Backlinks links={backlinks} />
             {page.kind === 'evidence' && <EvidenceDownload result={outcome.result} />}
+            {linkedTasks && (
+              <TasksSection membership={membership} kind={page.kind} recordId={id} {...linkedTasks} />
+            )}
             {evidence && (
               <EvidenceSection viewer={viewerOf(c)} membership={membership} recordId={id} items={evidence} />
             )}
