@@ -197,7 +197,9 @@ describe('review cycles', () => {
       next_review_on: '2026-02-01',
     });
     expect(risk.review_overdue).toBe(true);
-    expect(await listIds(aliceToken, 'listRisks', 'risks', { review_due_before: UTC_TODAY })).toContain(risk.id);
+    expect(await listIds(aliceToken, 'listRisks', 'risks', { review_due_before: UTC_TODAY })).toContain(
+      risk.id,
+    );
     const closed = await add(aliceToken, 'updateRisk', 'risk', { id: risk.id, status: 'CLOSED' });
     expect(closed).toMatchObject({ status: 'CLOSED', next_review_on: '2026-02-01', review_overdue: false });
     expect(await listIds(aliceToken, 'listRisks', 'risks', { review_due_before: UTC_TODAY })).not.toContain(
