@@ -97,7 +97,8 @@ export function updateInput(spec: RegisterSpec): z.ZodObject {
     .refine(isIsoTime, 'Expected the updated_at you read, an ISO 8601 time such as 2026-03-01T09:30:00.000Z')
     .optional()
     .describe('The updated_at you read; if it changed since: conflict.');
-  return z.strictObject(shape);
+  const extra = spec.addArguments?.onUpdate ? spec.addArguments.shape : {};
+  return z.strictObject({ ...shape, ...extra });
 }
 
 export function idInput(spec: RegisterSpec) {

@@ -207,11 +207,13 @@ export interface RegisterSpec {
   computed?: Record<string, SQL>;
   /**
    * Arguments of the add tool that are no field (an evidence file's content_base64): `take` turns them into fields
-   * (a file_id) after the checks, before the record is prepared.
+   * (a file_id) after the checks, before the record is prepared. With `onUpdate`, the update tool takes them too
+   * (a document's draft gets a new file).
    */
   addArguments?: {
     shape: Record<string, z.ZodType>;
     take(ctx: ToolContext, organizationId: string, values: Row): Promise<void>;
+    onUpdate?: boolean;
   };
   /** What the get tool answers beside the record (an evidence file's signed download_url). */
   getExtras?: {
