@@ -260,7 +260,7 @@ export const documentSpec: RegisterSpec = {
         "Latest version's file, from POST /api/v1/orgs/<org>/files (`fil_...`); clear removes it. Changes as content does.",
       ),
       undefined,
-      { label: 'File', hint: 'A file attached to the latest version, beside or instead of its text.' },
+      { label: 'File', ownControl: true },
     ),
     file_name: derived(FILE_FACT_SCHEMAS.file_name, { label: 'File name' }),
     size: derived(FILE_FACT_SCHEMAS.size, { label: 'File size' }),

@@ -39,6 +39,8 @@ export interface FieldText {
   label?: string;
   /** Form hint; default: the schema's description, where that says nothing only a program needs. */
   hint?: string;
+  /** Left out of the add and edit forms: the record page has its own control for it (a document's file). */
+  ownControl?: boolean;
 }
 
 export interface FieldSpec extends FieldText {
