@@ -187,7 +187,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
     name: 'getDocumentInForce',
     title: 'Get the document version in force',
     description:
-      'The version in force at the end of a day (UTC), with its content and a link to its file; null if none.',
+      'The version in force at the end of a day (UTC), with its content and file link; null if none.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',

@@ -257,7 +257,7 @@ export const documentSpec: RegisterSpec = {
     ),
     file_id: optional(
       idOf('fil', 'Stored file').describe(
-        "Latest version's file, from POST /api/v1/orgs/<org>/files (`fil_...`); clear removes it. Changes as content does.",
+        'File (`fil_...`) from POST /api/v1/orgs/<org>/files; clear removes it. Versioned like content.',
       ),
       undefined,
       { label: 'File', ownControl: true },
@@ -345,7 +345,6 @@ export const documentSpec: RegisterSpec = {
     ctx.db.delete(documentVersions).where(and(eq(documentVersions.document_id, id), gone)),
   ],
   hints: {
-    add: 'A file beside or instead of content: file_id from the upload route, or a small one as content_base64 + file_name.',
     update: 'Submit: status IN_REVIEW; publish an APPROVED one: PUBLISHED.',
   },
   example: {
