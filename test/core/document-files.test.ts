@@ -248,6 +248,24 @@ describe('approved and published versions', () => {
   });
 });
 
+describe('retired documents', () => {
+  it('refuse a new file like new content', async () => {
+    const document = await addDocument({ title: 'Old policy', content: 'Text.' });
+    await publishAt(document.id, '2026-03-20T09:00:00.000Z');
+    await update(document.id, { status: 'RETIRED' });
+    const refused = errorOf(
+      await callDirect(runtime, aliceToken, 'updateDocument', {
+        id: document.id,
+        content_base64: base64('late\n'),
+        file_name: 'late.txt',
+      }),
+    );
+    expect(refused.code).toBe('invalid_transition');
+    expect(refused.message).toBe('A RETIRED document cannot change its file. Add a new document instead.');
+    expect((await get(document.id)).document).toMatchObject({ status: 'RETIRED', file_id: null });
+  });
+});
+
 describe('organizations and upkeep', () => {
   it("answers another organization's file exactly like a missing one, on add and update", async () => {
     clock = new Date('2026-04-01T09:00:00.000Z');
