@@ -755,6 +755,8 @@ export const documents = sqliteTable(
     /** The number of the version published and in force now; null when none is. */
     published_version: integer('published_version'),
     content: text('content'),
+    /** The stored file (`fil_...`) of the latest version, as its version row holds it. */
+    file_id: text('file_id'),
     ...reviewColumns(),
     /** Random per update: the batch's relation and version statements run only if this update landed. */
     write_nonce: text('write_nonce'),

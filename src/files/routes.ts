@@ -11,6 +11,7 @@ import { requireTokenScope } from '../tools/access.ts';
 import { verifyLink } from './links.ts';
 import { multipartBoundary, multipartFile, parseContentDisposition } from './multipart.ts';
 import { fileTooLarge, receiveFile } from './receive.ts';
+import { subjectHoldsFile } from './referrers.ts';
 import type { FileRuntime } from './store.ts';
 
 /** Room for a multipart body's boundaries and part headers beyond FILE_MAX_BYTES. */
@@ -113,7 +114,7 @@ export function createFileRoutes(deps: {
       return response;
     };
     const claims = await verifyLink(files.linkSecret, c.req.param('token'), now());
-    if (!claims) return gone();
+    if (!claims || !(await subjectHoldsFile(db, claims))) return gone();
     const [row] = await db
       .select()
       .from(storedFiles)

@@ -1,8 +1,9 @@
 // A document's versions: approval by a listed approver, the list of versions, and the version in force on a date.
 import { and, asc, desc, eq, getTableColumns, gte, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { documentApprovers, documents, documentVersions, people, users } from '../db/schema.ts';
+import { documentApprovers, documents, documentVersions, people, storedFiles, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { DOWNLOAD_SCHEMAS, FILE_FACT_SCHEMAS, fileDownload } from './attached-files.ts';
 import { changeAfterWrite } from './changes.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from './fields.ts';
 import { addDays } from './overdue.ts';
@@ -29,6 +30,8 @@ export const versionSchema = z
     number: z.number().int().describe('Version number, 1 for the first.'),
     status: caseInsensitiveEnum(DOCUMENT_VERSION_STATUSES).describe('State of this version.'),
     content: z.string().nullable().describe('Markdown text; null unless asked for.'),
+    file_id: z.string().nullable().describe('Its stored file (`fil_...`), or null.'),
+    ...FILE_FACT_SCHEMAS,
     approved_by_id: z.string().nullable().describe('Approver (`per_...`), null until approved.'),
     approved_at: nullableTime('When it was approved.'),
     published_at: nullableTime('When it came into force.'),
@@ -44,11 +47,23 @@ RECORD_SCHEMAS.set(versionSchema, { label: 'document version', spelledOutIn: 'li
 
 const {
   organization_id: _organization,
-  file_id: _file,
   approved_by_user_id: _user,
   content,
-  ...listed
+  ...columns
 } = getTableColumns(documentVersions);
+/** A version's columns but its content, and its file's facts (null without a file). */
+const listed = {
+  ...columns,
+  file_name: storedFiles.name,
+  size: storedFiles.size,
+  content_type: storedFiles.content_type,
+  sha256: storedFiles.sha256,
+};
+/** The version's stored file, of the version's organization. */
+const fileOfVersion = and(
+  eq(storedFiles.id, documentVersions.file_id),
+  eq(storedFiles.organization_id, documentVersions.organization_id),
+);
 
 /** The document's versions, newest first; with their content when asked. */
 export async function versionsOf(
@@ -59,6 +74,7 @@ export async function versionsOf(
   const rows = await ctx.db
     .select({ ...listed, content: withContent ? content : sql<null>`null` })
     .from(documentVersions)
+    .leftJoin(storedFiles, fileOfVersion)
     .where(eq(documentVersions.document_id, id))
     .orderBy(desc(documentVersions.number));
   return rows as DocumentVersion[];
@@ -170,7 +186,8 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   const inForce = defineTool({
     name: 'getDocumentInForce',
     title: 'Get the document version in force',
-    description: 'The version in force at the end of a day (UTC), with its content; null if none.',
+    description:
+      'The version in force at the end of a day (UTC), with its content and file link; null if none.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',
@@ -178,13 +195,14 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
       document_id: documentId,
       on: dateSchema.describe('The day, YYYY-MM-DD.'),
     }),
-    output: z.object({ version: versionSchema.nullable() }),
+    output: z.object({ version: versionSchema.nullable(), ...DOWNLOAD_SCHEMAS }),
     async run(ctx, input) {
       await records.load(ctx, input.document_id, 'read');
       const end = `${addDays(input.on, 1)}T00:00:00.000Z`;
       const [version] = await ctx.db
         .select({ ...listed, content })
         .from(documentVersions)
+        .leftJoin(storedFiles, fileOfVersion)
         .where(
           and(
             eq(documentVersions.document_id, input.document_id),
@@ -195,7 +213,15 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
         )
         .orderBy(desc(documentVersions.published_at))
         .limit(1);
-      return { version: (version as DocumentVersion | undefined) ?? null };
+      const found = (version as DocumentVersion | undefined) ?? null;
+      return {
+        version: found,
+        ...(await fileDownload(ctx, {
+          organizationId: String(ctx.organizationId),
+          fileId: found?.file_id,
+          subjectId: String(found?.id),
+        })),
+      };
     },
   });
 

@@ -13,8 +13,16 @@ import {
 } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import {
+  DOWNLOAD_SCHEMAS,
+  FILE_FACT_SCHEMAS,
+  fileDownload,
+  fileFacts,
+  inlineFileArguments,
+  takeInlineFile,
+} from './attached-files.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
-import { caseInsensitiveEnum, longText, shortText } from './fields.ts';
+import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
 import { addDays } from './overdue.ts';
 import {
   derived,
@@ -49,22 +57,30 @@ export function reviewDueCondition(today: string): SQL {
   ) as SQL;
 }
 
+/** What a version carries: its Markdown and its file. */
+const VERSION_FIELDS = ['content', 'file_id'] as const;
+
+/** The version fields whose value differs between `next` and `current`. */
+function versionEdits(next: Row, current: Row): string[] {
+  return VERSION_FIELDS.filter((field) => (next[field] ?? null) !== (current[field] ?? null));
+}
+
 /** A status change together with a content change of an approved or published document is ambiguous: refused. */
 function startsNewVersion(next: Row, current: Row): boolean {
-  const edited = (next.content ?? null) !== (current.content ?? null);
+  const [edited] = versionEdits(next, current);
   if (!edited) return false;
   if (current.status === 'RETIRED') {
     throw new AppError(
       'invalid_transition',
-      'A RETIRED document cannot change its content. Add a new document instead.',
-      { field: 'content', current: 'RETIRED' },
+      `A RETIRED document cannot change its ${edited === 'content' ? 'content' : 'file'}. Add a new document instead.`,
+      { field: edited, current: 'RETIRED' },
     );
   }
   if (current.status !== 'APPROVED' && current.status !== 'PUBLISHED') return false;
   if (next.status !== current.status) {
     throw new AppError(
       'invalid_transition',
-      `Changing the content of ${String(current.status)} version ${String(current.version)} starts a new DRAFT version; change the status in a separate call.`,
+      `Changing the ${edited === 'content' ? 'content' : 'file'} of ${String(current.status)} version ${String(current.version)} starts a new DRAFT version; change the status in a separate call.`,
       { field: 'status', current: current.status, requested: next.status },
     );
   }
@@ -106,6 +122,7 @@ function insertVersion(ctx: ToolContext, documentId: string, next: Row, at: stri
     number: next.version,
     status: next.status,
     content: next.content ?? null,
+    file_id: next.file_id ?? null,
     created_at: at,
   };
   return ctx.db.insert(documentVersions).select(selectRow(documentVersions, row, landed));
@@ -134,11 +151,12 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
     return statements;
   }
   const latest = eq(documentVersions.number, Number(next.version));
-  if ((next.content ?? null) !== (current.content ?? null))
+  const edits = versionEdits(next, current);
+  if (edits.length > 0)
     statements.push(
       ctx.db
         .update(documentVersions)
-        .set({ content: (next.content as string | null) ?? null })
+        .set(Object.fromEntries(edits.map((field) => [field, next[field] ?? null])))
         .where(ofDocument(latest)),
     );
   if (next.status === current.status) return statements;
@@ -176,6 +194,38 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
   return statements;
 }
 
+/** A fact of the document's file, read with it from stored_files (written out: a one-table query names columns bare). */
+const fileFact = (column: string) =>
+  sql.raw(`(select stored_files.${column} from stored_files where stored_files.id = "documents"."file_id")`);
+
+/** A file given to a document: one of its organization (else not_found). */
+async function settleDocument(ctx: ToolContext, next: Row, current: Row | null): Promise<void> {
+  if (typeof next.file_id === 'string' && next.file_id !== current?.file_id)
+    await fileFacts(ctx, next.file_id);
+}
+
+/** getDocument's signed link to the latest version's file, bound to that version (the caller read the document). */
+async function latestFileDownload(ctx: ToolContext, record: Row): Promise<Row> {
+  const [version] =
+    typeof record.file_id === 'string'
+      ? await ctx.db
+          .select({ id: documentVersions.id })
+          .from(documentVersions)
+          .where(
+            and(
+              eq(documentVersions.document_id, String(record.id)),
+              eq(documentVersions.number, Number(record.version)),
+            ),
+          )
+          .limit(1)
+      : [];
+  return fileDownload(ctx, {
+    organizationId: String(record.organization_id),
+    fileId: version ? record.file_id : null,
+    subjectId: String(version?.id),
+  });
+}
+
 const versionNumber = (what: string) => z.number().int().min(1).describe(what);
 
 export const documentSpec: RegisterSpec = {
@@ -205,6 +255,17 @@ export const documentSpec: RegisterSpec = {
         'Markdown of the latest version; editing an APPROVED or PUBLISHED one starts a new DRAFT version.',
       ),
     ),
+    file_id: optional(
+      idOf('fil', 'Stored file').describe(
+        'File (`fil_...`) from POST /api/v1/orgs/<org>/files; clear removes it. Versioned like content.',
+      ),
+      undefined,
+      { label: 'File', ownControl: true },
+    ),
+    file_name: derived(FILE_FACT_SCHEMAS.file_name, { label: 'File name' }),
+    size: derived(FILE_FACT_SCHEMAS.size, { label: 'File size' }),
+    content_type: derived(FILE_FACT_SCHEMAS.content_type, { label: 'File type' }),
+    sha256: derived(FILE_FACT_SCHEMAS.sha256, { label: 'File SHA-256' }),
     ...reviewFields(),
   },
   relations: [
@@ -245,6 +306,12 @@ export const documentSpec: RegisterSpec = {
       hint: 'The measures this document describes.',
     },
   ],
+  computed: {
+    file_name: fileFact('name'),
+    size: fileFact('size'),
+    content_type: fileFact('content_type'),
+    sha256: fileFact('sha256'),
+  },
   search: [documents.title, documents.content],
   filters: {
     status: enumFilter(status, documents.status, 'Any of these statuses.'),
@@ -263,6 +330,15 @@ export const documentSpec: RegisterSpec = {
   review: REVIEW_CYCLES.document,
   transitions: { status: DOCUMENT_TRANSITIONS },
   prepare: prepareDocument,
+  settle: settleDocument,
+  addArguments: {
+    shape: inlineFileArguments(
+      'A small file inline, base64 (with file_name); larger ones: upload, then file_id.',
+    ),
+    take: (ctx, organizationId, values) => takeInlineFile(ctx, organizationId, values, ['file_id']),
+    onUpdate: true,
+  },
+  getExtras: { shape: DOWNLOAD_SCHEMAS, read: latestFileDownload },
   afterAdd: (ctx, id, next, landed) => [insertVersion(ctx, id, next, ctx.now().toISOString(), landed)],
   afterUpdate: versionWrites,
   afterDelete: (ctx, id, gone) => [

@@ -3,11 +3,17 @@
 import { and, eq, exists, isNotNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { evidence, evidenceRecords, storedFiles } from '../db/schema.ts';
-import { AppError, invalidArguments, notFound } from '../errors.ts';
-import { downloadLink } from '../files/links.ts';
-import { receiveFile } from '../files/receive.ts';
+import { AppError, invalidArguments } from '../errors.ts';
 import { readAll } from '../files/store.ts';
 import { ID_PREFIXES } from '../ids.ts';
+import {
+  DOWNLOAD_SCHEMAS,
+  FILE_FACT_SCHEMAS,
+  fileDownload,
+  fileFacts,
+  inlineFileArguments,
+  takeInlineFile,
+} from './attached-files.ts';
 import { descriptionField } from './common-fields.ts';
 import { expiredFilter, isExpired } from './expiry.ts';
 import { caseInsensitiveEnum, dateSchema, httpUrl, idOf, idOfAny, shortText } from './fields.ts';
@@ -66,62 +72,18 @@ const supersededBy = sql<
 /** The items an evidence item supersedes, nearest first, up to a bound (a chain never loops). */
 const SUPERSEDE_DEPTH = 100;
 
-/** A base64 text whose bytes fit a request body of 1 MB (MAX_BODY_BYTES' default) with room for the rest. */
-const MAX_INLINE_BASE64 = 1_000_000;
 /** Text files up to this size come back as text in getEvidence. */
 const INLINE_TEXT_BYTES = 8 * 1024;
 
-/** A stored file of the organization the call acts in, as an evidence item copies it; else not_found. */
-async function fileFacts(ctx: ToolContext, fileId: string): Promise<Row> {
-  const [file] = await ctx.db
-    .select({
-      file_name: storedFiles.name,
-      size: storedFiles.size,
-      content_type: storedFiles.content_type,
-      sha256: storedFiles.sha256,
-    })
-    .from(storedFiles)
-    .where(and(eq(storedFiles.id, fileId), eq(storedFiles.organization_id, String(ctx.organizationId))))
-    .limit(1);
-  if (!file) throw notFound('Stored file');
-  return file;
-}
-
-/** addEvidence's content_base64 + file_name: stored (receiveFile) and given as file_id. */
-async function takeInlineFile(ctx: ToolContext, organizationId: string, values: Row): Promise<void> {
-  const { content_base64: content, file_name: name } = values;
-  delete values.content_base64;
-  delete values.file_name;
-  if (content === undefined && name === undefined) return;
-  if (typeof content !== 'string' || typeof name !== 'string')
-    throw invalidArguments('An inline file needs both content_base64 and file_name.', [
-      { path: typeof content === 'string' ? 'file_name' : 'content_base64', message: 'Required' },
-    ]);
-  if (values.url !== undefined || values.file_id !== undefined)
-    throw invalidArguments('Give one of url, file_id or content_base64.', [
-      { path: 'content_base64', message: 'With url or file_id' },
-    ]);
-  let bytes: Uint8Array;
-  try {
-    bytes = Uint8Array.from(atob(content.replace(/\s+/g, '')), (char) => char.charCodeAt(0));
-  } catch {
-    throw invalidArguments('content_base64 is not base64.', [
-      { path: 'content_base64', message: 'Not base64' },
-    ]);
-  }
-  values.file_id = (await receiveFile(ctx, organizationId, bytes, { name })).id;
-}
-
 /** getEvidence's download link (the caller read the item, so may read its file) and a small text file's text. */
 async function downloadOf(ctx: ToolContext, record: Row): Promise<Row> {
-  if (typeof record.file_id !== 'string') return { download_url: null, download_expires_at: null };
   const organizationId = String(record.organization_id);
-  const link = await downloadLink(ctx, {
+  const out: Row = await fileDownload(ctx, {
     organizationId,
     fileId: record.file_id,
     subjectId: String(record.id),
   });
-  const out: Row = { download_url: link.url, download_expires_at: link.expires_at };
+  if (typeof record.file_id !== 'string') return out;
   if (String(record.content_type).startsWith('text/') && Number(record.size) <= INLINE_TEXT_BYTES) {
     const [file] = await ctx.db
       .select({ key: storedFiles.storage_key })
@@ -172,10 +134,10 @@ export const evidenceSpec: RegisterSpec = {
       ),
       fixed: true,
     },
-    file_name: derived(z.string().nullable().describe('File name, sanitised.')),
-    size: derived(z.number().int().nullable().describe('File size in bytes.')),
-    content_type: derived(z.string().nullable().describe('Content type sniffed from the bytes.')),
-    sha256: derived(z.string().nullable().describe('SHA-256 of the bytes (hex), computed on upload.')),
+    file_name: derived(FILE_FACT_SCHEMAS.file_name),
+    size: derived(FILE_FACT_SCHEMAS.size),
+    content_type: derived(FILE_FACT_SCHEMAS.content_type),
+    sha256: derived(FILE_FACT_SCHEMAS.sha256),
     collected_on: filledOnAdd(dateSchema.describe('When it was collected (default today).'), {
       label: 'Collected on',
     }),
@@ -268,26 +230,14 @@ export const evidenceSpec: RegisterSpec = {
     }
   },
   addArguments: {
-    shape: {
-      content_base64: z
-        .string()
-        .max(MAX_INLINE_BASE64)
-        .optional()
-        .describe(
-          'A small file inline, base64 (with file_name), for FILE; larger ones: upload, then file_id.',
-        ),
-      file_name: shortText(255).optional().describe('Name of the inline file, e.g. "mfa-policy.pdf".'),
-    },
-    take: takeInlineFile,
+    shape: inlineFileArguments(
+      'A small file inline, base64 (with file_name), for FILE; larger ones: upload, then file_id.',
+    ),
+    take: (ctx, organizationId, values) => takeInlineFile(ctx, organizationId, values, ['url', 'file_id']),
   },
   getExtras: {
     shape: {
-      download_url: z
-        .string()
-        .nullable()
-        .optional()
-        .describe('FILE: signed link to download it, valid for minutes; null for LINK.'),
-      download_expires_at: z.string().nullable().optional().describe('When download_url expires.'),
+      ...DOWNLOAD_SCHEMAS,
       text: z.string().optional().describe('A text file of at most 8 KB: its content.'),
     },
     read: downloadOf,

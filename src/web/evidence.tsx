@@ -119,6 +119,16 @@ export function EvidenceDownload({ result }: { result: Row }) {
   );
 }
 
+/** A file a form posted, stored for the organization of the session's membership (never one a form names). */
+export function storeFormFile(deps: WebDeps, organizationId: string, file: File) {
+  return receiveFile(
+    { db: deps.database.db, files: deps.invoke.files, now: deps.now },
+    organizationId,
+    file.stream(),
+    { name: file.name || 'file' },
+  );
+}
+
 /** A form value as text ('' when absent). */
 function textOf(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
@@ -161,13 +171,7 @@ export function evidenceRoutes(deps: WebDeps): Hono<WebEnv> {
       ...(textOf(body.supersedes_id) ? { supersedes_id: textOf(body.supersedes_id) } : {}),
     };
     if (file instanceof File && file.size > 0) {
-      const stored = await receiveFile(
-        { db: deps.database.db, files: deps.invoke.files, now: deps.now },
-        membership.organizationId,
-        file.stream(),
-        { name: file.name || 'file' },
-      );
-      args.file_id = stored.id;
+      args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
     } else if (url) args.url = url;
     const outcome = await webCalls(c, deps).write(REGISTERS.evidence.add, args);
     setFlash(

@@ -19,7 +19,7 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
-import { documentRoutes } from './registers/document-details.tsx';
+import { DOCUMENT_FILE_PATH, documentRoutes } from './registers/document-details.tsx';
 import { importRoutes } from './registers/import-page.tsx';
 import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
@@ -50,7 +50,11 @@ const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
 
 /** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
 export function isWebUpload(path: string): boolean {
-  return /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path) || EVIDENCE_UPLOAD_PATH.test(path);
+  return (
+    /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path) ||
+    EVIDENCE_UPLOAD_PATH.test(path) ||
+    DOCUMENT_FILE_PATH.test(path)
+  );
 }
 
 export function createWebRoutes(deps: WebDeps) {

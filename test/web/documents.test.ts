@@ -2,7 +2,7 @@
 // the versions and a diff between two of them, and the home page's count of documents due for review.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ok, type TestRuntime } from '../helpers.ts';
-import { signedUpRuntime, textOf } from './web-client.ts';
+import { csrfOf, signedUpRuntime, textOf } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
@@ -113,5 +113,66 @@ describe('document pages', () => {
     // Documents are not imported from files: no import link, no import page.
     expect(textOf(due.html)).not.toContain('Import from a file');
     expect((await client.get(`/orgs/${organizationId}/documents/import`)).status).toBe(404);
+  });
+});
+
+describe('a document version file on the page', () => {
+  /** Submits the draft's file form as a browser sends a file input: multipart, same origin. */
+  async function sendFile(
+    client: Awaited<ReturnType<typeof setup>>['client'],
+    path: string,
+    file: { name: string; text: string },
+  ) {
+    const page = await client.get(path);
+    const form = new FormData();
+    form.set('_csrf', csrfOf(page.html));
+    form.set('file', new File([file.text], file.name, { type: 'text/plain' }));
+    return client.request(`${path}/file`, {
+      method: 'POST',
+      body: form,
+      headers: { origin: new URL(client.base).origin },
+    });
+  }
+
+  it('attaches, downloads, replaces and removes the draft’s file; an approved version shows it read-only', async () => {
+    const { runtime, client, organizationId, token, ada, addDocument } = await setup();
+    const id = await addDocument({ approver_ids: [ada], content: 'See the plan.' });
+    const path = `/orgs/${organizationId}/documents/${id}`;
+    const page = await client.get(path);
+    expect(textOf(page.html)).toContain('No file attached.');
+    expect(page.html).toContain('enctype="multipart/form-data"');
+    expect(page.html).toContain('type="file"');
+
+    const plan = 'Continuity plan, first issue.\n';
+    const posted = await sendFile(client, path, { name: 'plan.txt', text: plan });
+    expect(posted.status).toBe(303);
+    const attached = await client.follow(posted);
+    expect(textOf(attached.html)).toContain('File attached to version 1: plan.txt.');
+    expect(textOf(attached.html)).toContain(`File: plan.txt (${plan.length} bytes;`);
+    const href = /href="([^"]*\/files\/[^"]+)"/.exec(attached.html)?.[1] ?? '';
+    const download = await runtime.app.request(
+      new URL(href.replaceAll('&amp;', '&'), client.base).toString(),
+    );
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment/);
+    expect(await download.text()).toBe(plan);
+
+    const replaced = await client.follow(
+      await sendFile(client, path, { name: 'plan-2.txt', text: 'Second.\n' }),
+    );
+    expect(textOf(replaced.html)).toContain('File attached to version 1: plan-2.txt.');
+    const removed = await client.follow(await client.submit(path, `${path}/file`, { remove: 'true' }));
+    expect(textOf(removed.html)).toContain('File removed from version 1.');
+    expect(textOf(removed.html)).toContain('No file attached.');
+
+    await sendFile(client, path, { name: 'final.txt', text: 'Final.\n' });
+    await ok(runtime, token, 'updateDocument', { id, status: 'IN_REVIEW' });
+    await ok(runtime, token, 'approveDocument', { id });
+    const approved = await client.get(path);
+    expect(textOf(approved.html)).toContain('File: final.txt (7 bytes;');
+    expect(approved.html).not.toContain('type="file"');
+    expect(textOf(approved.html)).not.toContain('Remove the file');
+    // The versions table names the file of each version.
+    expect(approved.html).toMatch(/<td dir="auto">final\.txt<\/td>/);
   });
 });

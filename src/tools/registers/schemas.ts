@@ -97,7 +97,11 @@ export function updateInput(spec: RegisterSpec): z.ZodObject {
     .refine(isIsoTime, 'Expected the updated_at you read, an ISO 8601 time such as 2026-03-01T09:30:00.000Z')
     .optional()
     .describe('The updated_at you read; if it changed since: conflict.');
-  return z.strictObject(shape);
+  // Arguments the add tool takes too (a document's inline file): described there.
+  const extra = Object.entries(spec.addArguments?.onUpdate ? spec.addArguments.shape : {}).map(
+    ([name, schema]) => [name, describedInAdd(schema)],
+  );
+  return z.strictObject({ ...shape, ...Object.fromEntries(extra) });
 }
 
 export function idInput(spec: RegisterSpec) {

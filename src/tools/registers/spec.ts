@@ -39,6 +39,8 @@ export interface FieldText {
   label?: string;
   /** Form hint; default: the schema's description, where that says nothing only a program needs. */
   hint?: string;
+  /** Left out of the add and edit forms: the record page has its own control for it (a document's file). */
+  ownControl?: boolean;
 }
 
 export interface FieldSpec extends FieldText {
@@ -207,11 +209,13 @@ export interface RegisterSpec {
   computed?: Record<string, SQL>;
   /**
    * Arguments of the add tool that are no field (an evidence file's content_base64): `take` turns them into fields
-   * (a file_id) after the checks, before the record is prepared.
+   * (a file_id) after the checks, before the record is prepared. With `onUpdate`, the update tool takes them too
+   * (a document's draft gets a new file).
    */
   addArguments?: {
     shape: Record<string, z.ZodType>;
     take(ctx: ToolContext, organizationId: string, values: Row): Promise<void>;
+    onUpdate?: boolean;
   };
   /** What the get tool answers beside the record (an evidence file's signed download_url). */
   getExtras?: {

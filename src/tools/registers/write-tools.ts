@@ -156,6 +156,7 @@ export async function updateRecord(
       `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
     );
   }
+  if (spec.addArguments?.onUpdate) await spec.addArguments.take(ctx, organizationId, changes);
   const provided = withCleared(
     Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
     clear,

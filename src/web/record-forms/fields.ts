@@ -110,10 +110,16 @@ export function formFieldsOf(page: RegisterPage): FormField[] {
   const properties = { ...updateInput.properties, ...addInput.properties };
   const fields: FormField[] = [];
   for (const [name, raw] of Object.entries(properties)) {
-    if (HIDDEN_ARGUMENTS.has(name)) continue;
+    const fieldSpec = spec.fields[name];
+    // Arguments for programs (an inline file's base64) and fields the record page edits itself stay out.
+    if (
+      HIDDEN_ARGUMENTS.has(name) ||
+      fieldSpec?.ownControl ||
+      (spec.addArguments?.onUpdate && name in spec.addArguments.shape)
+    )
+      continue;
     const schema = raw;
     const target = targetOf(spec, name);
-    const fieldSpec = spec.fields[name];
     const field: FormField = {
       name,
       label: fieldLabelOf(spec, name),

@@ -7,6 +7,7 @@ import type { DocumentVersion } from '../../tools/document-versions.ts';
 import { DOCUMENT_VERSIONS, REGISTERS } from '../../tools/index.ts';
 import { DOCUMENT_TRANSITIONS } from '../../tools/states.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { storeFormFile } from '../evidence.tsx';
 import { setFlash } from '../flash.ts';
 import { valueLabel } from '../labels.ts';
 import { CsrfField, Time } from '../layout.tsx';
@@ -28,6 +29,20 @@ const MOVE_LABELS: Record<string, string> = {
 
 /** `/orgs/:org/documents/:id`, for the document's own actions. */
 const DOCUMENT_PATH = '/orgs/:org/documents/:id{doc_[0-9a-z]+}';
+
+/** The draft's file form: a multipart body, let through the general body limit (FILE_MAX_BYTES still applies). */
+export const DOCUMENT_FILE_PATH = /^\/orgs\/[^/]+\/documents\/doc_[0-9a-z]+\/file$/;
+
+/** The record page's fields a document shows in its version section instead (its text and its file). */
+export const DOCUMENT_OWN_FIELDS = ['content', 'file_id', 'file_name', 'size', 'content_type', 'sha256'];
+
+/** A file size for people: bytes, KB or MB. */
+export function sizeLabel(bytes: unknown): string {
+  const size = Number(bytes);
+  if (size < 1024) return `${size} bytes`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  return `${(size / (1024 * 1024)).toFixed(1)} MB`;
+}
 
 /** One line of a diff: `+` added, `-` removed, ` ` the same. */
 export interface DiffLine {
@@ -54,6 +69,8 @@ export interface DocumentDetailsData {
   isApprover: boolean;
   /** The two version numbers to compare, when asked (`?from=1&to=2`). */
   compare: { from: number; to: number } | null;
+  /** getDocument's signed link to the latest version's file, or null. */
+  downloadUrl: string | null;
 }
 
 /** The versions, approvers and diff a document page shows, read through the tools. */
@@ -62,6 +79,7 @@ export async function documentDetailsOf(
   calls: WebCalls,
   membership: Membership,
   record: Row,
+  downloadUrl: unknown,
 ): Promise<DocumentDetailsData> {
   const approverIds = (record.approver_ids as string[] | undefined) ?? [];
   const [listed, approvers, names] = await Promise.all([
@@ -86,6 +104,7 @@ export async function documentDetailsOf(
     names,
     isApprover: approvers.some((person) => String(person?.email ?? '').toLowerCase() === email),
     compare: Number.isInteger(from) && Number.isInteger(to) ? { from, to } : null,
+    downloadUrl: typeof downloadUrl === 'string' ? downloadUrl : null,
   };
 }
 
@@ -103,6 +122,56 @@ function ActionButton(props: { action: string; csrfToken: string; label: string;
       ))}
       <button type="submit">{props.label}</button>
     </form>
+  );
+}
+
+/** The latest version's file: a signed download link; on a draft, for writers, a form to attach, replace or remove it. */
+function VersionFile(props: {
+  data: DocumentDetailsData;
+  base: string;
+  csrfToken: string;
+  editable: boolean;
+}) {
+  const { record, downloadUrl } = props.data;
+  const action = `${props.base}/file`;
+  const hasFile = typeof record.file_id === 'string';
+  return (
+    <>
+      {hasFile ? (
+        <p>
+          File:{' '}
+          {downloadUrl ? (
+            <a href={downloadUrl} rel="noopener" download dir="auto">
+              {String(record.file_name)}
+            </a>
+          ) : (
+            <span dir="auto">{String(record.file_name)}</span>
+          )}{' '}
+          <span class="muted small">({sizeLabel(record.size)}; the link is valid for a few minutes)</span>
+        </p>
+      ) : (
+        <p class="small">No file attached.</p>
+      )}
+      {props.editable && (
+        <div class="actions">
+          <form method="post" action={action} enctype="multipart/form-data" class="inline-form">
+            <CsrfField token={props.csrfToken} />
+            <input type="hidden" name="expected_updated_at" value={String(record.updated_at)} />
+            <label for="document-file">{hasFile ? 'Replace the file' : 'Attach a file'}</label>
+            <input id="document-file" type="file" name="file" required />
+            <button type="submit">{hasFile ? 'Replace' : 'Attach'}</button>
+          </form>
+          {hasFile && (
+            <ActionButton
+              action={action}
+              csrfToken={props.csrfToken}
+              label="Remove the file"
+              fields={{ remove: 'true', expected_updated_at: record.updated_at }}
+            />
+          )}
+        </div>
+      )}
+    </>
   );
 }
 
@@ -185,6 +254,12 @@ export function DocumentDetails(props: {
         ) : (
           <p>No content yet.</p>
         )}
+        <VersionFile
+          data={data}
+          base={base}
+          csrfToken={props.csrfToken}
+          editable={writer && (status === 'DRAFT' || status === 'IN_REVIEW')}
+        />
         {writer && (moves.length > 0 || (status === 'IN_REVIEW' && data.isApprover)) && (
           <div class="actions">
             {status === 'IN_REVIEW' && data.isApprover && (
@@ -224,6 +299,7 @@ export function DocumentDetails(props: {
                 <th scope="col">Approved</th>
                 <th scope="col">Published</th>
                 <th scope="col">Superseded or retired</th>
+                <th scope="col">File</th>
                 <th scope="col">Changes</th>
               </tr>
             </thead>
@@ -242,6 +318,7 @@ export function DocumentDetails(props: {
                   <td>
                     <Time iso={version.superseded_at ?? version.retired_at} />
                   </td>
+                  <td dir="auto">{version.file_name ?? ''}</td>
                   <td>
                     {version.number > 1 && (
                       <a href={`${base}?from=${version.number - 1}&to=${version.number}#compare`}>
@@ -317,6 +394,34 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
     return c.redirect(`/orgs/${membership.organizationId}/documents/${id}`, 303);
   }
 
+  // The draft's file: stored for the session's organization (never one a form names), then set or cleared through
+  // updateDocument, which refuses what a draft may not do.
+  web.post(`${DOCUMENT_PATH}/file`, async (c) => {
+    const membership = membershipOf(c, c.req.param('org') ?? '');
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    if (!mayWrite(membership)) return notAllowedPage(c, membership);
+    const id = c.req.param('id') ?? '';
+    const body = await c.req.parseBody();
+    const expected = typeof body.expected_updated_at === 'string' ? body.expected_updated_at : '';
+    const args: Row = { id, ...(expected ? { expected_updated_at: expected } : {}) };
+    const file = body.file;
+    if (body.remove === 'true') args.clear = ['file_id'];
+    else if (file instanceof File && file.size > 0)
+      args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
+    const outcome =
+      args.file_id || args.clear ? await webCalls(c, deps).write(REGISTERS.document.update, args) : null;
+    if (outcome && !outcome.ok && outcome.error.code === 'not_found') return notFoundPage(c, viewerOf(c));
+    const document = outcome?.ok ? (outcome.result.document as Row) : null;
+    setFlash(
+      c,
+      document
+        ? document.file_id
+          ? `File attached to version ${String(document.version)}: ${String(document.file_name)}.`
+          : `File removed from version ${String(document.version)}.`
+        : `Not saved: ${outcome && !outcome.ok ? outcome.error.message : 'choose a file.'}`,
+    );
+    return c.redirect(`/orgs/${membership.organizationId}/documents/${id}`, 303);
+  });
   web.post(`${DOCUMENT_PATH}/status`, (c) => act(c, false));
   web.post(`${DOCUMENT_PATH}/approve`, (c) => act(c, true));
   return web;

@@ -27,7 +27,7 @@ import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
 import { Backlinks, backlinksOf } from './backlinks.tsx';
-import { DocumentDetails, documentDetailsOf } from './document-details.tsx';
+import { DOCUMENT_OWN_FIELDS, DocumentDetails, documentDetailsOf } from './document-details.tsx';
 import type { HeatMap } from './heat-map.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
 import {
@@ -354,7 +354,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
       page.kind === 'framework'
         ? frameworkDetailsOf(c, calls, membership, id)
         : page.kind === 'document'
-          ? documentDetailsOf(c, calls, membership, record).then((data) => (
+          ? documentDetailsOf(c, calls, membership, record, outcome.result.download_url).then((data) => (
               <DocumentDetails membership={membership} data={data} csrfToken={c.get('session').csrfToken} />
             ))
           : Promise.resolve(undefined),
@@ -379,7 +379,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         record={record}
         names={names}
         history={history}
-        hiddenFields={page.kind === 'document' ? ['content'] : []}
+        hiddenFields={page.kind === 'document' ? DOCUMENT_OWN_FIELDS : []}
         details={
           <>
             <Backlinks links={backlinks} />
