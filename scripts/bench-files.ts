@@ -1,6 +1,7 @@
 // `npm run bench -- --files [--worker]`: stored files over loopback against a real host process (the Node server, or
 // `dev:worker` with its local R2 bucket): upload and download throughput for 1 MB and 25 MB files, the server's memory
-// growth during a 25 MB upload (Node: RSS of the server process sampled every 10 ms), 100 parallel 1 MB uploads.
+// growth during a 25 MB upload (Node: RSS of the server process sampled every 10 ms), 100 parallel 1 MB uploads
+// (`--rounds N` repeats them; a failure is printed with its cause chain).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -92,6 +93,20 @@ function body(size: number): ReadableStream<Uint8Array> {
   });
 }
 
+/** An error and its causes, as `TypeError: fetch failed <- Error EPIPE: write EPIPE`. */
+function causeChain(error: unknown): string {
+  const links: string[] = [];
+  for (
+    let at = error;
+    at !== undefined && at !== null && links.length < 5;
+    at = (at as { cause?: unknown }).cause
+  ) {
+    const { name, code, message } = at as { name?: string; code?: string; message?: string };
+    links.push(`${name ?? 'Error'}${code ? ` ${code}` : ''}: ${message ?? String(at)}`);
+  }
+  return links.join(' <- ');
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-bench-files-'));
   const host = await startHost(dir);
@@ -165,13 +180,23 @@ async function main() {
         `  download ${size / MB} MB x ${rounds}: ${((rounds * size) / MB / seconds).toFixed(1)} MB/s, ${((seconds * 1000) / rounds).toFixed(0)} ms each`,
       );
     }
-    const started = performance.now();
-    const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => upload(MB)));
-    const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
-    const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `  100 parallel 1 MB uploads: ${failed.length} errors, ${seconds.toFixed(2)} s, ${(100 / seconds).toFixed(1)} MB/s${failed[0] ? ` (first: ${String((failed[0] as PromiseRejectedResult).reason)} ${String(((failed[0] as PromiseRejectedResult).reason as { cause?: unknown }).cause ?? '')})` : ''}`,
-    );
+    // `--rounds N`: the parallel case N times over the same client (its keep-alive pool carried from round to round).
+    const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 1;
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now();
+      const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => upload(MB)));
+      const seconds = (performance.now() - started) / 1000;
+      const failures = new Map<string, number>();
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected') {
+          const chain = causeChain(outcome.reason);
+          failures.set(chain, (failures.get(chain) ?? 0) + 1);
+        }
+      const failed = outcomes.length - outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
+      console.log(
+        `  100 parallel 1 MB uploads: ${failed} errors, ${seconds.toFixed(2)} s, ${(100 / seconds).toFixed(1)} MB/s${[...failures].map(([chain, count]) => `\n    ${count} x ${chain}`).join('')}`,
+      );
+    }
   } finally {
     if (onWorker && host.child.pid) process.kill(-host.child.pid, 'SIGTERM');
     else host.child.kill('SIGTERM');
