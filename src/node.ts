@@ -23,6 +23,7 @@ import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
+import { isWebFileUpload } from './web/uploads.ts';
 import { nodeWebhookSender } from './webhooks/send-node.ts';
 
 const USAGE_FLUSH_MS = 1000;
@@ -115,11 +116,13 @@ export function createHttpServer(
   const fileMaxBytes = limits.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
   const bodyTooLarge = JSON.stringify(toErrorBody(payloadTooLarge(limits.maxBodyBytes)));
   const fileTooLargeBody = JSON.stringify(toErrorBody(fileTooLarge(fileMaxBytes)));
-  /** The largest body a request may send: the upload route's is a file's (src/files/routes.ts). */
-  const limitOf = (req: IncomingMessage) =>
-    isFileUploadPath(new URL(req.url ?? '/', 'http://x').pathname)
+  /** The largest body a request may send: an upload route's is a file's (src/files/routes.ts, src/web/uploads.ts). */
+  const limitOf = (req: IncomingMessage) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    return isFileUploadPath(path) || isWebFileUpload(path)
       ? uploadBodyLimit(fileMaxBytes)
       : limits.maxBodyBytes;
+  };
 
   function refuse(req: IncomingMessage, res: ServerResponse, close: boolean): void {
     const body = limitOf(req) === limits.maxBodyBytes ? bodyTooLarge : fileTooLargeBody;

@@ -73,11 +73,10 @@ export interface MultipartPart {
 
 /** The parts of a multipart body, one at a time, in order (a part's bytes are never buffered whole). */
 export interface MultipartReader {
-  /**
-   * The next part (the one before is skipped as far as it was not read), or null after the closing boundary. With
-   * `last`, the body is released when this part's bytes are read, its rest left for the host to drop.
-   */
-  next(options?: { last?: boolean }): Promise<MultipartPart | null>;
+  /** The next part (the one before is skipped as far as it was not read), or null after the closing boundary. */
+  next(): Promise<MultipartPart | null>;
+  /** Releases the body once the current part's bytes are read, the rest left for the host to drop. */
+  releaseAfterPart(): void;
   /** Leaves the rest of the body unread, for the host to drop. */
   release(): void;
 }
@@ -103,7 +102,7 @@ export function multipartReader(
   let started = false;
   let closed = false;
   /** The part being read, until its delimiter has been consumed. */
-  let open: { done: boolean } | null = null;
+  let open: { done: boolean; last: boolean } | null = null;
 
   const release = () => {
     if (released) return;
@@ -142,7 +141,7 @@ export function multipartReader(
     if (skipped > maxSkipped) throw skipError();
   }
 
-  function partStream(part: { done: boolean }, last: boolean): ReadableStream<Uint8Array> {
+  function partStream(part: { done: boolean; last: boolean }): ReadableStream<Uint8Array> {
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         for (;;) {
@@ -152,7 +151,7 @@ export function multipartReader(
             buffer = buffer.subarray(at + delimiter.byteLength);
             part.done = true;
             controller.close();
-            if (last) release();
+            if (part.last) release();
             return;
           }
           const safe = buffer.byteLength - (delimiter.byteLength - 1);
@@ -175,7 +174,7 @@ export function multipartReader(
     });
   }
 
-  async function next(options: { last?: boolean } = {}): Promise<MultipartPart | null> {
+  async function next(): Promise<MultipartPart | null> {
     if (closed) return null;
     try {
       if (!started) {
@@ -198,9 +197,9 @@ export function multipartReader(
       buffer = buffer.subarray(end + headerEnd.byteLength);
       const disposition = headers.find((line) => /^content-disposition\s*:/i.test(line));
       const { name, filename } = parseContentDisposition(disposition?.replace(/^[^:]*:\s*[^;]*/, ''));
-      const part = { done: false };
+      const part = { done: false, last: false };
       open = part;
-      return { name, filename, stream: partStream(part, options.last === true) };
+      return { name, filename, stream: partStream(part) };
     } catch (error) {
       // Not cancelled: the host drops what is left of the body after the answer (src/node.ts).
       release();
@@ -208,7 +207,12 @@ export function multipartReader(
     }
   }
 
-  return { next, release };
+  function releaseAfterPart(): void {
+    if (!open || open.done) release();
+    else open.last = true;
+  }
+
+  return { next, release, releaseAfterPart };
 }
 
 /**
@@ -224,9 +228,11 @@ export async function multipartFile(
   const parts = multipartReader(body, boundary, {
     skipMessage: `more than ${SKIP_BYTES} bytes before the "${field}" field.`,
   });
-  for (let part = await parts.next({ last: true }); part; part = await parts.next({ last: true }))
-    if (part.name === field && part.filename !== undefined)
+  for (let part = await parts.next(); part; part = await parts.next())
+    if (part.name === field && part.filename !== undefined) {
+      parts.releaseAfterPart();
       return { filename: part.filename, stream: part.stream };
+    }
   parts.release();
   return null;
 }
