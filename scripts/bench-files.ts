@@ -1,6 +1,8 @@
 // `npm run bench -- --files [--worker]`: stored files over loopback against a real host process (the Node server, or
 // `dev:worker` with its local R2 bucket): upload and download throughput for 1 MB and 25 MB files, the server's memory
-// growth during a 25 MB upload (Node: RSS of the server process sampled every 10 ms), 100 parallel 1 MB uploads.
+// growth during a 25 MB upload, through the API and through the web form (Node: RSS of the server process sampled
+// every 10 ms), 100 parallel 1 MB uploads
+// (`--rounds N` repeats them; a failure is printed with its cause chain).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -23,7 +25,15 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function startHost(dir: string): Promise<{ url: string; token: string; child: ChildProcess }> {
+interface Host {
+  url: string;
+  token: string;
+  child: ChildProcess;
+  /** The demo account's web sign-in (Node: printed at start). */
+  signIn: { email: string; password: string } | null;
+}
+
+async function startHost(dir: string): Promise<Host> {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -33,6 +43,8 @@ async function startHost(dir: string): Promise<{ url: string; token: string; chi
     RATE_LIMIT_PER_MINUTE: '0',
     WRANGLER_SEND_METRICS: 'false',
     FILES_LINK_SECRET: LINK_SECRET,
+    // Room for the 100 MB upload that shows the server's memory does not follow a file's size.
+    FILE_MAX_BYTES: String(100 * MB),
   };
   const args = onWorker
     ? [
@@ -70,7 +82,78 @@ async function startHost(dir: string): Promise<{ url: string; token: string; chi
     if (answered === 200) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, token, child };
+  const signIn = /Web sign-in: (\S+) \/ (\S+)/.exec(output);
+  return {
+    url,
+    token,
+    child,
+    signIn: signIn ? { email: signIn[1] as string, password: signIn[2] as string } : null,
+  };
+}
+
+/** A browser's session: signs in with the demo account and keeps its cookies. */
+async function webSession(host: Host) {
+  const cookies = new Map<string, string>();
+  const origin = new URL(host.url).origin;
+  const request = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(`${host.url}${path}`, {
+      ...init,
+      redirect: 'manual',
+      headers: {
+        ...(init.headers as Record<string, string>),
+        origin,
+        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      },
+    } as RequestInit);
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      cookies.set(pair.slice(0, at), pair.slice(at + 1));
+    }
+    return response;
+  };
+  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+  const login = csrfOf(await (await request('/login')).text());
+  const signedIn = await request('/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: login, ...host.signIn }).toString(),
+  });
+  if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
+  return { request, csrfOf };
+}
+
+/** The evidence form's multipart body as a browser sends it: token, record, title, then a file of `size` bytes. */
+function evidenceForm(csrf: string, recordId: string, size: number) {
+  const boundary = '----benchformboundary7MA4YWxkTrZu0gW';
+  const field = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const head = new TextEncoder().encode(
+    `${field('_csrf', csrf)}${field('record_id', recordId)}${field('title', 'Bench evidence')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const tail = new TextEncoder().encode(`\r\n--${boundary}--\r\n`);
+  const file = body(size).getReader();
+  let stage = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (stage === 0) {
+        stage = 1;
+        return controller.enqueue(head);
+      }
+      const read = stage === 1 ? await file.read() : { done: true as const, value: undefined };
+      if (!read.done) return controller.enqueue(read.value);
+      if (stage === 1) {
+        stage = 2;
+        return controller.enqueue(tail);
+      }
+      controller.close();
+    },
+  });
+  return {
+    stream,
+    length: head.byteLength + size + tail.byteLength,
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
 }
 
 function rssOf(pid: number): number {
@@ -90,6 +173,20 @@ function body(size: number): ReadableStream<Uint8Array> {
       controller.enqueue(piece);
     },
   });
+}
+
+/** An error and its causes, as `TypeError: fetch failed <- Error EPIPE: write EPIPE`. */
+function causeChain(error: unknown): string {
+  const links: string[] = [];
+  for (
+    let at = error;
+    at !== undefined && at !== null && links.length < 5;
+    at = (at as { cause?: unknown }).cause
+  ) {
+    const { name, code, message } = at as { name?: string; code?: string; message?: string };
+    links.push(`${name ?? 'Error'}${code ? ` ${code}` : ''}: ${message ?? String(at)}`);
+  }
+  return links.join(' <- ');
 }
 
 async function main() {
@@ -123,17 +220,47 @@ async function main() {
     await upload(MB); // warm-up
     if (!onWorker && host.child.pid) {
       const pid = host.child.pid;
-      const before = rssOf(pid);
-      let peak = before;
-      const sampler = setInterval(() => {
+      /** The server's RSS before and at its peak (sampled every 10 ms) while `run` runs. */
+      const memoryDuring = async (what: string, run: () => Promise<unknown>) => {
+        const before = rssOf(pid);
+        let peak = before;
+        const sampler = setInterval(() => {
+          peak = Math.max(peak, rssOf(pid));
+        }, 10);
+        await run();
+        clearInterval(sampler);
         peak = Math.max(peak, rssOf(pid));
-      }, 10);
-      await upload(25 * MB);
-      clearInterval(sampler);
-      peak = Math.max(peak, rssOf(pid));
-      console.log(
-        `  memory during a 25 MB upload: RSS ${(before / MB).toFixed(1)} MB -> peak ${(peak / MB).toFixed(1)} MB (growth ${((peak - before) / MB).toFixed(1)} MB; bound 32 MB)`,
-      );
+        console.log(
+          `  memory during ${what}: RSS ${(before / MB).toFixed(1)} MB -> peak ${(peak / MB).toFixed(1)} MB (growth ${((peak - before) / MB).toFixed(1)} MB; bound 32 MB)`,
+        );
+      };
+      // A 25 MB file through the web form (src/web/uploads.ts): signed in, the evidence form of a measure.
+      const web = await webSession(host);
+      const measures = (await (
+        await fetch(`${host.url}/api/mcp/tools/listMeasures`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ organization_id: org }),
+        })
+      ).json()) as { measures: { id: string }[] };
+      const measureId = measures.measures[0]?.id ?? '';
+      const csrf = web.csrfOf(await (await web.request(`/orgs/${org}/measures/${measureId}`)).text());
+      const webUpload = async (size: number) => {
+        const form = evidenceForm(csrf, measureId, size);
+        const posted = await web.request(`/orgs/${org}/evidence/attach`, {
+          method: 'POST',
+          headers: { 'content-type': form.type, 'content-length': String(form.length) },
+          body: form.stream,
+          duplex: 'half',
+        } as RequestInit);
+        await posted.arrayBuffer();
+        if (posted.status !== 303) throw new Error(`the web upload answered ${posted.status}`);
+      };
+      // The first large upload grows the heap whatever its route; the later ones reuse it. A 100 MB one shows
+      // whether the growth follows the file's size (read whole) or not (streamed).
+      await memoryDuring('a 25 MB upload through the web form', () => webUpload(25 * MB));
+      await memoryDuring('a 25 MB upload through the API', () => upload(25 * MB));
+      await memoryDuring('a 100 MB upload through the web form', () => webUpload(100 * MB));
     }
     const download = async (fileId: string) => {
       const token = await signLink(LINK_SECRET, {
@@ -165,13 +292,23 @@ async function main() {
         `  download ${size / MB} MB x ${rounds}: ${((rounds * size) / MB / seconds).toFixed(1)} MB/s, ${((seconds * 1000) / rounds).toFixed(0)} ms each`,
       );
     }
-    const started = performance.now();
-    const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => upload(MB)));
-    const failed = outcomes.filter((outcome) => outcome.status === 'rejected');
-    const seconds = (performance.now() - started) / 1000;
-    console.log(
-      `  100 parallel 1 MB uploads: ${failed.length} errors, ${seconds.toFixed(2)} s, ${(100 / seconds).toFixed(1)} MB/s${failed[0] ? ` (first: ${String((failed[0] as PromiseRejectedResult).reason)} ${String(((failed[0] as PromiseRejectedResult).reason as { cause?: unknown }).cause ?? '')})` : ''}`,
-    );
+    // `--rounds N`: the parallel case N times over the same client (its keep-alive pool carried from round to round).
+    const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 1;
+    for (let round = 0; round < rounds; round++) {
+      const started = performance.now();
+      const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => upload(MB)));
+      const seconds = (performance.now() - started) / 1000;
+      const failures = new Map<string, number>();
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected') {
+          const chain = causeChain(outcome.reason);
+          failures.set(chain, (failures.get(chain) ?? 0) + 1);
+        }
+      const failed = outcomes.length - outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
+      console.log(
+        `  100 parallel 1 MB uploads: ${failed} errors, ${seconds.toFixed(2)} s, ${(100 / seconds).toFixed(1)} MB/s${[...failures].map(([chain, count]) => `\n    ${count} x ${chain}`).join('')}`,
+      );
+    }
   } finally {
     if (onWorker && host.child.pid) process.kill(-host.child.pid, 'SIGTERM');
     else host.child.kill('SIGTERM');

@@ -6,8 +6,9 @@
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
 //                                    --worker adds 10,000 risks through the web upload on the Worker)
 //        npm run bench -- --tools-list   (the tools/list size alone)
-//        npm run bench -- --files   (stored files: upload/download throughput, memory, 100 parallel uploads:
-//                                   bench-files.ts; --worker runs it under dev:worker with the local R2 bucket)
+//        npm run bench -- --files   (stored files: upload/download throughput, memory through the API and the web
+//                                   form, 100 parallel uploads: bench-files.ts; --worker runs it under dev:worker
+//                                   with the local R2 bucket; --rounds N repeats the parallel case)
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 import { createOrganization } from '../src/accounts.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';

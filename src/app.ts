@@ -27,7 +27,8 @@ import type { InvokeDeps } from './surfaces/invoke.ts';
 import { createMcpSurface } from './surfaces/mcp.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
 import type { UsageRecorder } from './usage.ts';
-import { createWebRoutes, isWebUpload } from './web/index.tsx';
+import { createWebRoutes } from './web/index.tsx';
+import { isWebUpload } from './web/uploads.ts';
 import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
 import { fetchWebhookSender } from './webhooks/send.ts';
 

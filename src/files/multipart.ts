@@ -63,21 +63,52 @@ export function parseContentDisposition(header: string | undefined): { name?: st
   return out;
 }
 
+/** One part of a multipart body: its field name, file name (undefined for a plain field) and bytes. */
+export interface MultipartPart {
+  name: string | undefined;
+  filename: string | undefined;
+  /** The part's bytes, read as they arrive; what is left unread is skipped when the next part is asked for. */
+  stream: ReadableStream<Uint8Array>;
+}
+
+/** The parts of a multipart body, one at a time, in order (a part's bytes are never buffered whole). */
+export interface MultipartReader {
+  /** The next part (the one before is skipped as far as it was not read), or null after the closing boundary. */
+  next(): Promise<MultipartPart | null>;
+  /** Releases the body once the current part's bytes are read, the rest left for the host to drop. */
+  releaseAfterPart(): void;
+  /** Leaves the rest of the body unread, for the host to drop. */
+  release(): void;
+}
+
 /**
- * The field's file part of a multipart body: its file name and a stream of its bytes. The parts before it are
- * skipped; null when the body has no such field with a file name.
+ * Reads a multipart body part by part. At most `maxSkippedBytes` (default 1 MiB) of preamble and of parts left
+ * unread may be skipped in all, so a client cannot make the server read on for nothing.
  */
-export async function multipartFile(
+export function multipartReader(
   body: ReadableStream<Uint8Array>,
   boundary: string,
-  field = 'file',
-): Promise<{ filename: string; stream: ReadableStream<Uint8Array> } | null> {
+  options: { maxSkippedBytes?: number; skipMessage?: string } = {},
+): MultipartReader {
   const reader = body.getReader();
   const dashBoundary = encoder.encode(`--${boundary}`);
   const delimiter = encoder.encode(`\r\n--${boundary}`);
+  const headerEnd = encoder.encode('\r\n\r\n');
+  const maxSkipped = options.maxSkippedBytes ?? SKIP_BYTES;
   let buffer: Uint8Array = new Uint8Array(0);
   let ended = false;
+  let released = false;
   let skipped = 0;
+  let started = false;
+  let closed = false;
+  /** The part being read, until its delimiter has been consumed. */
+  let open: { done: boolean; last: boolean } | null = null;
+
+  const release = () => {
+    if (released) return;
+    released = true;
+    reader.releaseLock();
+  };
 
   async function more(): Promise<void> {
     if (ended) throw invalid('the body ended before its closing boundary.');
@@ -89,7 +120,10 @@ export async function multipartFile(
     buffer = concat(buffer, read.value);
   }
 
-  /** Drops bytes up to and including the needle (refusing more than SKIP_BYTES in all). */
+  const skipError = () =>
+    invalid(options.skipMessage ?? `more than ${maxSkipped} bytes in parts that were not read.`);
+
+  /** Drops bytes up to and including the needle (refusing more than maxSkipped in all). */
   async function skipPast(needle: Uint8Array): Promise<void> {
     for (;;) {
       const at = indexOf(buffer, needle);
@@ -101,49 +135,23 @@ export async function multipartFile(
       const keep = Math.min(buffer.byteLength, needle.byteLength - 1);
       skipped += buffer.byteLength - keep;
       buffer = buffer.subarray(buffer.byteLength - keep);
-      if (skipped > SKIP_BYTES) throw invalid(`more than ${SKIP_BYTES} bytes before the "${field}" field.`);
+      if (skipped > maxSkipped) throw skipError();
       await more();
     }
-    if (skipped > SKIP_BYTES) throw invalid(`more than ${SKIP_BYTES} bytes before the "${field}" field.`);
+    if (skipped > maxSkipped) throw skipError();
   }
 
-  try {
-    await skipPast(dashBoundary);
-    for (;;) {
-      while (buffer.byteLength < 2) await more();
-      if (buffer[0] === 0x2d && buffer[1] === 0x2d) {
-        reader.releaseLock();
-        return null;
-      }
-      let headerEnd = indexOf(buffer, encoder.encode('\r\n\r\n'));
-      while (headerEnd < 0) {
-        if (buffer.byteLength > HEADER_BYTES) throw invalid('a part has too long headers.');
-        await more();
-        headerEnd = indexOf(buffer, encoder.encode('\r\n\r\n'));
-      }
-      const headers = new TextDecoder().decode(buffer.subarray(0, headerEnd)).split('\r\n');
-      buffer = buffer.subarray(headerEnd + 4);
-      const disposition = headers.find((line) => /^content-disposition\s*:/i.test(line));
-      const { name, filename } = parseContentDisposition(disposition?.replace(/^[^:]*:\s*[^;]*/, ''));
-      if (name === field && filename !== undefined) return { filename, stream: partStream() };
-      await skipPast(delimiter);
-    }
-  } catch (error) {
-    // Not cancelled: the host drops what is left of the body after the answer (src/node.ts).
-    reader.releaseLock();
-    throw error;
-  }
-
-  function partStream(): ReadableStream<Uint8Array> {
+  function partStream(part: { done: boolean; last: boolean }): ReadableStream<Uint8Array> {
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         for (;;) {
           const at = indexOf(buffer, delimiter);
           if (at >= 0) {
             if (at > 0) controller.enqueue(buffer.slice(0, at));
+            buffer = buffer.subarray(at + delimiter.byteLength);
+            part.done = true;
             controller.close();
-            // What follows the part (other fields, the closing boundary) is left unread, for the host to drop.
-            reader.releaseLock();
+            if (part.last) release();
             return;
           }
           const safe = buffer.byteLength - (delimiter.byteLength - 1);
@@ -160,7 +168,71 @@ export async function multipartFile(
           }
         }
       },
-      cancel: (reason) => reader.cancel(reason),
+      cancel: async (reason) => {
+        if (!released) await reader.cancel(reason);
+      },
     });
   }
+
+  async function next(): Promise<MultipartPart | null> {
+    if (closed) return null;
+    try {
+      if (!started) {
+        started = true;
+        await skipPast(dashBoundary);
+      } else if (open && !open.done) await skipPast(delimiter);
+      open = null;
+      while (buffer.byteLength < 2) await more();
+      if (buffer[0] === 0x2d && buffer[1] === 0x2d) {
+        closed = true;
+        return null;
+      }
+      let end = indexOf(buffer, headerEnd);
+      while (end < 0) {
+        if (buffer.byteLength > HEADER_BYTES) throw invalid('a part has too long headers.');
+        await more();
+        end = indexOf(buffer, headerEnd);
+      }
+      const headers = new TextDecoder().decode(buffer.subarray(0, end)).split('\r\n');
+      buffer = buffer.subarray(end + headerEnd.byteLength);
+      const disposition = headers.find((line) => /^content-disposition\s*:/i.test(line));
+      const { name, filename } = parseContentDisposition(disposition?.replace(/^[^:]*:\s*[^;]*/, ''));
+      const part = { done: false, last: false };
+      open = part;
+      return { name, filename, stream: partStream(part) };
+    } catch (error) {
+      // Not cancelled: the host drops what is left of the body after the answer (src/node.ts).
+      release();
+      throw error;
+    }
+  }
+
+  function releaseAfterPart(): void {
+    if (!open || open.done) release();
+    else open.last = true;
+  }
+
+  return { next, release, releaseAfterPart };
+}
+
+/**
+ * The field's file part of a multipart body: its file name and a stream of its bytes. The parts before it are
+ * skipped (at most 1 MiB); null when the body has no such field with a file name. What follows the part (other
+ * fields, the closing boundary) is left unread, for the host to drop.
+ */
+export async function multipartFile(
+  body: ReadableStream<Uint8Array>,
+  boundary: string,
+  field = 'file',
+): Promise<{ filename: string; stream: ReadableStream<Uint8Array> } | null> {
+  const parts = multipartReader(body, boundary, {
+    skipMessage: `more than ${SKIP_BYTES} bytes before the "${field}" field.`,
+  });
+  for (let part = await parts.next(); part; part = await parts.next())
+    if (part.name === field && part.filename !== undefined) {
+      parts.releaseAfterPart();
+      return { filename: part.filename, stream: part.stream };
+    }
+  parts.release();
+  return null;
 }

@@ -50,6 +50,8 @@ export type WebEnv = {
     unread: number;
     /** A message from the previous request (post/redirect/get), shown once. */
     flash?: string;
+    /** A multipart upload's CSRF token: left to the route (src/web/uploads.ts), then checked by it. */
+    uploadCsrf?: 'pending' | 'checked';
   };
 };
 

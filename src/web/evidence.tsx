@@ -1,6 +1,7 @@
 // Evidence on record pages: the record's evidence items, a file upload (file input, which also takes a dropped
 // file) or a link, optionally replacing an older item. Uploads are stored for the organization of the signed-in
 // session, never one a form names; nothing uploaded is shown inline: an evidence page links to a signed download.
+// The form is read with readUploadForm (src/web/uploads.ts): token first, the file last, streamed to the store.
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { receiveFile } from '../files/receive.ts';
@@ -15,12 +16,10 @@ import { mayWrite } from './record-forms/pages.tsx';
 import { registerPageByKind } from './registers/pages.ts';
 import { errorPage, notFoundPage } from './render.tsx';
 import { type WebCalls, webCalls } from './tool-calls.ts';
+import { readUploadForm, type UploadForm } from './uploads.ts';
 import { viewerOf } from './viewer.ts';
 
 type Row = Record<string, unknown>;
-
-/** The upload route: a multipart body, let through the general body limit (FILE_MAX_BYTES still applies). */
-export const EVIDENCE_UPLOAD_PATH = /^\/orgs\/[^/]+\/evidence\/attach$/;
 
 /** The evidence items of a record, newest first (at most one page), for its record page. */
 export async function evidenceOfRecord(calls: WebCalls, organizationId: string, recordId: string) {
@@ -66,16 +65,9 @@ export function EvidenceSection(props: {
         <details class="card">
           <summary>Add evidence</summary>
           <form method="post" action={`${base}/attach`} enctype="multipart/form-data">
+            {/* The token first and the file last: the route streams the file (readUploadForm). */}
             <CsrfField token={props.viewer.csrfToken} />
             <input type="hidden" name="record_id" value={props.recordId} />
-            <p>
-              <label for="evidence-file">File (choose one or drop it here)</label>
-              <input id="evidence-file" type="file" name="file" />
-            </p>
-            <p>
-              <label for="evidence-url">Or a link (http or https)</label>
-              <input id="evidence-url" type="url" name="url" placeholder="https://" />
-            </p>
             <p>
               <label for="evidence-title">Title (default: the file name)</label>
               <input id="evidence-title" type="text" name="title" maxlength={200} />
@@ -97,6 +89,14 @@ export function EvidenceSection(props: {
                 </select>
               </p>
             )}
+            <p>
+              <label for="evidence-url">A link (http or https)</label>
+              <input id="evidence-url" type="url" name="url" placeholder="https://" />
+            </p>
+            <p>
+              <label for="evidence-file">Or a file (choose one or drop it here)</label>
+              <input id="evidence-file" type="file" name="file" />
+            </p>
             <button type="submit">Add evidence</button>
           </form>
         </details>
@@ -119,12 +119,15 @@ export function EvidenceDownload({ result }: { result: Row }) {
   );
 }
 
-/** A file a form posted, stored for the organization of the session's membership (never one a form names). */
-export function storeFormFile(deps: WebDeps, organizationId: string, file: File) {
+/**
+ * A file an upload form posted (readUploadForm: streamed, behind the form's CSRF check), stored for the organization
+ * of the session's membership (never one a form names).
+ */
+export function storeFormFile(deps: WebDeps, organizationId: string, file: NonNullable<UploadForm['file']>) {
   return receiveFile(
     { db: deps.database.db, files: deps.invoke.files, now: deps.now },
     organizationId,
-    file.stream(),
+    file.stream,
     { name: file.name || 'file' },
   );
 }
@@ -155,22 +158,23 @@ export function evidenceRoutes(deps: WebDeps): Hono<WebEnv> {
         viewerOf(c),
         section,
       );
-    const body = await c.req.parseBody();
+    const form = await readUploadForm(c);
+    if (form instanceof Response) return form;
+    const { fields: body, file } = form;
     const recordId = textOf(body.record_id);
     const kind = kindOfId(EVIDENCE_TARGETS, recordId);
     const page = kind ? registerPageByKind(kind) : undefined;
     const back = page ? `/orgs/${membership.organizationId}/${page.slug}/${recordId}` : null;
     if (!back) return notFoundPage(c, viewerOf(c));
-    const file = body.file;
     const url = textOf(body.url);
     const args: Row = {
       organization_id: membership.organizationId,
       record_ids: [recordId],
-      title: textOf(body.title) || (file instanceof File && file.name ? file.name : url),
+      title: textOf(body.title) || (file?.name ? file.name : url),
       ...(textOf(body.valid_until) ? { valid_until: textOf(body.valid_until) } : {}),
       ...(textOf(body.supersedes_id) ? { supersedes_id: textOf(body.supersedes_id) } : {}),
     };
-    if (file instanceof File && file.size > 0) {
+    if (file) {
       args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
     } else if (url) args.url = url;
     const outcome = await webCalls(c, deps).write(REGISTERS.evidence.add, args);

@@ -3,13 +3,14 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
+import { uploadBodyLimit } from '../files/routes.ts';
 import { unreadCount } from '../notify/inbox.ts';
 import { accountRoutes } from './account/routes.tsx';
 import { clearSessionCookie, loadSession } from './account/sessions.ts';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
-import { EVIDENCE_UPLOAD_PATH, evidenceRoutes } from './evidence.tsx';
+import { evidenceRoutes } from './evidence.tsx';
 import { takeFlash } from './flash.ts';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
@@ -19,12 +20,13 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
-import { DOCUMENT_FILE_PATH, documentRoutes } from './registers/document-details.tsx';
+import { documentRoutes } from './registers/document-details.tsx';
 import { importRoutes } from './registers/import-page.tsx';
 import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
+import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
 import { webhookRoutes } from './webhooks/routes.tsx';
 
 export type { WebDeps } from './context.ts';
@@ -47,15 +49,6 @@ const SIGNED_IN_PATHS = [
   OAUTH_AUTHORIZE_PATH,
 ];
 const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
-
-/** A register's import page, whose POST carries a file: its own limit (MAX_BODY_BYTES) answers with a page. */
-export function isWebUpload(path: string): boolean {
-  return (
-    /^\/orgs\/[^/]+\/[^/]+\/import$/.test(path) ||
-    EVIDENCE_UPLOAD_PATH.test(path) ||
-    DOCUMENT_FILE_PATH.test(path)
-  );
-}
 
 export function createWebRoutes(deps: WebDeps) {
   const web = new Hono<WebEnv>();
@@ -96,7 +89,19 @@ export function createWebRoutes(deps: WebDeps) {
     onError: (c) =>
       errorPage(c, 413, 'Form too large', `A form may carry at most ${MAX_FORM_BYTES / 1024} KB.`),
   });
-  // A file uploaded to a register's import page may be as large as any request (MAX_BODY_BYTES).
+  // A multipart form carrying a file (src/web/uploads.ts): a file for the blob store may be as large as
+  // FILE_MAX_BYTES, one uploaded to a register's import page as any request (MAX_BODY_BYTES).
+  const fileLimit = uploadBodyLimit(deps.invoke.files.maxBytes);
+  const limitFile = bodyLimit({
+    maxSize: fileLimit,
+    onError: (c) =>
+      errorPage(
+        c,
+        413,
+        'File too large',
+        `A file may be at most ${Math.floor(deps.invoke.files.maxBytes / 1024)} KB.`,
+      ),
+  });
   const limitUpload = bodyLimit({
     maxSize: deps.config.maxBodyBytes,
     onError: (c) =>
@@ -107,9 +112,10 @@ export function createWebRoutes(deps: WebDeps) {
         `An upload may carry at most ${Math.floor(deps.config.maxBodyBytes / 1024)} KB; import a larger file with compliance-mcp import.`,
       ),
   });
-  web.on('POST', FORM_PATHS, (c, next) =>
-    isWebUpload(c.req.path) ? limitUpload(c, next) : limitForm(c, next),
-  );
+  web.on('POST', FORM_PATHS, (c, next) => {
+    if (!defersCsrfCheck(c)) return limitForm(c, next);
+    return isWebFileUpload(c.req.path) ? limitFile(c, next) : limitUpload(c, next);
+  });
 
   const requireUser: MiddlewareHandler<WebEnv> = async (c, next) => {
     const loaded = await loadSession(c, db, deps.now());
@@ -137,15 +143,13 @@ export function createWebRoutes(deps: WebDeps) {
   async function refusedPost(c: Context<WebEnv>, csrfToken: string): Promise<Response | null> {
     const reason = crossSiteReason(c, deps.config);
     if (reason) return errorPage(c, 403, 'Request refused', reason);
-    const body = await c.req.parseBody({ all: true });
-    if (!csrfTokenMatches(body[CSRF_FIELD], csrfToken)) {
-      return errorPage(
-        c,
-        403,
-        'Form expired',
-        'This form could not be verified (it may come from an old page or another site). Go back, reload the page and try again.',
-      );
+    // An upload is not read here: the route reads its token first, then streams the file (src/web/uploads.ts).
+    if (defersCsrfCheck(c)) {
+      deferCsrfCheck(c);
+      return null;
     }
+    const body = await c.req.parseBody({ all: true });
+    if (!csrfTokenMatches(body[CSRF_FIELD], csrfToken)) return formExpiredPage(c);
     return null;
   }
 

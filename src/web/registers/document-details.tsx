@@ -15,6 +15,7 @@ import { membershipOf } from '../organizations/routes.tsx';
 import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
 import { notFoundPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
+import { readUploadForm } from '../uploads.ts';
 import { viewerOf } from '../viewer.ts';
 
 type Row = Record<string, unknown>;
@@ -29,9 +30,6 @@ const MOVE_LABELS: Record<string, string> = {
 
 /** `/orgs/:org/documents/:id`, for the document's own actions. */
 const DOCUMENT_PATH = '/orgs/:org/documents/:id{doc_[0-9a-z]+}';
-
-/** The draft's file form: a multipart body, let through the general body limit (FILE_MAX_BYTES still applies). */
-export const DOCUMENT_FILE_PATH = /^\/orgs\/[^/]+\/documents\/doc_[0-9a-z]+\/file$/;
 
 /** The record page's fields a document shows in its version section instead (its text and its file). */
 export const DOCUMENT_OWN_FIELDS = ['content', 'file_id', 'file_name', 'size', 'content_type', 'sha256'];
@@ -401,13 +399,13 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
     if (!membership) return notFoundPage(c, viewerOf(c));
     if (!mayWrite(membership)) return notAllowedPage(c, membership);
     const id = c.req.param('id') ?? '';
-    const body = await c.req.parseBody();
+    const form = await readUploadForm(c);
+    if (form instanceof Response) return form;
+    const { fields: body, file } = form;
     const expected = typeof body.expected_updated_at === 'string' ? body.expected_updated_at : '';
     const args: Row = { id, ...(expected ? { expected_updated_at: expected } : {}) };
-    const file = body.file;
     if (body.remove === 'true') args.clear = ['file_id'];
-    else if (file instanceof File && file.size > 0)
-      args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
+    else if (file) args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
     const outcome =
       args.file_id || args.clear ? await webCalls(c, deps).write(REGISTERS.document.update, args) : null;
     if (outcome && !outcome.ok && outcome.error.code === 'not_found') return notFoundPage(c, viewerOf(c));

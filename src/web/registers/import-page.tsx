@@ -11,12 +11,13 @@ import { readXlsxRows } from '../../tools/tables/xlsx-reader.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { csvLine } from '../export.ts';
 import { setFlash } from '../flash.ts';
-import { type FormBody, text } from '../forms.tsx';
+import { text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
 import { membershipOf } from '../organizations/routes.tsx';
 import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
+import { readWholeForm } from '../uploads.ts';
 import { viewerOf } from '../viewer.ts';
 import { type RegisterPage, registerPageBySlug } from './pages.ts';
 import { REGISTER_PATH } from './routes.tsx';
@@ -342,7 +343,9 @@ export function importRoutes(deps: WebDeps): Hono<WebEnv> {
     const found = writable(c);
     if ('refused' in found) return found.refused as Response | Promise<Response>;
     const { membership, page, base } = found;
-    const body = (await c.req.parseBody({ all: true })) as FormBody;
+    // The token first (the form's first field), then the file whole: it is parsed whole anyway.
+    const body = await readWholeForm(c);
+    if (body instanceof Response) return body;
     const csrfToken = c.get('session').csrfToken;
     const options = {
       sheet: text(body, 'sheet').trim(),
