@@ -1,15 +1,11 @@
 // The evidence pages in a browser, on the demo organization: the register with its "Expiring in 30 days" and
 // "Expired" quick filters, a measure's Evidence section with a link and a file uploaded through its form, and the
 // evidence page's signed download (the same bytes, as an attachment). Screenshots for the record.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { screenshot, signIn, start, stopAfterEach } from './helpers.ts';
+import { axeViolations, screenshot, startDemo, stopAfterEach } from './helpers.ts';
 
 stopAfterEach();
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A 1x1 PNG. */
 const PNG = Buffer.from(
@@ -19,14 +15,6 @@ const PNG = Buffer.from(
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-async function axeViolations(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async () => {
-    type Axe = { run: (options: unknown) => Promise<{ violations: { id: string }[] }> };
-    return (await (window as unknown as { axe: Axe }).axe.run({ resultTypes: ['violations'] })).violations;
-  });
-  return violations.map((violation) => `${page.url()} ${violation.id}`);
-}
-
 /** The texts of the register table's first column (the titles), in page order. */
 function titles(page: Page): Promise<string[]> {
   return page.locator('table tbody tr th').allInnerTexts();
@@ -34,15 +22,7 @@ function titles(page: Page): Promise<string[]> {
 
 describe('evidence pages', () => {
   it('the register, its quick filters, a record with a link and an uploaded file, and a signed download', async () => {
-    const { page, url, server, context } = await start({
-      demo: true,
-      viewport: { width: 1280, height: 800 },
-    });
-    await context.addInitScript({ content: AXE_SOURCE });
-    const demo = server.demo;
-    if (!demo) throw new Error('the demo was not seeded');
-    await signIn(page, url, demo.email, demo.password);
-    const home = page.url();
+    const { page, url, home } = await startDemo();
     const failures: string[] = [];
 
     // The register: every item, the expired one marked, and the two quick filters.
@@ -62,7 +42,7 @@ describe('evidence pages', () => {
       day(-15),
       'yes',
     ]);
-    failures.push(...(await axeViolations(page)));
+    failures.push(...(await axeViolations(page)).map((violation) => `${page.url()} ${violation}`));
     await screenshot(page, '62-evidence-register');
 
     await page.getByRole('link', { name: 'Expiring in 30 days' }).click();
@@ -96,7 +76,7 @@ describe('evidence pages', () => {
       'Nothing',
       'Backup restore test report',
     ]);
-    failures.push(...(await axeViolations(page)));
+    failures.push(...(await axeViolations(page)).map((violation) => `${page.url()} ${violation}`));
     await page.evaluate(() => {
       (document.activeElement as HTMLElement | null)?.blur();
       document.getElementById('evidence')?.scrollIntoView();
@@ -113,7 +93,7 @@ describe('evidence pages', () => {
       ]),
     );
     expect(await section.locator('li').count()).toBe(3);
-    failures.push(...(await axeViolations(page)));
+    failures.push(...(await axeViolations(page)).map((violation) => `${page.url()} ${violation}`));
     await screenshot(page, '63-record-evidence');
 
     // The item's page links to a signed download: the same bytes, as an attachment, never inline.
