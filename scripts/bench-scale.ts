@@ -25,7 +25,13 @@ import {
   postLoad,
   startChildProcess,
 } from './bench-load.ts';
-import { prepareRiskSeed, RARE_WORD, type RiskSeed } from './bench-seed.ts';
+import {
+  prepareRiskSeed,
+  RARE_WORD,
+  type RiskSeed,
+  SEEDED_EVIDENCE_MEASURE,
+  seedNewerRegisters,
+} from './bench-seed.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -71,7 +77,10 @@ async function main(): Promise<void> {
       const t0 = Date.now();
       const seed = await prepareRiskSeed(url);
       await seed.growTo(size);
-      console.log(`seeded ${size} risks in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      await seedNewerRegisters(seed.database.client, seed.organizationId, seed.userId, size);
+      console.log(
+        `seeded ${size} risks, evidence items, documents and tasks in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      );
       const node = await startChildProcess(
         [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-node', url],
         /LISTENING (\S+)/,
@@ -252,6 +261,41 @@ async function casesFor(url: string, seed: RiskSeed) {
       url: tool,
       body: { organization_id, order_by: { field, direction } },
     })),
+    ...newerRegisterCases(url, organization_id, seed.userId),
+  ];
+}
+
+/** The newer registers, as many records as risks (bench-seed.ts): a first page and a filter people use, each. */
+function newerRegisterCases(url: string, organization_id: string, userId: string) {
+  const at = (tool: string) => `${url}/api/mcp/tools/${tool}`;
+  return [
+    { name: 'listEvidence, first page', url: at('listEvidence'), body: { organization_id } },
+    {
+      name: 'listEvidence, filter.expiring_before',
+      url: at('listEvidence'),
+      body: { organization_id, filter: { expired: false, expiring_before: '2026-12-31' } },
+    },
+    {
+      name: 'listEvidence, filter.record_id (1% of them)',
+      url: at('listEvidence'),
+      body: { organization_id, filter: { record_id: SEEDED_EVIDENCE_MEASURE } },
+    },
+    { name: 'listDocuments, first page', url: at('listDocuments'), body: { organization_id } },
+    {
+      name: 'listDocuments, PUBLISHED by next_review_on',
+      url: at('listDocuments'),
+      body: {
+        organization_id,
+        filter: { status: ['PUBLISHED'] },
+        order_by: { field: 'next_review_on', direction: 'ASC' },
+      },
+    },
+    { name: 'listTasks, first page', url: at('listTasks'), body: { organization_id } },
+    {
+      name: 'listTasks, open ones of an assignee',
+      url: at('listTasks'),
+      body: { organization_id, filter: { assignee_user_id: userId, status: ['TODO', 'IN_PROGRESS'] } },
+    },
   ];
 }
 
@@ -327,7 +371,13 @@ function printTable(
 ) {
   const lines: string[] = [];
   let failed = 0;
-  const header = ['result', 'listRisks, page of 20 (Node, 10 conn.)', ...sizes.map(label), 'ratio', 'target'];
+  const header = [
+    'result',
+    'listRisks unless named, page of 20 (Node, 10 conn.)',
+    ...sizes.map(label),
+    'ratio',
+    'target',
+  ];
   lines.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
   for (const [name, bySize] of results) {
     const small = bySize.get(1_000);

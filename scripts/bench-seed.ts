@@ -1,5 +1,6 @@
 // One organization's risks seeded straight into a file database for the load benches (bench-scale, bench-overhead):
 // realistic names and descriptions, a rare word in 1% of them, created_at spread over three years.
+import type { Client } from '@libsql/client';
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { noTokenCache } from '../src/auth/token-cache.ts';
 import { createTokenService } from '../src/auth/tokens.ts';
@@ -116,3 +117,82 @@ export async function prepareRiskSeed(databaseUrl: string) {
 }
 
 export type RiskSeed = Awaited<ReturnType<typeof prepareRiskSeed>>;
+
+/** The measure of seedNewerRegisters that holds 1% of the evidence. */
+export const SEEDED_EVIDENCE_MEASURE = `msr_n${'7'.padStart(23, '0')}`;
+
+/**
+ * Evidence items, documents (each with its version 1) and tasks, `rows` of each, and 100 measures each holding 1% of
+ * the evidence, inserted straight into an organization in one statement per table: spread over states, dates and
+ * types like real registers; a tenth of the tasks assigned to `userId`. Returns a measure with evidence.
+ */
+export async function seedNewerRegisters(
+  client: Client,
+  organizationId: string,
+  userId: string,
+  rows: number,
+): Promise<{ measureId: string }> {
+  // Ids of their own ('n' + 23 digits), apart from the other seeds' ('%024d').
+  const numbered = (prefix: string, index = 'i') => `'${prefix}_n' || printf('%023d', ${index})`;
+  const createdAt = "strftime('%Y-%m-%dT%H:%M:%fZ', '2024-01-01', '+' || (i * 7919 % ?) || ' minutes')";
+  await client.batch(
+    [
+      {
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < 100 - 1)
+          insert into measures (id, organization_id, name, category, state, created_at, updated_at)
+          select ${numbered('msr')}, ?, 'Measure ' || i, 'Bench', 'IN_PROGRESS', '2024-01-01T00:00:00.000Z',
+            '2024-01-01T00:00:00.000Z' from n`,
+        args: [organizationId],
+      },
+      {
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
+          insert into evidence (id, organization_id, title, description, kind, url, collected_on, valid_until,
+            created_at, updated_at)
+          select ${numbered('evd')}, ?, 'Evidence ' || i,
+            case when i % 100 = 42 then 'ransomware drill report' else 'screenshot of a setting' end, 'LINK',
+            'https://evidence.example.com/' || i, date('2024-01-01', '+' || (i % 900) || ' days'),
+            case when i % 4 = 0 then null else date('2025-06-01', '+' || (i % 700) || ' days') end,
+            ${createdAt}, ${createdAt} from n`,
+        args: [rows, organizationId, rows, rows],
+      },
+      {
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
+          insert into evidence_records (evidence_id, record_id, organization_id)
+          select ${numbered('evd')}, ${numbered('msr', 'i % 100')}, ? from n`,
+        args: [rows, organizationId],
+      },
+      {
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
+          insert into documents (id, organization_id, title, type, status, version, published_version, content,
+            review_interval_days, next_review_on, created_at, updated_at)
+          select ${numbered('doc')}, ?, 'Document ' || i,
+            case i % 5 when 0 then 'POLICY' when 1 then 'PROCEDURE' when 2 then 'STANDARD' when 3 then 'PLAN'
+              else 'OTHER' end,
+            case when i % 3 = 0 then 'DRAFT' else 'PUBLISHED' end, 1, case when i % 3 = 0 then null else 1 end,
+            '# Document ' || i || char(10) || char(10) || 'Scope and rules.', 365,
+            date('2025-01-01', '+' || (i % 700) || ' days'), ${createdAt}, ${createdAt} from n`,
+        args: [rows, organizationId, rows, rows],
+      },
+      {
+        sql: `insert into document_versions (id, organization_id, document_id, number, status, content, published_at,
+            created_at)
+          select 'dcv_' || substr(id, 5), organization_id, id, 1, status, content,
+            case when status = 'PUBLISHED' then created_at end, created_at from documents where organization_id = ?`,
+        args: [organizationId],
+      },
+      {
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
+          insert into tasks (id, organization_id, title, description, assignee_user_id, due_on, status, priority,
+            created_at, updated_at)
+          select ${numbered('tsk')}, ?, 'Task ' || i, 'Follow-up ' || i, case when i % 10 = 0 then ? end,
+            case when i % 5 = 0 then null else date('2025-01-01', '+' || (i % 800) || ' days') end,
+            case i % 4 when 0 then 'TODO' when 1 then 'IN_PROGRESS' when 2 then 'DONE' else 'CANCELLED' end,
+            case i % 3 when 0 then 'LOW' when 1 then 'MEDIUM' else 'HIGH' end, ${createdAt}, ${createdAt} from n`,
+        args: [rows, organizationId, userId, rows, rows],
+      },
+    ],
+    'write',
+  );
+  await client.execute('analyze');
+  return { measureId: SEEDED_EVIDENCE_MEASURE };
+}

@@ -11,6 +11,7 @@
 //                                   with the local R2 bucket; --rounds N repeats the parallel case)
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 import { createOrganization } from '../src/accounts.ts';
+import { seedNewerRegisters } from './bench-seed.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
 interface Target {
@@ -167,7 +168,45 @@ await database.client.execute({
       (i / 25 % 5 + 1) * (i / 125 % 5 + 1), '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' from n`,
   args: [HEAT_RISKS, heatOrg.id],
 });
-await database.client.execute('analyze');
+// A third organization with REGISTER_ROWS evidence items, documents and tasks each, for the newer registers' list
+// and get rows: a page read over their indexes, however many records there are (bench-seed.ts).
+const REGISTER_ROWS = 10_000;
+const registersOrg = await createOrganization(database.db, new Date(), {
+  name: 'Registers',
+  ownerId: userId,
+});
+const { measureId: evidenceMeasure } = await seedNewerRegisters(
+  database.client,
+  registersOrg.id,
+  userId,
+  REGISTER_ROWS,
+); // It ends with ANALYZE, which the heat map's risks want too.
+const firstOf = async (tool: string, key: string, args: unknown) => {
+  const body = JSON.parse(new TextDecoder().decode(await direct(tool, args))) as Record<string, unknown>;
+  const item = body[key] as Record<string, unknown> | undefined;
+  if (!item || typeof item.id !== 'string') throw new Error(`${tool}: ${JSON.stringify(body)}`);
+  return item.id;
+};
+// The get rows read a file item (signed link and its text read back) and a document and task added by the tools.
+const fileEvidence = await firstOf('addEvidence', 'evidence', {
+  organization_id: registersOrg.id,
+  title: 'Restore test log',
+  content_base64: Buffer.from('restore of the patient database completed in 14 minutes\n').toString('base64'),
+  file_name: 'restore.txt',
+  record_ids: [evidenceMeasure],
+});
+const benchDocument = await firstOf('addDocument', 'document', {
+  organization_id: registersOrg.id,
+  title: 'Access control policy',
+  type: 'POLICY',
+  content: '# Access control\n\nAccess is granted on a need-to-know basis.\n',
+});
+const benchTask = await firstOf('addTask', 'task', {
+  organization_id: registersOrg.id,
+  title: 'Test a restore of the backups',
+  due_on: '2026-12-31',
+  record_ids: [evidenceMeasure],
+});
 
 let counter = 0;
 const targets: Target[] = [
@@ -207,6 +246,7 @@ const targets: Target[] = [
     iterations: 300,
     run: () => post('/api/mcp/v1?toolsets=all', { jsonrpc: '2.0', id: 1, method: 'tools/list' }),
   },
+  ...registerTargets(),
   {
     name: 'direct addVendor (write)',
     p95Ms: 20,
@@ -226,6 +266,47 @@ const targets: Target[] = [
     run: () => direct('getComplianceSummary', { organization_id: heatOrg.id }),
   },
 ];
+
+/** The newer registers' rows: a list page of each (filtered as people use them) and one record read. */
+function registerTargets(): Target[] {
+  const org = registersOrg.id;
+  const rows = `${REGISTER_ROWS / 1000}k`;
+  const row = (name: string, tool: string, args: unknown): Target => ({
+    name,
+    p95Ms: 15,
+    iterations: 300,
+    run: () => direct(tool, args),
+  });
+  return [
+    row(`direct listEvidence (${rows}, filter expiring_before, size 20)`, 'listEvidence', {
+      organization_id: org,
+      filter: { expired: false, expiring_before: '2026-12-31' },
+      size: 20,
+    }),
+    row(`direct listEvidence (${rows}, filter record_id, by valid_until)`, 'listEvidence', {
+      organization_id: org,
+      filter: { record_id: evidenceMeasure },
+      order_by: { field: 'valid_until', direction: 'ASC' },
+    }),
+    row('direct getEvidence (a file: signed link, its text)', 'getEvidence', { id: fileEvidence }),
+    row(`direct listDocuments (${rows}, PUBLISHED, by next_review_on)`, 'listDocuments', {
+      organization_id: org,
+      filter: { status: ['PUBLISHED'] },
+      order_by: { field: 'next_review_on', direction: 'ASC' },
+    }),
+    row('direct getDocument', 'getDocument', { id: benchDocument }),
+    row(`direct listTasks (${rows}, filter overdue, size 20)`, 'listTasks', {
+      organization_id: org,
+      filter: { overdue: true },
+      size: 20,
+    }),
+    row(`direct listTasks (${rows}, filter assignee_user_id, open)`, 'listTasks', {
+      organization_id: org,
+      filter: { assignee_user_id: userId, status: ['TODO', 'IN_PROGRESS'] },
+    }),
+    row('direct getTask', 'getTask', { id: benchTask }),
+  ];
+}
 
 /** A web session of the bench user, signed in through the login form (form cookie + CSRF field) like a browser. */
 async function webCookie(): Promise<string> {

@@ -8,6 +8,7 @@ import { nodeSha256Hex } from '../src/auth/node-hash.ts';
 import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { nodeFileRuntime } from '../src/files/node.ts';
 import { createRuntime } from '../src/runtime.ts';
 
 export async function createScratchRuntime(name: string, env: Record<string, string> = {}) {
@@ -15,6 +16,7 @@ export async function createScratchRuntime(name: string, env: Record<string, str
   const config = loadConfig({
     DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
     RATE_LIMIT_PER_MINUTE: '0',
+    FILES_DIR: join(dir, 'files'),
     ...env,
   });
   const database = await openNodeDatabase(config.databaseUrl);
@@ -28,6 +30,8 @@ export async function createScratchRuntime(name: string, env: Record<string, str
     hashToken: nodeSha256Hex,
     usageFlush: 'host',
     log: () => {},
+    // As the Node host stores files (src/node.ts): in FILES_DIR, hashed while they stream in.
+    files: nodeFileRuntime(config),
   });
   return {
     runtime,

@@ -1,5 +1,6 @@
 // Browser test helpers: a fresh Node server and Debian's Chromium (playwright-core), screenshots, sign-up, tokens.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,6 +69,42 @@ export async function start(options: StartOptions = {}): Promise<Session> {
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   return { server, browser, context, page, url: server.url };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * `start` with the demo organization at 1280 x 800, axe-core loaded into every page, signed in as the demo account:
+ * the session and the URL of the demo organization's home page.
+ */
+export async function startDemo(): Promise<Session & { home: string }> {
+  const session = await start({ demo: true, viewport: { width: 1280, height: 800 } });
+  await session.context.addInitScript({ content: AXE_SOURCE });
+  const demo = session.server.demo;
+  if (!demo) throw new Error('the demo was not seeded');
+  await signIn(session.page, session.url, demo.email, demo.password);
+  return { ...session, home: session.page.url() };
+}
+
+interface AxeViolation {
+  id: string;
+  nodes: Array<{ target: string[] }>;
+}
+
+/** axe-core's violations on the page (loaded into every page by `startDemo`), each with its first elements. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const violations = await page.evaluate(async () => {
+    type Axe = { run: (options: unknown) => Promise<{ violations: AxeViolation[] }> };
+    const axe = (window as unknown as { axe: Axe }).axe;
+    return (await axe.run({ resultTypes: ['violations'] })).violations;
+  });
+  return violations.map(
+    (violation) =>
+      `${violation.id} (${violation.nodes.length}): ${violation.nodes
+        .slice(0, 3)
+        .map((node) => node.target.join(' '))
+        .join(', ')}`,
+  );
 }
 
 export async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {

@@ -1,15 +1,11 @@
 // Every page a person reaches, found by following links from the sign-in page and the demo organization's home page
 // (one page of each shape: a record of each register, its edit and delete pages, history, members, tokens...):
 // axe-core finds no violation at 1280 x 800, and at 390 x 844 and 360 x 740 no page is wider than the screen.
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { screenshot, signIn, start, stopAfterEach } from './helpers.ts';
+import { axeViolations, screenshot, startDemo, stopAfterEach } from './helpers.ts';
 
 stopAfterEach();
-
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A page's shape: its path with ids replaced, so one record stands for its register. */
 function shapeOf(href: string): string {
@@ -57,27 +53,6 @@ async function crawl(
   return pages;
 }
 
-interface AxeViolation {
-  id: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/** axe-core's violations on the page (axe is loaded into every page by `addInitScript`). */
-async function axeViolations(page: Page): Promise<string[]> {
-  const violations = await page.evaluate(async () => {
-    type Axe = { run: (options: unknown) => Promise<{ violations: AxeViolation[] }> };
-    const axe = (window as unknown as { axe: Axe }).axe;
-    return (await axe.run({ resultTypes: ['violations'] })).violations;
-  });
-  return violations.map(
-    (violation) =>
-      `${violation.id} (${violation.nodes.length}): ${violation.nodes
-        .slice(0, 3)
-        .map((node) => node.target.join(' '))
-        .join(', ')}`,
-  );
-}
-
 const PHONES = [
   { width: 390, height: 844 },
   { width: 360, height: 740 },
@@ -90,17 +65,8 @@ async function overflow(page: Page): Promise<number> {
 
 describe('every page', () => {
   it('has no axe-core violation at 1280 x 800 and fits a phone at 390 and 360 px', async () => {
-    const { page, url, server, context } = await start({
-      demo: true,
-      viewport: { width: 1280, height: 800 },
-    });
-    await context.addInitScript({ content: AXE_SOURCE });
-    const demo = server.demo;
-    if (!demo) throw new Error('the demo was not seeded');
-
+    const { page, url, context, home } = await startDemo();
     const signedOut = [`${url}/login`, `${url}/signup`];
-    await signIn(page, url, demo.email, demo.password);
-    const home = page.url();
     expect(home).toMatch(/\/orgs\/org_/);
     // Each page loaded once: axe-core at 1280 x 800, then the same page narrowed to phone widths.
     const failures: string[] = [];
