@@ -57,9 +57,9 @@ export const reviewOrderField = (next: SQLiteColumn): Record<string, OrderField>
   next_review_on: { column: next, nullable: true },
 });
 
-/** The derived review field of a record as the tools answer it. */
-export function presentReview(row: Row, today: string): Row {
-  return { ...row, review_overdue: dueState(row.next_review_on, today) === 'overdue' };
+/** The derived review field of a record as the tools answer it: review_overdue, its next review is before today. */
+export function reviewOverdue(row: Row, today: string): boolean {
+  return dueState(row.next_review_on, today) === 'overdue';
 }
 
 /**
