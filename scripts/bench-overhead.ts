@@ -11,7 +11,8 @@
 //
 // Options: --seconds N (per case and round, default 5), --rounds N (default 3), --size N (risks, default 10000),
 // --memory-seconds N (mixed load of the memory phase, default 300; 0 skips it), --cpu-prof DIR (instead of the
-// rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time).
+// rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time), --worker
+// (instead of the rest: CPU per call of the same calls on the Worker in workerd, bench-worker-cpu.ts).
 // Child mode (internal): --serve-thin <database url> <statements file> [--service-client] serves the thin route.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,8 +32,9 @@ import { loadConfig } from '../src/config.ts';
 import { BUSY_TIMEOUT_MS, createDatabase, prepareEmbeddedFile } from '../src/db/client.ts';
 import { openNodeDatabase } from '../src/db/open-node.ts';
 import { createRuntime } from '../src/runtime.ts';
-import { type ChildHost, callHeaders, type Load, postLoad, startChildProcess } from './bench-load.ts';
+import { type ChildHost, callHeaders, type Load, median, postLoad, startChildProcess } from './bench-load.ts';
 import { prepareRiskSeed, type RiskSeed } from './bench-seed.ts';
+import { measureWorkerCpu } from './bench-worker-cpu.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -209,14 +211,6 @@ interface Variant {
 interface Sample {
   load: Load;
   cpuMs: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
 async function sample(variant: Variant, token: string, seconds: number): Promise<Sample> {
@@ -576,6 +570,11 @@ async function main(): Promise<void> {
     const cases = await casesOf(seed);
     if (profileDir) {
       await profileCalls(seed, cases, resolve(profileDir), seconds, children);
+      return;
+    }
+    if (argv.includes('--worker')) {
+      seed.close();
+      await measureWorkerCpu(databaseUrl, seed.token, cases, seconds, rounds, children);
       return;
     }
     const recorded = await recordStatements(databaseUrl, seed.token, cases);
