@@ -267,18 +267,19 @@ async function measureCalls(
   const local = { client: await stockClient(seed.databaseUrl) };
   for (const item of cases) {
     const calls = recorded.get(item.name) ?? [];
+    // In this order, so each ratio's two cases run close together: direct beside the thin route and the cold token.
     const variants: Variant[] = [
       { label: 'thin route', host: hosts.thin, url: `${hosts.thin.url}/${item.name}`, body: item.args },
-      {
-        label: 'thin route, service client',
-        host: hosts.thinKept,
-        url: `${hosts.thinKept.url}/${item.name}`,
-        body: item.args,
-      },
       {
         label: 'direct',
         host: hosts.service,
         url: `${hosts.service.url}/api/mcp/tools/${item.name}`,
+        body: item.args,
+      },
+      {
+        label: 'cold token',
+        host: hosts.cold,
+        url: `${hosts.cold.url}/api/mcp/tools/${item.name}`,
         body: item.args,
       },
       {
@@ -288,9 +289,9 @@ async function measureCalls(
         body: mcpCall(item.name, item.args),
       },
       {
-        label: 'cold token',
-        host: hosts.cold,
-        url: `${hosts.cold.url}/api/mcp/tools/${item.name}`,
+        label: 'thin route, service client',
+        host: hosts.thinKept,
+        url: `${hosts.thinKept.url}/${item.name}`,
         body: item.args,
       },
     ];
