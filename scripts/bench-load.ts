@@ -13,6 +13,15 @@ export interface Load {
   requests: number;
 }
 
+/** The median of some figures (NaN for none). */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+}
+
 /** The better of two rounds (lower mean latency): on a shared machine the quieter round says more. */
 export function bestLoad(current: Load | undefined, next: Load): Load {
   return !current || next.meanMs < current.meanMs ? next : current;

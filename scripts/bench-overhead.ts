@@ -6,12 +6,13 @@
 // @libsql/client (createClient, the service's settings: one connection, WAL), and those statements run in process
 // the same way: the reference of the targets. A second thin route replays them through the service's own client
 // (src/db/open-node.ts, statements kept prepared): the floor, for information. Cases interleaved, median of the rounds; req/s, the server's CPU per call (/proc) and
-// the ratios against their targets. Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
+// the ratios against their targets (each the median of its rounds' ratios). Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
 // over the whole load (5 minutes by default). Always exits 0: the table is the result.
 //
 // Options: --seconds N (per case and round, default 5), --rounds N (default 3), --size N (risks, default 10000),
 // --memory-seconds N (mixed load of the memory phase, default 300; 0 skips it), --cpu-prof DIR (instead of the
-// rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time).
+// rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time), --worker
+// (instead of the rest: CPU per call of the same calls on the Worker in workerd, bench-worker-cpu.ts).
 // Child mode (internal): --serve-thin <database url> <statements file> [--service-client] serves the thin route.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,8 +32,9 @@ import { loadConfig } from '../src/config.ts';
 import { BUSY_TIMEOUT_MS, createDatabase, prepareEmbeddedFile } from '../src/db/client.ts';
 import { openNodeDatabase } from '../src/db/open-node.ts';
 import { createRuntime } from '../src/runtime.ts';
-import { type ChildHost, callHeaders, type Load, postLoad, startChildProcess } from './bench-load.ts';
+import { type ChildHost, callHeaders, type Load, median, postLoad, startChildProcess } from './bench-load.ts';
 import { prepareRiskSeed, type RiskSeed } from './bench-seed.ts';
+import { measureWorkerCpu } from './bench-worker-cpu.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -211,14 +213,6 @@ interface Sample {
   cpuMs: number;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-}
-
 async function sample(variant: Variant, token: string, seconds: number): Promise<Sample> {
   const before = variant.host.cpuSeconds();
   const load = await postLoad(variant.url, variant.body, token, CONNECTIONS, seconds);
@@ -273,18 +267,19 @@ async function measureCalls(
   const local = { client: await stockClient(seed.databaseUrl) };
   for (const item of cases) {
     const calls = recorded.get(item.name) ?? [];
+    // In this order, so each ratio's two cases run close together: direct beside the thin route and the cold token.
     const variants: Variant[] = [
       { label: 'thin route', host: hosts.thin, url: `${hosts.thin.url}/${item.name}`, body: item.args },
-      {
-        label: 'thin route, service client',
-        host: hosts.thinKept,
-        url: `${hosts.thinKept.url}/${item.name}`,
-        body: item.args,
-      },
       {
         label: 'direct',
         host: hosts.service,
         url: `${hosts.service.url}/api/mcp/tools/${item.name}`,
+        body: item.args,
+      },
+      {
+        label: 'cold token',
+        host: hosts.cold,
+        url: `${hosts.cold.url}/api/mcp/tools/${item.name}`,
         body: item.args,
       },
       {
@@ -294,9 +289,9 @@ async function measureCalls(
         body: mcpCall(item.name, item.args),
       },
       {
-        label: 'cold token',
-        host: hosts.cold,
-        url: `${hosts.cold.url}/api/mcp/tools/${item.name}`,
+        label: 'thin route, service client',
+        host: hosts.thinKept,
+        url: `${hosts.thinKept.url}/${item.name}`,
         body: item.args,
       },
     ];
@@ -311,6 +306,16 @@ async function measureCalls(
     const rate = (label: string) =>
       median((samples.get(label) ?? []).map((each) => each.load.requestsPerSecond));
     const cpu = (label: string) => median((samples.get(label) ?? []).map((each) => each.cpuMs));
+    // A ratio is taken round by round (the two cases ran back to back) and its median kept: other work on the
+    // machine moves the rates from round to round, much less within one.
+    const ratio = (a: string, b: string) => {
+      const over = samples.get(b) ?? [];
+      return median(
+        (samples.get(a) ?? []).map(
+          (each, round) => each.load.requestsPerSecond / (over[round]?.load.requestsPerSecond ?? Number.NaN),
+        ),
+      );
+    };
     const cell = (label: string) => `${rate(label).toFixed(0)} req/s, ${cpu(label).toFixed(3)} ms CPU`;
     const raw = median(inProcess);
     table.push(
@@ -320,20 +325,20 @@ async function measureCalls(
     rows.push(
       ratioRow(
         `${item.name} direct / thin route`,
-        rate('direct') / rate('thin route'),
+        ratio('direct', 'thin route'),
         0.8,
         cpuRatio('direct', 'thin route'),
       ),
-      ratioRow(`${item.name} MCP / direct`, rate('MCP') / rate('direct'), 0.95, cpuRatio('MCP', 'direct')),
+      ratioRow(`${item.name} MCP / direct`, ratio('MCP', 'direct'), 0.95, cpuRatio('MCP', 'direct')),
       ratioRow(
         `${item.name} cold token / warm (TTL0 / default)`,
-        rate('cold token') / rate('direct'),
+        ratio('cold token', 'direct'),
         0.9,
         cpuRatio('cold token', 'direct'),
       ),
       ratioRow(
         `${item.name} direct / thin route on the service client`,
-        rate('direct') / rate('thin route, service client'),
+        ratio('direct', 'thin route, service client'),
         null,
         cpuRatio('direct', 'thin route, service client'),
       ),
@@ -566,6 +571,11 @@ async function main(): Promise<void> {
     const cases = await casesOf(seed);
     if (profileDir) {
       await profileCalls(seed, cases, resolve(profileDir), seconds, children);
+      return;
+    }
+    if (argv.includes('--worker')) {
+      seed.close();
+      await measureWorkerCpu(databaseUrl, seed.token, cases, seconds, rounds, children);
       return;
     }
     const recorded = await recordStatements(databaseUrl, seed.token, cases);

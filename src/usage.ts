@@ -1,6 +1,6 @@
 // The record of every tool call ("monitoring of token use"). A write's row goes into the write's own batch (durable
 // with it); every other row is buffered so the hot path never waits for a write.
-import { and, eq, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { type Db, selectRow } from './db/client.ts';
 import { apiTokens, toolCalls } from './db/schema.ts';
@@ -37,6 +37,25 @@ export type LoggedInBatch = 'no' | 'yes' | 'maybe';
 export function callLogRow(db: Db, entry: ToolCallRecord, condition: SQL): BatchItem<'sqlite'> {
   return db.insert(toolCalls).select(selectRow(toolCalls, { ...entry, id: null }, condition));
 }
+
+/**
+ * `insert into tool_calls select ...` of many calls' rows given as one JSON array (one argument): the same statement
+ * whatever the number of rows, so it is built in a moment and kept prepared (Node), where an insert of the rows'
+ * values would have its arguments built one by one and be prepared again on every flush.
+ */
+function callRows(db: Db, entries: ToolCallRecord[]): BatchItem<'sqlite'> {
+  return db
+    .insert(toolCalls)
+    .select(sql`select ${CALL_ROW_VALUES} from json_each(${JSON.stringify(entries)}) order by key`);
+}
+
+/** The table's columns, in order, read from one call's JSON object (the id left to SQLite). */
+const CALL_ROW_VALUES = sql.join(
+  Object.values(getTableColumns(toolCalls)).map((column) =>
+    column.name === 'id' ? sql`null` : sql.raw(`json_extract(value, '$.${column.name}')`),
+  ),
+  sql`, `,
+);
 
 /** SQL: this call's `ok` row is in the log (its call id, found through the token and time index). */
 function loggedOk(entry: ToolCallRecord): SQL {
@@ -83,11 +102,7 @@ export function createUsageRecorder(db: Db, log: (message: string) => void = con
     const guarded = items
       .filter((item) => item.logged === 'maybe')
       .map((item) => callLogRow(db, item.entry, sql`not ${loggedOk(item.entry)}`));
-    const statements = [
-      ...(plain.length > 0 ? [db.insert(toolCalls).values(plain)] : []),
-      ...guarded,
-      ...updates,
-    ];
+    const statements = [...(plain.length > 0 ? [callRows(db, plain)] : []), ...guarded, ...updates];
     const [first, ...rest] = statements;
     if (first) await db.batch([first, ...rest]);
   }

@@ -1,26 +1,35 @@
 // Rows of a flat drizzle selection mapped as drizzle maps them (each field decoded by its column or SQL's decoder,
 // NULL as null, a blob as drizzle normalizes it), by a function made once per selection: drizzle asks what every
-// field is (its entity checks) for every row of every result.
-import { Column, is, SQL } from 'drizzle-orm';
+// field is (its entity checks) for every row of every result. A field whose decoder keeps the value is not decoded.
+import { Column, is, noopDecoder, SQL } from 'drizzle-orm';
 import type { SelectedFields } from 'drizzle-orm/sqlite-core';
 
 export type MappedRow = Record<string, unknown>;
 
 type Decode = (value: unknown) => unknown;
+type Decoder = { mapFromDriverValue(value: unknown): unknown };
 /** SQL's decoder (drizzle marks it internal; mapWith sets it, a no-op otherwise), as drizzle's mapping reads it. */
-type Decoded = { decoder: { mapFromDriverValue(value: unknown): unknown } };
+type Decoded = { decoder: Decoder };
 
-function decoderOf(field: unknown): Decode {
-  if (is(field, Column)) return (value) => field.mapFromDriverValue(value);
-  if (is(field, SQL)) {
-    const { decoder } = field as unknown as Decoded;
-    return (value) => decoder.mapFromDriverValue(value);
-  }
-  if (is(field, SQL.Aliased)) {
-    const { decoder } = field.sql as unknown as Decoded;
-    return (value) => decoder.mapFromDriverValue(value);
-  }
-  throw new Error('rowMapper: a flat selection of columns and SQL expressions only');
+/** A decoder that returns the value as it is (most columns: text, plain integers; SQL without mapWith). */
+function isIdentity(decoder: Decoder): boolean {
+  return (
+    decoder.mapFromDriverValue === Column.prototype.mapFromDriverValue ||
+    decoder.mapFromDriverValue === noopDecoder.mapFromDriverValue
+  );
+}
+
+/** The decoder of a field; null when it keeps the value as it is. */
+function decoderOf(field: unknown): Decode | null {
+  const decoder: Decoder | undefined = is(field, Column)
+    ? field
+    : is(field, SQL)
+      ? (field as unknown as Decoded).decoder
+      : is(field, SQL.Aliased)
+        ? (field.sql as unknown as Decoded).decoder
+        : undefined;
+  if (!decoder) throw new Error('rowMapper: a flat selection of columns and SQL expressions only');
+  return isIdentity(decoder) ? null : (value) => decoder.mapFromDriverValue(value);
 }
 
 /** drizzle's normalizeFieldValue (drizzle-orm/libsql): a blob read as an ArrayBuffer becomes a Buffer (or text). */
@@ -41,7 +50,11 @@ export function rowMapper(selection: SelectedFields): (row: ArrayLike<unknown>) 
     const out: MappedRow = {};
     for (let index = 0; index < count; index++) {
       const value = row[index];
-      out[keys[index] as string] = value === null ? null : (decoders[index] as Decode)(normalized(value));
+      if (value === null) out[keys[index] as string] = null;
+      else {
+        const decode = decoders[index];
+        out[keys[index] as string] = decode ? decode(normalized(value)) : normalized(value);
+      }
     }
     return out;
   };

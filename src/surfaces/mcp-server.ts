@@ -12,6 +12,7 @@ import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
 import { ID_PREFIXES } from '../ids.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
+import { resultJson } from '../tools/result-json.ts';
 import { exclusionOf, selectionKey, type ToolSelection } from '../tools/toolsets.ts';
 import { IDEMPOTENCY_META_KEY } from './idempotency.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
@@ -152,7 +153,7 @@ export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 
       );
       const structured = outcome.ok ? outcome.result : { ...toErrorBody(outcome.error) };
       return {
-        content: [{ type: 'text', text: JSON.stringify(structured) }],
+        content: [{ type: 'text', text: resultJson(structured) }],
         structuredContent: structured,
         ...(outcome.ok ? {} : { isError: true }),
       };

@@ -5,6 +5,7 @@ import { asc, desc, getTableColumns, type SQL, sql } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { invalidArguments } from '../errors.ts';
+import { rememberJson } from './result-json.ts';
 
 export type Direction = 'ASC' | 'DESC';
 
@@ -206,8 +207,11 @@ export function filterFingerprint(organizationId: string, filter: unknown): stri
  */
 export const RESULT_TOKEN_BUDGET = 20_000;
 
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 /** Rough tokens of a text: ASCII at 4 characters a token, any other character a token of its own. */
 export function estimatedTokens(text: string): number {
+  if (!NOT_ASCII.test(text)) return Math.ceil(text.length / 4);
   let ascii = 0;
   let other = 0;
   for (let index = 0; index < text.length; index += 1) {
@@ -223,6 +227,14 @@ export function estimatedTokens(text: string): number {
  * last item kept.
  */
 export function itemsWithinBudget(items: readonly unknown[]): number {
+  // The whole page's JSON first: the items' own estimates add up to at most its estimate + 1.5 per item (each rounds
+  // up once and counts one more; the commas and brackets count too), so within that the page fits (the usual case)
+  // and its JSON is the one answered (result-json.ts).
+  const json = JSON.stringify(items);
+  if (estimatedTokens(json) + 2 * items.length <= RESULT_TOKEN_BUDGET) {
+    rememberJson(items, json);
+    return items.length;
+  }
   let tokens = 0;
   for (const [index, item] of items.entries()) {
     tokens += estimatedTokens(JSON.stringify(item)) + 1;

@@ -120,10 +120,10 @@ export const reviewOrderField = (next: SQLiteColumn): Record<string, OrderField>
   next_review_on: { column: next, nullable: true },
 });
 
-/** The derived review field of a record as the tools answer it: never overdue once closed or retired. */
-export function presentReview(row: Row, today: string, cycle: ReviewCycle): Row {
-  const retired = cycle.retired?.values.includes(String(row[cycle.retired.column.name]));
-  return { ...row, review_overdue: !retired && dueState(row.next_review_on, today) === 'overdue' };
+/** The derived review field of a record as the tools answer it: its next review is before today, unless retired. */
+export function reviewOverdue(row: Row, today: string, cycle: ReviewCycle): boolean {
+  if (cycle.retired?.values.includes(String(row[cycle.retired.column.name]))) return false;
+  return dueState(row.next_review_on, today) === 'overdue';
 }
 
 /**

@@ -109,7 +109,8 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         h: fingerprint,
       });
       return {
-        [spec.listKey]: presented.slice(0, kept),
+        // The page itself when whole: its JSON, written while measuring it, is the one answered.
+        [spec.listKey]: shortened ? presented.slice(0, kept) : presented,
         next_cursor: (rows.length > page.size || shortened) && last ? encodeCursor(payload(last)) : null,
         total_count,
         total_count_capped,

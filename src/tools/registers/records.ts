@@ -5,7 +5,7 @@ import { rowMapper } from '../../db/rows.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
 import { todayOf } from '../overdue.ts';
-import { presentReview } from '../reviews.ts';
+import { reviewOverdue } from '../reviews.ts';
 import type { ToolContext } from '../types.ts';
 import { capitalize, type RegisterSpec, type RegisterTable, type Row, type TableOf } from './spec.ts';
 
@@ -57,13 +57,23 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
   const title = capitalize(spec.label);
   // Columns the tools keep for themselves (a sort key): read with a list page's rows, never answered.
   const shown = new Set(['id', 'organization_id', 'created_at', 'updated_at', ...Object.keys(spec.fields)]);
-  const internal = Object.keys(columns).filter((name) => !shown.has(name));
+  const internalSet = new Set(Object.keys(columns).filter((name) => !shown.has(name)));
+  const relationsByField = new Map((spec.relations ?? []).map((relation) => [relation.field, relation]));
   const maintained = new Set(
     Object.entries(spec.fields)
       .filter(([, field]) => field.maintained)
       .map(([name]) => name),
   );
-  const today = todayOf;
+  // One date per call: a page presents each of its records with it.
+  const days = new WeakMap<ToolContext, string>();
+  const today = (ctx: ToolContext) => {
+    let day = days.get(ctx);
+    if (day === undefined) {
+      day = todayOf(ctx);
+      days.set(ctx, day);
+    }
+    return day;
+  };
 
   // get/update/delete read the record by id on every call: the statement is built once per database handle, and its
   // rows mapped by a mapper made once.
@@ -89,15 +99,20 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
     tableOf,
     today,
     present(row, ctx) {
-      const out: Row = { ...row };
-      for (const name of internal) delete out[name];
-      for (const relation of spec.relations ?? []) {
-        const raw = row[relation.field];
-        const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
-        out[relation.field] = ids.filter((id): id is string => typeof id === 'string').sort();
+      // Built key by key in the row's order (no copy then delete: a deleted key makes every later read of the object
+      // slow), the relations parsed in place, today read once.
+      const out: Row = {};
+      for (const name in row) {
+        if (internalSet.has(name)) continue;
+        const relation = relationsByField.get(name);
+        out[name] = relation ? presentedIds(row[name]) : row[name];
       }
-      const reviewed = spec.review ? presentReview(out, today(ctx), spec.review) : out;
-      return spec.present ? spec.present(reviewed, today(ctx)) : reviewed;
+      // A relation the row does not carry (read through `selection`, it always does) is answered empty.
+      for (const relation of spec.relations ?? []) if (!(relation.field in row)) out[relation.field] = [];
+      if (!spec.review && !spec.present) return out;
+      const day = today(ctx);
+      if (spec.review) out.review_overdue = reviewOverdue(out, day, spec.review);
+      return spec.present ? spec.present(out, day) : out;
     },
     async load(ctx, id, mode) {
       let byId = byIdStatements.get(ctx.db);
@@ -131,6 +146,12 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
 /** SQL: a new updated_at for a row changed now, strictly later than its current one (optimistic checks stay sound). */
 export function nextUpdatedAt(column: SQLiteColumn, now: string): SQL {
   return sql`case when ${now} > ${column} then ${now} else strftime('%Y-%m-%dT%H:%M:%fZ', ${column}, '+0.001 seconds') end`;
+}
+
+/** A relation list as answered: the ids of its JSON array (anything else none), sorted. */
+function presentedIds(raw: unknown): string[] {
+  const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : [];
+  return ids.filter((id): id is string => typeof id === 'string').sort();
 }
 
 /** A relation list as stored or read back (JSON text or array): unique ids, sorted. */
