@@ -53,11 +53,21 @@ describe('document files on the Worker (R2)', () => {
       .db.select({ email: users.email })
       .from(users)
       .where(eq(users.id, world.aliceUserId));
-    const person = (await call('addPerson', {
+    // The approver is Alice's person; the shared database may hold it already (emails are unique per organization).
+    const addedPerson = (await call('addPerson', {
       organization_id: org,
       full_name: `Approver ${crypto.randomUUID()}`,
       email: alice?.email,
-    })) as { person: Row };
+    })) as { person?: Row };
+    const existing = addedPerson.person
+      ? undefined
+      : (
+          (await call('listPeople', { organization_id: org, filter: { query: alice?.email } })) as {
+            people: Row[];
+          }
+        ).people.find((row) => row.email === alice?.email);
+    const person = { person: (addedPerson.person ?? existing) as Row };
+    expect(person.person.id).toMatch(/^per_/);
     const first = encode('%PDF-1.7\nrecovery plan, first issue\n');
     const added = (await call('addDocument', {
       organization_id: org,
