@@ -149,10 +149,16 @@ export const evidenceSpec: RegisterSpec = {
       'evidence',
       { label: 'Supersedes', hint: 'The older evidence item this one replaces.' },
     ),
-    superseded_by: derived(
-      z.string().nullable().describe('Newer evidence item that replaces this one (derived), or null.'),
-      { label: 'Superseded by' },
-    ),
+    // A reference for readers (pages and readable exports show the newer item's title); derived, never written.
+    superseded_by: {
+      ...derived(
+        z.string().nullable().describe('Newer evidence item that replaces this one (derived), or null.'),
+        {
+          label: 'Superseded by',
+        },
+      ),
+      ref: 'evidence',
+    },
     expired: derived(z.boolean().describe('Derived: valid_until is before today.')),
   },
   relations: [

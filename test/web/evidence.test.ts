@@ -90,6 +90,28 @@ describe('evidence pages', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('names the newer item in the register’s Superseded by column, not its id', async () => {
+    const older = await ok(runtime, token, 'addEvidence', {
+      organization_id: organizationId,
+      title: 'Access review Q1',
+      url: 'https://example.com/access-q1',
+    });
+    const olderId = String((older.evidence as { id: string }).id);
+    const newer = await ok(runtime, token, 'addEvidence', {
+      organization_id: organizationId,
+      title: 'Access review Q2',
+      url: 'https://example.com/access-q2',
+      supersedes_id: olderId,
+    });
+    const newerId = String((newer.evidence as { id: string }).id);
+    const page = await client.get(
+      `/orgs/${organizationId}/evidence?query=${encodeURIComponent('Access review')}`,
+    );
+    expect(page.html).toContain(`href="/orgs/${organizationId}/evidence/${newerId}"`);
+    expect(textOf(page.html)).toMatch(/Access review Q1\s+Link\s+\S+\s+—\s+no\s+Access review Q2/);
+    expect(textOf(page.html)).not.toContain(newerId);
+  });
+
   it('the register offers Expiring in 30 days and Expired, and the home page counts evidence expiring soon', async () => {
     const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
     await ok(runtime, token, 'addEvidence', {
