@@ -60,7 +60,7 @@ export async function serveWorkerdDirect(
 ): Promise<DirectWorker> {
   const options = parseArgs(args);
   const { unstable_getMiniflareWorkerOptions } = await import('wrangler');
-  const { Miniflare } = (await import(
+  const { Miniflare, Log, LogLevel } = (await import(
     pathToFileURL(createRequire(wranglerBin).resolve('miniflare')).href
   )) as MiniflareModule;
   const outdir = mkdtempSync(join(tmpdir(), 'cmcp-worker-bundle-'));
@@ -81,6 +81,8 @@ export async function serveWorkerdDirect(
       port,
       // The request's `cf` object from Miniflare's built-in fallback, not fetched from the network.
       cf: false,
+      // The Worker's console and workerd's warnings (an isolate's restart, a request cancelled), as wrangler dev shows.
+      log: new Log(LogLevel.INFO),
       ...(options.persistTo ? { defaultPersistRoot: options.persistTo } : {}),
     });
     const url = await miniflare.ready.then(
