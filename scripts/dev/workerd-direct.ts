@@ -11,6 +11,8 @@ import { pathToFileURL } from 'node:url';
 /** The part of wrangler's Miniflare (4.x; the project's own `miniflare` package is another major) used here. */
 interface MiniflareModule {
   Miniflare: new (options: Record<string, unknown>) => { ready: Promise<URL>; dispose(): Promise<void> };
+  Log: new (level: number) => unknown;
+  LogLevel: { INFO: number };
 }
 
 export interface DirectWorker {
