@@ -8,7 +8,8 @@
 //        npm run bench -- --tools-list   (the tools/list size alone)
 //        npm run bench -- --files   (stored files: upload/download throughput, memory through the API and the web
 //                                   form, 100 parallel uploads: bench-files.ts; --worker runs it under dev:worker
-//                                   with the local R2 bucket; --rounds N repeats the parallel case)
+//                                   with the local R2 bucket, --workerd by workerd direct (dev:worker --workerd);
+//                                   --rounds N repeats the parallel case)
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 import { createOrganization } from '../src/accounts.ts';
 import { seedNewerRegisters } from './bench-seed.ts';

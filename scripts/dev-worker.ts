@@ -1,4 +1,5 @@
-// `npm run dev:worker`: migrates (and seeds) the local database, serves it over Hrana HTTP, runs `wrangler dev` on it.
+// `npm run dev:worker`: migrates (and seeds) the local database, serves it over Hrana HTTP, runs `wrangler dev` on it
+// (`--workerd`: serves the deployable bundle by workerd through Miniflare instead, without wrangler dev's proxy).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -8,6 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from '../src/demo/seed.ts';
 import { type HranaServer, startHranaServer } from './dev/hrana-server.ts';
+import { serveWorkerdDirect } from './dev/workerd-direct.ts';
 
 const STOP_GRACE_MS = 5_000;
 const log = (line: string) => console.log(`[dev:worker] ${line}`);
@@ -74,7 +76,8 @@ async function main(): Promise<number> {
   const embedded = config.databaseUrl.startsWith('file:');
   const demo = await prepareDatabase(config.databaseUrl, config.databaseAuthToken, config.seedDemo);
 
-  const extraArgs = process.argv.slice(2);
+  const direct = process.argv.includes('--workerd');
+  const extraArgs = process.argv.slice(2).filter((arg) => arg !== '--workerd');
   // A file database is served by the dev server; a remote one (sqld, Turso) is used by the Worker directly.
   let hrana: HranaServer | null = null;
   let devAuthToken: string | undefined;
@@ -95,15 +98,16 @@ async function main(): Promise<number> {
   const workerUrl = `http://127.0.0.1:${port}`;
   printBanner(workerUrl, config.databaseUrl, libsqlUrl, demo, hrana !== null);
 
-  const args = [wranglerBin(), 'dev', '--port', String(port), '--ip', '127.0.0.1'];
-  args.push('--var', `LIBSQL_URL:${libsqlUrl}`, '--var', 'LOOPBACK_ONLY:true');
+  const vars = [`LIBSQL_URL:${libsqlUrl}`, 'LOOPBACK_ONLY:true'];
   // Tokens go in as variables for this session only (never written to disk): the dev server's (unless the user's
   // own --var, passed on below, already carries it), or a remote database's.
   if (devAuthToken !== undefined && userArgToken === undefined)
-    args.push('--var', `LIBSQL_AUTH_TOKEN:${devAuthToken}`);
-  if (!embedded && config.databaseAuthToken)
-    args.push('--var', `LIBSQL_AUTH_TOKEN:${config.databaseAuthToken}`);
-  args.push(...extraArgs);
+    vars.push(`LIBSQL_AUTH_TOKEN:${devAuthToken}`);
+  if (!embedded && config.databaseAuthToken) vars.push(`LIBSQL_AUTH_TOKEN:${config.databaseAuthToken}`);
+  const varArgs = vars.flatMap((pair) => ['--var', pair]);
+  if (direct) return serveDirect(port, [...varArgs, ...extraArgs], hrana);
+
+  const args = [wranglerBin(), 'dev', '--port', String(port), '--ip', '127.0.0.1', ...varArgs, ...extraArgs];
   const wrangler: ChildProcess = spawn(process.execPath, args, {
     stdio: 'inherit',
     env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
@@ -135,6 +139,24 @@ async function main(): Promise<number> {
   await hrana?.close();
   log('stopped');
   return stopping ? 0 : code;
+}
+
+/** `--workerd`: the bundle served by workerd through Miniflare until SIGINT or SIGTERM. */
+async function serveDirect(port: number, args: string[], hrana: HranaServer | null): Promise<number> {
+  const worker = await serveWorkerdDirect(wranglerBin(), port, args).catch(async (error: unknown) => {
+    await hrana?.close();
+    throw error;
+  });
+  log(`Ready on ${worker.url} (workerd through Miniflare, no wrangler dev proxy)`);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  log(`${signal}: stopping workerd and the database server`);
+  await worker.dispose();
+  await hrana?.close();
+  log('stopped');
+  return 0;
 }
 
 process.exitCode = await main().catch((error: unknown) => {
