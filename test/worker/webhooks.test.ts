@@ -2,48 +2,82 @@
 // larger one; the platform-fetch sender refuses a private address without sending anything.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
+import { and, eq, ne } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { describe, expect, inject, it } from 'vitest';
 import { createOrganization } from '../../src/accounts.ts';
 import { webhookEndpoints, webhookMessages } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
-import worker, { type Env } from '../../src/worker.ts';
+import worker, { type Env, runtimeFor } from '../../src/worker.ts';
 import { DELIVERY_CRON } from '../../src/worker-crons.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, newAliceToken, testDatabase, world } from './helpers.ts';
+
+type Database = ReturnType<typeof testDatabase>;
+
+/** An organization of Alice's with one enabled endpoint, written directly; Alice's token. */
+async function hookedOrganization(
+  database: Database,
+  name: string,
+  endpoint: { url: string; events: string[]; secret?: string },
+) {
+  const now = new Date();
+  const organization = await createOrganization(database.db, now, { name, ownerId: world.aliceUserId });
+  const endpointId = newId('whk');
+  await database.db.insert(webhookEndpoints).values({
+    id: endpointId,
+    organization_id: organization.id,
+    url: endpoint.url,
+    description: null,
+    events: endpoint.events,
+    secret: endpoint.secret ?? newWebhookSecret(),
+    enabled: true,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  });
+  const { token } = await newAliceToken(cliTokenService(database));
+  return { organizationId: organization.id, endpointId, token };
+}
+
+/** A direct tool call through the Worker's fetch handler, with its execution context. */
+async function callWorker(
+  tool: string,
+  token: string,
+  args: Record<string, unknown>,
+  bindings: Env,
+  ctx: ExecutionContext,
+) {
+  const fetch = worker.fetch as unknown as (r: Request, e: Env, c: ExecutionContext) => Promise<Response>;
+  return fetch(
+    new Request(`${BASE}/api/mcp/tools/${tool}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(args),
+    }),
+    bindings,
+    ctx,
+  );
+}
 
 describe('webhooks on the Worker', () => {
   it('attempts delivery after the write response and from the per-minute cron, within their budgets', async () => {
     const database = testDatabase();
     const { db } = database;
-    const now = new Date();
-    const organization = await createOrganization(db, now, {
-      name: 'Webhooks on the Worker',
-      ownerId: world.aliceUserId,
-    });
-    const endpointId = newId('whk');
     // Written directly: the address is refused when sending, so nothing leaves the machine.
-    await db.insert(webhookEndpoints).values({
-      id: endpointId,
-      organization_id: organization.id,
-      url: 'https://10.9.8.7/hook',
-      description: null,
-      events: ['vendor.created'],
-      secret: newWebhookSecret(),
-      enabled: true,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    });
-    const { token } = await newAliceToken(cliTokenService(database));
+    const { organizationId, endpointId, token } = await hookedOrganization(
+      database,
+      'Webhooks on the Worker',
+      {
+        url: 'https://10.9.8.7/hook',
+        events: ['vendor.created'],
+      },
+    );
     const ctx = createExecutionContext();
-    const fetch = worker.fetch as unknown as (r: Request, e: Env, c: ExecutionContext) => Promise<Response>;
-    const response = await fetch(
-      new Request(`${BASE}/api/mcp/tools/addVendor`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ organization_id: organization.id, name: 'Hooked vendor' }),
-      }),
+    const response = await callWorker(
+      'addVendor',
+      token,
+      { organization_id: organizationId, name: 'Hooked vendor' },
       env as Env,
       ctx,
     );
@@ -79,36 +113,16 @@ describe('webhooks on the Worker', () => {
   it('puts a task coming due in the outbox from the 10-minute Cron Trigger, once', async () => {
     const database = testDatabase();
     const { db } = database;
-    const now = new Date();
-    const organization = await createOrganization(db, now, {
-      name: 'Scheduled events on the Worker',
-      ownerId: world.aliceUserId,
-    });
-    const endpointId = newId('whk');
-    await db.insert(webhookEndpoints).values({
-      id: endpointId,
-      organization_id: organization.id,
-      url: 'https://10.9.8.7/hook',
-      description: null,
-      events: ['task.due'],
-      secret: newWebhookSecret(),
-      enabled: true,
-      created_at: now.toISOString(),
-      updated_at: now.toISOString(),
-    });
-    const { token } = await newAliceToken(cliTokenService(database));
-    const fetch = worker.fetch as unknown as (r: Request, e: Env, c: ExecutionContext) => Promise<Response>;
-    const dueOn = now.toISOString().slice(0, 10);
-    const added = await fetch(
-      new Request(`${BASE}/api/mcp/tools/addTask`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          organization_id: organization.id,
-          title: 'Renew the certificate',
-          due_on: dueOn,
-        }),
-      }),
+    const { organizationId, endpointId, token } = await hookedOrganization(
+      database,
+      'Scheduled events on the Worker',
+      { url: 'https://10.9.8.7/hook', events: ['task.due'] },
+    );
+    const dueOn = new Date().toISOString().slice(0, 10);
+    const added = await callWorker(
+      'addTask',
+      token,
+      { organization_id: organizationId, title: 'Renew the certificate', due_on: dueOn },
       env as Env,
       createExecutionContext(),
     );
@@ -131,8 +145,62 @@ describe('webhooks on the Worker', () => {
     expect(messages.map((message) => message.event_type)).toEqual(['task.due']);
     expect(JSON.parse(messages[0]?.payload ?? '{}')).toMatchObject({
       type: 'task.due',
-      data: { organization_id: organization.id, kind: 'task', id: taskId, due_on: dueOn, overdue: false },
+      data: { organization_id: organizationId, kind: 'task', id: taskId, due_on: dueOn, overdue: false },
     });
+    database.client.close();
+  });
+  it('delivers a signed message to a receiver on loopback after the write, verified with standardwebhooks', async () => {
+    const bindings: Env = { ...(env as Env), WEBHOOKS_ALLOW_LOCAL: 'true' };
+    const database = testDatabase();
+    const { db } = database;
+    const secret = newWebhookSecret();
+    const { organizationId, endpointId, token } = await hookedOrganization(
+      database,
+      'Delivered from the Worker',
+      {
+        url: `${inject('webhookSinkUrl')}/hook`,
+        events: ['vendor.created'],
+        secret,
+      },
+    );
+    // With local addresses allowed, a run would also send the messages other tests left to refused addresses.
+    await db
+      .update(webhookMessages)
+      .set({ status: 'failed' })
+      .where(and(eq(webhookMessages.status, 'pending'), ne(webhookMessages.endpoint_id, endpointId)));
+    const ctx = createExecutionContext();
+    const response = await callWorker(
+      'addVendor',
+      token,
+      { organization_id: organizationId, name: 'Delivered vendor' },
+      bindings,
+      ctx,
+    );
+    expect(response.status).toBe(200);
+    await waitOnExecutionContext(ctx);
+    runtimeFor(env as Env);
+    const [message] = await db
+      .select()
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpoint_id, endpointId));
+    expect(message).toMatchObject({
+      event_type: 'vendor.created',
+      status: 'delivered',
+      last_status_code: 204,
+    });
+    const received = (await (await globalThis.fetch(`${inject('webhookSinkUrl')}/received`)).json()) as {
+      headers: Record<string, string>;
+      body: string;
+    }[];
+    const delivery = received.find((item) => item.headers['webhook-id'] === message?.id);
+    expect(delivery).toBeDefined();
+    const payload = new Webhook(secret).verify(delivery?.body ?? '', delivery?.headers ?? {}) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
+    expect(payload.type).toBe('vendor.created');
+    expect(payload.data).toMatchObject({ organization_id: organizationId, kind: 'vendor', action: 'add' });
+    expect((payload.data.after as { name: string }).name).toBe('Delivered vendor');
     database.client.close();
   });
 });

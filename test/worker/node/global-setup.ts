@@ -4,6 +4,7 @@ import { startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 import { seedContractWorld } from '../../contract/seed.node.ts';
 import { createTestRuntime } from '../../helpers.ts';
 import { startSmtpSink } from './smtp-sink.ts';
+import { startWebhookSink } from './webhook-sink.ts';
 
 /** A database seeded with the contract's world, served over Hrana HTTP behind the auth token. */
 async function servedWorld(authToken: string) {
@@ -28,6 +29,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const [shared, upkeep] = await Promise.all([servedWorld(authToken), servedWorld(authToken)]);
   // Notification emails from the Worker go to a real SMTP server on loopback (test/worker/notifications.test.ts).
   const smtp = await startSmtpSink();
+  // Webhook deliveries from the Worker go to a receiver on loopback (test/worker/webhooks.test.ts).
+  const hooks = await startWebhookSink();
+  project.provide('webhookSinkUrl', hooks.url);
   project.provide('smtpPort', smtp.smtpPort);
   project.provide('smtpInboxUrl', smtp.inboxUrl);
   project.provide('libsqlUrl', shared.url);
@@ -36,6 +40,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('upkeepLibsqlUrl', upkeep.url);
   project.provide('upkeepWorld', upkeep.world);
   return async () => {
-    await Promise.all([shared.close(), upkeep.close(), smtp.close()]);
+    await Promise.all([shared.close(), upkeep.close(), smtp.close(), hooks.close()]);
   };
 }

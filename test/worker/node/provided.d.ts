@@ -12,5 +12,7 @@ declare module 'vitest' {
     /** A real SMTP server on loopback, and the HTTP page listing the messages it received (JSON). */
     smtpPort: number;
     smtpInboxUrl: string;
+    /** A webhook receiver on loopback: deliveries to `<url>/hook`, the list of them at `<url>/received` (JSON). */
+    webhookSinkUrl: string;
   }
 }
