@@ -134,18 +134,18 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
   const statements: BatchItem<'sqlite'>[] = [];
   const ofDocument = (...conditions: (SQL | undefined)[]) =>
     and(eq(documentVersions.document_id, id), landed, ...conditions);
+  const supersede = (...conditions: SQL[]) =>
+    ctx.db
+      .update(documentVersions)
+      .set({ status: 'SUPERSEDED', superseded_at: at })
+      .where(ofDocument(...conditions));
   if (next.version !== current.version) {
     // An approved version that was never published is superseded by the new draft; a published one stays in force.
     statements.push(
-      ctx.db
-        .update(documentVersions)
-        .set({ status: 'SUPERSEDED', superseded_at: at })
-        .where(
-          ofDocument(
-            eq(documentVersions.number, Number(current.version)),
-            eq(documentVersions.status, 'APPROVED'),
-          ),
-        ),
+      supersede(
+        eq(documentVersions.number, Number(current.version)),
+        eq(documentVersions.status, 'APPROVED'),
+      ),
       insertVersion(ctx, id, next, at, landed),
     );
     return statements;
@@ -162,15 +162,7 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
   if (next.status === current.status) return statements;
   if (next.status === 'PUBLISHED') {
     statements.push(
-      ctx.db
-        .update(documentVersions)
-        .set({ status: 'SUPERSEDED', superseded_at: at })
-        .where(
-          ofDocument(
-            eq(documentVersions.status, 'PUBLISHED'),
-            ne(documentVersions.number, Number(next.version)),
-          ),
-        ),
+      supersede(eq(documentVersions.status, 'PUBLISHED'), ne(documentVersions.number, Number(next.version))),
       ctx.db
         .update(documentVersions)
         .set({ status: 'PUBLISHED', published_at: at })

@@ -65,7 +65,7 @@ const kind = caseInsensitiveEnum(EVIDENCE_KINDS).describe('FILE (a stored file) 
  * The newest item that supersedes an evidence item: read with it, never stored twice. Written out in full, since a
  * query of one table names its columns unqualified.
  */
-const supersededBy = sql<
+export const supersededBy = sql<
   string | null
 >`(select later.id from evidence as later where later.supersedes_id = "evidence"."id" order by later.created_at desc limit 1)`;
 

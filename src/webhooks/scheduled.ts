@@ -2,15 +2,16 @@
 // notifications (Node's timer, the Worker's Cron Trigger, `compliance-mcp notify`). Each event is put in the outbox
 // once per record and date (webhook_scheduled_events), in the batch that records it, so overlapping scans never send
 // it twice; a new date (a task moved, a review done, evidence renewed) is a new event.
-import { and, eq, inArray, isNotNull, lte, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import { evidence, tasks, webhookEndpoints, webhookScheduledEvents } from '../db/schema.ts';
+import { supersededBy } from '../tools/evidence.ts';
 import { addDays, dueState } from '../tools/overdue.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
-import { enqueueEvent, type ScheduledEventType } from './events.ts';
+import { enqueueEvent, SCHEDULED_EVENT_TYPES, type ScheduledEventType } from './events.ts';
 
 /** Days ahead of its date an event is sent: a task or a review a week before, evidence 30 days before it lapses. */
 export const SCHEDULED_LEAD_DAYS: Record<ScheduledEventType, number> = {
@@ -45,6 +46,12 @@ function notYetSent(
   return sql`not exists (select 1 from ${webhookScheduledEvents} s where s.organization_id = ${table.organization_id} and s.event_key = ${type} || ':' || ${table.id} || ':' || ${date})`;
 }
 
+/** The endpoint choices that include a scheduled event: the type, its family (`task.*`), or every event. */
+const SCHEDULED_CHOICES = [
+  '*',
+  ...SCHEDULED_EVENT_TYPES.flatMap((type) => [type, `${type.split('.')[0]}.*`]),
+];
+
 /** The organizations with an enabled endpoint that chose one of the scheduled events (or all events). */
 async function listeningOrganizations(db: Db): Promise<string[]> {
   const rows = await db
@@ -53,7 +60,7 @@ async function listeningOrganizations(db: Db): Promise<string[]> {
     .where(
       and(
         eq(webhookEndpoints.enabled, true),
-        sql`exists (select 1 from json_each(${webhookEndpoints.events}) j where j.value in ('*', 'review.*', 'task.*', 'evidence.*', 'review.due', 'task.due', 'evidence.expiring'))`,
+        sql`exists (select 1 from json_each(${webhookEndpoints.events}) j where j.value in ${SCHEDULED_CHOICES})`,
       ),
     );
   return rows.map((row) => row.id);
@@ -145,7 +152,7 @@ async function expiringEvidence(db: Db, organizationIds: string[], today: string
         isNotNull(evidence.valid_until),
         lte(evidence.valid_until, addDays(today, SCHEDULED_LEAD_DAYS['evidence.expiring'])),
         // Evidence a newer item replaced is not expiring work any more.
-        sql`not exists (select 1 from ${evidence} later where later.supersedes_id = ${evidence.id})`,
+        isNull(supersededBy),
         notYetSent('evidence.expiring', evidence, evidence.valid_until),
       ),
     )
