@@ -1,6 +1,6 @@
 // Documents: policies, procedures, standards and plans, each a series of versions (document_versions) that are
 // drafted, reviewed, approved by a listed approver, published and retired; the document row holds the latest one.
-import { and, eq, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm';
+import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { selectRow } from '../db/client.ts';
@@ -34,7 +34,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
-import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import { REVIEW_CYCLES, reviewDueBefore, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
 import type { ToolContext } from './types.ts';
 
@@ -50,11 +50,7 @@ const documentType = caseInsensitiveEnum(DOCUMENT_TYPES).describe('Kind of docum
 
 /** SQL: the document's next review falls within REVIEW_DUE_DAYS of `today` (or has passed), and it is not retired. */
 export function reviewDueCondition(today: string): SQL {
-  return and(
-    isNotNull(documents.next_review_on),
-    lt(documents.next_review_on, addDays(today, REVIEW_DUE_DAYS)),
-    ne(documents.status, 'RETIRED'),
-  ) as SQL;
+  return reviewDueBefore(REVIEW_CYCLES.document, addDays(today, REVIEW_DUE_DAYS));
 }
 
 /** What a version carries: its Markdown and its file. */
