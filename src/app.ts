@@ -78,7 +78,8 @@ export function createApp(deps: AppDeps) {
     db: database.db,
     usage: deps.usage,
     now,
-    rateLimiter: deps.rateLimiter ?? createRateLimiter(config.rateLimitPerMinute),
+    // Its minutes are the service's clock, like every other time the service keeps.
+    rateLimiter: deps.rateLimiter ?? createRateLimiter(config.rateLimitPerMinute, () => now().getTime()),
     logError,
     afterKeyedCommit: deps.afterKeyedCommit,
     files,

@@ -130,7 +130,13 @@ describe('importing files', () => {
   let org: string;
 
   beforeAll(async () => {
-    runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '3', MAX_BODY_BYTES: '20000' } });
+    // The clock starts at the beginning of a minute and runs on: the rate limit's window does not turn mid-test.
+    const started = Date.now();
+    const minute = Date.parse('2026-05-04T06:00:00.000Z');
+    runtime = await createTestRuntime({
+      env: { RATE_LIMIT_PER_MINUTE: '3', MAX_BODY_BYTES: '20000' },
+      now: () => new Date(minute + (Date.now() - started)),
+    });
     const alice = await createActor(runtime, 'alice');
     org = await createOrg(runtime, alice, 'Files Org');
     token = await createToken(runtime, alice);
