@@ -2,9 +2,10 @@
 //
 // @hono/node-server builds a request's body with Readable.toWeb(incoming), which copies every chunk (to detach it
 // from Node's buffer pool; an HTTP body chunk is never pooled: Node's parser copies each one out of its read buffer).
-// That backpressure was sound (Node 20's toWeb queues at most 16 KB), but the copies were not free: every chunk is an
-// ArrayBuffer of its own, freed only when V8 collects it, which on an upload happens after about 32 MB of them; the
-// memory freed stays with the process. One copy per byte less is that much less garbage (README "Stored files").
+// Its backpressure is sound on Node 20.20 (16 KB queued; it counted chunks, not bytes, before nodejs/node#48847), but
+// the copies were not free: every chunk is an ArrayBuffer of its own, freed only when V8 collects it, which on an
+// upload happens after about 32 MB of them, and the memory freed stays with the process. One copy per byte less is
+// that much less garbage (README "Stored files").
 import type { IncomingMessage } from 'node:http';
 import { finished } from 'node:stream';
 import type { RequestBodyPort } from './request-body.ts';
