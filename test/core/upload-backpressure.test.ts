@@ -1,6 +1,7 @@
 // Uploads over the Node host's HTTP edge on 127.0.0.1 read their body as the store takes it: while the store is held,
 // the server reads at most a few hundred KB from the socket (TCP holds the rest back at the client), and the store
 // receives Node's own body chunks, not copies of them (src/http/node-body.ts); released, the upload completes whole.
+// A chunked web form, read whole by the size limit before the route, is stored from that copy.
 import { createHash } from 'node:crypto';
 import type { Server } from 'node:http';
 import { request } from 'node:http';
@@ -79,6 +80,36 @@ afterAll(async () => {
 });
 
 const bytesOf = (size: number) => new Uint8Array(size).map((_, index) => (index * 7) % 251);
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+/** The measure page's evidence form as a browser posts it (token first, file last), but the file's bytes. */
+async function evidenceForm(title: string) {
+  const { client, organizationId, measureId } = ada;
+  const page = await client.get(`/orgs/${organizationId}/measures/${measureId}`);
+  const boundary = '----heldformboundary';
+  const field = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  return {
+    path: `/orgs/${organizationId}/evidence/attach`,
+    headers: {
+      cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '),
+      origin: url,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+    },
+    head: `${field('_csrf', csrfOf(page.html))}${field('record_id', measureId)}${field('title', title)}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    tail: `\r\n--${boundary}--\r\n`,
+  };
+}
+
+/** The size and SHA-256 of the evidence with that title, as the API lists it. */
+async function storedEvidence(title: string) {
+  const { runtime, token, organizationId } = ada;
+  const listed = await ok(runtime, token, 'listEvidence', { organization_id: organizationId });
+  const found = (listed.evidence as { title: string; size: number; sha256: string }[]).find(
+    (item) => item.title === title,
+  );
+  return found && { size: found.size, sha256: found.sha256 };
+}
 
 /** Reads the server-side socket's byte count until it has not moved for 5 looks in a row (the client is blocked). */
 async function settledBytesRead(socket: Socket): Promise<number> {
@@ -159,38 +190,45 @@ describe('uploads read as the store takes them (Node host)', () => {
     expect(result.status).toBe(201);
     const stored = JSON.parse(result.body) as { file: { size: number; sha256: string } };
     expect(stored.file.size).toBe(SIZE);
-    expect(stored.file.sha256).toBe(createHash('sha256').update(file).digest('hex'));
+    expect(stored.file.sha256).toBe(sha256(file));
     // Node's own chunks reached the store: no copy of the body on the way.
     expect(store.chunks).toBeGreaterThan(0);
     expect(store.buffers).toBe(store.chunks);
   });
 
   it('the web evidence form: at most 1 MB of a 16 MB form read while the store is held, then stored whole', async () => {
-    const { runtime, client, organizationId, token, measureId } = ada;
-    const page = await client.get(`/orgs/${organizationId}/measures/${measureId}`);
-    const boundary = '----heldformboundary';
-    const field = (name: string, value: string) =>
-      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    const head = `${field('_csrf', csrfOf(page.html))}${field('record_id', measureId)}${field('title', 'Held upload')}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="held.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
     const file = bytesOf(SIZE);
-    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
-    const result = await postHeld(
-      `/orgs/${organizationId}/evidence/attach`,
-      { cookie, origin: url, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      head,
-      file,
-      `\r\n--${boundary}--\r\n`,
-    );
+    const form = await evidenceForm('Held upload');
+    const result = await postHeld(form.path, form.headers, form.head, file, form.tail);
     expect(result.readWhileHeld).toBeLessThan(READ_AHEAD_BOUND);
     expect(result.status).toBe(303);
     // Only the file's first bytes, joined to the part's headers when they came in one chunk, may be a copy.
     expect(store.chunks).toBeGreaterThan(100);
     expect(store.chunks - store.buffers).toBeLessThanOrEqual(1);
-    const listed = await ok(runtime, token, 'listEvidence', { organization_id: organizationId });
-    const evidence = (listed.evidence as { title: string; size: number; sha256: string }[]).find(
-      (item) => item.title === 'Held upload',
-    );
-    expect(evidence?.size).toBe(SIZE);
-    expect(evidence?.sha256).toBe(createHash('sha256').update(file).digest('hex'));
+    expect(await storedEvidence('Held upload')).toEqual({ size: SIZE, sha256: sha256(file) });
+  });
+
+  it('a chunked web form (no Content-Length) is read whole up to the limit before the route, then stored', async () => {
+    // The store takes the file at once.
+    store.hold();
+    store.release();
+    const file = bytesOf(2 * MB);
+    const form = await evidenceForm('Chunked upload');
+    const parts = [Buffer.from(form.head), Buffer.from(file), Buffer.from(form.tail)];
+    const posted = await fetch(`${url}${form.path}`, {
+      method: 'POST',
+      headers: form.headers,
+      body: new ReadableStream({
+        pull(controller) {
+          const part = parts.shift();
+          if (part) controller.enqueue(part);
+          else controller.close();
+        },
+      }),
+      redirect: 'manual',
+      duplex: 'half',
+    } as RequestInit);
+    expect(posted.status).toBe(303);
+    expect(await storedEvidence('Chunked upload')).toEqual({ size: 2 * MB, sha256: sha256(file) });
   });
 });
