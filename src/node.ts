@@ -16,6 +16,7 @@ import { isFileUploadPath, uploadBodyLimit } from './files/routes.ts';
 import { DEFAULT_FILE_MAX_BYTES } from './files/store.ts';
 import { fileUpkeep } from './files/upkeep.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
+import { nodeRequestBodyPort } from './http/node-body.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeMailer } from './notify/mailer-node.ts';
 import { describeReport, notifyOnce } from './notify/schedule.ts';
@@ -112,7 +113,12 @@ export function createHttpServer(
   limits: HttpLimits,
 ): Server {
   // The edge, not the adapter, decides what happens to a body left unread (the adapter drops the socket after 500 ms).
-  const listener = getRequestListener(fetch, { autoCleanupIncoming: false });
+  // Routes that stream a body read it through the env's port (src/http/request-body.ts), not the adapter's Request.
+  const listener = getRequestListener(
+    (request, env) =>
+      fetch(request, Object.assign(env, nodeRequestBodyPort(env.incoming as IncomingMessage))),
+    { autoCleanupIncoming: false },
+  );
   const fileMaxBytes = limits.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
   const bodyTooLarge = JSON.stringify(toErrorBody(payloadTooLarge(limits.maxBodyBytes)));
   const fileTooLargeBody = JSON.stringify(toErrorBody(fileTooLarge(fileMaxBytes)));

@@ -1,5 +1,6 @@
 // A multipart/form-data body read as a stream: the part of one field (`file`) handed on as a stream of its bytes,
-// the parts before it skipped (at most SKIP_BYTES), nothing buffered but a delimiter's length.
+// the parts before it skipped (at most SKIP_BYTES), nothing buffered but a delimiter's length, the bytes handed on
+// as views of the body's own chunks.
 import { AppError } from '../errors.ts';
 
 const HEADER_BYTES = 16 * 1024;
@@ -23,6 +24,24 @@ function indexOf(haystack: Uint8Array, needle: Uint8Array, from = 0): number {
     return at;
   }
   return -1;
+}
+
+/**
+ * Where the longest end of `haystack` that begins `needle` starts (a needle the next chunk may complete), else the
+ * haystack's length: the bytes before it are data, whatever comes next.
+ */
+function partialStart(haystack: Uint8Array, needle: Uint8Array): number {
+  const end = haystack.byteLength;
+  for (
+    let at = haystack.indexOf(needle[0] as number, Math.max(0, end - needle.byteLength + 1));
+    at !== -1;
+    at = haystack.indexOf(needle[0] as number, at + 1)
+  ) {
+    let matched = 1;
+    while (at + matched < end && haystack[at + matched] === needle[matched]) matched++;
+    if (at + matched === end) return at;
+  }
+  return end;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
@@ -147,16 +166,18 @@ export function multipartReader(
         for (;;) {
           const at = indexOf(buffer, delimiter);
           if (at >= 0) {
-            if (at > 0) controller.enqueue(buffer.slice(0, at));
+            if (at > 0) controller.enqueue(buffer.subarray(0, at));
             buffer = buffer.subarray(at + delimiter.byteLength);
             part.done = true;
             controller.close();
             if (part.last) release();
             return;
           }
-          const safe = buffer.byteLength - (delimiter.byteLength - 1);
+          // Handed on as views of the body's chunks, not copies; only a chunk ending in the start of a delimiter
+          // is joined to the next one.
+          const safe = partialStart(buffer, delimiter);
           if (safe > 0) {
-            controller.enqueue(buffer.slice(0, safe));
+            controller.enqueue(buffer.subarray(0, safe));
             buffer = buffer.subarray(safe);
             return;
           }

@@ -7,6 +7,7 @@ import type { Db } from '../db/client.ts';
 import { storedFiles } from '../db/schema.ts';
 import { AppError, errorResponse, notFound } from '../errors.ts';
 import type { AppEnv } from '../http/env.ts';
+import { requestBody } from '../http/request-body.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import { verifyLink } from './links.ts';
 import { multipartBoundary, multipartFile, parseContentDisposition } from './multipart.ts';
@@ -85,7 +86,7 @@ export function createFileRoutes(deps: {
       const limit = boundary ? uploadBodyLimit(files.maxBytes) : files.maxBytes;
       if (Number(length) > limit) throw fileTooLarge(files.maxBytes);
     }
-    const body = c.req.raw.body ?? new Uint8Array(0);
+    const body = requestBody(c) ?? new Uint8Array(0);
     let name: string | undefined;
     let stream: ReadableStream<Uint8Array> | Uint8Array = body;
     if (boundary) {

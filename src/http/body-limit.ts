@@ -1,5 +1,5 @@
 // Bodies over MAX_BODY_BYTES: refused on their announced length before anything reads them, else counted as read.
-import type { MiddlewareHandler } from 'hono';
+import type { Context, Env, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { errorResponse, payloadTooLarge } from '../errors.ts';
 
@@ -18,19 +18,22 @@ export function refuseAnnouncedTooLarge(maxBodyBytes: number): MiddlewareHandler
 }
 
 /**
- * Counts the body as the handler reads it and answers 413 once it passes the limit. A body with a Content-Length (and
- * no Transfer-Encoding) is decided on that length alone, as hono's bodyLimit decides it, but without asking for the
- * request's body stream: on @hono/node-server that would build a full Request (and its abort signal) per call.
+ * Counts the body as the handler reads it and answers 413 (`tooLarge`, the JSON error unless given) once it passes
+ * the limit. A body with a Content-Length (and no Transfer-Encoding) is decided on that length alone, as hono's
+ * bodyLimit decides it, but without asking for the request's body stream: on @hono/node-server that would build a
+ * full Request (and its abort signal) per call, and a body streamed by the route (src/http/request-body.ts) must be
+ * left to the route's reader.
  */
-export function limitBody(maxBodyBytes: number): MiddlewareHandler {
-  const counted = bodyLimit({
-    maxSize: maxBodyBytes,
-    onError: () => errorResponse(payloadTooLarge(maxBodyBytes)),
-  });
+export function limitBody<E extends Env = Env>(
+  maxBodyBytes: number,
+  tooLarge: (c: Context<E>) => Response | Promise<Response> = () =>
+    errorResponse(payloadTooLarge(maxBodyBytes)),
+): MiddlewareHandler<E> {
+  const counted = bodyLimit({ maxSize: maxBodyBytes, onError: (c) => tooLarge(c as Context<E>) });
   return async (c, next) => {
     const length = c.req.header('content-length');
     if (length !== undefined && !c.req.header('transfer-encoding')) {
-      if (Number.parseInt(length, 10) > maxBodyBytes) return errorResponse(payloadTooLarge(maxBodyBytes));
+      if (Number.parseInt(length, 10) > maxBodyBytes) return tooLarge(c);
       return next();
     }
     return counted(c, next);

@@ -4,6 +4,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../errors.ts';
 import { uploadBodyLimit } from '../files/routes.ts';
+import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
 import { accountRoutes } from './account/routes.tsx';
 import { clearSessionCookie, loadSession } from './account/sessions.ts';
@@ -92,26 +93,23 @@ export function createWebRoutes(deps: WebDeps) {
   // A multipart form carrying a file (src/web/uploads.ts): a file for the blob store may be as large as
   // FILE_MAX_BYTES, one uploaded to a register's import page as any request (MAX_BODY_BYTES).
   const fileLimit = uploadBodyLimit(deps.invoke.files.maxBytes);
-  const limitFile = bodyLimit({
-    maxSize: fileLimit,
-    onError: (c) =>
-      errorPage(
-        c,
-        413,
-        'File too large',
-        `A file may be at most ${Math.floor(deps.invoke.files.maxBytes / 1024)} KB.`,
-      ),
-  });
-  const limitUpload = bodyLimit({
-    maxSize: deps.config.maxBodyBytes,
-    onError: (c) =>
-      errorPage(
-        c,
-        413,
-        'File too large',
-        `An upload may carry at most ${Math.floor(deps.config.maxBodyBytes / 1024)} KB; import a larger file with compliance-mcp import.`,
-      ),
-  });
+  // Decided on the announced length without touching the body, which the route streams (src/http/request-body.ts).
+  const limitFile = limitBody<WebEnv>(fileLimit, (c) =>
+    errorPage(
+      c,
+      413,
+      'File too large',
+      `A file may be at most ${Math.floor(deps.invoke.files.maxBytes / 1024)} KB.`,
+    ),
+  );
+  const limitUpload = limitBody<WebEnv>(deps.config.maxBodyBytes, (c) =>
+    errorPage(
+      c,
+      413,
+      'File too large',
+      `An upload may carry at most ${Math.floor(deps.config.maxBodyBytes / 1024)} KB; import a larger file with compliance-mcp import.`,
+    ),
+  );
   web.on('POST', FORM_PATHS, (c, next) => {
     if (!defersCsrfCheck(c)) return limitForm(c, next);
     return isWebFileUpload(c.req.path) ? limitFile(c, next) : limitUpload(c, next);

@@ -17,6 +17,7 @@
 import type { Context } from 'hono';
 import { AppError } from '../errors.ts';
 import { type MultipartReader, multipartBoundary, multipartReader } from '../files/multipart.ts';
+import { requestBody } from '../http/request-body.ts';
 import type { WebEnv } from './context.ts';
 import { CSRF_FIELD, csrfTokenMatches } from './csrf.ts';
 import type { FormBody } from './forms.tsx';
@@ -106,7 +107,7 @@ async function textOfPart(stream: ReadableStream<Uint8Array>, limit: number): Pr
 /** The parts after a first part holding the session's token, or the 403 page. */
 async function partsAfterToken(c: Context<WebEnv>): Promise<MultipartReader | Response> {
   const boundary = multipartBoundary(c.req.header('content-type'));
-  const body = c.req.raw.body;
+  const body = requestBody(c);
   if (!boundary || !body) return formExpiredPage(c);
   const parts = multipartReader(body, boundary);
   const first = await parts.next();
