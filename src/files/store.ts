@@ -106,6 +106,38 @@ export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
+/**
+ * A byte stream read `chunkBytes` at a time through a BYOB reader; a stream that is not a byte stream is returned as
+ * it is. workerd hands a request body's default reader 4 KiB chunks (256 reads and trips through the stream pipeline
+ * per MB); the Worker reads uploads this way (src/worker.ts, README "Stored files").
+ */
+export function inChunksOf(
+  stream: ReadableStream<Uint8Array>,
+  chunkBytes: number,
+): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = stream.getReader({ mode: 'byob' });
+  } catch {
+    return stream;
+  }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read(new Uint8Array(chunkBytes));
+          if (done) return controller.close();
+          if (value.byteLength > 0) return controller.enqueue(value);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Reads a whole stream into one array (tests and small blobs only). */
 export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];

@@ -11,7 +11,14 @@ import { createDiskBlobStore } from '../../src/files/disk.ts';
 import { downloadLink, verifyLink } from '../../src/files/links.ts';
 import { receiveFile } from '../../src/files/receive.ts';
 import { sanitizeFileName } from '../../src/files/sniff.ts';
-import { type BlobStore, newStorageKey, partsOf, readAll, streamOf } from '../../src/files/store.ts';
+import {
+  type BlobStore,
+  inChunksOf,
+  newStorageKey,
+  partsOf,
+  readAll,
+  streamOf,
+} from '../../src/files/store.ts';
 import { fileUpkeep } from '../../src/files/upkeep.ts';
 import { createActor, createOrg, createTestRuntime, type TestRuntime } from '../helpers.ts';
 
@@ -63,6 +70,28 @@ describe('parts and chunks of a stream', () => {
     expect(sha256(only ?? new Uint8Array(0))).toBe(sha256(bytes(1024 * KiB)));
     const empty = await collect(partsOf(streamOf(new Uint8Array(0)), 64 * KiB));
     expect(empty.map((part) => part.byteLength)).toEqual([0]);
+  });
+
+  it('reads a byte stream in chunks of up to the chunk size (BYOB) and leaves other streams as they are', async () => {
+    const file = bytes(300 * KiB);
+    let offset = 0;
+    const byteStream = new ReadableStream({
+      type: 'bytes',
+      pull(controller) {
+        if (offset >= file.byteLength) {
+          controller.close();
+          // A byte stream's pending BYOB read ends once the request is answered with 0 bytes.
+          return controller.byobRequest?.respond(0);
+        }
+        controller.enqueue(file.slice(offset, offset + 100 * KiB));
+        offset += 100 * KiB;
+      },
+    }) as ReadableStream<Uint8Array>;
+    const chunks = await collect(inChunksOf(byteStream, 64 * KiB) as unknown as AsyncIterable<Uint8Array>);
+    expect(Math.max(...chunks.map((chunk) => chunk.byteLength))).toBe(64 * KiB);
+    expect(Buffer.concat(chunks).equals(Buffer.from(file))).toBe(true);
+    const plain = chunked(file, 100 * KiB);
+    expect(inChunksOf(plain, 64 * KiB)).toBe(plain);
   });
 });
 
