@@ -3,12 +3,15 @@
 // workerd through Miniflare without wrangler dev's proxy, `dev:worker --workerd`): upload and download throughput for 1 MB and 25 MB files, the server's memory
 // growth during a 25 MB upload, through the API and through the web form (Node: RSS of the server process sampled
 // every 10 ms; the web form's first, the API's with `--api-first`), 100 parallel 1 MB uploads
-// (`--rounds N` repeats them; a failure is printed with its cause chain).
+// (`--rounds N` repeats them; a failure is printed with its cause chain), then for information the same 100 uploads
+// each on a fresh connection.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { text as readText } from 'node:stream/consumers';
 import { signLink } from '../src/files/links.ts';
 
 const onWorkerd = process.argv.includes('--workerd');
@@ -303,11 +306,10 @@ async function main() {
         `  download ${size / MB} MB x ${rounds}: ${((rounds * size) / MB / seconds).toFixed(1)} MB/s, ${((seconds * 1000) / rounds).toFixed(0)} ms each`,
       );
     }
-    // `--rounds N`: the parallel case N times over the same client (its keep-alive pool carried from round to round).
-    const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 1;
-    for (let round = 0; round < rounds; round++) {
+    /** 100 uploads at once: their errors (each cause chain once, with its count) and time. */
+    const parallel = async (label: string, send: () => Promise<unknown>) => {
       const started = performance.now();
-      const outcomes = await Promise.allSettled(Array.from({ length: 100 }, () => upload(MB)));
+      const outcomes = await Promise.allSettled(Array.from({ length: 100 }, send));
       const seconds = (performance.now() - started) / 1000;
       const failures = new Map<string, number>();
       for (const outcome of outcomes)
@@ -317,9 +319,32 @@ async function main() {
         }
       const failed = outcomes.length - outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
       console.log(
-        `  100 parallel 1 MB uploads: ${failed} errors, ${seconds.toFixed(2)} s, ${(100 / seconds).toFixed(1)} MB/s${[...failures].map(([chain, count]) => `\n    ${count} x ${chain}`).join('')}`,
+        `  ${label}: ${failed} errors, ${seconds.toFixed(2)} s, ${(100 / seconds).toFixed(1)} MB/s${[...failures].map(([chain, count]) => `\n    ${count} x ${chain}`).join('')}`,
       );
-    }
+    };
+    // `--rounds N`: the parallel case N times over the same client (its keep-alive pool carried from round to round).
+    const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 1;
+    for (let round = 0; round < rounds; round++)
+      await parallel('100 parallel 1 MB uploads', () => upload(MB));
+    // Information only, not the measure: the same uploads each on a connection of its own (node:http, no agent).
+    const uploadAlone = () =>
+      new Promise<void>((resolve, reject) => {
+        const sent = httpRequest(
+          `${host.url}/api/v1/orgs/${org}/files?name=bench.bin`,
+          { method: 'POST', agent: false, headers: { ...auth, 'content-length': String(MB) } },
+          (response) =>
+            readText(response).then(
+              (text) =>
+                response.statusCode === 201
+                  ? resolve()
+                  : reject(new Error(`upload answered ${response.statusCode}: ${text.slice(0, 120)}`)),
+              reject,
+            ),
+        );
+        sent.on('error', reject);
+        sent.end(CHUNK);
+      });
+    await parallel('(information) the same 100 on fresh connections, one each', uploadAlone);
   } finally {
     if (onWorker && host.child.pid) process.kill(-host.child.pid, 'SIGTERM');
     else host.child.kill('SIGTERM');

@@ -23,6 +23,7 @@ import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 import { CRON_DELIVERIES, DELIVERY_CRON, UPKEEP_CRON } from './worker-crons.ts';
+import { withUploadReads } from './worker-uploads.ts';
 
 // Workers refuse code generation; zod would only probe for it, this makes that explicit.
 z.config({ jitless: true });
@@ -203,7 +204,7 @@ export default {
     }
     // workers-types and the DOM lib describe the same Request/Response classes under different declarations.
     const response = await runtime.app.fetch(
-      request as unknown as Request,
+      withUploadReads(request as unknown as Request),
       env,
       ctx as WorkerExecutionContext,
     );

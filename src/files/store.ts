@@ -106,6 +106,38 @@ export function streamOf(bytes: Uint8Array): ReadableStream<Uint8Array> {
   });
 }
 
+/**
+ * A byte stream read `chunkBytes` at a time through a BYOB reader; a stream that is not a byte stream is returned as
+ * it is. workerd hands a request body's default reader 4 KiB chunks (256 reads and trips through the stream pipeline
+ * per MB); the Worker reads uploads this way (src/worker.ts, README "Stored files").
+ */
+export function inChunksOf(
+  stream: ReadableStream<Uint8Array>,
+  chunkBytes: number,
+): ReadableStream<Uint8Array> {
+  let reader: ReadableStreamBYOBReader;
+  try {
+    reader = stream.getReader({ mode: 'byob' });
+  } catch {
+    return stream;
+  }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read(new Uint8Array(chunkBytes));
+          if (done) return controller.close();
+          if (value.byteLength > 0) return controller.enqueue(value);
+        }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
 /** Reads a whole stream into one array (tests and small blobs only). */
 export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -123,28 +155,38 @@ export async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8
   return out;
 }
 
+/** The first part buffer of partsOf; it doubles as bytes arrive, up to the part size. */
+const FIRST_PART_BUFFER_BYTES = 64 * 1024;
+
 /**
  * The stream cut into parts of exactly `partSize` bytes, the last one shorter (or the only one): what the S3 and R2
- * multipart uploads send, holding one part in memory at a time.
+ * multipart uploads send, holding one part in memory at a time. A part's buffer grows with the bytes that arrive
+ * (doubling), so a 1 MB file takes about 1 MB, not a whole part (8 MiB for R2 and S3: 100 uploads at once in one
+ * Worker isolate allocated 800 MiB).
  */
 export async function* partsOf(
   stream: ReadableStream<Uint8Array>,
   partSize: number,
 ): AsyncGenerator<Uint8Array<ArrayBuffer>> {
-  let part = new Uint8Array(partSize);
+  let part = new Uint8Array(Math.min(partSize, FIRST_PART_BUFFER_BYTES));
   let filled = 0;
   let yielded = false;
   for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
     let offset = 0;
     while (offset < chunk.byteLength) {
-      const take = Math.min(partSize - filled, chunk.byteLength - offset);
+      if (filled === part.byteLength) {
+        const grown = new Uint8Array(Math.min(partSize, part.byteLength * 2));
+        grown.set(part);
+        part = grown;
+      }
+      const take = Math.min(part.byteLength - filled, chunk.byteLength - offset);
       part.set(chunk.subarray(offset, offset + take), filled);
       filled += take;
       offset += take;
       if (filled === partSize) {
         yield part;
         yielded = true;
-        part = new Uint8Array(partSize);
+        part = new Uint8Array(Math.min(partSize, FIRST_PART_BUFFER_BYTES));
         filled = 0;
       }
     }

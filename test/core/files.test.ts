@@ -11,7 +11,14 @@ import { createDiskBlobStore } from '../../src/files/disk.ts';
 import { downloadLink, verifyLink } from '../../src/files/links.ts';
 import { receiveFile } from '../../src/files/receive.ts';
 import { sanitizeFileName } from '../../src/files/sniff.ts';
-import { type BlobStore, newStorageKey, readAll, streamOf } from '../../src/files/store.ts';
+import {
+  type BlobStore,
+  inChunksOf,
+  newStorageKey,
+  partsOf,
+  readAll,
+  streamOf,
+} from '../../src/files/store.ts';
 import { fileUpkeep } from '../../src/files/upkeep.ts';
 import { createActor, createOrg, createTestRuntime, type TestRuntime } from '../helpers.ts';
 
@@ -40,6 +47,53 @@ async function keysOf(store: BlobStore): Promise<string[]> {
   for await (const item of store.list()) keys.push(item.key);
   return keys.sort();
 }
+
+describe('parts and chunks of a stream', () => {
+  const KiB = 1024;
+  const bytes = (size: number) => new Uint8Array(size).map((_, index) => (index * 7) % 251);
+  const collect = async <T>(items: AsyncIterable<T>) => {
+    const out: T[] = [];
+    for await (const item of items) out.push(item);
+    return out;
+  };
+
+  it('cuts parts of exactly the part size, the last one shorter, each in a buffer no larger than twice its bytes', async () => {
+    const file = bytes(200 * KiB);
+    const parts = await collect(partsOf(chunked(file, 48 * KiB), 64 * KiB));
+    expect(parts.map((part) => part.byteLength)).toEqual([64 * KiB, 64 * KiB, 64 * KiB, 8 * KiB]);
+    expect(Buffer.concat(parts).equals(Buffer.from(file))).toBe(true);
+    // A 1 MiB file with the stores' 8 MiB parts: one part of 1 MiB, not an 8 MiB buffer.
+    const [only, ...more] = await collect(partsOf(chunked(bytes(1024 * KiB), 64 * KiB), 8 * 1024 * KiB));
+    expect(more).toEqual([]);
+    expect(only?.byteLength).toBe(1024 * KiB);
+    expect(only?.buffer.byteLength).toBeLessThanOrEqual(2 * 1024 * KiB);
+    expect(sha256(only ?? new Uint8Array(0))).toBe(sha256(bytes(1024 * KiB)));
+    const empty = await collect(partsOf(streamOf(new Uint8Array(0)), 64 * KiB));
+    expect(empty.map((part) => part.byteLength)).toEqual([0]);
+  });
+
+  it('reads a byte stream in chunks of up to the chunk size (BYOB) and leaves other streams as they are', async () => {
+    const file = bytes(300 * KiB);
+    let offset = 0;
+    const byteStream = new ReadableStream({
+      type: 'bytes',
+      pull(controller) {
+        if (offset >= file.byteLength) {
+          controller.close();
+          // A byte stream's pending BYOB read ends once the request is answered with 0 bytes.
+          return controller.byobRequest?.respond(0);
+        }
+        controller.enqueue(file.slice(offset, offset + 100 * KiB));
+        offset += 100 * KiB;
+      },
+    }) as ReadableStream<Uint8Array>;
+    const chunks = await collect(inChunksOf(byteStream, 64 * KiB) as unknown as AsyncIterable<Uint8Array>);
+    expect(Math.max(...chunks.map((chunk) => chunk.byteLength))).toBe(64 * KiB);
+    expect(Buffer.concat(chunks).equals(Buffer.from(file))).toBe(true);
+    const plain = chunked(file, 100 * KiB);
+    expect(inChunksOf(plain, 64 * KiB)).toBe(plain);
+  });
+});
 
 describe('disk store', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-files-'));

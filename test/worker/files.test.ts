@@ -7,6 +7,7 @@ import { downloadLink } from '../../src/files/links.ts';
 import { newStorageKey, streamOf } from '../../src/files/store.ts';
 import { fileUpkeep } from '../../src/files/upkeep.ts';
 import worker, { type Env, runtimeFor } from '../../src/worker.ts';
+import { UPLOAD_READ_BYTES, withUploadReads } from '../../src/worker-uploads.ts';
 import { BASE } from '../contract/host.ts';
 import { world } from './helpers.ts';
 
@@ -75,6 +76,31 @@ describe('stored files on the Worker (R2)', () => {
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 8388600-8388615/${bytes.byteLength}`);
     expect([...new Uint8Array(await part.arrayBuffer())]).toEqual([...bytes.slice(8_388_600, 8_388_616)]);
+  });
+
+  it("reads an upload's body in chunks of UPLOAD_READ_BYTES and leaves other requests as they are", async () => {
+    const bytes = bytesOf(1024 * 1024 + 5);
+    const path = `${BASE}/api/v1/orgs/${world.orgIsolation}/files?name=big.bin`;
+    const wrapped = withUploadReads(new Request(path, { method: 'POST', body: bytes }));
+    const sizes: number[] = [];
+    const received: Uint8Array[] = [];
+    for await (const chunk of wrapped.body as unknown as AsyncIterable<Uint8Array>) {
+      sizes.push(chunk.byteLength);
+      received.push(chunk);
+    }
+    expect(Math.max(...sizes)).toBe(UPLOAD_READ_BYTES);
+    expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(bytes.byteLength);
+    const joined = new Uint8Array(bytes.byteLength);
+    let at = 0;
+    for (const chunk of received) {
+      joined.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    expect(await hex(joined)).toBe(await hex(bytes));
+    const query = new Request(`${BASE}/api/v1/orgs/${world.orgIsolation}/files`);
+    expect(withUploadReads(query)).toBe(query);
+    const call = new Request(`${BASE}/api/mcp/tools/listOrganizations`, { method: 'POST', body: '{}' });
+    expect(withUploadReads(call)).toBe(call);
   });
 
   it('stores the file field of a multipart body', async () => {
