@@ -594,7 +594,15 @@ async function main(): Promise<void> {
     }
     if (argv.includes('--worker')) {
       seed.close();
-      await measureWorkerCpu(databaseUrl, seed.token, cases, seconds, rounds, children);
+      await measureWorkerCpu(
+        databaseUrl,
+        seed.token,
+        cases,
+        seconds,
+        rounds,
+        children,
+        !argv.includes('--no-trace'),
+      );
       return;
     }
     const recorded = await recordStatements(databaseUrl, seed.token, cases);
