@@ -4,7 +4,8 @@
 // - inside the Worker: workerd's own account of each request (its async trace, `--async-trace FILE`): the time the
 //   request's turns held the Worker's isolate, summed per request (its waitUntil work included). That is the part
 //   Cloudflare bills; it is wall-clock time on the isolate's thread, so it equals CPU time while that thread is not
-//   preempted (on a loaded machine it reads somewhat high). workerd's tail events would be the natural source, but
+//   preempted, and reads high on a loaded machine: the mean is also given scaled by the share of its runnable time
+//   that workerd's main thread ran during the load (/proc schedstat; the rest it waited for a CPU). workerd's tail events would be the natural source, but
 //   local workerd reports `cpuTime` and `wallTime` as 0 (both the tail and the streaming tail). The async trace needs
 //   a newer workerd than wrangler's: the project's own (`workerd` package, the one the workers tests run) is put in
 //   wrangler's Miniflare's place (MINIFLARE_WORKERD_PATH) through a wrapper that adds the flag. `--no-trace` (or a
@@ -55,6 +56,19 @@ function tracingWorkerd(): string | null {
     return help.stdout?.includes('--async-trace') ? path : null;
   } catch {
     return null;
+  }
+}
+
+/**
+ * A thread's time on a CPU and waiting for one (runnable, not running) so far, ns (Linux /proc schedstat; NaN
+ * elsewhere). workerd runs every isolate on its main thread (its tid is its pid).
+ */
+function schedstatOf(pid: number): { runNs: number; waitNs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { runNs: run ?? Number.NaN, waitNs: wait ?? Number.NaN };
+  } catch {
+    return { runNs: Number.NaN, waitNs: Number.NaN };
   }
 }
 
@@ -172,6 +186,8 @@ interface Sample {
   insideMs: number[];
   /** Miniflare's own workers' isolate time over the load, per Worker request. */
   othersMs: number;
+  /** Of the time workerd's main thread was runnable during the load, the share it ran (the rest it waited for a CPU). */
+  onCpuShare: number;
 }
 
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length;
@@ -221,6 +237,7 @@ export async function measureWorkerCpu(
     const processes = descendants(host.pid ?? -1).filter((each) => each.name === 'workerd');
     if (processes.length === 0) throw new Error('no workerd process under dev:worker --workerd');
     const workerdCpu = () => processes.reduce((sum, each) => sum + cpuSecondsOf(each.pid), 0);
+    const mainThread = () => schedstatOf(processes[0]?.pid ?? -1);
     const version = workerd
       ? `${spawnSync(workerd, ['--version'], { encoding: 'utf8' }).stdout?.trim()}, writing an async trace`
       : "wrangler's workerd";
@@ -255,10 +272,11 @@ export async function measureWorkerCpu(
     for (let round = 0; round < rounds; round++) {
       for (const variant of variants) {
         reader?.take();
-        const before = { workerd: workerdCpu(), database: host.cpuSeconds() };
+        const before = { workerd: workerdCpu(), database: host.cpuSeconds(), thread: mainThread() };
         const result = await load(variant, seconds);
         const calls = Math.max(1, result.requests);
-        const after = { workerd: workerdCpu(), database: host.cpuSeconds() };
+        const after = { workerd: workerdCpu(), database: host.cpuSeconds(), thread: mainThread() };
+        const ran = after.thread.runNs - before.thread.runNs;
         await new Promise((settle) => setTimeout(settle, SETTLE_MS));
         const traced = reader?.take() ?? { workerMs: [], othersMs: 0 };
         const failed = variant.anonymous ? result.errors : result.errors + result.non2xx;
@@ -270,6 +288,7 @@ export async function measureWorkerCpu(
           databaseMs: ((after.database - before.database) * 1000) / calls,
           insideMs: traced.workerMs,
           othersMs: traced.othersMs / Math.max(1, traced.workerMs.length),
+          onCpuShare: ran / (ran + after.thread.waitNs - before.thread.waitNs),
         });
       }
     }
@@ -278,9 +297,9 @@ export async function measureWorkerCpu(
       `Worker (dev:worker --workerd: ${version}; the database over Hrana HTTP from a Node dev server): median of ${rounds} rounds of ${seconds} s, ${CONNECTIONS} connections`,
     );
     console.log(
-      "| call | req/s | inside the Worker per call: mean (median) | Miniflare's workers per call | workerd process CPU per call | database server CPU per call |",
+      "| call | req/s | inside the Worker per call: mean (median) | the mean on CPU (estimate) | Miniflare's workers per call | workerd process CPU per call | database server CPU per call |",
     );
-    console.log('|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|');
     for (const variant of variants) {
       const each = samples.get(variant.label) ?? [];
       const rate = median(each.map((sample) => sample.load.requestsPerSecond));
@@ -289,9 +308,13 @@ export async function measureWorkerCpu(
       const inside = reader
         ? `${median(each.map((sample) => mean(sample.insideMs))).toFixed(3)} ms (${median(each.map((sample) => median(sample.insideMs))).toFixed(3)})`
         : '-';
+      const share = median(each.map((sample) => sample.onCpuShare));
+      const onCpu = reader
+        ? `${median(each.map((sample) => mean(sample.insideMs) * sample.onCpuShare)).toFixed(3)} ms (ran ${(share * 100).toFixed(0)}%)`
+        : '-';
       const others = reader ? `${median(each.map((sample) => sample.othersMs)).toFixed(3)} ms` : '-';
       console.log(
-        `| ${variant.label} | ${rate.toFixed(0)} | ${inside} | ${others} | ${workerdMs.toFixed(3)} ms | ${databaseMs.toFixed(3)} ms |`,
+        `| ${variant.label} | ${rate.toFixed(0)} | ${inside} | ${onCpu} | ${others} | ${workerdMs.toFixed(3)} ms | ${databaseMs.toFixed(3)} ms |`,
       );
     }
   } finally {
