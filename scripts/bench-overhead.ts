@@ -13,7 +13,8 @@
 // Options: --seconds N (per case and round, default 5), --rounds N (default 3), --size N (risks, default 10000),
 // --memory-seconds N (mixed load of the memory phase, default 300; 0 skips it), --cpu-prof DIR (instead of the
 // rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time), --worker
-// (instead of the rest: CPU per call of the same calls on the Worker in workerd, bench-worker-cpu.ts).
+// (instead of the rest: the same calls on the Worker in workerd, CPU per call inside the Worker and of the workerd
+// process, bench-worker-cpu.ts; with --no-trace the process's only).
 // Child mode (internal): --serve-thin <database url> <statements file> [--service-client] serves the thin route.
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -594,7 +595,15 @@ async function main(): Promise<void> {
     }
     if (argv.includes('--worker')) {
       seed.close();
-      await measureWorkerCpu(databaseUrl, seed.token, cases, seconds, rounds, children);
+      await measureWorkerCpu(
+        databaseUrl,
+        seed.token,
+        cases,
+        seconds,
+        rounds,
+        children,
+        !argv.includes('--no-trace'),
+      );
       return;
     }
     const recorded = await recordStatements(databaseUrl, seed.token, cases);
