@@ -7,15 +7,23 @@ const TRUE_VALUES = new Set(['1', 'true', 'yes']);
 
 /** What a request asks for: `?toolsets=risks,vendors` and `?readonly=true`, or else the X-MCP-* headers. */
 export function requestedToolSelection(request: Request, known: Iterable<string>): ParsedSelection {
-  const { searchParams } = new URL(request.url);
+  // Most calls have no query: the URL is parsed only when there is one (it is parsed again on every call).
+  const query = request.url.indexOf('?');
+  const searchParams = query < 0 ? null : new URLSearchParams(request.url.slice(query + 1));
   return parseToolSelection(
     {
-      toolsets: searchParams.get('toolsets') ?? request.headers.get('x-mcp-toolsets'),
-      readonly: searchParams.get('readonly') ?? request.headers.get('x-mcp-readonly'),
+      toolsets: searchParams?.get('toolsets') ?? request.headers.get('x-mcp-toolsets'),
+      readonly: searchParams?.get('readonly') ?? request.headers.get('x-mcp-readonly'),
     },
     known,
   );
 }
+
+/** The default selection, read-only and readable-and-writable: made once, shared by every call that asks for it. */
+const DEFAULT_SELECTIONS = {
+  readonly: { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly: true } },
+  readWrite: { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly: false } },
+} as const satisfies Record<string, ParsedSelection>;
 
 /**
  * `all` names every toolset, `default` the default ones (also what no or an empty value chooses); `core` is always
@@ -28,7 +36,7 @@ export function parseToolSelection(
   const raw = asked.toolsets ?? null;
   const readonly = TRUE_VALUES.has((asked.readonly ?? '').trim().toLowerCase());
   if (raw === null || raw.trim() === '') {
-    return { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly } };
+    return readonly ? DEFAULT_SELECTIONS.readonly : DEFAULT_SELECTIONS.readWrite;
   }
   const names = raw
     .split(',')
