@@ -270,38 +270,32 @@ async function measureCalls(
   for (const item of cases) {
     const calls = recorded.get(item.name) ?? [];
     // In this order, so each ratio's two cases run close together: direct beside the thin route, then the twin hosts.
+    const thinRoute = (label: string, host: ChildHost): Variant => ({
+      label,
+      host,
+      url: `${host.url}/${item.name}`,
+      body: item.args,
+    });
+    const directCall = (label: string, host: ChildHost): Variant => ({
+      label,
+      host,
+      url: `${host.url}/api/mcp/tools/${item.name}`,
+      body: item.args,
+    });
+    const warm = directCall('warm token', hosts.warm);
+    const cold = directCall('cold token', hosts.cold);
     const variants: Variant[] = [
-      { label: 'thin route', host: hosts.thin, url: `${hosts.thin.url}/${item.name}`, body: item.args },
-      {
-        label: 'direct',
-        host: hosts.service,
-        url: `${hosts.service.url}/api/mcp/tools/${item.name}`,
-        body: item.args,
-      },
-      {
-        label: 'warm token',
-        host: hosts.warm,
-        url: `${hosts.warm.url}/api/mcp/tools/${item.name}`,
-        body: item.args,
-      },
-      {
-        label: 'cold token',
-        host: hosts.cold,
-        url: `${hosts.cold.url}/api/mcp/tools/${item.name}`,
-        body: item.args,
-      },
+      thinRoute('thin route', hosts.thin),
+      directCall('direct', hosts.service),
+      warm,
+      cold,
       {
         label: 'MCP',
         host: hosts.service,
         url: `${hosts.service.url}/api/mcp/v1`,
         body: mcpCall(item.name, item.args),
       },
-      {
-        label: 'thin route, service client',
-        host: hosts.thinKept,
-        url: `${hosts.thinKept.url}/${item.name}`,
-        body: item.args,
-      },
+      thinRoute('thin route, service client', hosts.thinKept),
     ];
     for (const variant of variants) await postLoad(variant.url, variant.body, seed.token, CONNECTIONS, 1); // warm-up
     const samples = new Map<string, Sample[]>(variants.map((variant) => [variant.label, []]));
@@ -313,13 +307,7 @@ async function measureCalls(
       const order =
         round % 2 === 0
           ? variants
-          : variants.map((variant, index) =>
-              variant.label === 'warm token'
-                ? (variants[index + 1] as Variant)
-                : variant.label === 'cold token'
-                  ? (variants[index - 1] as Variant)
-                  : variant,
-            );
+          : variants.map((variant) => (variant === warm ? cold : variant === cold ? warm : variant));
       for (const variant of order)
         samples.get(variant.label)?.push(await sample(variant, seed.token, seconds));
     }
