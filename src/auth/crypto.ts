@@ -20,12 +20,13 @@ export function randomBase64Url(byteLength: number): string {
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-/** Compares two strings in time that depends only on their lengths, never on where they differ. */
+/**
+ * Compares two strings in time that depends only on their lengths, never on where they differ: every UTF-16 code
+ * unit of the longer is read (a missing one reads as NaN, which `| 0` makes 0), without encoding either first.
+ */
 export function constantTimeEqual(a: string, b: string): boolean {
-  const left = encoder.encode(a);
-  const right = encoder.encode(b);
-  let difference = left.length ^ right.length;
-  const length = Math.max(left.length, right.length);
-  for (let i = 0; i < length; i++) difference |= (left[i] ?? 0) ^ (right[i] ?? 0);
+  let difference = a.length ^ b.length;
+  const length = Math.max(a.length, b.length);
+  for (let i = 0; i < length; i++) difference |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0);
   return difference === 0;
 }

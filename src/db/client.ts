@@ -16,6 +16,11 @@ export function createDatabase(client: Client): Database {
   return { db: drizzle(client, { schema }), client };
 }
 
+/** The libSQL client under a handle (drizzle keeps it as `$client`), for statements that skip drizzle's layers. */
+export function clientOf(db: Db): Client {
+  return (db as unknown as { $client: Client }).$client;
+}
+
 /** Busy timeout of embedded files, so the CLI and the server can share one file. */
 export const BUSY_TIMEOUT_MS = 5000;
 

@@ -2,6 +2,7 @@
 // an empty header, characters outside the token charset, revocation of a cached token, a VIEWER's updates and
 // deletes, and tokens restricted to an organization their holder is not in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { constantTimeEqual } from '../../src/auth/crypto.ts';
 import {
   BASE,
   callDirect,
@@ -109,5 +110,25 @@ describe('scope and role', () => {
         expiresAt: null,
       }),
     ).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('constantTimeEqual', () => {
+  it('is true only for the same string, whatever the lengths and characters', () => {
+    const hash = `${'a'.repeat(63)}b`;
+    expect(constantTimeEqual(hash, `${'a'.repeat(63)}b`)).toBe(true);
+    expect(constantTimeEqual('', '')).toBe(true);
+    expect(constantTimeEqual('ünïcødé ✓', 'ünïcødé ✓')).toBe(true);
+    // One code unit differs, first or last.
+    expect(constantTimeEqual(hash, `b${'a'.repeat(62)}b`)).toBe(false);
+    expect(constantTimeEqual(hash, 'a'.repeat(64))).toBe(false);
+    // A prefix, or the same text with what reads as 0 past the end of the shorter one.
+    expect(constantTimeEqual(hash, hash.slice(0, 63))).toBe(false);
+    expect(constantTimeEqual('abc', 'abc\u0000')).toBe(false);
+    expect(constantTimeEqual('', '\u0000')).toBe(false);
+    // Characters beyond one byte, and code units whose low bits match.
+    expect(constantTimeEqual('é', 'e')).toBe(false);
+    expect(constantTimeEqual('\u0101', '\u0001')).toBe(false);
+    expect(constantTimeEqual('\ud83d\ude00', '\ud83d\ude01')).toBe(false);
   });
 });

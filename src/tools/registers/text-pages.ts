@@ -1,8 +1,9 @@
 // The read strategies of a list page: a walk along the sort index, and for text the FTS index can find, a count of
 // its matches followed by a dense walk or a sparse read of the matches, whichever their density makes cheap.
-import type { Client, InArgs } from '@libsql/client';
+import type { InArgs } from '@libsql/client';
 import { and, asc, count, desc, eq, fillPlaceholders, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
+import { clientOf } from '../../db/client.ts';
 import { rowMapper } from '../../db/rows.ts';
 import {
   type CountedTotal,
@@ -56,8 +57,9 @@ type BatchList = [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]];
  * mapping, which asks what each field is for every row.
  */
 function runBatch(ctx: ToolContext, statements: Rendered[]) {
-  const client = (ctx.db as unknown as { $client: Client }).$client;
-  return client.batch(statements.map(({ sql: text, params }) => ({ sql: text, args: params as InArgs })));
+  return clientOf(ctx.db).batch(
+    statements.map(({ sql: text, params }) => ({ sql: text, args: params as InArgs })),
+  );
 }
 
 const listRowMappers = new WeakMap<RegisterRecords, ReturnType<typeof rowMapper>>();
