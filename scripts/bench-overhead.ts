@@ -1,16 +1,17 @@
 // What a call costs around its SQL (`npm run bench -- --overhead`): listRisks (a page of 20) and getRisk on one
 // organization of 10k risks, driven over loopback by autocannon (10 connections) at the Node host (`compliance-mcp
 // serve`) as a direct call, as an MCP tools/call, and as a direct call on two more hosts alike but for the token
-// cache: one as configured by default, one with it off (TOKEN_CACHE_TTL_SECONDS=0: every call pays a cold token),
-// taking turns going first; beside them a thin Hono route on @hono/node-server that
+// cache: one as configured by default, one with it off (TOKEN_CACHE_TTL_SECONDS=0: every call pays a cold token);
+// beside them a thin Hono route on @hono/node-server that
 // replays exactly the statements the service ran for that call (recorded from the service itself) through a stock
 // @libsql/client (createClient, the service's settings: one connection, WAL), and those statements run in process
 // the same way: the reference of the targets. A second thin route replays them through the service's own client
-// (src/db/open-node.ts, statements kept prepared): the floor, for information. Cases interleaved, median of the rounds; req/s, the server's CPU per call (/proc) and
-// the ratios against their targets (each the median of its rounds' ratios). Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
+// (src/db/open-node.ts, statements kept prepared): the floor, for information. Cases interleaved, the two of each ratio
+// side by side, every other round in reverse; req/s and the server's CPU per call (/proc), medians of the rounds, and
+// the ratios against their targets (each the median of its rounds' ratios, their range beside it). Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
 // over the whole load (5 minutes by default). Always exits 0: the table is the result.
 //
-// Options: --seconds N (per case and round, default 5), --rounds N (default 3), --size N (risks, default 10000),
+// Options: --seconds N (per case and round, default 5), --rounds N (default 5), --size N (risks, default 10000),
 // --memory-seconds N (mixed load of the memory phase, default 300; 0 skips it), --cpu-prof DIR (instead of the
 // rest: a CPU profile of the host under each direct call, written to DIR, and its top frames by self time), --worker
 // (instead of the rest: the same calls on the Worker in workerd, CPU per call inside the Worker and of the workerd
@@ -269,7 +270,6 @@ async function measureCalls(
   const local = { client: await stockClient(seed.databaseUrl) };
   for (const item of cases) {
     const calls = recorded.get(item.name) ?? [];
-    // In this order, so each ratio's two cases run close together: direct beside the thin route, then the twin hosts.
     const thinRoute = (label: string, host: ChildHost): Variant => ({
       label,
       host,
@@ -282,19 +282,20 @@ async function measureCalls(
       url: `${host.url}/api/mcp/tools/${item.name}`,
       body: item.args,
     });
-    const warm = directCall('warm token', hosts.warm);
-    const cold = directCall('cold token', hosts.cold);
+    // In this order, each ratio's two cases side by side: the thin route and direct, direct and MCP (one host), the
+    // twin hosts; every other round in reverse, so neither case of a pair is always the one that runs second (after
+    // the other's writes, or later in a drifting machine).
     const variants: Variant[] = [
       thinRoute('thin route', hosts.thin),
       directCall('direct', hosts.service),
-      warm,
-      cold,
       {
         label: 'MCP',
         host: hosts.service,
         url: `${hosts.service.url}/api/mcp/v1`,
         body: mcpCall(item.name, item.args),
       },
+      directCall('warm token', hosts.warm),
+      directCall('cold token', hosts.cold),
       thinRoute('thin route, service client', hosts.thinKept),
     ];
     for (const variant of variants) await postLoad(variant.url, variant.body, seed.token, CONNECTIONS, 1); // warm-up
@@ -302,34 +303,34 @@ async function measureCalls(
     const inProcess: number[] = [];
     for (let round = 0; round < rounds; round++) {
       inProcess.push(await inProcessRate(local.client, calls, Math.min(seconds, 3)));
-      // The twin hosts take turns going first (warm, cold; then cold, warm), so neither is always the one that
-      // follows the other's writes.
-      const order =
-        round % 2 === 0
-          ? variants
-          : variants.map((variant) => (variant === warm ? cold : variant === cold ? warm : variant));
-      for (const variant of order)
+      for (const variant of round % 2 === 0 ? variants : [...variants].reverse())
         samples.get(variant.label)?.push(await sample(variant, seed.token, seconds));
     }
     const rate = (label: string) =>
       median((samples.get(label) ?? []).map((each) => each.load.requestsPerSecond));
     const cpu = (label: string) => median((samples.get(label) ?? []).map((each) => each.cpuMs));
-    // A ratio is taken round by round (the two cases ran back to back) and its median kept: other work on the
-    // machine moves the rates from round to round, much less within one.
-    const ratio = (a: string, b: string) => {
+    // A ratio is taken round by round (the two cases ran back to back) and its median kept, its range shown: other
+    // work on the machine moves the rates from round to round, much less within one.
+    const perRound = (a: string, b: string, of: (each: Sample) => number) => {
       const over = samples.get(b) ?? [];
-      return median(
-        (samples.get(a) ?? []).map(
-          (each, round) => each.load.requestsPerSecond / (over[round]?.load.requestsPerSecond ?? Number.NaN),
-        ),
-      );
+      return (samples.get(a) ?? []).map((each, round) => {
+        const other = over[round];
+        return other ? of(each) / of(other) : Number.NaN;
+      });
+    };
+    const ratio = (a: string, b: string) => median(perRound(a, b, (each) => each.load.requestsPerSecond));
+    const spread = (a: string, b: string) => {
+      const ratios = perRound(a, b, (each) => each.load.requestsPerSecond);
+      return `rounds ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
     };
     const cell = (label: string) => `${rate(label).toFixed(0)} req/s, ${cpu(label).toFixed(3)} ms CPU`;
     const raw = median(inProcess);
     table.push(
       `| ${item.name} (${calls.length} client call${calls.length === 1 ? '' : 's'}) | ${raw.toFixed(0)} | ${cell('thin route')} | ${cell('thin route, service client')} | ${cell('direct')} | ${cell('MCP')} | ${cell('warm token')} | ${cell('cold token')} |`,
     );
-    const cpuRatio = (a: string, b: string) => `CPU per call ${(cpu(b) / cpu(a)).toFixed(2)}x`;
+    // CPU per call of b over a's, round by round as the rates (less CPU per call is the faster).
+    const cpuRatio = (a: string, b: string) =>
+      `${spread(a, b)}; CPU per call ${median(perRound(b, a, (each) => each.cpuMs)).toFixed(2)}x`;
     rows.push(
       ratioRow(
         `${item.name} direct / thin route`,
@@ -558,7 +559,7 @@ async function profileCalls(
 async function main(): Promise<void> {
   const started = Date.now();
   const seconds = Number(option('--seconds') ?? 5);
-  const rounds = Number(option('--rounds') ?? 3);
+  const rounds = Number(option('--rounds') ?? 5);
   const size = Number(option('--size') ?? 10_000);
   const memorySeconds = Number(option('--memory-seconds') ?? 300);
   const profileDir = option('--cpu-prof');
