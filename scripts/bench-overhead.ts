@@ -6,7 +6,8 @@
 // replays exactly the statements the service ran for that call (recorded from the service itself) through a stock
 // @libsql/client (createClient, the service's settings: one connection, WAL), and those statements run in process
 // the same way: the reference of the targets. A second thin route replays them through the service's own client
-// (src/db/open-node.ts, statements kept prepared): the floor, for information. Cases interleaved, the two of each ratio
+// (src/db/open-node.ts, statements kept prepared): the floor, for information. Each round on hosts started afresh
+// (two processes started alike differ for their whole life), cases interleaved, the two of each ratio
 // side by side, every other round in reverse; req/s and the server's CPU per call (/proc), medians of the rounds, and
 // the ratios against their targets (each the median of its rounds' ratios, their range beside it). Then memory: the host's RSS idle, after 60 s of mixed load, and its RSS and heap
 // over the whole load (5 minutes by default). Always exits 0: the table is the result.
@@ -167,6 +168,27 @@ function startService(
   );
 }
 
+/** The thin route on the file, replaying `statementsFile`: through a stock client, or the service's own. */
+function startThin(
+  databaseUrl: string,
+  statementsFile: string,
+  children: ChildProcess[],
+  serviceClient: boolean,
+): Promise<ChildHost> {
+  return startChildProcess(
+    [
+      resolve('bin/run-ts.js'),
+      resolve('scripts/bench.ts'),
+      '--serve-thin',
+      databaseUrl,
+      statementsFile,
+      ...(serviceClient ? ['--service-client'] : []),
+    ],
+    /THIN (\S+)/,
+    children,
+  );
+}
+
 /** A stock @libsql/client on the file with the service's settings: one connection, its busy timeout, WAL. */
 async function stockClient(databaseUrl: string): Promise<Client> {
   const client = createClient({ url: databaseUrl, timeout: BUSY_TIMEOUT_MS, concurrency: 1 });
@@ -254,10 +276,50 @@ function ratioRow(name: string, ratio: number, target: number | null, detail: st
   };
 }
 
+/** The hosts of one round: the service, its twins alike but for the token cache, and the two thin routes. */
+type Hosts = { service: ChildHost; warm: ChildHost; cold: ChildHost; thin: ChildHost; thinKept: ChildHost };
+
+/** The ways to call `item` on `hosts`, each ratio's two side by side (see measureCalls). */
+function variantsOf(item: CallCase, hosts: Hosts): Variant[] {
+  const thinRoute = (label: string, host: ChildHost): Variant => ({
+    label,
+    host,
+    url: `${host.url}/${item.name}`,
+    body: item.args,
+  });
+  const directCall = (label: string, host: ChildHost): Variant => ({
+    label,
+    host,
+    url: `${host.url}/api/mcp/tools/${item.name}`,
+    body: item.args,
+  });
+  return [
+    thinRoute('thin route', hosts.thin),
+    directCall('direct', hosts.service),
+    {
+      label: 'MCP',
+      host: hosts.service,
+      url: `${hosts.service.url}/api/mcp/v1`,
+      body: mcpCall(item.name, item.args),
+    },
+    directCall('warm token', hosts.warm),
+    directCall('cold token', hosts.cold),
+    thinRoute('thin route, service client', hosts.thinKept),
+  ];
+}
+
+/**
+ * Every case on every way to call it, `rounds` times. Each round starts its hosts afresh (in reverse order every other
+ * round) and stops them after: two processes started alike differ by up to a quarter in CPU per call for the whole of
+ * their lives (measured: twin hosts of one build, 173 and 230 us per getRisk in two runs), so a ratio between two
+ * hosts is only as good as the number of processes behind it. Within a round the cases run in this order, each
+ * ratio's two side by side (the thin route and direct, direct and MCP on one host, the twin hosts), every other
+ * round in reverse, so neither of a pair is always the one that runs second.
+ */
 async function measureCalls(
   seed: RiskSeed,
   cases: CallCase[],
-  hosts: { service: ChildHost; warm: ChildHost; cold: ChildHost; thin: ChildHost; thinKept: ChildHost },
+  startHosts: (reverse: boolean) => Promise<Hosts>,
   recorded: Map<string, RecordedCall[]>,
   seconds: number,
   rounds: number,
@@ -268,52 +330,39 @@ async function measureCalls(
     '|---|---|---|---|---|---|---|---|',
   ];
   const local = { client: await stockClient(seed.databaseUrl) };
+  const samples = new Map<string, Sample[]>();
+  const inProcess = new Map<string, number[]>();
+  for (let round = 0; round < rounds; round++) {
+    const reverse = round % 2 === 1;
+    const hosts = await startHosts(reverse);
+    try {
+      for (const item of cases) {
+        const variants = variantsOf(item, hosts);
+        for (const variant of variants) await postLoad(variant.url, variant.body, seed.token, CONNECTIONS, 1); // warm-up
+        const rates = inProcess.get(item.name) ?? [];
+        rates.push(await inProcessRate(local.client, recorded.get(item.name) ?? [], Math.min(seconds, 3)));
+        inProcess.set(item.name, rates);
+        for (const variant of reverse ? [...variants].reverse() : variants) {
+          const key = `${item.name} ${variant.label}`;
+          const taken = samples.get(key) ?? [];
+          taken.push(await sample(variant, seed.token, seconds));
+          samples.set(key, taken);
+        }
+      }
+    } finally {
+      await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    }
+  }
   for (const item of cases) {
     const calls = recorded.get(item.name) ?? [];
-    const thinRoute = (label: string, host: ChildHost): Variant => ({
-      label,
-      host,
-      url: `${host.url}/${item.name}`,
-      body: item.args,
-    });
-    const directCall = (label: string, host: ChildHost): Variant => ({
-      label,
-      host,
-      url: `${host.url}/api/mcp/tools/${item.name}`,
-      body: item.args,
-    });
-    // In this order, each ratio's two cases side by side: the thin route and direct, direct and MCP (one host), the
-    // twin hosts; every other round in reverse, so neither case of a pair is always the one that runs second (after
-    // the other's writes, or later in a drifting machine).
-    const variants: Variant[] = [
-      thinRoute('thin route', hosts.thin),
-      directCall('direct', hosts.service),
-      {
-        label: 'MCP',
-        host: hosts.service,
-        url: `${hosts.service.url}/api/mcp/v1`,
-        body: mcpCall(item.name, item.args),
-      },
-      directCall('warm token', hosts.warm),
-      directCall('cold token', hosts.cold),
-      thinRoute('thin route, service client', hosts.thinKept),
-    ];
-    for (const variant of variants) await postLoad(variant.url, variant.body, seed.token, CONNECTIONS, 1); // warm-up
-    const samples = new Map<string, Sample[]>(variants.map((variant) => [variant.label, []]));
-    const inProcess: number[] = [];
-    for (let round = 0; round < rounds; round++) {
-      inProcess.push(await inProcessRate(local.client, calls, Math.min(seconds, 3)));
-      for (const variant of round % 2 === 0 ? variants : [...variants].reverse())
-        samples.get(variant.label)?.push(await sample(variant, seed.token, seconds));
-    }
-    const rate = (label: string) =>
-      median((samples.get(label) ?? []).map((each) => each.load.requestsPerSecond));
-    const cpu = (label: string) => median((samples.get(label) ?? []).map((each) => each.cpuMs));
+    const taken = (label: string) => samples.get(`${item.name} ${label}`) ?? [];
+    const rate = (label: string) => median(taken(label).map((each) => each.load.requestsPerSecond));
+    const cpu = (label: string) => median(taken(label).map((each) => each.cpuMs));
     // A ratio is taken round by round (the two cases ran back to back) and its median kept, its range shown: other
     // work on the machine moves the rates from round to round, much less within one.
     const perRound = (a: string, b: string, of: (each: Sample) => number) => {
-      const over = samples.get(b) ?? [];
-      return (samples.get(a) ?? []).map((each, round) => {
+      const over = taken(b);
+      return taken(a).map((each, round) => {
         const other = over[round];
         return other ? of(each) / of(other) : Number.NaN;
       });
@@ -324,7 +373,7 @@ async function measureCalls(
       return `rounds ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}`;
     };
     const cell = (label: string) => `${rate(label).toFixed(0)} req/s, ${cpu(label).toFixed(3)} ms CPU`;
-    const raw = median(inProcess);
+    const raw = median(inProcess.get(item.name) ?? []);
     table.push(
       `| ${item.name} (${calls.length} client call${calls.length === 1 ? '' : 's'}) | ${raw.toFixed(0)} | ${cell('thin route')} | ${cell('thin route, service client')} | ${cell('direct')} | ${cell('MCP')} | ${cell('warm token')} | ${cell('cold token')} |`,
     );
@@ -356,7 +405,9 @@ async function measureCalls(
   }
   local.client.close();
   console.log('');
-  console.log(`median of ${rounds} rounds of ${seconds} s, ${CONNECTIONS} connections, cases interleaved`);
+  console.log(
+    `median of ${rounds} rounds of ${seconds} s, each on hosts started afresh, ${CONNECTIONS} connections, cases interleaved`,
+  );
   console.log(table.join('\n'));
   return rows;
 }
@@ -606,32 +657,21 @@ async function main(): Promise<void> {
         `${name}: ${calls.map((call) => call.method).join(', ')}; ${statements.length} statements, replayed by the thin route`,
       );
     }
-    const hosts = {
-      service: await startService(databaseUrl, children),
-      // The cold token's reference: a host like `cold` in all but the cache, used for nothing else (the service host
-      // also serves the MCP case, and a second process on the file is not the first one: like compared with like).
-      warm: await startService(databaseUrl, children),
-      cold: await startService(databaseUrl, children, { TOKEN_CACHE_TTL_SECONDS: '0' }),
-      thin: await startChildProcess(
-        [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-thin', databaseUrl, statementsFile],
-        /THIN (\S+)/,
-        children,
-      ),
-      thinKept: await startChildProcess(
-        [
-          resolve('bin/run-ts.js'),
-          resolve('scripts/bench.ts'),
-          '--serve-thin',
-          databaseUrl,
-          statementsFile,
-          '--service-client',
-        ],
-        /THIN (\S+)/,
-        children,
-      ),
+    // The cold token's reference is a host like `cold` in all but the cache, used for nothing else (the service host
+    // also serves the MCP case, and a second process on the file is not the first one: like compared with like).
+    const starters: [keyof Hosts, () => Promise<ChildHost>][] = [
+      ['service', () => startService(databaseUrl, children)],
+      ['warm', () => startService(databaseUrl, children)],
+      ['cold', () => startService(databaseUrl, children, { TOKEN_CACHE_TTL_SECONDS: '0' })],
+      ['thin', () => startThin(databaseUrl, statementsFile, children, false)],
+      ['thinKept', () => startThin(databaseUrl, statementsFile, children, true)],
+    ];
+    const startHosts = async (reverse: boolean): Promise<Hosts> => {
+      const started: Partial<Hosts> = {};
+      for (const [name, start] of reverse ? [...starters].reverse() : starters) started[name] = await start();
+      return started as Hosts;
     };
-    const rows = await measureCalls(seed, cases, hosts, recorded, seconds, rounds);
-    await Promise.all(Object.values(hosts).map((host) => host.stop()));
+    const rows = await measureCalls(seed, cases, startHosts, recorded, seconds, rounds);
     if (memorySeconds > 0) {
       const tokens = createTokenService({
         db: seed.database.db,
