@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text as readText } from 'node:stream/consumers';
 import { signLink } from '../src/files/links.ts';
+import { browserSession, csrfOf } from '../test/browser-session.ts';
 
 const onWorkerd = process.argv.includes('--workerd');
 const onWorker = onWorkerd || process.argv.includes('--worker');
@@ -97,36 +98,13 @@ async function startHost(dir: string): Promise<Host> {
   };
 }
 
-/** A browser's session: signs in with the demo account and keeps its cookies. */
+/** A browser's session, signed in with the demo account. */
 async function webSession(host: Host) {
-  const cookies = new Map<string, string>();
-  const origin = new URL(host.url).origin;
-  const request = async (path: string, init: RequestInit = {}) => {
-    const response = await fetch(`${host.url}${path}`, {
-      ...init,
-      redirect: 'manual',
-      headers: {
-        ...(init.headers as Record<string, string>),
-        origin,
-        cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-      },
-    } as RequestInit);
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const at = pair.indexOf('=');
-      cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-    return response;
-  };
-  const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
-  const login = csrfOf(await (await request('/login')).text());
-  const signedIn = await request('/login', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: login, ...host.signIn }).toString(),
-  });
+  const session = browserSession((request) => fetch(request), host.url);
+  if (!host.signIn) throw new Error('the host printed no demo account to sign in with');
+  const signedIn = await session.signIn(host.signIn);
   if (signedIn.status !== 303) throw new Error(`sign-in answered ${signedIn.status}`);
-  return { request, csrfOf };
+  return session;
 }
 
 /** The evidence form's multipart body as a browser sends it: token, record, title, then a file of `size` bytes. */
@@ -255,10 +233,10 @@ async function main() {
         })
       ).json()) as { measures: { id: string }[] };
       const measureId = measures.measures[0]?.id ?? '';
-      const csrf = web.csrfOf(await (await web.request(`/orgs/${org}/measures/${measureId}`)).text());
+      const csrf = csrfOf(await (await web.send(`/orgs/${org}/measures/${measureId}`)).text());
       const webUpload = async (size: number) => {
         const form = evidenceForm(csrf, measureId, size);
-        const posted = await web.request(`/orgs/${org}/evidence/attach`, {
+        const posted = await web.send(`/orgs/${org}/evidence/attach`, {
           method: 'POST',
           headers: { 'content-type': form.type, 'content-length': String(form.length) },
           body: form.stream,

@@ -5,49 +5,21 @@ import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createOrganization, createUser } from '../src/accounts.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
+import { browserSession, csrfOf, pageOf } from '../test/browser-session.ts';
 import { freePort, startChildProcess } from './bench-load.ts';
 
 const PASSWORD = 'bench worker password';
 const SECONDS_TARGET = 60;
 
-/** A browser's session against the Worker: cookies kept, forms posted with the page's CSRF token. */
+/** A browser's session against the Worker over loopback: its pages read whole, forms posted. */
 function browser(base: string) {
-  const cookies = new Map<string, string>();
-  const keep = (response: Response) => {
-    for (const line of response.headers.getSetCookie()) {
-      const pair = line.split(';')[0] ?? '';
-      const at = pair.indexOf('=');
-      cookies.set(pair.slice(0, at), pair.slice(at + 1));
-    }
-  };
-  const headers = () => ({
-    cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-    origin: new URL(base).origin,
-  });
+  const session = browserSession((request) => fetch(request), base);
   return {
-    async get(path: string) {
-      const response = await fetch(`${base}${path}`, { headers: headers(), redirect: 'manual' });
-      keep(response);
-      return { status: response.status, html: await response.text() };
-    },
-    async post(path: string, body: URLSearchParams | FormData) {
-      const response = await fetch(`${base}${path}`, {
-        method: 'POST',
-        body,
-        headers: headers(),
-        redirect: 'manual',
-      });
-      keep(response);
-      return {
-        status: response.status,
-        html: await response.text(),
-        location: response.headers.get('location'),
-      };
-    },
+    get: (path: string) => session.send(path).then(pageOf),
+    post: (path: string, body: URLSearchParams | FormData) =>
+      session.send(path, { method: 'POST', body }).then(pageOf),
   };
 }
-
-const csrfOf = (html: string) => /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 
 export async function benchWorkerUpload(databaseUrl: string, csv: string): Promise<string[]> {
   const database = await openNodeDatabase(databaseUrl);

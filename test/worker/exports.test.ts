@@ -4,49 +4,18 @@ import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, createUser } from '../../src/accounts.ts';
 import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
+import { browserSession } from '../browser-session.ts';
 import { csvCatalog } from '../catalogs.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, testDatabase } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
-/** Cookies as a browser keeps them between requests to the Worker. */
-function cookieJar() {
-  const cookies = new Map<string, string>();
-  return {
-    header: () => [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-    keep(response: Response) {
-      for (const line of response.headers.getSetCookie()) {
-        const pair = line.split(';')[0] ?? '';
-        const index = pair.indexOf('=');
-        cookies.set(pair.slice(0, index), pair.slice(index + 1));
-      }
-    },
-  };
-}
-
+/** GETs of a person signed in on the Worker through the login form. */
 async function signedIn(email: string) {
-  const jar = cookieJar();
-  const form = await exports.default.fetch(new Request(`${BASE}/login`));
-  jar.keep(form);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
-  const response = await exports.default.fetch(
-    new Request(`${BASE}/login`, {
-      method: 'POST',
-      // As a browser's form post: the 303 is ours to see, not followed (the session cookie comes with it).
-      redirect: 'manual',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        origin: new URL(BASE).origin,
-        cookie: jar.header(),
-      },
-      body: new URLSearchParams({ _csrf: csrf, email, password: PASSWORD }).toString(),
-    }),
-  );
-  expect(response.status).toBe(303);
-  jar.keep(response);
-  return (path: string) =>
-    exports.default.fetch(new Request(`${BASE}${path}`, { headers: { cookie: jar.header() } }));
+  const session = browserSession((request) => exports.default.fetch(request), BASE);
+  expect((await session.signIn({ email, password: PASSWORD })).status).toBe(303);
+  return (path: string) => session.send(path);
 }
 
 describe('exports on the Worker', () => {

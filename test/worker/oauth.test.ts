@@ -5,46 +5,27 @@ import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4we
 import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens, oauthGrants } from '../../src/db/schema.ts';
+import { browserSession, csrfOf, pageOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
 import { testDatabase } from './helpers.ts';
 
 const REDIRECT = 'https://chatgpt.com/connector_platform_oauth_redirect';
 const MCP = `${BASE}/api/mcp/v1`;
 
-/** A browser stand-in over the Worker entry: a cookie jar, same-origin form posts. */
+/** A browser stand-in over the Worker entry: its pages read whole, same-origin form posts. */
 function browser() {
-  const cookies = new Map<string, string>();
-  async function send(path: string, init: RequestInit = {}) {
-    const headers = new Headers(init.headers);
-    if (cookies.size > 0)
-      headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
-    const response = await exports.default.fetch(
-      new Request(`${BASE}${path}`, { ...init, headers, redirect: 'manual' }),
-    );
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const index = pair.indexOf('=');
-      cookies.set(pair.slice(0, index), pair.slice(index + 1));
-    }
-    return {
-      status: response.status,
-      html: await response.text(),
-      location: response.headers.get('location'),
-    };
-  }
+  const session = browserSession((request) => exports.default.fetch(request), BASE);
   return {
-    get: (path: string) => send(path),
+    get: (path: string) => session.send(path).then(pageOf),
     post: (path: string, fields: Record<string, string>) =>
-      send(path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: BASE },
-        body: new URLSearchParams(fields).toString(),
-      }),
+      session
+        .send(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(fields).toString(),
+        })
+        .then(pageOf),
   };
-}
-
-function csrfOf(html: string): string {
-  return /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 }
 
 async function json(path: string, init: RequestInit = {}) {

@@ -4,44 +4,17 @@ import { env, exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, createUser } from '../../src/accounts.ts';
 import type { Env } from '../../src/worker.ts';
+import { browserSession, csrfOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
 import { testDatabase } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery staple';
-const origin = new URL(BASE).origin;
 
-/** A signed-in browser on the Worker: cookies kept, redirects not followed. */
+/** A signed-in browser on the Worker. */
 async function browser(email: string) {
-  const cookies = new Map<string, string>();
-  const send = async (path: string, init: RequestInit = {}) => {
-    const response = await exports.default.fetch(
-      new Request(`${BASE}${path}`, {
-        ...init,
-        redirect: 'manual',
-        headers: {
-          ...(init.headers as Record<string, string>),
-          origin,
-          cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; '),
-        },
-      }),
-    );
-    for (const line of response.headers.getSetCookie()) {
-      const pair = line.split(';')[0] ?? '';
-      const index = pair.indexOf('=');
-      cookies.set(pair.slice(0, index), pair.slice(index + 1));
-    }
-    return response;
-  };
-  const csrfOf = async (response: Response) =>
-    /name="_csrf" value="([^"]+)"/.exec(await response.text())?.[1] ?? '';
-  const login = await csrfOf(await send('/login'));
-  const signedIn = await send('/login', {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: login, email, password: PASSWORD }).toString(),
-  });
-  expect(signedIn.status).toBe(303);
-  return { send, csrfOf };
+  const session = browserSession((request) => exports.default.fetch(request), BASE);
+  expect((await session.signIn({ email, password: PASSWORD })).status).toBe(303);
+  return session;
 }
 
 async function blobCount(): Promise<number> {
@@ -61,8 +34,8 @@ describe('web uploads on the Worker', () => {
       sql: 'insert into vendors (id, organization_id, name, category, created_at, updated_at) values (?, ?, ?, ?, ?, ?)',
       args: [vendor, org, 'Storage vendor', 'OTHER', now, now],
     });
-    const { send, csrfOf } = await browser(email);
-    const csrf = await csrfOf(await send(`/orgs/${org}/vendors/${vendor}`));
+    const { send } = await browser(email);
+    const csrf = csrfOf(await (await send(`/orgs/${org}/vendors/${vendor}`)).text());
     const bytes = new Uint8Array(3 * 1024 * 1024).map((_, index) => (index * 13) % 256);
     const form = (token: string) => {
       const body = new FormData();
