@@ -2,9 +2,10 @@
 
 import { eq, exists, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import type { z } from 'zod';
 import type { IdPrefix } from '../ids.ts';
 import { idOf, longText, shortText } from './fields.ts';
-import { filter, optional, required } from './registers/spec.ts';
+import { type FilterSpec, filter, optional, required } from './registers/spec.ts';
 
 export const ownerField = (role = 'Owner', hint = 'The person accountable for it.') =>
   optional(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), 'person', { label: role, hint });
@@ -14,20 +15,35 @@ export const nameField = (example: string) => required(shortText().describe(`Nam
 export const descriptionField = (what: string) =>
   optional(longText().describe(`Free-text description of the ${what}.`));
 
+/** A link table's columns: this register's id (`ownerId`), the link's column holding it (`owner`), the other (`target`). */
+export interface Link {
+  ownerId: SQLiteColumn;
+  owner: SQLiteColumn;
+  target: SQLiteColumn;
+}
+
 /**
- * A filter on a relation list: the records linked to one target (the assets a vendor hosts). `owner` is the linking
- * table's column holding this register's id, `target` the other; the link's primary key answers each row's test.
+ * A filter on a relation list: the records linked to one target (the assets a vendor hosts, the evidence of a
+ * measure). A page walks its sort index and tests each row against the link's primary key (O(rows walked), whatever
+ * the target's number of links); its count starts from the target's links, by the link table's index on `target`,
+ * and looks each record up: O(matches), which a count stops at cap + 1, where testing every record of the
+ * organization was O(records) (listEvidence of one measure holding 1% of 100k items: 52 ms to count, against 10).
  */
-export const linkedFilter = (
-  link: { ownerId: SQLiteColumn; owner: SQLiteColumn; target: SQLiteColumn },
-  target: { prefix: IdPrefix; what: string },
-  description: string,
-) =>
-  filter(idOf(target.prefix, target.what).describe(description), (value) =>
-    exists(
-      sql`(select 1 from ${link.owner.table} where ${link.owner} = ${link.ownerId} and ${link.target} = ${value})`,
-    ),
-  );
+export function linkFilter(link: Link, schema: z.ZodType): FilterSpec {
+  return {
+    schema,
+    where: (value) =>
+      exists(
+        sql`(select 1 from ${link.owner.table} where ${link.owner} = ${link.ownerId} and ${link.target} = ${value})`,
+      ),
+    count: (value) =>
+      sql`${link.ownerId} in (select ${link.owner} from ${link.owner.table} where ${link.target} = ${value})`,
+  };
+}
+
+/** linkFilter of one kind of target, by its id prefix. */
+export const linkedFilter = (link: Link, target: { prefix: IdPrefix; what: string }, description: string) =>
+  linkFilter(link, idOf(target.prefix, target.what).describe(description));
 
 /** The `owner_id` filter every owned register has. */
 export const ownerFilter = (column: SQLiteColumn, role = 'Owner') =>

@@ -1,6 +1,6 @@
 // Evidence: a link or a stored file that shows a record's work was done (the MFA screenshot, the signed DPA).
 // Immutable once stored: its url or file never changes; a newer one supersedes it.
-import { and, eq, exists, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { evidence, evidenceRecords, storedFiles } from '../db/schema.ts';
 import { AppError, invalidArguments } from '../errors.ts';
@@ -14,7 +14,7 @@ import {
   inlineFileArguments,
   takeInlineFile,
 } from './attached-files.ts';
-import { descriptionField } from './common-fields.ts';
+import { descriptionField, linkFilter } from './common-fields.ts';
 import { expiredFilter, isExpired } from './expiry.ts';
 import { caseInsensitiveEnum, dateSchema, httpUrl, idOf, idOfAny, shortText } from './fields.ts';
 import {
@@ -185,17 +185,14 @@ export const evidenceSpec: RegisterSpec = {
       dateSchema.describe('Only those valid until this date or earlier (YYYY-MM-DD).'),
       (value) => and(isNotNull(evidence.valid_until), lte(evidence.valid_until, value)),
     ),
-    record_id: filter(
+    record_id: linkFilter(
+      { ownerId: evidence.id, owner: evidenceRecords.evidence_id, target: evidenceRecords.record_id },
       idOfAny(
         EVIDENCE_TARGETS.map((target) => ID_PREFIXES[target]),
         'record',
       ).describe(
         'Only evidence for this record (`msr_`, `rsk_`, `req_`, `ven_`, `aud_`, `ncf_`, `obl_...`).',
       ),
-      (value) =>
-        exists(
-          sql`(select 1 from ${evidenceRecords} where ${evidenceRecords.evidence_id} = ${evidence.id} and ${evidenceRecords.record_id} = ${value})`,
-        ),
     ),
     supersedes_id: filter(idOf('evd', 'Evidence').describe('Only those that replace this item.'), (value) =>
       eq(evidence.supersedes_id, value),

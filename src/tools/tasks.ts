@@ -1,10 +1,10 @@
 // Tasks: work to do by a date, owned by a person and assigned to an account of the organization (a risk's treatment
 // plan, a nonconformity's corrective actions), with a status workflow and a priority.
-import { and, eq, exists, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lt } from 'drizzle-orm';
 import { memberships, taskRecords, tasks } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { ID_PREFIXES } from '../ids.ts';
-import { descriptionField, ownerField, ownerFilter } from './common-fields.ts';
+import { descriptionField, linkFilter, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, idOfAny, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
 import {
@@ -111,10 +111,9 @@ export const taskSpec: RegisterSpec = {
       and(isNotNull(tasks.due_on), lt(tasks.due_on, value)),
     ),
     overdue: overdueFilter(tasks.due_on, tasks.status, TASK_ENDED),
-    record_id: filter(linkedRecord().describe('Only those linked to this record.'), (value) =>
-      exists(
-        sql`(select 1 from ${taskRecords} where ${taskRecords.task_id} = ${tasks.id} and ${taskRecords.record_id} = ${value})`,
-      ),
+    record_id: linkFilter(
+      { ownerId: tasks.id, owner: taskRecords.task_id, target: taskRecords.record_id },
+      linkedRecord().describe('Only those linked to this record.'),
     ),
   },
   orderFields: {

@@ -66,6 +66,7 @@ describe('unfiltered list statements', () => {
                   fieldName,
                   direction,
                   filtered: and(eq(records.table.organization_id, organizationId), undefined),
+                  countFiltered: and(eq(records.table.organization_id, organizationId), undefined),
                   filters: undefined,
                   size,
                   ranges: pageRanges(orderField, records.table.id, direction, cursor),

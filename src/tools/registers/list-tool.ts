@@ -59,11 +59,18 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
       const conditions: (SQL | undefined)[] = [];
+      const countConditions: (SQL | undefined)[] = [];
       let search: TextSearch | null = null;
       for (const [filterName, value] of Object.entries((input.filter ?? {}) as Row)) {
         if (value === undefined) continue;
-        if (filterName === 'query') search = textSearch(table, spec.search ?? [], String(value));
-        else conditions.push(spec.filters?.[filterName]?.where(value, records.today(ctx)));
+        if (filterName === 'query') {
+          search = textSearch(table, spec.search ?? [], String(value));
+          continue;
+        }
+        const filterSpec = spec.filters?.[filterName];
+        const today = records.today(ctx);
+        conditions.push(filterSpec?.where(value, today));
+        countConditions.push((filterSpec?.count ?? filterSpec?.where)?.(value, today));
       }
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
       const fieldName = orderArgument?.field ?? 'created_at';
@@ -82,6 +89,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         fieldName,
         direction,
         filtered: and(eq(table.organization_id, input.organization_id), filters),
+        countFiltered: and(eq(table.organization_id, input.organization_id), ...countConditions),
         filters,
         size: input.size ?? PAGE_SIZE.default,
         ranges: pageRanges(orderField, table.id, direction, cursor),

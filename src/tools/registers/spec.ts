@@ -145,6 +145,12 @@ export type UniqueField = string | { field: string; within: string };
 export interface FilterSpec {
   schema: z.ZodType;
   where(value: unknown, today: string): SQL | undefined;
+  /**
+   * The same condition as `where`, written for a first page's count (at most cap + 1 matches, in no order), when
+   * another form is cheaper there: a link filter's count reads the target's links by their index, where its row
+   * test (`where`) suits a walk along the page's sort index. Without it the count uses `where`.
+   */
+  count?(value: unknown, today: string): SQL | undefined;
 }
 
 export function filter<T>(

@@ -30,6 +30,8 @@ export interface ListPage {
   direction: Direction;
   /** The organization and every filter but filter.query. */
   filtered: SQL | undefined;
+  /** The same as a first page's count reads it (each filter's `count` form where it has one: FilterSpec). */
+  countFiltered: SQL | undefined;
   /** Every filter but filter.query, without the organization (for rows already walked within it). */
   filters: SQL | undefined;
   size: number;
@@ -137,21 +139,21 @@ export function builtStatements(
   page: ListPage,
   rowTest: SQL | undefined,
 ): Rendered[] {
-  return walkQueries(ctx, records, page, and(page.filtered, rowTest), page.ranges, page.size + 1).map(
-    (query) => query.toSQL(),
-  );
+  return walkQueries(ctx, records, page, rowTest, page.ranges, page.size + 1).map((query) => query.toSQL());
 }
 
-/** A page's walks along its ranges, and on a first page (nothing carried) its count. */
+/** A page's walks along its ranges, `rowTest` (short text) tested on each row, and on a first page its count. */
 function walkQueries(
   ctx: ToolContext,
   records: RegisterRecords,
   page: ListPage,
-  where: SQL | undefined,
+  rowTest: SQL | undefined,
   ranges: PageRange[],
   limit: number | Placeholder,
 ) {
-  const walks = ranges.map((range) => walkRange(ctx, records, page, where, range, limit));
+  const walks = ranges.map((range) =>
+    walkRange(ctx, records, page, and(page.filtered, rowTest), range, limit),
+  );
   const counting = page.carried
     ? []
     : [
@@ -159,7 +161,7 @@ function walkQueries(
           ctx.db
             .select({ one: sql`1` })
             .from(records.table)
-            .where(where)
+            .where(and(page.countFiltered, rowTest))
             .limit(page.cap + 1)
             .as('matches'),
         ),
@@ -200,7 +202,8 @@ export function unfilteredStatements(ctx: ToolContext, records: RegisterRecords,
     };
     const ranges = pageRanges(page.orderField, records.table.id, page.direction, marked);
     const where = and(eq(records.table.organization_id, sql.placeholder('organization')), undefined);
-    rendered = walkQueries(ctx, records, page, where, ranges, sql.placeholder('limit')).map((query) =>
+    const shape = { ...page, filtered: where, countFiltered: where };
+    rendered = walkQueries(ctx, records, shape, undefined, ranges, sql.placeholder('limit')).map((query) =>
       query.toSQL(),
     );
     shapes.set(key, rendered);
