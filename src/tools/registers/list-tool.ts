@@ -68,9 +68,9 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           continue;
         }
         const filterSpec = spec.filters?.[filterName];
-        const today = records.today(ctx);
-        conditions.push(filterSpec?.where(value, today));
-        countConditions.push((filterSpec?.count ?? filterSpec?.where)?.(value, today));
+        const condition = filterSpec?.where(value, records.today(ctx));
+        conditions.push(condition);
+        countConditions.push(filterSpec?.count ? filterSpec.count(value, records.today(ctx)) : condition);
       }
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
       const fieldName = orderArgument?.field ?? 'created_at';
@@ -82,14 +82,18 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       const fingerprint = filterFingerprint(input.organization_id, input.filter);
       const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
       const filters = and(...conditions);
+      const filtered = and(eq(table.organization_id, input.organization_id), filters);
       const page: ListPage = {
         organizationId: input.organization_id,
         orderField,
         orderIndex,
         fieldName,
         direction,
-        filtered: and(eq(table.organization_id, input.organization_id), filters),
-        countFiltered: and(eq(table.organization_id, input.organization_id), ...countConditions),
+        filtered,
+        // The same conditions unless a filter has a count form of its own (FilterSpec.count).
+        countFiltered: countConditions.every((condition, index) => condition === conditions[index])
+          ? filtered
+          : and(eq(table.organization_id, input.organization_id), ...countConditions),
         filters,
         size: input.size ?? PAGE_SIZE.default,
         ranges: pageRanges(orderField, table.id, direction, cursor),

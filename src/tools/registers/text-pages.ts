@@ -151,9 +151,8 @@ function walkQueries(
   ranges: PageRange[],
   limit: number | Placeholder,
 ) {
-  const walks = ranges.map((range) =>
-    walkRange(ctx, records, page, and(page.filtered, rowTest), range, limit),
-  );
+  const where = and(page.filtered, rowTest);
+  const walks = ranges.map((range) => walkRange(ctx, records, page, where, range, limit));
   const counting = page.carried
     ? []
     : [
