@@ -29,11 +29,12 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      // The web interface in Debian's Chromium (playwright-core, /usr/bin/chromium) against the real Node server.
+      // The web interface in Chromium (playwright-core; test/browser/chromium.ts finds it) against the real Node server.
       {
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/browser/chromium.ts'],
           environment: 'node',
           setupFiles,
           testTimeout: 60_000,
