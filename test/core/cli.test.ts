@@ -335,3 +335,36 @@ describe('compliance-mcp CLI', () => {
     expect(result.err.join('\n')).toMatch(message as RegExp);
   });
 });
+
+describe('compliance-mcp backup', () => {
+  it('copies the embedded database while it is open, and refuses to overwrite or to copy a remote one', async () => {
+    await json('seed', '--demo');
+    const to = join(dir, 'backup.db');
+    const answer = await json('backup', '--to', to);
+    expect(answer).toMatchObject({ ok: true, to });
+    expect(answer.bytes).toBeGreaterThan(100_000);
+
+    const copy = await openNodeDatabase(`file:${to}`);
+    const original = await openNodeDatabase(env.DATABASE_URL ?? '');
+    try {
+      const count = async (client: typeof copy.client, table: string) =>
+        Number((await client.execute(`select count(*) as n from ${table}`)).rows[0]?.n);
+      for (const table of ['users', 'organizations', 'risks', 'record_changes']) {
+        const n = await count(original.client, table);
+        expect(n, table).toBeGreaterThan(0);
+        expect(await count(copy.client, table), table).toBe(n);
+      }
+      expect((await copy.client.execute('pragma integrity_check')).rows[0]?.integrity_check).toBe('ok');
+    } finally {
+      copy.client.close();
+      original.client.close();
+    }
+
+    const again = await cli('backup', '--to', to);
+    expect(again.code).toBe(1);
+    expect(again.err.join('\n')).toContain('already exists');
+    const remote = await runCli({ DATABASE_URL: 'http://127.0.0.1:9' }, 'backup', '--to', join(dir, 'r.db'));
+    expect(remote.code).toBe(1);
+    expect(remote.err.join('\n')).toContain('a libSQL server (Turso, sqld) keeps its own backups');
+  });
+});
