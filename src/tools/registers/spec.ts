@@ -24,7 +24,13 @@ export type RegisterKind =
   | 'requirement'
   | 'document'
   | 'evidence'
-  | 'task';
+  | 'task'
+  | 'incident'
+  | 'incident_action'
+  | 'incident_notification'
+  | 'processing_activity'
+  | 'dpia'
+  | 'data_subject_request';
 
 export type Row = Record<string, unknown>;
 
