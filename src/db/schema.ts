@@ -1057,8 +1057,8 @@ export const incidents = sqliteTable(
     affected_people: integer('affected_people'),
     gdpr_risk: text('gdpr_risk'),
     nis2_significant: integer('nis2_significant', { mode: 'boolean' }).notNull().default(false),
-    dora_major: integer('dora_major', { mode: 'boolean' }).notNull().default(false),
-    dora_classified_at: text('dora_classified_at'),
+    /** DORA: when it was classified as a major ICT-related incident (ISO time); null = not major. */
+    dora_major_at: text('dora_major_at'),
     /** The regimes whose clocks apply to it (JSON list); null = the organization's setting. */
     regimes: text('regimes', { mode: 'json' }).$type<string[]>(),
     root_cause: text('root_cause'),
@@ -1159,6 +1159,7 @@ export const incidentActions = sqliteTable(
     at: text('at').notNull(),
     actor_id: text('actor_id'),
     action: text('action').notNull(),
+    outcome: text('outcome'),
     ...timestamps,
   },
   (t) => [

@@ -9,8 +9,7 @@ const base: ClockIncident = {
   personal_data: false,
   gdpr_risk: null,
   nis2_significant: false,
-  dora_major: false,
-  dora_classified_at: null,
+  dora_major_at: null,
 };
 const PARIS = 'Europe/Paris';
 const sent = (regime: string, stage: string, sent_at: string): SentNotification => ({
@@ -120,12 +119,12 @@ describe('NIS2 Art. 23(4)', () => {
 });
 
 describe('DORA Art. 19(4) and Delegated Regulation (EU) 2025/301', () => {
-  const incident = { ...base, detected_at: '2026-06-01T10:00:00.000Z', dora_major: true };
+  const incident = { ...base, detected_at: '2026-06-01T10:00:00.000Z', dora_major_at: '2026-06-01T12:00:00.000Z' };
 
-  it('gives the initial notification 4 hours from classification as major, but never more than 24 from awareness', () => {
+  it('gives the initial notification 4 hours from classification as major, never more than 24 from awareness, none when not major', () => {
     const early = byStage(
       clocksOf(
-        { ...incident, dora_classified_at: '2026-06-01T20:00:00.000Z' },
+        { ...incident, dora_major_at: '2026-06-01T20:00:00.000Z' },
         ['DORA'],
         [],
         new Date('2026-06-01T21:00:00Z'),
@@ -135,7 +134,7 @@ describe('DORA Art. 19(4) and Delegated Regulation (EU) 2025/301', () => {
     expect(early.INITIAL_NOTIFICATION).toMatchObject({ due_at: '2026-06-02T00:00:00.000Z', hours_left: 3 });
     const late = byStage(
       clocksOf(
-        { ...incident, dora_classified_at: '2026-06-02T08:00:00.000Z' },
+        { ...incident, dora_major_at: '2026-06-02T08:00:00.000Z' },
         ['DORA'],
         [],
         new Date('2026-06-02T09:00:00Z'),
@@ -143,9 +142,10 @@ describe('DORA Art. 19(4) and Delegated Regulation (EU) 2025/301', () => {
       ),
     );
     expect(late.INITIAL_NOTIFICATION?.due_at).toBe('2026-06-02T10:00:00.000Z');
-    const unclassified = byStage(clocksOf(incident, ['DORA'], [], new Date('2026-06-01T10:00:00Z'), 'UTC'));
-    expect(unclassified.INITIAL_NOTIFICATION?.due_at).toBe('2026-06-02T10:00:00.000Z');
-    expect(unclassified.INTERMEDIATE_REPORT?.state).toBe('WAITING');
+    const classified = byStage(clocksOf(incident, ['DORA'], [], new Date('2026-06-01T13:00:00Z'), 'UTC'));
+    expect(classified.INITIAL_NOTIFICATION?.due_at).toBe('2026-06-01T16:00:00.000Z');
+    expect(classified.INTERMEDIATE_REPORT?.state).toBe('WAITING');
+    expect(clocksOf({ ...incident, dora_major_at: null }, ['DORA'], [], new Date(), 'UTC')).toEqual([]);
   });
 
   it('chains the intermediate report 72 hours after the initial one and the final report a month after the intermediate', () => {

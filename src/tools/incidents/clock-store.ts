@@ -21,8 +21,7 @@ function clockIncident(row: IncidentRow): ClockIncident {
     personal_data: row.personal_data,
     gdpr_risk: (row.gdpr_risk as ClockIncident['gdpr_risk']) ?? null,
     nis2_significant: row.nis2_significant,
-    dora_major: row.dora_major,
-    dora_classified_at: row.dora_classified_at,
+    dora_major_at: row.dora_major_at,
   };
 }
 

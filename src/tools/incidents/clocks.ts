@@ -2,12 +2,12 @@
 // an incident and the notifications recorded for it into each clock's deadline and state. Nothing here is typed by a
 // person: deadlines follow from the awareness time, the classification and the notifications sent.
 import { addMonthsIn } from './zoned-time.ts';
+import { GDPR_RISK_LEVELS, REGIMES } from '../states.ts';
 
-export const REGIMES = ['GDPR', 'NIS2', 'DORA'] as const;
+export { GDPR_RISK_LEVELS, REGIMES };
+
 export type Regime = (typeof REGIMES)[number];
 
-/** How likely a personal data breach is to result in a risk to people's rights and freedoms (GDPR Art. 33, 34). */
-export const GDPR_RISK_LEVELS = ['UNLIKELY', 'RISK', 'HIGH_RISK'] as const;
 export type GdprRisk = (typeof GDPR_RISK_LEVELS)[number];
 
 /** Every stage a notification can be recorded for, per regime. */
@@ -28,9 +28,8 @@ export interface ClockIncident {
   /** GDPR: null counts as a risk (a breach is notifiable unless assessed unlikely to result in one). */
   gdpr_risk: GdprRisk | null;
   nis2_significant: boolean;
-  dora_major: boolean;
-  /** DORA: when the incident was classified as major (ISO time), if recorded. */
-  dora_classified_at: string | null;
+  /** DORA: when the incident was classified as a major ICT-related incident (ISO time); null = not major. */
+  dora_major_at: string | null;
 }
 
 /** A notification as recorded (regime, stage, when it was sent). */
@@ -116,7 +115,7 @@ export const CLOCK_RULES: readonly ClockRule[] = [
     title: 'Send the initial notification of the major ICT-related incident',
     source:
       'Regulation (EU) 2022/2554 (DORA), Art. 19(4)(a); Commission Delegated Regulation (EU) 2025/301, Art. 5(1)(a)',
-    applies: (incident) => incident.dora_major,
+    applies: (incident) => incident.dora_major_at !== null,
     anchor: { from: 'classification', cap: 24 },
     period: { hours: 4 },
   },
@@ -126,7 +125,7 @@ export const CLOCK_RULES: readonly ClockRule[] = [
     title: 'Send the intermediate report (72 hours after the initial notification)',
     source:
       'Regulation (EU) 2022/2554 (DORA), Art. 19(4)(b); Commission Delegated Regulation (EU) 2025/301, Art. 5(1)(b)',
-    applies: (incident) => incident.dora_major,
+    applies: (incident) => incident.dora_major_at !== null,
     anchor: { from: 'stage', stage: 'INITIAL_NOTIFICATION' },
     period: { hours: 72 },
   },
@@ -136,7 +135,7 @@ export const CLOCK_RULES: readonly ClockRule[] = [
     title: 'Send the final report (one month after the latest intermediate report)',
     source:
       'Regulation (EU) 2022/2554 (DORA), Art. 19(4)(c); Commission Delegated Regulation (EU) 2025/301, Art. 5(1)(c)',
-    applies: (incident) => incident.dora_major,
+    applies: (incident) => incident.dora_major_at !== null,
     anchor: { from: 'stage', stage: 'INTERMEDIATE_REPORT' },
     period: { months: 1 },
   },
@@ -204,9 +203,7 @@ function deadlineOf(
     return { due: aware + period.hours * HOUR, basis: `${period.hours} hours after awareness` };
   if (anchor.from === 'classification' && 'hours' in period) {
     const cap = aware + anchor.cap * HOUR;
-    if (!incident.dora_classified_at)
-      return { due: cap, basis: `${anchor.cap} hours after awareness (classification not recorded)` };
-    const fromClassification = Date.parse(incident.dora_classified_at) + period.hours * HOUR;
+    const fromClassification = Date.parse(String(incident.dora_major_at)) + period.hours * HOUR;
     return fromClassification <= cap
       ? { due: fromClassification, basis: `${period.hours} hours after classification as major` }
       : {

@@ -32,6 +32,7 @@ import {
 } from '../registers/spec.ts';
 import { CLOCK_STATES, GDPR_RISK_LEVELS, REGIMES } from './clocks.ts';
 import { clocksOfIncident } from './clock-store.ts';
+import { INCIDENT_CATEGORIES, INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../states.ts';
 
 const clockSchema = z
   .object({
@@ -57,21 +58,6 @@ const clockSchema = z
   })
   .describe('A regulatory notification clock.');
 
-export const INCIDENT_STATUSES = ['OPEN', 'CONTAINED', 'ERADICATED', 'RECOVERED', 'CLOSED'] as const;
-export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
-export const INCIDENT_CATEGORIES = [
-  'MALWARE',
-  'PHISHING',
-  'UNAUTHORIZED_ACCESS',
-  'DATA_LEAK',
-  'LOST_OR_STOLEN_DEVICE',
-  'DENIAL_OF_SERVICE',
-  'SYSTEM_FAILURE',
-  'HUMAN_ERROR',
-  'THIRD_PARTY',
-  'PHYSICAL',
-  'OTHER',
-] as const;
 
 /** Forward through the stages (a stage may be skipped), and CLOSED reopens to OPEN. */
 export const INCIDENT_TRANSITIONS = {
@@ -202,17 +188,11 @@ function checkTimes(next: Row): void {
       `occurred_at (${next.occurred_at}) is after detected_at (${detected}): an incident is detected when or after it occurs. Fix one of them.`,
       { path: 'occurred_at' },
     );
-  if (typeof next.dora_classified_at === 'string' && next.dora_classified_at < detected)
+  if (typeof next.dora_major_at === 'string' && next.dora_major_at < detected)
     throw new AppError(
       'invalid_arguments',
-      `dora_classified_at (${next.dora_classified_at}) is before detected_at (${detected}): classification follows awareness.`,
-      { path: 'dora_classified_at' },
-    );
-  if (next.dora_classified_at && !next.dora_major)
-    throw new AppError(
-      'invalid_arguments',
-      'dora_classified_at is the time the incident was classified as major: set dora_major to true with it, or clear it.',
-      { path: 'dora_classified_at' },
+      `dora_major_at (${next.dora_major_at}) is before detected_at (${detected}): an incident is classified as major after the organization becomes aware of it.`,
+      { path: 'dora_major_at' },
     );
 }
 
@@ -274,19 +254,12 @@ export const incidentSpec: RegisterSpec = {
       false,
       { label: 'NIS2 significant' },
     ),
-    dora_major: withDefault(
-      z
-        .boolean()
-        .describe('DORA: classified as a major ICT-related incident (Art. 18): starts the DORA reports.'),
-      false,
-      { label: 'DORA major' },
-    ),
-    dora_classified_at: optional(
+    dora_major_at: optional(
       instantSchema.describe(
-        'DORA: when it was classified as major (ISO time); the initial notice is due 4 h later.',
+        'DORA: when it was classified as a major ICT-related incident (Art. 18), ISO time; setting it starts the DORA reports (initial notice within 4 h).',
       ),
       undefined,
-      { label: 'DORA classified at' },
+      { label: 'DORA major since' },
     ),
     regimes: optional(
       z

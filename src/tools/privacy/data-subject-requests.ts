@@ -23,18 +23,8 @@ import {
   required,
   withDefault,
 } from '../registers/spec.ts';
+import { REQUEST_STATUSES, REQUEST_TYPES } from '../states.ts';
 
-/** The rights of Art. 15-22, in order. */
-export const REQUEST_TYPES = [
-  'ACCESS',
-  'RECTIFICATION',
-  'ERASURE',
-  'RESTRICTION',
-  'PORTABILITY',
-  'OBJECTION',
-  'AUTOMATED_DECISION',
-] as const;
-export const REQUEST_STATUSES = ['RECEIVED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED'] as const;
 const ENDED = ['COMPLETED', 'REJECTED'] as const;
 
 export const REQUEST_TRANSITIONS = {
@@ -242,6 +232,6 @@ export const dataSubjectRequestSpec: RegisterSpec = {
     organization_id: 'org_...',
     reference: 'DSR-2026-031',
     request_type: 'ACCESS',
-    received_on: '2026-11-20',
+    received_on: '2026-02-20',
   },
 };

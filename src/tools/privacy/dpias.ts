@@ -18,25 +18,9 @@ import {
   required,
   withDefault,
 } from '../registers/spec.ts';
+import { DPIA_CRITERIA, DPIA_SCREENING_RESULTS, DPIA_STATUSES } from '../states.ts';
 
-export const DPIA_STATUSES = ['DRAFT', 'IN_REVIEW', 'APPROVED', 'REJECTED'] as const;
 
-/**
- * The nine criteria of processing likely to result in a high risk, as the EDPB's guidelines on DPIAs (WP248 rev.01,
- * endorsed by the EDPB) list them; two or more usually call for a DPIA.
- */
-export const DPIA_CRITERIA = [
-  'EVALUATION_OR_SCORING',
-  'AUTOMATED_DECISION_WITH_LEGAL_EFFECT',
-  'SYSTEMATIC_MONITORING',
-  'SENSITIVE_OR_HIGHLY_PERSONAL_DATA',
-  'LARGE_SCALE',
-  'MATCHED_OR_COMBINED_DATASETS',
-  'VULNERABLE_DATA_SUBJECTS',
-  'INNOVATIVE_TECHNOLOGY',
-  'PREVENTS_EXERCISING_RIGHTS',
-] as const;
-export const DPIA_SCREENING_RESULTS = ['REQUIRED', 'RECOMMENDED', 'NOT_REQUIRED'] as const;
 
 /** DRAFT <-> IN_REVIEW; IN_REVIEW -> APPROVED or REJECTED; a decided one goes back to DRAFT to be revised. */
 export const DPIA_TRANSITIONS = {

@@ -22,40 +22,11 @@ import {
   required,
   withDefault,
 } from '../registers/spec.ts';
+import { LAWFUL_BASES, PROCESSING_ROLES, SPECIAL_CATEGORY_CONDITIONS, TRANSFER_SAFEGUARDS } from '../states.ts';
 
-export const PROCESSING_ROLES = ['CONTROLLER', 'JOINT_CONTROLLER', 'PROCESSOR'] as const;
 
-/** GDPR Art. 6(1)(a)-(f), in order. */
-export const LAWFUL_BASES = [
-  'CONSENT',
-  'CONTRACT',
-  'LEGAL_OBLIGATION',
-  'VITAL_INTERESTS',
-  'PUBLIC_TASK',
-  'LEGITIMATE_INTERESTS',
-] as const;
 
-/** GDPR Art. 9(2)(a)-(j), in order: the condition that allows processing special categories of data. */
-export const SPECIAL_CATEGORY_CONDITIONS = [
-  'EXPLICIT_CONSENT',
-  'EMPLOYMENT_AND_SOCIAL_PROTECTION',
-  'VITAL_INTERESTS',
-  'NOT_FOR_PROFIT_BODY',
-  'MADE_PUBLIC_BY_SUBJECT',
-  'LEGAL_CLAIMS',
-  'SUBSTANTIAL_PUBLIC_INTEREST',
-  'HEALTH_OR_SOCIAL_CARE',
-  'PUBLIC_HEALTH',
-  'ARCHIVING_RESEARCH_STATISTICS',
-] as const;
 
-/** GDPR Chapter V: what makes a transfer outside the EEA lawful. */
-export const TRANSFER_SAFEGUARDS = [
-  'ADEQUACY_DECISION',
-  'STANDARD_CONTRACTUAL_CLAUSES',
-  'BINDING_CORPORATE_RULES',
-  'DEROGATION',
-] as const;
 
 const role = caseInsensitiveEnum(PROCESSING_ROLES).describe(
   'The organization acts as CONTROLLER, JOINT_CONTROLLER or PROCESSOR for it (default CONTROLLER).',
@@ -70,7 +41,7 @@ const safeguard = caseInsensitiveEnum(TRANSFER_SAFEGUARDS).describe(
 const textList = (what: string, example: string) =>
   z.array(shortText(200)).max(50).describe(`${what}, e.g. ${example}.`);
 
-/** A transfer needs its safeguard, and a processor names the controllers it works for (Art. 30(2)(a)). */
+/** A transfer outside the EEA needs its safeguard, and a processor names the controllers it works for (Art. 30(2)(a)). */
 function checkRecord(next: Row): void {
   const countries = (next.transfer_countries as string[] | null) ?? [];
   if (countries.length > 0 && !next.transfer_safeguard)
@@ -79,23 +50,11 @@ function checkRecord(next: Row): void {
       `Transfers to ${countries.join(', ')} need their safeguard: set transfer_safeguard (${TRANSFER_SAFEGUARDS.join(', ')}).`,
       { path: 'transfer_safeguard' },
     );
-  if (countries.length === 0 && next.transfer_safeguard)
-    throw new AppError(
-      'invalid_arguments',
-      'transfer_safeguard is set but no transfer_countries: list the countries outside the EEA data goes to, or clear the safeguard.',
-      { path: 'transfer_countries' },
-    );
   if (next.role === 'PROCESSOR' && !next.controllers)
     throw new AppError(
       'invalid_arguments',
       'A PROCESSOR record names the controllers it processes for (Art. 30(2)(a)): set controllers.',
       { path: 'controllers' },
-    );
-  if ((next.lawful_bases as string[] | null)?.length === 0 && next.role !== 'PROCESSOR')
-    throw new AppError(
-      'invalid_arguments',
-      `A controller's record needs at least one lawful basis (Art. 6(1)): set lawful_bases (${LAWFUL_BASES.join(', ')}).`,
-      { path: 'lawful_bases' },
     );
 }
 
