@@ -195,10 +195,396 @@ const csf: Expected = {
   assessable: 106,
 };
 
+/** A node of an expected tree: a reference, or a section's reference with its children. */
+type TreeNode = string | [string, TreeNode[]];
+
+/** Every reference of a tree in document order, each mapped to its parent (undefined at the top). */
+function parentsIn(nodes: TreeNode[], parent?: string, into = new Map<string, string | undefined>()) {
+  for (const node of nodes) {
+    const [ref, children] = typeof node === 'string' ? [node, []] : node;
+    into.set(ref, parent);
+    parentsIn(children, ref, into);
+  }
+  return into;
+}
+
+const upTo = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
+
+/** An EU act's article, split into paragraphs and a paragraph into points where listed: `Art. 5(1)(a)`. */
+function article(number: number, paragraphs?: (number | [number, string])[]): TreeNode {
+  const ref = `Art. ${number}`;
+  if (!paragraphs) return ref;
+  return [
+    ref,
+    paragraphs.map((paragraph): TreeNode => {
+      if (typeof paragraph === 'number') return `${ref}(${paragraph})`;
+      const [at, points] = paragraph;
+      return [`${ref}(${at})`, points.split('').map((point) => `${ref}(${at})(${point})`)];
+    }),
+  ];
+}
+const articles = (first: number, last: number) => upTo(last - first + 1).map((i) => article(first + i - 1));
+
+/** How many references of each level an EU act's tree holds; `sections` only where its chapters have sections. */
+interface EuCounts {
+  chapters: number;
+  sections?: number;
+  articles: number;
+  paragraphs: number;
+  points: number;
+}
+
+/** The levels of an EU act: chapter, chapter section (where present), article, paragraph, point. */
+function euLevels(tree: TreeNode[], chapter: RegExp, section: RegExp | undefined, counts: EuCounts): Level[] {
+  const parents = parentsIn(tree);
+  const parentOf = (ref: string) => parents.get(ref);
+  return [
+    { name: 'chapter', pattern: chapter, count: counts.chapters, parentOf },
+    ...(section
+      ? [{ name: 'chapter section', pattern: section, count: counts.sections ?? 0, parentOf }]
+      : []),
+    { name: 'article', pattern: /^Art\. \d{1,2}$/, count: counts.articles, parentOf },
+    { name: 'paragraph', pattern: /^Art\. \d{1,2}\(\d{1,2}\)$/, count: counts.paragraphs, parentOf },
+    { name: 'point', pattern: /^Art\. \d{1,2}\(\d{1,2}\)\([a-z]\)$/, count: counts.points, parentOf },
+  ];
+}
+
+// GDPR: Chapters II to V with the sections of III and IV; Art. 5, 7, 28, 32, 33 and 34 split into paragraphs (and
+// Art. 5(1) into points), every other article whole. Art. 23 (restrictions) and Art. 40-43 (codes, certification)
+// bind no controller or processor and are left out, so Chapter III Section 5 and Chapter IV Section 5 are absent.
+const GDPR_TREE: TreeNode[] = [
+  ['Chapter II', [article(5, [[1, 'abcdef'], 2]), article(6), article(7, upTo(4)), ...articles(8, 11)]],
+  [
+    'Chapter III',
+    [
+      ['Chapter III, Section 1', [article(12)]],
+      ['Chapter III, Section 2', articles(13, 15)],
+      ['Chapter III, Section 3', articles(16, 20)],
+      ['Chapter III, Section 4', articles(21, 22)],
+    ],
+  ],
+  [
+    'Chapter IV',
+    [
+      ['Chapter IV, Section 1', [...articles(24, 27), article(28, upTo(4)), ...articles(29, 31)]],
+      ['Chapter IV, Section 2', [article(32, [1, 2, 4]), article(33, upTo(5)), article(34, upTo(3))]],
+      ['Chapter IV, Section 3', articles(35, 36)],
+      ['Chapter IV, Section 4', articles(37, 39)],
+    ],
+  ],
+  ['Chapter V', articles(44, 49)],
+];
+const gdpr: Expected = {
+  levels: euLevels(GDPR_TREE, /^Chapter (?:II|III|IV|V)$/, /^Chapter (?:III|IV), Section [1-4]$/, {
+    chapters: 4,
+    sections: 8,
+    articles: 40,
+    paragraphs: 21,
+    points: 6,
+  }),
+  refs: [...parentsIn(GDPR_TREE).keys()],
+  // 4 chapters, 8 chapter sections, Art. 5, 5(1), 7, 28, 32, 33, 34.
+  sections: 19,
+  // 33 whole articles, 5(1)(a)-(f), 5(2) and the 20 paragraphs of Art. 7, 28, 32, 33, 34.
+  assessable: 60,
+};
+
+// NIS2: the entity's duties in Art. 3(4) (national list), 20 (governance), 21 (measures, with 21(2)(a)-(j)),
+// 23 (reporting, with 23(4)(a)-(e)) and 27(2)-(3) (ENISA registry). The Directive's chapters have no sections.
+const NIS2_TREE: TreeNode[] = [
+  ['Chapter I', [article(3, [4])]],
+  [
+    'Chapter IV',
+    [article(20, [1, 2]), article(21, [1, [2, 'abcdefghij'], 3, 4]), article(23, [1, 2, 3, [4, 'abcde']])],
+  ],
+  ['Chapter V', [article(27, [2, 3])]],
+];
+const nis2: Expected = {
+  levels: euLevels(NIS2_TREE, /^Chapter (?:I|IV|V)$/, undefined, {
+    chapters: 3,
+    articles: 5,
+    paragraphs: 13,
+    points: 15,
+  }),
+  refs: [...parentsIn(NIS2_TREE).keys()],
+  // 3 chapters, 5 articles, 21(2) and 23(4).
+  sections: 10,
+  assessable: 26,
+};
+
+// DORA: the financial entity's duties in Chapters II to V. Paragraphs are the requirements; Art. 7 has one
+// paragraph, and Art. 9(4) and 19(4) are split into points. Left out: paragraphs addressed to the ESAs, authorities
+// or Member States and bare permissions (6(9), 6(10), 11(11), 16(3), 18(3) onward, 19(2), 19(5) onward, 26(4),
+// 26(7), 26(9)-(11), 28(9)-(10), 30(4)-(5)), Art. 15 and 20 to 23, and Chapter V Section II (critical providers).
+const DORA_TREE: TreeNode[] = [
+  [
+    'Chapter II',
+    [
+      ['Chapter II, Section I', [article(5, upTo(4))]],
+      [
+        'Chapter II, Section II',
+        [
+          article(6, upTo(8)),
+          article(7),
+          article(8, upTo(7)),
+          article(9, [1, 2, 3, [4, 'abcdef']]),
+          article(10, upTo(4)),
+          article(11, upTo(10)),
+          article(12, upTo(7)),
+          article(13, upTo(7)),
+          article(14, upTo(3)),
+          article(16, upTo(2)),
+        ],
+      ],
+    ],
+  ],
+  ['Chapter III', [article(17, upTo(3)), article(18, upTo(2)), article(19, [1, 3, [4, 'abc']])]],
+  [
+    'Chapter IV',
+    [article(24, upTo(6)), article(25, upTo(3)), article(26, [1, 2, 3, 5, 6, 8]), article(27, upTo(3))],
+  ],
+  [
+    'Chapter V',
+    [['Chapter V, Section I', [article(28, upTo(8)), article(29, upTo(2)), article(30, upTo(3))]]],
+  ],
+];
+const dora: Expected = {
+  levels: euLevels(DORA_TREE, /^Chapter (?:II|III|IV|V)$/, /^Chapter (?:II|V), Section (?:I|II)$/, {
+    chapters: 4,
+    sections: 3,
+    articles: 21,
+    paragraphs: 95,
+    points: 9,
+  }),
+  refs: [...parentsIn(DORA_TREE).keys()],
+  // 4 chapters, 3 chapter sections, 20 articles with paragraphs, 9(4) and 19(4).
+  sections: 29,
+  // Art. 7, 92 paragraphs without points, 9(4)(a)-(f) and 19(4)(a)-(c).
+  assessable: 103,
+};
+
+// HIPAA Security Rule: each section's standards and their implementation specifications, marked R (required) or A
+// (addressable) as the rule marks them. A standard without implementation specifications is assessable itself.
+const HIPAA_SECTIONS: [string, [string, string][]][] = [
+  [
+    '164.308',
+    [
+      ['(a)(1)(i)', '(a)(1)(ii)(A):R (a)(1)(ii)(B):R (a)(1)(ii)(C):R (a)(1)(ii)(D):R'],
+      ['(a)(2)', ''],
+      ['(a)(3)(i)', '(a)(3)(ii)(A):A (a)(3)(ii)(B):A (a)(3)(ii)(C):A'],
+      ['(a)(4)(i)', '(a)(4)(ii)(A):R (a)(4)(ii)(B):A (a)(4)(ii)(C):A'],
+      ['(a)(5)(i)', '(a)(5)(ii)(A):A (a)(5)(ii)(B):A (a)(5)(ii)(C):A (a)(5)(ii)(D):A'],
+      ['(a)(6)(i)', '(a)(6)(ii):R'],
+      ['(a)(7)(i)', '(a)(7)(ii)(A):R (a)(7)(ii)(B):R (a)(7)(ii)(C):R (a)(7)(ii)(D):A (a)(7)(ii)(E):A'],
+      ['(a)(8)', ''],
+      ['(b)(1)', '(b)(3):R'],
+    ],
+  ],
+  [
+    '164.310',
+    [
+      ['(a)(1)', '(a)(2)(i):A (a)(2)(ii):A (a)(2)(iii):A (a)(2)(iv):A'],
+      ['(b)', ''],
+      ['(c)', ''],
+      ['(d)(1)', '(d)(2)(i):R (d)(2)(ii):R (d)(2)(iii):A (d)(2)(iv):A'],
+    ],
+  ],
+  [
+    '164.312',
+    [
+      ['(a)(1)', '(a)(2)(i):R (a)(2)(ii):R (a)(2)(iii):A (a)(2)(iv):A'],
+      ['(b)', ''],
+      ['(c)(1)', '(c)(2):A'],
+      ['(d)', ''],
+      ['(e)(1)', '(e)(2)(i):A (e)(2)(ii):A'],
+    ],
+  ],
+  [
+    '164.314',
+    [
+      ['(a)(1)', '(a)(2)(i):R (a)(2)(ii):R (a)(2)(iii):R'],
+      ['(b)(1)', '(b)(2)(i):R (b)(2)(ii):R (b)(2)(iii):R (b)(2)(iv):R'],
+    ],
+  ],
+  [
+    '164.316',
+    [
+      ['(a)', ''],
+      ['(b)(1)', '(b)(2)(i):R (b)(2)(ii):R (b)(2)(iii):R'],
+    ],
+  ],
+];
+/** Each implementation specification's full reference with `required` or `addressable`. */
+const HIPAA_SPECIFICATIONS = new Map(
+  HIPAA_SECTIONS.flatMap(([section, standards]) =>
+    standards.flatMap(([, specifications]) =>
+      specifications
+        .split(' ')
+        .filter(Boolean)
+        .map((entry): [string, string] => {
+          const [suffix, mark] = entry.split(':');
+          return [`${section}${suffix}`, mark === 'R' ? 'required' : 'addressable'];
+        }),
+    ),
+  ),
+);
+/** The standard an implementation specification belongs to, read from its reference. */
+function hipaaStandardOf(ref: string): string {
+  if (ref.startsWith('164.308(a)')) return ref.replace(/\(ii\)(?:\([A-E]\))?$/, '(i)');
+  if (ref === '164.308(b)(3)') return '164.308(b)(1)';
+  return ref.replace(/\(2\)(?:\((?:i|ii|iii|iv)\))?$/, '(1)');
+}
+const hipaa: Expected = {
+  levels: [
+    { name: 'section', pattern: /^164\.3(?:08|10|12|14|16)$/, count: 5, parentOf: () => undefined },
+    {
+      name: 'standard',
+      pattern:
+        /^164\.308\(a\)\((?:[1-7]\)\(i|[28])\)$|^164\.308\(b\)\(1\)$|^164\.31[0246]\([a-e]\)(?:\(1\))?$/,
+      count: 22,
+      parentOf: (ref) => ref.slice(0, 7),
+    },
+    {
+      name: 'implementation specification',
+      pattern:
+        /^164\.308\(a\)\([1-7]\)\(ii\)(?:\([A-E]\))?$|^164\.308\(b\)\(3\)$|^164\.31[0246]\([a-e]\)\(2\)(?:\((?:i|ii|iii|iv)\))?$/,
+      count: 46,
+      parentOf: hipaaStandardOf,
+    },
+  ],
+  refs: HIPAA_SECTIONS.flatMap(([section, standards]) => [
+    section,
+    ...standards.flatMap(([standard, specifications]) => [
+      `${section}${standard}`,
+      ...specifications
+        .split(' ')
+        .filter(Boolean)
+        .map((entry) => `${section}${entry.split(':')[0]}`),
+    ]),
+  ]),
+  // 5 sections and the 15 standards that have implementation specifications.
+  sections: 20,
+  // 7 standards without implementation specifications and 46 implementation specifications.
+  assessable: 53,
+};
+
+// PCI DSS v4.0 (numbering unchanged in v4.0.1): each sub-requirement x.y with the numbers of its requirements, as
+// written after "x.y."; a four- or five-part number is a requirement of its own, listed under x.y.
+const PCI_SUBREQUIREMENTS: [string, string][] = [
+  ['1.1', '1 2'],
+  ['1.2', '1 2 3 4 5 6 7 8'],
+  ['1.3', '1 2 3'],
+  ['1.4', '1 2 3 4 5'],
+  ['1.5', '1'],
+  ['2.1', '1 2'],
+  ['2.2', '1 2 3 4 5 6 7'],
+  ['2.3', '1 2'],
+  ['3.1', '1 2'],
+  ['3.2', '1'],
+  ['3.3', '1 1.1 1.2 1.3 2 3'],
+  ['3.4', '1 2'],
+  ['3.5', '1 1.1 1.2 1.3'],
+  ['3.6', '1 1.1 1.2 1.3 1.4'],
+  ['3.7', '1 2 3 4 5 6 7 8 9'],
+  ['4.1', '1 2'],
+  ['4.2', '1 1.1 1.2 2'],
+  ['5.1', '1 2'],
+  ['5.2', '1 2 3 3.1'],
+  ['5.3', '1 2 2.1 3 4 5'],
+  ['5.4', '1'],
+  ['6.1', '1 2'],
+  ['6.2', '1 2 3 3.1 4'],
+  ['6.3', '1 2 3'],
+  ['6.4', '1 2 3'],
+  ['6.5', '1 2 3 4 5 6'],
+  ['7.1', '1 2'],
+  ['7.2', '1 2 3 4 5 5.1 6'],
+  ['7.3', '1 2 3'],
+  ['8.1', '1 2'],
+  ['8.2', '1 2 3 4 5 6 7 8'],
+  ['8.3', '1 2 3 4 5 6 7 8 9 10 10.1 11'],
+  ['8.4', '1 2 3'],
+  ['8.5', '1'],
+  ['8.6', '1 2 3'],
+  ['9.1', '1 2'],
+  ['9.2', '1 1.1 2 3 4'],
+  ['9.3', '1 1.1 2 3 4'],
+  ['9.4', '1 1.1 1.2 2 3 4 5 5.1 6 7'],
+  ['9.5', '1 1.1 1.2 1.2.1 1.3'],
+  ['10.1', '1 2'],
+  ['10.2', '1 1.1 1.2 1.3 1.4 1.5 1.6 1.7 2'],
+  ['10.3', '1 2 3 4'],
+  ['10.4', '1 1.1 2 2.1 3'],
+  ['10.5', '1'],
+  ['10.6', '1 2 3'],
+  ['10.7', '1 2 3'],
+  ['11.1', '1 2'],
+  ['11.2', '1 2'],
+  ['11.3', '1 1.1 1.2 1.3 2 2.1'],
+  ['11.4', '1 2 3 4 5 6 7'],
+  ['11.5', '1 1.1 2'],
+  ['11.6', '1'],
+  ['12.1', '1 2 3 4'],
+  ['12.2', '1'],
+  ['12.3', '1 2 3 4'],
+  ['12.4', '1 2 2.1'],
+  ['12.5', '1 2 2.1 3'],
+  ['12.6', '1 2 3 3.1 3.2'],
+  ['12.7', '1'],
+  ['12.8', '1 2 3 4 5'],
+  ['12.9', '1 2'],
+  ['12.10', '1 2 3 4 4.1 5 6 7'],
+];
+const PCI_PRINCIPAL = '(?:[1-9]|1[0-2])';
+const pci: Expected = {
+  levels: [
+    {
+      name: 'principal requirement',
+      pattern: new RegExp(`^${PCI_PRINCIPAL}$`),
+      count: 12,
+      parentOf: () => undefined,
+    },
+    {
+      name: 'sub-requirement',
+      pattern: new RegExp(`^${PCI_PRINCIPAL}\\.\\d{1,2}$`),
+      count: 63,
+      parentOf: upToLast(/\.\d{1,2}$/),
+    },
+    {
+      name: 'requirement',
+      pattern: new RegExp(`^${PCI_PRINCIPAL}\\.\\d{1,2}\\.\\d{1,2}$`),
+      count: 205,
+      parentOf: upToLast(/\.\d{1,2}$/),
+    },
+    {
+      name: 'further-numbered requirement',
+      pattern: new RegExp(`^${PCI_PRINCIPAL}\\.\\d{1,2}\\.\\d{1,2}(?:\\.\\d{1,2}){1,2}$`),
+      count: 45,
+      parentOf: (ref) => ref.split('.').slice(0, 2).join('.'),
+    },
+  ],
+  refs: upTo(12).flatMap((principal) => [
+    `${principal}`,
+    ...PCI_SUBREQUIREMENTS.filter(([sub]) => sub.startsWith(`${principal}.`)).flatMap(([sub, numbers]) => [
+      sub,
+      ...numbers.split(' ').map((number) => `${sub}.${number}`),
+    ]),
+  ]),
+  // 12 principal requirements and 63 sub-requirements.
+  sections: 75,
+  // 205 three-part numbers, 44 four-part and one five-part (9.5.1.2.1).
+  assessable: 250,
+};
+
 const EXPECTED: Record<string, Expected> = {
   'iso-27001-2022': iso,
   'soc2-2017': soc2,
   'nist-csf-2.0': csf,
+  gdpr,
+  nis2,
+  dora,
+  'hipaa-security': hipaa,
+  'pci-dss-4.0': pci,
 };
 
 function jsonFiles(directory: string): string[] {
@@ -388,6 +774,124 @@ describe('built-in catalogues', () => {
     for (const gone of ['ID.AM-06', 'PR.DS-03', 'DE.CM-04', 'DE.AE-01', 'RS.AN-01', 'RC.CO-01'])
       expect(requirements.some((requirement) => requirement.ref === gone)).toBe(false);
   });
+  it('GDPR splits Art. 5(1) into points (a) to (f) and says whom each requirement binds', () => {
+    expect(childrenOf('gdpr', 'Art. 5(1)')).toEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((point) => `Art. 5(1)(${point})`),
+    );
+    const byAddressee = new Map<string, string[]>();
+    for (const requirement of assessable('gdpr')) {
+      const addressee = requirement.attributes?.applies_to ?? 'none';
+      byAddressee.set(addressee, [...(byAddressee.get(addressee) ?? []), requirement.ref]);
+    }
+    expect([...byAddressee.keys()].sort()).toEqual(['controller', 'controller_and_processor', 'processor']);
+    expect(byAddressee.get('processor')).toEqual(['Art. 28(2)', 'Art. 28(4)', 'Art. 33(2)']);
+    expect(byAddressee.get('controller')).toHaveLength(40);
+    expect(byAddressee.get('controller_and_processor')).toHaveLength(17);
+    for (const section of requirementsOf('gdpr').filter((requirement) => requirement.section))
+      expect(section.attributes, section.ref).toBeUndefined();
+  });
+
+  it('NIS2 lists the ten measures of Art. 21(2) and the five reports of Art. 23(4)', () => {
+    expect(childrenOf('nis2', 'Art. 21(2)')).toEqual(
+      'abcdefghij'.split('').map((point) => `Art. 21(2)(${point})`),
+    );
+    expect(childrenOf('nis2', 'Art. 23(4)')).toEqual(
+      'abcde'.split('').map((point) => `Art. 23(4)(${point})`),
+    );
+    expect(childrenOf('nis2', 'Chapter IV')).toEqual(['Art. 20', 'Art. 21', 'Art. 23']);
+  });
+
+  it('DORA keeps the chapter sections of the Regulation and leaves out the articles addressed to authorities', () => {
+    expect(childrenOf('dora', 'Chapter II, Section I')).toEqual(['Art. 5']);
+    expect(childrenOf('dora', 'Chapter II, Section II')).toEqual(
+      [6, 7, 8, 9, 10, 11, 12, 13, 14, 16].map((number) => `Art. ${number}`),
+    );
+    expect(childrenOf('dora', 'Chapter V')).toEqual(['Chapter V, Section I']);
+    expect(childrenOf('dora', 'Art. 9(4)')).toEqual('abcdef'.split('').map((point) => `Art. 9(4)(${point})`));
+    const refs = new Set(requirementsOf('dora').map((requirement) => requirement.ref));
+    for (const absent of [
+      'Art. 15',
+      'Art. 20',
+      'Art. 21',
+      'Art. 22',
+      'Art. 23',
+      'Art. 31',
+      'Chapter V, Section II',
+    ])
+      expect(refs.has(absent), absent).toBe(false);
+  });
+
+  it('HIPAA marks every implementation specification required or addressable exactly as the rule does', () => {
+    const requirements = requirementsOf('hipaa-security');
+    const marked = requirements.filter((requirement) => requirement.attributes?.implementation !== undefined);
+    expect(
+      new Map(marked.map((requirement) => [requirement.ref, requirement.attributes?.implementation])),
+    ).toEqual(HIPAA_SPECIFICATIONS);
+    for (const requirement of requirements)
+      if (!HIPAA_SPECIFICATIONS.has(requirement.ref))
+        expect(requirement.attributes, requirement.ref).toBeUndefined();
+    const count = (mark: string, sections: string[]) =>
+      marked.filter(
+        (requirement) =>
+          requirement.attributes?.implementation === mark && sections.includes(requirement.ref.slice(0, 7)),
+      ).length;
+    // Appendix A to Subpart C (164.308 to 164.312): 14 required and 22 addressable; 164.314 and 164.316 add 10 required.
+    const safeguards = ['164.308', '164.310', '164.312'];
+    expect([count('required', safeguards), count('addressable', safeguards)]).toEqual([14, 22]);
+    expect([count('required', ['164.314', '164.316']), count('addressable', ['164.314', '164.316'])]).toEqual(
+      [10, 0],
+    );
+  });
+
+  it('HIPAA standards without implementation specifications are assessable themselves', () => {
+    const leafStandards = assessable('hipaa-security')
+      .filter((requirement) => !HIPAA_SPECIFICATIONS.has(requirement.ref))
+      .map((requirement) => requirement.ref);
+    expect(leafStandards).toEqual([
+      '164.308(a)(2)',
+      '164.308(a)(8)',
+      '164.310(b)',
+      '164.310(c)',
+      '164.312(b)',
+      '164.312(d)',
+      '164.316(a)',
+    ]);
+  });
+
+  it('PCI DSS has 12 principal requirements and tags the requirements for service providers and issuers', () => {
+    const requirements = requirementsOf('pci-dss-4.0');
+    expect(requirements.filter((requirement) => requirement.parent === undefined).map((r) => r.ref)).toEqual(
+      upTo(12).map(String),
+    );
+    expect(childrenOf('pci-dss-4.0', '9.5')).toEqual(['9.5.1', '9.5.1.1', '9.5.1.2', '9.5.1.2.1', '9.5.1.3']);
+    const tagged = Object.fromEntries(
+      requirements.flatMap((requirement) =>
+        requirement.attributes?.applies_to ? [[requirement.ref, requirement.attributes.applies_to]] : [],
+      ),
+    );
+    const serviceProviders = [
+      '3.6.1.1',
+      '3.7.9',
+      '8.2.3',
+      '8.3.10',
+      '8.3.10.1',
+      '10.7.1',
+      '11.4.6',
+      '11.5.1.1',
+      '12.4.1',
+      '12.4.2',
+      '12.4.2.1',
+      '12.5.2.1',
+      '12.5.3',
+      '12.9.1',
+      '12.9.2',
+    ];
+    expect(tagged).toEqual({
+      ...Object.fromEntries(serviceProviders.map((ref) => [ref, 'service_providers'])),
+      '3.3.3': 'issuers',
+      '11.4.7': 'multi_tenant_service_providers',
+    });
+  });
 });
 
 describe('crosswalks', () => {
@@ -446,5 +950,21 @@ describe('crosswalks', () => {
         .filter((subcategory) => !mapped.has(subcategory.ref))
         .map((subcategory) => subcategory.ref),
     ).toEqual([]);
+  });
+  // Requirements of the `from` catalogue that each crosswalk leaves without a counterpart, on purpose.
+  const UNMAPPED: [string, string[]][] = [
+    ['nis2__iso-27001-2022.json', []],
+    ['dora__iso-27001-2022.json', ['Art. 10(4)', 'Art. 11(10)', 'Art. 26(8)', 'Art. 27(2)']],
+    ['hipaa-security__nist-csf-2.0.json', []],
+  ];
+  it.each(UNMAPPED)('%s gives every requirement a counterpart except the ones it names', (file, unmapped) => {
+    const crosswalk = crosswalkSchema.parse(JSON.parse(readFileSync(resolve(CROSSWALKS, file), 'utf8')));
+    const mapped = new Set(crosswalk.mappings.map((mapping) => mapping.from));
+    expect(
+      assessable(crosswalk.from)
+        .filter((requirement) => !mapped.has(requirement.ref))
+        .map((requirement) => requirement.ref),
+    ).toEqual(unmapped);
+    for (const ref of unmapped) expect(crosswalk.method, ref).toContain(ref);
   });
 });
