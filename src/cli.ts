@@ -35,7 +35,7 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   token list --email E                                    -> {"tokens":[...]}
   client list --email E                                   -> {"clients":[...]} the person's connected OAuth clients
   client revoke --email E --id GRANT_ID                   -> {"ok":true} ends that connection and its tokens
-  client purge                                            -> {"purged":[...]} registered clients unused 90 days
+  client purge                                            -> {"purged":[...]} OAuth clients never used (24 h) or unused (90 days)
   notify run                                              -> {"notifications_created",...,"emails_sent",...} one run
                                                              of the notification engine (SMTP_* and MAIL_FROM)
   seed --demo                                             -> {"email","password","organization_id","token"}

@@ -144,7 +144,7 @@ describe('compliance-mcp CLI', () => {
     expect(Date.parse(String(year.expires_at)) - Date.now()).toBeGreaterThan(364 * 86_400_000);
   });
 
-  it('lists and revokes a person’s connected clients, and forgets registered clients unused for 90 days', async () => {
+  it('lists and revokes a person’s connected clients, and forgets clients unused for 90 days or never consented to in a day', async () => {
     const database = await openNodeDatabase(env.DATABASE_URL ?? '');
     try {
       const { db } = database;
@@ -160,10 +160,15 @@ describe('compliance-mcp CLI', () => {
         metadata: '{}',
         created_at: daysAgo(createdDaysAgo),
       });
-      // Old and unused; old but connected 10 days ago; new.
+      // Old and unused; old but connected 10 days ago; registered 5 days ago and never consented to; an hour old.
       await db
         .insert(oauthClients)
-        .values([client('cli_old', 120), client('cli_used', 120), client('cli_new', 5)]);
+        .values([
+          client('cli_old', 120),
+          client('cli_used', 120),
+          client('cli_unconsented', 5),
+          client('cli_new', 1 / 24),
+        ]);
       await db.insert(oauthGrants).values({
         id: 'grt_used',
         user_id: userId,
@@ -196,7 +201,11 @@ describe('compliance-mcp CLI', () => {
     expect(clients.map(({ id, clientName, state }) => ({ id, clientName, state }))).toEqual([
       { id: 'grt_used', clientName: 'Claude', state: 'active' },
     ]);
-    expect(await json('client', 'purge')).toEqual({ purged: ['cli_old'], unused_days: 90 });
+    const purge = (await json('client', 'purge')) as { purged: string[]; unused_days: number };
+    expect({ ...purge, purged: [...purge.purged].sort() }).toEqual({
+      purged: ['cli_old', 'cli_unconsented'],
+      unused_days: 90,
+    });
     expect(await json('client', 'revoke', '--email', 'owner@example.com', '--id', 'grt_used')).toEqual({
       ok: true,
     });
