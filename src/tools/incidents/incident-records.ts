@@ -66,12 +66,13 @@ export const incidentActionSpec: RegisterSpec = {
     action: required(
       longText(2000, 1).describe('What was done, e.g. "Revoked the laptop\'s certificates".'),
       undefined,
-      {
-        label: 'Action',
-      },
+      { label: 'Action' },
     ),
+    outcome: optional(longText(5000).describe('What it achieved or found, if worth noting.'), undefined, {
+      label: 'Outcome',
+    }),
   },
-  search: [incidentActions.action],
+  search: [incidentActions.action, incidentActions.outcome],
   filters: { incident_id: incidentFilter(incidentActions.incident_id) },
   orderFields: { at: { column: incidentActions.at } },
   hints: { list: "An incident's timeline: filter.incident_id and order_by at." },

@@ -31,7 +31,7 @@ import {
   withDefault,
 } from '../registers/spec.ts';
 import { CLOCK_STATES, GDPR_RISK_LEVELS, REGIMES } from './clocks.ts';
-import { clocksOfIncident } from './clock-store.ts';
+import { clocksOfIncident, refreshClocks } from './clock-store.ts';
 import { INCIDENT_CATEGORIES, INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../states.ts';
 
 const clockSchema = z
@@ -308,6 +308,7 @@ export const incidentSpec: RegisterSpec = {
     detected_at: { column: incidents.detected_at },
   },
   transitions: { status: INCIDENT_TRANSITIONS },
+  beforeRead: (ctx, organizationId) => refreshClocks(ctx.db, [organizationId], ctx.now()),
   getExtras: {
     shape: {
       clocks: z
