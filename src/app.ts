@@ -11,6 +11,7 @@ import type { FileRuntime } from './files/store.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
 import { deliverWebhooksAfterResponse, flushCallLogAfterResponse } from './http/call-log-flush.ts';
+import { type ClientAddressOf, socketClientAddress } from './http/client-address.ts';
 import type { AppEnv } from './http/env.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import type { OriginPolicy } from './http/origin.ts';
@@ -47,6 +48,8 @@ export interface AppDeps {
   usageFlush?: 'after-response' | 'host';
   /** Test hook: runs between a keyed write's commit and its answer (InvokeDeps.afterKeyedCommit). */
   afterKeyedCommit?: () => void;
+  /** A request's client address, for limits per client (OAuth): the Node socket's peer unless given. */
+  clientAddress?: ClientAddressOf;
   /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
   clientMetadataFetcher?: ClientMetadataFetcher;
   /** Stored files; blobs in memory unless given. */
@@ -91,6 +94,7 @@ export function createApp(deps: AppDeps) {
     now,
     fetcher: deps.clientMetadataFetcher ?? webClientMetadataFetcher,
     allowLocalClientMetadata: config.oauthAllowLocalClientMetadata,
+    clientAddress: deps.clientAddress ?? socketClientAddress,
   });
   const mcp = createMcpSurface({
     tools,

@@ -5,6 +5,7 @@ import { ROLES, type Role, type TokenScope } from './auth/principal.ts';
 import { noTokenCache } from './auth/token-cache.ts';
 import { createTokenService } from './auth/tokens.ts';
 import { loadConfig, redactDatabaseUrl } from './config.ts';
+import { backupDatabase, requireEmbedded } from './db/backup.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo/seed.ts';
@@ -23,6 +24,8 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
 
   serve                                                   start the server (HOST, PORT, DATABASE_URL, SEED_DEMO)
   migrate                                                 apply database migrations, merge the search indexes
+  backup --to FILE                                        -> {"ok":true,"to":"...","bytes":N} a consistent copy of
+                                                             an embedded database, taken while the server runs
   user create --email E --password P [--name N]           -> {"id":"usr_..."}
   org create --name N --owner EMAIL                       -> {"id":"org_..."}
   member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true} (an existing member: role set)
@@ -32,7 +35,7 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   token list --email E                                    -> {"tokens":[...]}
   client list --email E                                   -> {"clients":[...]} the person's connected OAuth clients
   client revoke --email E --id GRANT_ID                   -> {"ok":true} ends that connection and its tokens
-  client purge                                            -> {"purged":[...]} registered clients unused 90 days
+  client purge                                            -> {"purged":[...]} OAuth clients never used (24 h) or unused (90 days)
   notify run                                              -> {"notifications_created",...,"emails_sent",...} one run
                                                              of the notification engine (SMTP_* and MAIL_FROM)
   seed --demo                                             -> {"email","password","organization_id","token"}
@@ -142,6 +145,7 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     return undefined;
   }
 
+  if (command === 'backup') requireEmbedded(config.databaseUrl);
   const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
   try {
     await migrateDatabase(database);
@@ -155,6 +159,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         const merged = await mergeSearchIndexes(database.client, { pause: async () => {} });
         return { ok: true, database: redactDatabaseUrl(config.databaseUrl), search_indexes_merged: merged };
       }
+      case 'backup':
+        return await backupDatabase(database.client, config.databaseUrl, values.to);
       case 'user create': {
         const user = await createUser(db, now(), {
           email: need(values, 'email'),

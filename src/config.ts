@@ -20,6 +20,15 @@ const EnvSchema = z.object({
   SEED_DEMO: booleanFlag.default(true),
   /** Public base URL (e.g. https://compliance.example.com); used in OpenAPI `servers` and allowed origins. */
   PUBLIC_URL: z.url().optional(),
+  /**
+   * Node host behind a reverse proxy: the header the proxy puts the client's address in (`X-Forwarded-For`, whose
+   * last entry is taken, or e.g. `X-Real-IP`). Unset: the socket's peer. Only for a proxy that sets it itself.
+   */
+  CLIENT_ADDRESS_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name')
+    .transform((name) => name.toLowerCase())
+    .optional(),
   /** Extra origins allowed to call the MCP endpoint from a browser. */
   ALLOWED_ORIGINS: commaList.default([]),
   MAX_BODY_BYTES: z.coerce
@@ -115,6 +124,8 @@ export interface Config {
   port: number;
   seedDemo: boolean;
   publicUrl: string | undefined;
+  /** Node host: the header a reverse proxy names the client's address in (lower case); undefined = the socket's peer. */
+  clientAddressHeader: string | undefined;
   allowedOrigins: string[];
   maxBodyBytes: number;
   tokenCacheTtlSeconds: number;
@@ -173,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: value.PORT,
     seedDemo: value.SEED_DEMO,
     publicUrl: value.PUBLIC_URL?.replace(/\/+$/, ''),
+    clientAddressHeader: value.CLIENT_ADDRESS_HEADER,
     allowedOrigins: value.ALLOWED_ORIGINS,
     maxBodyBytes: value.MAX_BODY_BYTES,
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,

@@ -16,6 +16,7 @@ import { isFileUploadPath, uploadBodyLimit } from './files/routes.ts';
 import { DEFAULT_FILE_MAX_BYTES } from './files/store.ts';
 import { fileUpkeep } from './files/upkeep.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
+import { proxiedClientAddress, socketClientAddress } from './http/client-address.ts';
 import { nodeRequestBodyPort } from './http/node-body.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeMailer } from './notify/mailer-node.ts';
@@ -283,6 +284,11 @@ export async function startNodeServer(
   config: Config,
   log: (line: string) => void = console.log,
 ): Promise<RunningServer> {
+  // The OAuth issuer and the resource tokens are bound to must not come from a Host header anyone can send.
+  if (!config.publicUrl && !isLoopbackHost(config.host))
+    throw new Error(
+      `PUBLIC_URL is not set and HOST ${config.host} is not a loopback address: set PUBLIC_URL to the URL clients reach this server at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header.`,
+    );
   const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
   await migrateDatabase(database);
   const runtime = createRuntime({
@@ -292,6 +298,9 @@ export async function startNodeServer(
     loopbackOnly: isLoopbackHost(config.host),
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
+    clientAddress: config.clientAddressHeader
+      ? proxiedClientAddress(config.clientAddressHeader)
+      : socketClientAddress,
     hashToken: nodeSha256Hex,
     // The kill -9 test of idempotent writes: the write is committed, its answer never sent nor stored.
     ...(config.testKillAfterKeyedCommit && {

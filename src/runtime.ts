@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { memoryFileRuntime } from './files/runtime.ts';
 import type { FileRuntime } from './files/store.ts';
+import type { ClientAddressOf } from './http/client-address.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
@@ -39,6 +40,8 @@ export function createRuntime(options: {
   now?: () => Date;
   log?: (message: string) => void;
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** A request's client address (limits per client): the Node socket's peer unless given (the Worker's header). */
+  clientAddress?: ClientAddressOf;
   /** Test hook between a keyed write's commit and its answer (the Node host's TEST_KILL_AFTER_KEYED_COMMIT). */
   afterKeyedCommit?: () => void;
   /** How bearer tokens are hashed (TokenServiceDeps.hash); WebCrypto unless given. */
@@ -77,6 +80,7 @@ export function createRuntime(options: {
     usageFlush: options.usageFlush,
     log: options.log,
     clientMetadataFetcher: options.clientMetadataFetcher,
+    clientAddress: options.clientAddress,
     afterKeyedCommit: options.afterKeyedCommit,
     files,
     webhooks,

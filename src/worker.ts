@@ -18,8 +18,10 @@ import { fileRuntime } from './files/runtime.ts';
 import { createS3BlobStore } from './files/s3.ts';
 import { type BlobStore, unconfiguredBlobStore } from './files/store.ts';
 import { fileUpkeep } from './files/upkeep.ts';
+import { cloudflareClientAddress } from './http/client-address.ts';
 import { workerMailer } from './notify/mailer-worker.ts';
 import { describeReport, notifyOnce } from './notify/schedule.ts';
+import { purgeUnusedClients } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 import { CRON_DELIVERIES, DELIVERY_CRON, UPKEEP_CRON } from './worker-crons.ts';
@@ -115,6 +117,12 @@ function buildRuntime(env: Env): Runtime {
       'LIBSQL_URL is not set: point it at a libSQL server (Turso, sqld, or `npm run dev:worker`).',
     );
   }
+  // The OAuth issuer and the resource tokens are bound to must not come from a Host header (src/oauth/resource.ts).
+  if (!env.PUBLIC_URL && env.LOOPBACK_ONLY !== 'true') {
+    throw new Error(
+      "PUBLIC_URL is not set: set it to the URL clients reach this Worker at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header (LOOPBACK_ONLY=true, as `npm run dev:worker` sets, serves loopback names only).",
+    );
+  }
   const config = loadConfig({
     DATABASE_URL: env.LIBSQL_URL,
     DATABASE_AUTH_TOKEN: env.LIBSQL_AUTH_TOKEN,
@@ -161,6 +169,7 @@ function buildRuntime(env: Env): Runtime {
     loopbackOnly: env.LOOPBACK_ONLY === 'true',
     usageFlush: 'after-response',
     files: fileRuntime(config, workerBlobStore(env, config)),
+    clientAddress: cloudflareClientAddress,
   });
 }
 
@@ -264,6 +273,16 @@ export default {
             `stored files upkeep failed: ${error instanceof Error ? error.message : String(error)}`,
           );
         }
+      }
+      // OAuth clients never or no longer used (src/oauth/purge.ts), as the Node host does hourly.
+      try {
+        const purged = await purgeUnusedClients(runtime.database.db, new Date(controller.scheduledTime));
+        console.log(`upkeep: unused OAuth clients forgotten: ${purged.length}`);
+      } catch (error) {
+        failures.push(error);
+        console.error(
+          `purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
       try {
         const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);

@@ -70,6 +70,11 @@ export const apiTokens = sqliteTable(
     grant_id: text('grant_id'),
     /** OAuth access tokens: the resource (RFC 8707 audience) they were issued for; null for API tokens. */
     resource: text('resource'),
+    /**
+     * OAuth access tokens: SHA-256 of the refresh token issued with this one, hex. A replaced refresh token presented
+     * again is recognised by it (and ends its grant); a forged one, never issued, is not.
+     */
+    refresh_hash: text('refresh_hash'),
   },
   (t) => [
     uniqueIndex('api_tokens_hash_unique').on(t.token_hash),
@@ -78,7 +83,7 @@ export const apiTokens = sqliteTable(
   ],
 );
 
-/** OAuth clients: registered dynamically (RFC 7591) or known by their metadata document URL (cached here). */
+/** OAuth clients: registered dynamically (RFC 7591), or known by their metadata document URL once a person consented. */
 export const oauthClients = sqliteTable(
   'oauth_clients',
   {
@@ -98,8 +103,13 @@ export const oauthClients = sqliteTable(
     created_at: text('created_at').notNull(),
     /** Metadata documents: when the cached copy must be fetched again. */
     refresh_after: text('refresh_after'),
+    /** Registered clients: SHA-256 of the address key the registration came from (limits per address), hex. */
+    registered_by: text('registered_by'),
   },
-  (t) => [index('oauth_clients_created_idx').on(t.kind, t.created_at)],
+  (t) => [
+    index('oauth_clients_created_idx').on(t.kind, t.created_at),
+    index('oauth_clients_registered_by_idx').on(t.registered_by, t.created_at),
+  ],
 );
 
 /** One person's consent to one OAuth client: scope, organizations, resource and expiry; its refresh token. */
@@ -127,7 +137,11 @@ export const oauthGrants = sqliteTable(
      */
     refresh_hash: text('refresh_hash'),
   },
-  (t) => [index('oauth_grants_user_idx').on(t.user_id, t.created_at)],
+  (t) => [
+    index('oauth_grants_user_idx').on(t.user_id, t.created_at),
+    // The purge of unused clients asks, per client, for its grants.
+    index('oauth_grants_client_idx').on(t.client_id, t.created_at),
+  ],
 );
 
 /** Authorization codes: single use, minutes long, bound to client, redirect URI, PKCE challenge and grant. */

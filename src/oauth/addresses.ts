@@ -28,7 +28,8 @@ function refusedIpv4([a = 0, b = 0]: number[]): string | null {
   return null;
 }
 
-function expandIpv6(value: string): number[] | null {
+/** The eight 16-bit groups of an IPv6 address (an embedded IPv4 tail as two), or null when it is not one. */
+export function expandIpv6(value: string): number[] | null {
   let text = value.split('%')[0] ?? '';
   // An embedded IPv4 tail (::ffff:10.0.0.1) becomes two groups.
   const v4Tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);

@@ -1,15 +1,14 @@
-// Browser test helpers: a fresh Node server and Debian's Chromium (playwright-core), screenshots, sign-up, tokens.
+// Browser test helpers: a fresh Node server and Chromium (playwright-core; see chromium.ts), screenshots, sign-up, tokens.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterEach, expect } from 'vitest';
+import { afterEach, expect, inject } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { type RunningServer, startNodeServer } from '../../src/node.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -61,7 +60,7 @@ export async function start(options: StartOptions = {}): Promise<Session> {
   });
   const server = await startNodeServer(config, () => {});
   cleanups.push(() => server.close());
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: inject('chromiumPath'), args: CHROMIUM_ARGS });
   cleanups.push(() => browser.close());
   const { demo: _demo, viewport = { width: 1280, height: 860 }, ...contextOptions } = options;
   const context = await browser.newContext({ viewport, ...contextOptions });
