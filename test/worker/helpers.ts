@@ -66,20 +66,6 @@ export async function kvExpiration(kv: KVNamespace, key: string): Promise<number
   return listed.keys.find((entry) => entry.name === key)?.expiration;
 }
 
-/** Calls the default export as the runtime does, with its own env and execution context. */
-export async function fetchWith(request: Request, bindings: Env): Promise<Response> {
-  const ctx = createExecutionContext();
-  // workers-types' handler signature wants its own Request/Response declarations; they are the same classes here.
-  const fetch = worker.fetch as unknown as (
-    request: Request,
-    env: Env,
-    ctx: ExecutionContext,
-  ) => Promise<Response>;
-  const response = await fetch(request, bindings, ctx);
-  await waitOnExecutionContext(ctx);
-  return response;
-}
-
 /** Runs the Cron Trigger's handler as the runtime does, and waits for what it left running (waitUntil). */
 export async function runScheduled(
   bindings: Env,
