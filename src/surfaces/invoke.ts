@@ -138,13 +138,13 @@ async function runKeyed(
 ): Promise<{ result: Record<string, unknown>; afterFailure: boolean }> {
   const again = tool.answerAgain;
   const answerAgain = again && ((callId: string) => again.call(tool, ctx, input, callId));
-  const earlier = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+  const earlier = await earlierAnswer(deps.db, keyed, ctx.principal, deps.now(), answerAgain);
   if (earlier) return { result: earlier, afterFailure: false };
   let result: Record<string, unknown>;
   try {
     result = await tool.run(ctx, input);
   } catch (caught) {
-    const winner = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+    const winner = await earlierAnswer(deps.db, keyed, ctx.principal, deps.now(), answerAgain);
     if (winner) return { result: winner, afterFailure: true };
     throw caught;
   }
