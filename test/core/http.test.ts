@@ -307,7 +307,12 @@ describe('tool routes', () => {
     }
     // Routes of their own keep answering.
     expect((await runtime.app.request(`${BASE}/api/mcp/openapi.json`)).status).toBe(200);
-    expect((await runtime.app.request(`${BASE}/api/mcp/v1`)).status).toBe(405);
+    // The MCP endpoint authenticates first (401 without a token), then refuses the method.
+    expect((await runtime.app.request(`${BASE}/api/mcp/v1`)).status).toBe(401);
+    const authorization = `Bearer ${world.aliceToken}`;
+    expect((await runtime.app.request(`${BASE}/api/mcp/v1`, { headers: { authorization } })).status).toBe(
+      405,
+    );
   });
 });
 
