@@ -151,6 +151,18 @@ export async function sampleArguments(
 ): Promise<Record<string, unknown>> {
   if (toolName === 'listOrganizations') return {};
   if (toolName === 'getOrganization') return { id: organizationId };
+  if (toolName === 'findRecords') return { organization_id: organizationId, query: 'a' };
+  if (toolName === 'findTools') return { task: 'statement of applicability' };
+  // The call tools run another tool by name: a read, an update, and a delete of a vendor added for it.
+  if (toolName === 'callReadTool')
+    return { name: 'listRisks', arguments: { organization_id: organizationId } };
+  if (toolName === 'callWriteTool')
+    return { name: 'updateRisk', arguments: { id: ids.risk, ...UPDATE_SAMPLE.risk } };
+  if (toolName === 'callDestructiveTool') {
+    const spec = specOf('vendor');
+    const added = await ok(host, token, 'addVendor', exampleArguments(spec, organizationId, ids));
+    return { name: 'deleteVendor', arguments: { id: (added[spec.key] as { id: string }).id } };
+  }
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
@@ -212,6 +224,41 @@ export function answerMismatches(
   }
   if (toolName === 'getOrganization') {
     expectEqual('organization.id', (answer.organization as { id: string }).id, organizationId);
+    return problems;
+  }
+  if (toolName === 'findRecords') {
+    const found = (answer.matches as { kind: string; records: { id: string }[] }[]).flatMap((match) =>
+      match.records.map((record) => record.id),
+    );
+    if (!found.includes(ids.risk)) problems.push(`findRecords: the seeded risk ${ids.risk} missing`);
+    return problems;
+  }
+  if (toolName === 'findTools') {
+    const found = (answer.tools as { name: string; call_with: string }[])[0];
+    expectEqual('first tool found', found?.name, 'getStatementOfApplicability');
+    expectEqual('its call tool', found?.call_with, 'callReadTool');
+    return problems;
+  }
+  if (toolName === 'callReadTool') {
+    if (!(answer.risks as { id: string }[]).some((risk) => risk.id === ids.risk))
+      problems.push('callReadTool(listRisks): the seeded risk missing');
+    return problems;
+  }
+  if (toolName === 'callWriteTool') {
+    const risk = answer.risk as Record<string, unknown>;
+    expectEqual('risk.id', risk.id, ids.risk);
+    expectEqual('risk.note', risk.note, UPDATE_SAMPLE.risk.note);
+    return problems;
+  }
+  if (toolName === 'callDestructiveTool') {
+    expectEqual(
+      'deleted',
+      { id: answer.id, deleted: answer.deleted },
+      {
+        id: (args.arguments as { id: string }).id,
+        deleted: true,
+      },
+    );
     return problems;
   }
   if (toolName === 'getComplianceSummary') {

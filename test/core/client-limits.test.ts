@@ -2,10 +2,12 @@
 // Gemini CLI; 300 in a custom GPT's operations), tools per connection (Cursor sends the first 40, VS Code takes 128),
 // and GPT Actions (30 operations per action, parameter descriptions of 700 characters at most).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionListing } from '../../src/surfaces/connection.ts';
+import { mcpCostOf } from '../../src/surfaces/mcp-server.ts';
 import { MAX_GPT_ACTIONS_OPERATIONS } from '../../src/surfaces/openapi.ts';
 import { jsonSchemasOf } from '../../src/surfaces/schemas.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-import { DEFAULT_TOOLSETS, exclusionOf, toolsetsOf } from '../../src/tools/toolsets.ts';
+import { toolsetsOf } from '../../src/tools/toolsets.ts';
 import { BASE, callDirect, createTestRuntime, createWorld, mcpClient, type TestRuntime } from '../helpers.ts';
 
 type Json = Record<string, unknown>;
@@ -29,18 +31,12 @@ describe('tools as MCP clients take them', () => {
     expect(long).toEqual([]);
   });
 
-  it('at most 40 tools in the default toolsets (Cursor) and 128 in all (VS Code)', () => {
-    const defaults = tools.filter(
-      (tool) =>
-        exclusionOf(
-          tool,
-          { toolsets: new Set(['core', ...DEFAULT_TOOLSETS]), readonly: false },
-          'read_write',
-        ) === null,
-    );
-    expect(defaults.length).toBeLessThanOrEqual(40);
-    expect(defaults.length).toBeGreaterThan(20);
-    expect(tools.length).toBeLessThanOrEqual(128);
+  it('at most 40 tools at the bare URL (Cursor), 128 with ?toolsets=all (VS Code)', () => {
+    const count = (toolsets: ReadonlySet<string> | 'all') =>
+      connectionListing(tools, { toolsets, readonly: false }, 'read_write', mcpCostOf).tools.length;
+    expect(count(new Set())).toBeLessThanOrEqual(40);
+    expect(count(new Set())).toBeGreaterThan(5);
+    expect(count('all')).toBeLessThanOrEqual(128);
   });
 });
 
@@ -85,7 +81,7 @@ const GPT_SELECTIONS = [
     `?toolsets=${toolset}&readonly=true`,
   ]),
   '?readonly=true',
-  '?toolsets=risks,measures,vendors,obligations',
+  '?toolsets=risks,measures,vendors',
 ];
 
 describe('GPT Actions: the OpenAPI document of a toolset selection', () => {

@@ -18,7 +18,8 @@ const UPDATE = process.env.UPDATE_TOOLSNAPS === 'true';
 /** Each snapshot: its file under test/snapshots/ and the request whose JSON answer it holds. */
 const TOOLS_LIST = [
   ...[...toolsetsOf(TOOLS.values()).keys()].map((toolset) => [toolset, `?toolsets=${toolset}`]),
-  ['default', ''],
+  ['bare', ''],
+  ['default', '?toolsets=default'],
   ['all', '?toolsets=all'],
   ['all-readonly', '?toolsets=all&readonly=true'],
 ].map(([name, query]) => ({ file: `tools-list/${name}.json`, path: `/api/mcp/v1${query}`, rpc: true }));
