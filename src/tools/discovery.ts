@@ -152,14 +152,13 @@ const SYNONYMS: Record<string, string[]> = {
   which: ['list'],
   history: ['change'],
   changed: ['change'],
-  csv: ['import'],
-  spreadsheet: ['import'],
+  csv: ['import', 'record'],
+  spreadsheet: ['import', 'record'],
   upload: ['import', 'evidence'],
   finding: ['nonconformity'],
   todo: ['task', 'work'],
   overview: ['summary'],
   status: ['summary'],
-  approve: ['approve', 'document'],
 };
 
 // Words too common to tell tools apart.
