@@ -1,6 +1,7 @@
 // What a connection lists: the core, then the toolsets it asked for, whole, in order, while they fit its token
 // budget; everything else it may call stays reachable through findTools and the call tools (docs/mcp.md).
 import type { TokenScope } from '../auth/principal.ts';
+import { estimatedTokens as tokensOfText } from '../tools/pagination.ts';
 import {
   CORE_TOOLSET,
   DEFAULT_TOOLSETS,
@@ -18,11 +19,11 @@ import type { Tool } from '../tools/types.ts';
 export const TOOL_TOKEN_BUDGETS = { bare: 8_000, selection: 15_000 } as const;
 
 /**
- * The token estimate used for every figure of this project: characters of the JSON text / 4, rounded up (about what
- * cl100k-like tokenizers count for English prose and JSON; no tokenizer ships with the service).
+ * Tokens of a value's JSON text by the project's one estimate (estimatedTokens, src/tools/pagination.ts: ASCII
+ * characters / 4, any other character a token), the one pages are cut by; no tokenizer ships with the service.
  */
 export function estimatedTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value).length / 4);
+  return tokensOfText(JSON.stringify(value));
 }
 
 export interface ConnectionListing {
