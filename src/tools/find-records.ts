@@ -63,12 +63,19 @@ export function findRecordsTool(registers: Registers): Tool {
       const size = input.size ?? DEFAULT_PER_KIND;
       const pages = await Promise.all(
         searched.map(async (register) => {
-          const args = register.list.input.parse({
+          const args = register.list.input.safeParse({
             organization_id: input.organization_id,
             filter: { query: input.query },
             size,
           });
-          return { register, page: await register.list.run(ctx, args) };
+          // The register's own query rules (e.g. no control characters) answer as its list tool would.
+          if (!args.success) {
+            const message = args.error.issues[0]?.message ?? 'Not a valid query';
+            throw new AppError('invalid_arguments', `Invalid arguments for findRecords: query: ${message}`, [
+              { path: 'query', message },
+            ]);
+          }
+          return { register, page: await register.list.run(ctx, args.data) };
         }),
       );
       return {
