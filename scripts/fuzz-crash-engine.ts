@@ -85,6 +85,9 @@ export function startHost(databaseUrl: string): Promise<Host> {
       PORT: '0',
       SEED_DEMO: 'true',
       RATE_LIMIT_PER_MINUTE: '0',
+      // The file crash test stores files as fast as one token can send them.
+      UPLOADS_PER_MINUTE: '0',
+      UPLOAD_BYTES_PER_MINUTE: '0',
       WEBHOOKS_ALLOW_LOCAL: 'true',
       WEBHOOK_POLL_MS: '250',
     },

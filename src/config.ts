@@ -83,6 +83,20 @@ const EnvSchema = z.object({
   FILES_S3_REGION: z.string().min(1).default('auto'),
   /** Signs download links; every instance serving the same files needs the same one (default: random per process). */
   FILES_LINK_SECRET: z.string().min(16).optional(),
+  /** What an organization's stored files may take together (bytes, default 10 GiB); 0 = no quota. */
+  ORG_FILES_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 * 1024 * 1024),
+  /** Files a token may store per minute (per process or isolate); 0 disables the limit. */
+  UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Bytes a token may store per minute (per process or isolate, default 512 MiB); 0 disables the limit. */
+  UPLOAD_BYTES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(512 * 1024 * 1024),
 });
 
 /** Where notification emails go out; null = notifications are in-app only. */
@@ -137,6 +151,10 @@ export interface Config {
   /** FILES_S3_*: stored files in an S3-compatible bucket instead of filesDir (Node) or the R2 binding (Worker). */
   filesS3: S3Settings | undefined;
   filesLinkSecret: string | undefined;
+  /** ORG_FILES_QUOTA_BYTES, UPLOADS_PER_MINUTE, UPLOAD_BYTES_PER_MINUTE (src/files/upload-limits.ts); 0 = none. */
+  orgFilesQuotaBytes: number;
+  uploadsPerMinute: number;
+  uploadBytesPerMinute: number;
   version: string;
 }
 
@@ -185,6 +203,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     fileMaxBytes: value.FILE_MAX_BYTES,
     filesS3: s3Settings(value),
     filesLinkSecret: value.FILES_LINK_SECRET,
+    orgFilesQuotaBytes: value.ORG_FILES_QUOTA_BYTES,
+    uploadsPerMinute: value.UPLOADS_PER_MINUTE,
+    uploadBytesPerMinute: value.UPLOAD_BYTES_PER_MINUTE,
     version: VERSION,
   };
 }

@@ -59,6 +59,10 @@ export interface Env {
   /** R2 bucket of stored files (wrangler.toml [[r2_buckets]]); without it, FILES_S3_* name an S3-compatible bucket. */
   FILES?: R2Bucket;
   FILE_MAX_BYTES?: string;
+  /** Upload limits (README, Configuration): an organization's stored bytes, a token's files and bytes a minute. */
+  ORG_FILES_QUOTA_BYTES?: string;
+  UPLOADS_PER_MINUTE?: string;
+  UPLOAD_BYTES_PER_MINUTE?: string;
   /** Secret: signs download links; set it (`wrangler secret put FILES_LINK_SECRET`) so every isolate shares it. */
   FILES_LINK_SECRET?: string;
   FILES_S3_URL?: string;
@@ -87,6 +91,9 @@ const STRING_SETTINGS = [
   'SMTP_SECURE',
   'MAIL_FROM',
   'FILE_MAX_BYTES',
+  'ORG_FILES_QUOTA_BYTES',
+  'UPLOADS_PER_MINUTE',
+  'UPLOAD_BYTES_PER_MINUTE',
   'FILES_LINK_SECRET',
   'FILES_S3_URL',
   'FILES_S3_ACCESS_KEY_ID',
@@ -133,6 +140,9 @@ function buildRuntime(env: Env): Runtime {
     SMTP_SECURE: env.SMTP_SECURE,
     MAIL_FROM: env.MAIL_FROM,
     FILE_MAX_BYTES: env.FILE_MAX_BYTES,
+    ORG_FILES_QUOTA_BYTES: env.ORG_FILES_QUOTA_BYTES,
+    UPLOADS_PER_MINUTE: env.UPLOADS_PER_MINUTE,
+    UPLOAD_BYTES_PER_MINUTE: env.UPLOAD_BYTES_PER_MINUTE,
     // Without a secret of its own, one derived from the database's (the same in every isolate, unlike a random one).
     FILES_LINK_SECRET:
       env.FILES_LINK_SECRET ?? (env.LIBSQL_AUTH_TOKEN ? `file links of ${env.LIBSQL_AUTH_TOKEN}` : undefined),

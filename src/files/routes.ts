@@ -82,10 +82,9 @@ export function createFileRoutes(deps: {
       );
     const boundary = multipartBoundary(c.req.header('content-type'));
     const length = c.req.header('content-length');
-    if (length !== undefined && /^\d+$/.test(length)) {
-      const limit = boundary ? uploadBodyLimit(files.maxBytes) : files.maxBytes;
-      if (Number(length) > limit) throw fileTooLarge(files.maxBytes);
-    }
+    const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+    if (announced !== undefined && announced > (boundary ? uploadBodyLimit(files.maxBytes) : files.maxBytes))
+      throw fileTooLarge(files.maxBytes);
     const body = requestBody(c) ?? new Uint8Array(0);
     let name: string | undefined;
     let stream: ReadableStream<Uint8Array> | Uint8Array = body;
@@ -104,7 +103,12 @@ export function createFileRoutes(deps: {
           'Name the file: ?name=<file name>, a Content-Disposition header with filename=, or a multipart/form-data "file" field.',
         );
     }
-    const file = await receiveFile({ db, files, now }, organizationId, stream, { name });
+    // A raw body's length is the file's: the upload limits are checked on it before a byte is read.
+    const file = await receiveFile({ db, files, now }, organizationId, stream, {
+      name,
+      uploader: principal.tokenId,
+      ...(boundary || announced === undefined ? {} : { announcedBytes: announced }),
+    });
     return c.json({ file }, 201);
   });
 

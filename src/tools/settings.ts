@@ -11,7 +11,6 @@ import { changeAfterWrite } from './changes.ts';
 import { caseInsensitiveEnum, idOf } from './fields.ts';
 import { REGIMES, type Regime } from './incidents/clocks.ts';
 import { isTimeZone } from './overdue.ts';
-import { CORE_TOOLSET } from './toolsets.ts';
 import {
   CHANGED_A_ROW,
   defineTool,
@@ -78,7 +77,7 @@ export const settingsTools: Tool[] = [
     description:
       "The organization's settings: its time zone and the regimes (GDPR, NIS2, DORA) whose incident notification clocks apply.",
     scope: 'read',
-    toolset: CORE_TOOLSET,
+    toolset: 'settings',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({ organization_id: idOf('org', 'Organization').describe('Organization id.') }),
     output: z.object({ settings: settingsOutput }),
@@ -93,7 +92,7 @@ export const settingsTools: Tool[] = [
     description:
       "Change the organization's settings (OWNER or ADMIN): only the settings given change. Changing the regimes or time zone recomputes every incident's clocks.",
     scope: 'write',
-    toolset: CORE_TOOLSET,
+    toolset: 'settings',
     annotations: UPDATE_ANNOTATIONS,
     input: z.strictObject({
       organization_id: idOf('org', 'Organization').describe('Organization id.'),

@@ -70,10 +70,14 @@ export function webWriterPrincipal(user: SignedInUser, memberships: Membership[]
   return webPrincipalWithScope(user, memberships, 'read_write');
 }
 
+/** Not an API token: web calls are logged (surface "web") and uploads counted under this pseudo token id, per user. */
+export function webTokenId(user: SignedInUser): string {
+  return `web:${user.id}`;
+}
+
 function webPrincipalWithScope(user: SignedInUser, memberships: Membership[], scope: TokenScope): Principal {
   return {
-    // Not an API token: web calls are logged under this pseudo token id (surface "web"), per user.
-    tokenId: `web:${user.id}`,
+    tokenId: webTokenId(user),
     userId: user.id,
     scope,
     roles: Object.fromEntries(memberships.map((membership) => [membership.organizationId, membership.role])),

@@ -3,7 +3,6 @@
 // compared with the JSON snapshots committed in test/snapshots/, as parsed JSON, and a difference is listed path by path. A change that is
 // meant (a new field, a reworded description) is accepted with `UPDATE_TOOLSNAPS=true npm test`, which rewrites the
 // snapshots, and the reviewer reads it in the diff of those files.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,9 +15,10 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SNAPSHOTS = join(ROOT, 'test/snapshots');
 const UPDATE = process.env.UPDATE_TOOLSNAPS === 'true';
 
-/** The connections whose tools/list the snapshots cover: the bare URL, each toolset alone, all, all read-only. */
+/** The connections whose tools/list the snapshots cover: the bare URL, the default set, each toolset, all, read-only. */
 const CONNECTIONS = [
-  ['default', ''],
+  ['bare', ''],
+  ['default', '?toolsets=default'],
   ...[...toolsetsOf(TOOLS.values()).keys()].map((toolset) => [toolset, `?toolsets=${toolset}`]),
   ['all', '?toolsets=all'],
   ['all-readonly', '?toolsets=all&readonly=true'],
@@ -34,19 +34,33 @@ interface OpenApiDocument {
 
 /**
  * What the server publishes, cut into the snapshot files: one per tool (its tools/list entry and its OpenAPI
- * operation, so a change to one tool rewrites one file), the OpenAPI document's shared part, and which tools each
- * connection lists.
+ * operation, so a change to one tool rewrites one file; a connection lists only what fits its budget, so the entries
+ * are gathered from every connection), the OpenAPI document's shared part, and which tools each connection lists.
  */
 async function publishedFiles(): Promise<Map<string, unknown>> {
   const files = new Map<string, unknown>();
   const listed = new Map<string, ListedTool[]>();
-  for (const [name, query] of CONNECTIONS) listed.set(name, await toolsList(`/api/mcp/v1${query}`));
-  const openapi = (await fetchJson('/api/mcp/openapi.json')) as OpenApiDocument;
-  for (const tool of listed.get('all') ?? []) {
-    const path = `/api/mcp/tools/${tool.name}`;
-    files.set(`tools/${tool.name}.json`, { mcp: tool, openapi: openapi.paths[path] ?? null });
+  const entries = new Map<string, ListedTool>();
+  const operations = new Map<string, unknown>();
+  let shared: OpenApiDocument | undefined;
+  for (const [name, query] of CONNECTIONS) {
+    const tools = await toolsList(`/api/mcp/v1${query}`);
+    listed.set(name, tools);
+    for (const tool of tools) entries.set(tool.name, tool);
+    const openapi = (await fetchJson(`/api/mcp/openapi.json${query}`)) as OpenApiDocument;
+    shared ??= openapi;
+    for (const [path, operation] of Object.entries(openapi.paths)) operations.set(path, operation);
   }
-  files.set('openapi.json', { ...openapi, paths: Object.keys(openapi.paths) });
+  expect([...entries.keys()].sort(), 'every tool is listed by some connection').toEqual(
+    [...TOOLS.keys()].sort(),
+  );
+  for (const name of TOOLS.keys())
+    files.set(`tools/${name}.json`, {
+      mcp: entries.get(name),
+      openapi: operations.get(`/api/mcp/tools/${name}`) ?? null,
+    });
+  const { paths: _paths, ...document } = shared ?? { paths: {} };
+  files.set('openapi.json', document);
   files.set(
     'connections.json',
     Object.fromEntries([...listed].map(([name, tools]) => [name, tools.map((tool) => tool.name)])),
@@ -99,7 +113,6 @@ function jsonChanges(before: unknown, after: unknown, path = ''): string[] {
 
 let runtime: TestRuntime;
 let token: string;
-const written: string[] = [];
 
 beforeAll(async () => {
   runtime = await createTestRuntime();
@@ -108,12 +121,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime.cleanup();
-  // Rewritten snapshots take the formatter's layout, so `npm run lint` accepts them as they are.
-  if (written.length > 0) {
-    const biome = join(ROOT, 'node_modules/.bin/biome');
-    const result = spawnSync(biome, ['format', '--write', ...written], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`);
-  }
 });
 
 async function fetchJson(path: string, init?: RequestInit): Promise<unknown> {
@@ -153,7 +160,6 @@ describe('schema snapshots (test/snapshots/)', () => {
       if (UPDATE) {
         mkdirSync(dirname(path), { recursive: true });
         writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
-        written.push(path);
       } else differences.push(`test/snapshots/${file}:`, ...changes.map((change) => `  ${change}`));
     }
     expect(
