@@ -325,7 +325,7 @@ export const incidentSpec: RegisterSpec = {
   },
   prepare: (next) => checkTimes(next),
   hints: {
-    list: 'Open ones: filter.status = ["OPEN", "CONTAINED", "ERADICATED", "RECOVERED"]; deadlines due: filter.open_deadlines = true.',
+    list: 'Notices still due: filter.open_deadlines = true.',
     add: 'Record it as soon as you know: detected_at starts the 72-hour GDPR and 24-hour NIS2 clocks. Then call getIncident for its clocks, addIncidentAction for each step taken and addIncidentNotification for each notice sent (that stops its clock).',
   },
   example: {

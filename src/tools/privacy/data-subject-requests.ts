@@ -225,7 +225,7 @@ export const dataSubjectRequestSpec: RegisterSpec = {
   prepare,
   present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_on', 'status', ENDED, today) }),
   hints: {
-    list: 'Open ones by due date: filter.status = ["RECEIVED", "IN_PROGRESS"], order_by due_on; late ones: filter.overdue = true.',
+    list: 'Late ones: filter.overdue = true; by deadline: order_by due_on.',
     add: 'due_on is computed (one month from received_on); to extend, set extension_months with extension_reason.',
   },
   example: {
