@@ -88,7 +88,7 @@ export interface Actor {
 
 let counter = 0;
 
-/** The password of every actor; its PBKDF2 hash (~60 ms) is derived once per test process. */
+/** The password of every actor; its hash (at the suite's setting, test/password-cost.ts) is derived once per test process. */
 export const ACTOR_PASSWORD = 'correct horse battery';
 let actorPasswordHash: Promise<string> | undefined;
 
