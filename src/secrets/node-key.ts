@@ -62,10 +62,11 @@ export function writeKeyFile(path: string, keys: readonly string[], exclusive = 
   renameSync(temporary, path);
 }
 
+/** Where the keys were found, as the subject of "... hold <key ids>". */
 function describeSource(source: KeySource): string {
-  if (source.kind === 'file') return `the key file ${source.path}`;
+  if (source.kind === 'file') return `the key file ${source.path} and SECRETS_KEY_PREVIOUS`;
   if (source.kind === 'env') return 'SECRETS_KEY and SECRETS_KEY_PREVIOUS';
-  return 'no key (SECRETS_KEY is not set)';
+  return "this process's own key and SECRETS_KEY_PREVIOUS";
 }
 
 /** The keys to use: SECRETS_KEY, else the key file beside an embedded database (made now when there is none). */
@@ -142,12 +143,16 @@ export async function prepareNodeSecrets(
   const unknown = [...(await endpointSecretKeyIds(database.db, secrets))].filter(
     (id): id is string => id !== null && !known.has(id),
   );
-  if (unknown.length > 0)
+  if (unknown.length > 0) {
+    const held = [...known].filter(Boolean).join(', ');
+    const where =
+      source.kind === 'none' ? 'SECRETS_KEY is not set' : `${describeSource(source)} hold ${held}`;
     throw new Error(
-      `The database holds webhook secrets encrypted with key ${unknown.join(', ')}, which ${describeSource(source)} ` +
-        `does not hold (the keys there: ${[...known].filter(Boolean).join(', ') || 'none'}). Set ` +
-        'SECRETS_KEY_PREVIOUS to that key (or restore it) so they can be read (docs/security.md, "Secrets at rest").',
+      `The database holds webhook secrets encrypted with key ${unknown.join(', ')}; ${where}. Set ` +
+        'SECRETS_KEY_PREVIOUS (or SECRETS_KEY) to that key, or restore it, so they can be read ' +
+        '(docs/security.md, "Secrets at rest").',
     );
+  }
   const reencrypted = current === undefined ? 0 : await reencryptStoredSecrets(database, secrets);
   if (reencrypted > 0) log(`Encrypted ${reencrypted} webhook endpoint secret(s) under key ${currentId}.`);
   return {

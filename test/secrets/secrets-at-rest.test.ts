@@ -207,7 +207,7 @@ describe('the Node host with an embedded database', () => {
       await expect(
         prepareNodeSecrets(loadConfig({ DATABASE_URL: legacy.url, SECRETS_KEY: KEY_B }), database),
       ).rejects.toThrow(
-        `The database holds webhook secrets encrypted with key ${idA}, which SECRETS_KEY and SECRETS_KEY_PREVIOUS does not hold`,
+        `The database holds webhook secrets encrypted with key ${idA}; SECRETS_KEY and SECRETS_KEY_PREVIOUS hold `,
       );
       const second = await prepareNodeSecrets(
         loadConfig({ DATABASE_URL: legacy.url, SECRETS_KEY: KEY_B, SECRETS_KEY_PREVIOUS: KEY_A }),
