@@ -5,8 +5,9 @@ import { LongestFirstSequencer } from './test/sequencer.ts';
 
 const WRANGLER_BUNDLE_SUITE = 'test/worker/node/bundle.test.ts';
 
-// Every file records the assertions each test reached (npm run test:assertions adds them up).
-const setupFiles = ['test/assertion-count.ts'];
+// Every file records the assertions each test reached (npm run test:assertions adds them up), and hashes passwords
+// at a cheap setting (test/password-cost.ts).
+const setupFiles = ['test/assertion-count.ts', 'test/password-cost.ts'];
 
 /** The Node suites: in-process app and real sockets (test:quick runs part of them, vitest.quick.config.ts). */
 export const NODE_PROJECT = {

@@ -24,6 +24,7 @@ import { createDirectRoutes } from './routes/direct.ts';
 import { createHealthRoutes } from './routes/health.ts';
 import { createMcpRoutes } from './routes/mcp.ts';
 import { createOpenApiRoutes } from './routes/openapi.ts';
+import { createSecretKeyring, type SecretKeyring } from './secrets/keyring.ts';
 import type { InvokeDeps } from './surfaces/invoke.ts';
 import { createMcpSurface } from './surfaces/mcp.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
@@ -56,6 +57,8 @@ export interface AppDeps {
   files?: FileRuntime;
   /** Runs webhook deliveries; by default one over the platform's fetch, run after the response (as on the Worker). */
   webhooks?: WebhookRunner;
+  /** Secrets kept encrypted in the database (webhook signing secrets); by default under the config's keys. */
+  secrets?: SecretKeyring;
 }
 
 /** Messages a run started right after a write sends on the Worker, within that request's subrequest budget. */
@@ -67,6 +70,7 @@ export function createApp(deps: AppDeps) {
   const tools = deps.tools ?? TOOLS;
   const files = deps.files ?? memoryFileRuntime(config);
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
+  const secrets = deps.secrets ?? createSecretKeyring(config.secretsKey, config.secretsKeysPrevious);
   const webhooks =
     deps.webhooks ??
     createWebhookRunner({
@@ -74,6 +78,7 @@ export function createApp(deps: AppDeps) {
       send: fetchWebhookSender,
       now,
       allowLocal: config.webhooksAllowLocal,
+      secrets,
       mode: deps.usageFlush ?? 'after-response',
       log: deps.log,
     });
@@ -121,7 +126,7 @@ export function createApp(deps: AppDeps) {
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);
 
-  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth }));
+  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth, secrets }));
   app.route('/', createOAuthRoutes({ config, oauth, logError: (error) => logError('oauth', error) }));
   app.route('/', createHealthRoutes({ database, version: config.version, now, logError, ...guard }));
   app.route('/', createOpenApiRoutes({ config, tools }));

@@ -14,6 +14,8 @@ import { nodeMailer } from './notify/mailer-node.ts';
 import { notifyOnce } from './notify/schedule.ts';
 import { createGrantService } from './oauth/grants.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
+import { newSecretsKey } from './secrets/keyring.ts';
+import { rotateSecretsKey } from './secrets/rotate.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
 import { addEvidenceFile } from './tools/evidence-cli.ts';
 import { importRecordsFile } from './tools/imports/cli-import.ts';
@@ -39,6 +41,12 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   notify run                                              -> {"notifications_created",...,"emails_sent",...} one run
                                                              of the notification engine (SMTP_* and MAIL_FROM)
   seed --demo                                             -> {"email","password","organization_id","token"}
+  secrets new-key                                         -> {"key":"..."} a new SECRETS_KEY (32 random bytes, base64)
+  secrets rotate [--new-key] [--drop-previous]            -> {"key_id","reencrypted","previous_key_ids",...}
+               encrypts every stored secret under the current key (SECRETS_KEY, else the key file beside an
+               embedded database), reading the previous ones (SECRETS_KEY_PREVIOUS, the key file's later lines);
+               key file only: --new-key makes a new current key first, --drop-previous forgets the previous keys
+               once nothing needs them (docs/security.md, "Secrets at rest")
   framework import --org ORG_ID (--framework FWK_ID | --name N [--version V]) [--format oscal|csv]
                [--dry-run] [--remove-missing] FILE        -> {"framework":{...},"counts":{"created",...},...}
                loads an OSCAL catalog (.json) or a CSV (ref,title,description,parent,section) by reference;
@@ -78,6 +86,8 @@ const OPTIONS = {
   sheet: { type: 'string' },
   to: { type: 'string' },
   title: { type: 'string' },
+  'new-key': { type: 'boolean' },
+  'drop-previous': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -144,6 +154,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     process.once('SIGTERM', stop);
     return undefined;
   }
+  // Needs no database: a key to put in SECRETS_KEY (or a Worker secret).
+  if (command === 'secrets new-key') return { key: newSecretsKey() };
 
   if (command === 'backup') requireEmbedded(config.databaseUrl);
   const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
@@ -273,6 +285,14 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
           file: fileArgument,
           ...(values.title !== undefined ? { title: values.title } : {}),
         });
+      }
+      case 'secrets rotate': {
+        if (values['new-key'] && values['drop-previous'])
+          throw new UsageError(
+            'Give --new-key or --drop-previous, not both (restart the server between them)',
+          );
+        const step = values['new-key'] ? 'new-key' : values['drop-previous'] ? 'drop-previous' : 'reencrypt';
+        return await rotateSecretsKey(config, database, step);
       }
       case 'seed': {
         if (!values.demo) throw new UsageError('seed needs --demo');

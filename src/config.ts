@@ -1,5 +1,6 @@
 // One typed configuration, parsed once from the environment of the host and passed in.
 import { z } from 'zod';
+import { parseSecretsKey } from './secrets/keyring.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -11,6 +12,9 @@ const commaList = z.string().transform((value) =>
     .map((item) => item.trim())
     .filter((item) => item.length > 0),
 );
+
+const SECRETS_KEY_FORMAT =
+  'must be 32 bytes in base64 or 64 hex digits (make one with `npx compliance-mcp secrets new-key` or `openssl rand -base64 32`)';
 
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).default('file:./data/compliance.db'),
@@ -62,8 +66,10 @@ const EnvSchema = z.object({
   SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
-  /** true: TLS from the start (port 465); false: plain, upgraded with STARTTLS when the server offers it. */
+  /** true: TLS from the start (port 465); false: plain, then STARTTLS, which the server must offer. */
   SMTP_SECURE: booleanFlag.optional(),
+  /** Only for a relay on a trusted network: without TLS (no STARTTLS offered), the password is sent in the clear. */
+  SMTP_INSECURE: booleanFlag.default(false),
   /** Sender of notification emails, e.g. `Compliance <compliance@example.com>`. */
   MAIL_FROM: z.string().optional(),
   /** Node host: how often the notification engine runs (seconds). */
@@ -97,6 +103,15 @@ const EnvSchema = z.object({
     .int()
     .min(0)
     .default(512 * 1024 * 1024),
+  /** Encrypts secrets kept in the database (webhook signing secrets): 32 bytes, base64 or hex (docs/security.md). */
+  SECRETS_KEY: z
+    .string()
+    .refine((text) => parseSecretsKey(text) !== null, SECRETS_KEY_FORMAT)
+    .optional(),
+  /** Keys from before a rotation, comma-separated: they still read what they encrypted until `secrets rotate`. */
+  SECRETS_KEY_PREVIOUS: commaList
+    .refine((keys) => keys.every((text) => parseSecretsKey(text) !== null), SECRETS_KEY_FORMAT)
+    .default([]),
 });
 
 /** Where notification emails go out; null = notifications are in-app only. */
@@ -106,6 +121,8 @@ export interface MailSettings {
   secure: boolean;
   user: string | undefined;
   password: string | undefined;
+  /** SMTP_INSECURE: a session without TLS is allowed (else implicit TLS or STARTTLS, or nothing is sent). */
+  insecure: boolean;
   from: string;
 }
 
@@ -155,6 +172,10 @@ export interface Config {
   orgFilesQuotaBytes: number;
   uploadsPerMinute: number;
   uploadBytesPerMinute: number;
+  /** SECRETS_KEY (the Node host fills it from its key file beside an embedded database: src/secrets/node-key.ts). */
+  secretsKey: string | undefined;
+  /** SECRETS_KEY_PREVIOUS: keys that only read (a rotation under way). */
+  secretsKeysPrevious: string[];
   version: string;
 }
 
@@ -206,12 +227,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     orgFilesQuotaBytes: value.ORG_FILES_QUOTA_BYTES,
     uploadsPerMinute: value.UPLOADS_PER_MINUTE,
     uploadBytesPerMinute: value.UPLOAD_BYTES_PER_MINUTE,
+    secretsKey: value.SECRETS_KEY?.trim(),
+    secretsKeysPrevious: value.SECRETS_KEY_PREVIOUS,
     version: VERSION,
   };
 }
 
 function mailSettingsOf(value: z.infer<typeof EnvSchema>): MailSettings | null {
-  let settings: Omit<MailSettings, 'from'> | null = null;
+  let settings: Omit<MailSettings, 'from' | 'insecure'> | null = null;
   if (value.SMTP_URL) {
     let url: URL;
     try {
@@ -242,7 +265,7 @@ function mailSettingsOf(value: z.infer<typeof EnvSchema>): MailSettings | null {
   if (!settings) return null;
   if (!value.MAIL_FROM)
     throw new Error('Invalid configuration: MAIL_FROM is required with SMTP settings (the sender address)');
-  return { ...settings, from: value.MAIL_FROM };
+  return { ...settings, insecure: value.SMTP_INSECURE, from: value.MAIL_FROM };
 }
 
 /** `files` beside an embedded database file (file:./data/compliance.db -> ./data/files), else ./data/files. */

@@ -24,6 +24,7 @@ import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
+import { prepareNodeSecrets } from './secrets/node-key.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 import { isWebFileUpload } from './web/uploads.ts';
 import { nodeWebhookSender } from './webhooks/send-node.ts';
@@ -281,16 +282,29 @@ export interface RunningServer {
 }
 
 export async function startNodeServer(
-  config: Config,
+  given: Config,
   log: (line: string) => void = console.log,
 ): Promise<RunningServer> {
   // The OAuth issuer and the resource tokens are bound to must not come from a Host header anyone can send.
-  if (!config.publicUrl && !isLoopbackHost(config.host))
+  if (!given.publicUrl && !isLoopbackHost(given.host))
     throw new Error(
-      `PUBLIC_URL is not set and HOST ${config.host} is not a loopback address: set PUBLIC_URL to the URL clients reach this server at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header.`,
+      `PUBLIC_URL is not set and HOST ${given.host} is not a loopback address: set PUBLIC_URL to the URL clients reach this server at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header.`,
     );
-  const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
-  await migrateDatabase(database);
+  const database = await openNodeDatabase(given.databaseUrl, given.databaseAuthToken);
+  let config: Config;
+  try {
+    await migrateDatabase(database);
+    // SECRETS_KEY or the key file beside the database; refuses to start when stored secrets have no key here.
+    const prepared = await prepareNodeSecrets(given, database, log);
+    config = prepared.config;
+    if (prepared.source.kind === 'none')
+      log(
+        'No SECRETS_KEY: webhook endpoints cannot be added until it is set (docs/security.md, "Secrets at rest").',
+      );
+  } catch (error) {
+    database.client.close();
+    throw error;
+  }
   const runtime = createRuntime({
     config,
     database,

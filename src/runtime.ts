@@ -10,6 +10,7 @@ import type { FileRuntime } from './files/store.ts';
 import type { ClientAddressOf } from './http/client-address.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
+import { createSecretKeyring, type SecretKeyring } from './secrets/keyring.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
 import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
 import { fetchWebhookSender, type WebhookSender } from './webhooks/send.ts';
@@ -23,6 +24,8 @@ export interface Runtime {
   /** Stored files: the BlobStore, FILE_MAX_BYTES, the link secret and the host's streaming SHA-256. */
   files: FileRuntime;
   webhooks: WebhookRunner;
+  /** Encrypts and reads secrets kept in the database, under SECRETS_KEY (and SECRETS_KEY_PREVIOUS). */
+  secrets: SecretKeyring;
 }
 
 export function originPolicyFor(config: Config, loopbackOnly: boolean): OriginPolicy {
@@ -61,11 +64,13 @@ export function createRuntime(options: {
     ...(options.hashToken ? { hash: options.hashToken } : {}),
   });
   const usage = createUsageRecorder(options.database.db, options.log);
+  const secrets = createSecretKeyring(options.config.secretsKey, options.config.secretsKeysPrevious);
   const webhooks = createWebhookRunner({
     db: options.database.db,
     send: options.webhookSender ?? fetchWebhookSender,
     now,
     allowLocal: options.config.webhooksAllowLocal,
+    secrets,
     mode: options.usageFlush,
     log: options.log,
   });
@@ -84,6 +89,7 @@ export function createRuntime(options: {
     afterKeyedCommit: options.afterKeyedCommit,
     files,
     webhooks,
+    secrets,
   });
-  return { app, database: options.database, tokens, usage, config: options.config, files, webhooks };
+  return { app, database: options.database, tokens, usage, config: options.config, files, webhooks, secrets };
 }

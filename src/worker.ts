@@ -24,6 +24,7 @@ import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { purgeUnusedClients } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
+import { reencryptEndpointSecrets } from './webhooks/secrets.ts';
 import { CRON_DELIVERIES, DELIVERY_CRON, UPKEEP_CRON } from './worker-crons.ts';
 import { withUploadReads } from './worker-uploads.ts';
 
@@ -71,6 +72,15 @@ export interface Env {
   FILES_S3_REGION?: string;
   /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
   WEBHOOKS_ALLOW_LOCAL?: string;
+  /**
+   * Secret (`wrangler secret put SECRETS_KEY`): encrypts webhook signing secrets in the database (docs/security.md).
+   * Without it the Worker serves everything else and refuses to add webhook endpoints or rotate their secrets.
+   */
+  SECRETS_KEY?: string;
+  /** Secret: keys from before a rotation, comma-separated; they only read, until the hourly upkeep re-encrypts. */
+  SECRETS_KEY_PREVIOUS?: string;
+  /** `true` only for an SMTP relay on a trusted network: the session may go without TLS (docs/security.md). */
+  SMTP_INSECURE?: string;
 }
 
 const STRING_SETTINGS = [
@@ -89,6 +99,7 @@ const STRING_SETTINGS = [
   'SMTP_USER',
   'SMTP_PASSWORD',
   'SMTP_SECURE',
+  'SMTP_INSECURE',
   'MAIL_FROM',
   'FILE_MAX_BYTES',
   'ORG_FILES_QUOTA_BYTES',
@@ -100,6 +111,8 @@ const STRING_SETTINGS = [
   'FILES_S3_SECRET_ACCESS_KEY',
   'FILES_S3_REGION',
   'WEBHOOKS_ALLOW_LOCAL',
+  'SECRETS_KEY',
+  'SECRETS_KEY_PREVIOUS',
 ] as const;
 
 /** The R2 binding, else the S3-compatible bucket of FILES_S3_*, else a store that says neither is set. */
@@ -138,6 +151,7 @@ function buildRuntime(env: Env): Runtime {
     SMTP_USER: env.SMTP_USER,
     SMTP_PASSWORD: env.SMTP_PASSWORD,
     SMTP_SECURE: env.SMTP_SECURE,
+    SMTP_INSECURE: env.SMTP_INSECURE,
     MAIL_FROM: env.MAIL_FROM,
     FILE_MAX_BYTES: env.FILE_MAX_BYTES,
     ORG_FILES_QUOTA_BYTES: env.ORG_FILES_QUOTA_BYTES,
@@ -151,6 +165,8 @@ function buildRuntime(env: Env): Runtime {
     FILES_S3_SECRET_ACCESS_KEY: env.FILES_S3_SECRET_ACCESS_KEY,
     FILES_S3_REGION: env.FILES_S3_REGION,
     WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
+    SECRETS_KEY: env.SECRETS_KEY,
+    SECRETS_KEY_PREVIOUS: env.SECRETS_KEY_PREVIOUS,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -188,6 +204,9 @@ export async function runNotificationsOnWorker(runtime: Runtime, now: Date) {
   console.log(describeReport(report));
   return report;
 }
+
+/** Endpoint rows the hourly upkeep encrypts again at most (one read and one batch per 200; the rest next hour). */
+const UPKEEP_SECRETS = 200;
 
 // One runtime per isolate: the app, tool schemas and libSQL client are built on the first request, not on each.
 let current: { env: Env; settings: string; runtime: Runtime } | undefined;
@@ -283,6 +302,17 @@ export default {
         console.error(
           `purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`,
         );
+      }
+      // Webhook secrets from before encryption, or under a SECRETS_KEY_PREVIOUS key, encrypted under SECRETS_KEY.
+      if (runtime.secrets.available) {
+        try {
+          const sealed = await reencryptEndpointSecrets(runtime.database.db, runtime.secrets, UPKEEP_SECRETS);
+          if (sealed > 0)
+            console.log(`upkeep: ${sealed} webhook endpoint secret(s) encrypted under SECRETS_KEY`);
+        } catch (error) {
+          failures.push(error);
+          console.error(`secrets upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
       }
       try {
         const { merged, unfinished } = await scheduledUpkeep(runtime.database.client);

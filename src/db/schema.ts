@@ -949,9 +949,12 @@ export const webhookEndpoints = sqliteTable(
     description: text('description'),
     /** Event types sent to it, a JSON array (`risk.created`, `risk.*`, `*`). */
     events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
-    /** The signing secret (`whsec_` + base64). Kept, as every delivery is signed with it; shown once. */
+    /**
+     * The signing secret (`whsec_` + base64), shown once and kept as every delivery is signed with it: sealed under
+     * SECRETS_KEY (`enc:v1:<key id>:<iv>:<ciphertext>`, src/webhooks/secrets.ts); plain only in rows from before that.
+     */
     secret: text('secret').notNull(),
-    /** After a rotation: the previous secret, which signs beside the new one until `previous_secret_until`. */
+    /** After a rotation: the previous secret (sealed too), which signs beside the new one until `previous_secret_until`. */
     previous_secret: text('previous_secret'),
     previous_secret_until: text('previous_secret_until'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull(),

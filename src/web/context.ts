@@ -5,6 +5,7 @@ import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
 import type { OAuthServices } from '../oauth/index.ts';
+import type { SecretKeyring } from '../secrets/keyring.ts';
 import type { InvokeDeps } from '../surfaces/invoke.ts';
 import type { ToolMap } from '../tools/index.ts';
 import type { UsageRecorder } from '../usage.ts';
@@ -19,6 +20,8 @@ export interface WebDeps {
   now: () => Date;
   usageFlush?: 'after-response' | 'host';
   oauth: OAuthServices;
+  /** Webhook signing secrets are sealed with it (src/webhooks/secrets.ts). */
+  secrets: SecretKeyring;
 }
 
 export interface SignedInUser {

@@ -1,13 +1,18 @@
 // Accounts: sign up (the first user must found an organization, later ones may), sign in with throttling, sign out, password.
 import { type Context, Hono } from 'hono';
 import { createOrganization, createUser, findUserByEmail, normalizeEmail } from '../../accounts.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../auth/passwords.ts';
+import {
+  hashPassword,
+  MIN_PASSWORD_LENGTH,
+  passwordNeedsRehash,
+  verifyPassword,
+} from '../../auth/passwords.ts';
 import { AppError } from '../../errors.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from '../csrf.ts';
 import { type FormBody, Input, text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
-import { countUsers, passwordHashOf, setPasswordHash } from '../queries.ts';
+import { countUsers, passwordHashOf, replacePasswordHash, setPasswordHash } from '../queries.ts';
 import { errorPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
 import {
@@ -370,6 +375,9 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
       return page(422, 'The email or the password is not correct.');
     }
     await markAttemptSucceeded(db, attempt);
+    // A hash of an earlier kind or setting is replaced now that the password is known (src/auth/passwords.ts).
+    if (passwordNeedsRehash(user.password_hash))
+      await replacePasswordHash(db, user.id, user.password_hash, await hashPassword(password));
     await deleteEndedSessions(db, user.id, now);
     await createSession(c, db, user.id, now);
     return c.redirect(next, 303);
