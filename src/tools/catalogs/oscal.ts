@@ -63,9 +63,10 @@ function referenceOf(node: Json, id: string | undefined): string | undefined {
  * insertion never closed is read only up to the next one (linear).
  */
 function withParameters(prose: string, params: Map<string, Json>): string {
-  let added = 0;
-  return prose.replace(/\{\{\s*insert:\s*param,\s*([^{}\s]+)\s*\}\}/g, (_whole, id: string) => {
-    if (prose.length + added > MAX_TEXT) return '';
+  // What the insertions have added over the placeholders they replaced: past the limit, placeholders stay as they are.
+  let grown = 0;
+  return prose.replace(/\{\{\s*insert:\s*param,\s*([^{}\s]+)\s*\}\}/g, (whole, id: string, at: number) => {
+    if (at + grown > MAX_TEXT) return whole;
     const param = params.get(id);
     const select = param && isObject(param.select) ? param.select : undefined;
     const text =
@@ -74,7 +75,7 @@ function withParameters(prose: string, params: Map<string, Json>): string {
         : param && typeof param.label === 'string'
           ? `[Assignment: ${param.label}]`
           : '[Assignment: organization-defined value]';
-    added += text.length;
+    grown += text.length - whole.length;
     return text;
   });
 }
