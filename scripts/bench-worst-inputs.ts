@@ -53,13 +53,10 @@ async function healthzDuring(host: Host, work: () => Promise<Response>) {
   const poll = (async () => {
     while (!done) {
       const started = performance.now();
-      const status = await fetch(`${host.url}/healthz`).then(
-        async (response) => {
-          await response.arrayBuffer();
-          return String(response.status);
-        },
-        outcomeOf,
-      );
+      const status = await fetch(`${host.url}/healthz`).then(async (response) => {
+        await response.arrayBuffer();
+        return String(response.status);
+      }, outcomeOf);
       if (!healthz.includes(status)) healthz.push(status);
       longest = Math.max(longest, performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 5));
