@@ -4,14 +4,13 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import type { Role } from './auth/principal.ts';
 import type { Db } from './db/client.ts';
 import { memberships, organizations, users } from './db/schema.ts';
+import { isEmailAddress } from './email-address.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createUser(
   db: Db,
@@ -20,8 +19,7 @@ export async function createUser(
   input: { email: string; password: string; name?: string | null; passwordHash?: string },
 ): Promise<{ id: string; email: string }> {
   const email = normalizeEmail(input.email);
-  if (!EMAIL_PATTERN.test(email))
-    throw new AppError('invalid_arguments', `Not an email address: ${input.email}`);
+  if (!isEmailAddress(email)) throw new AppError('invalid_arguments', `Not an email address: ${input.email}`);
   if (input.password.length < MIN_PASSWORD_LENGTH) {
     throw new AppError('invalid_arguments', `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
   }

@@ -103,7 +103,7 @@ export function describeError(error: unknown): string {
       break;
     }
     const code = (cause as { code?: unknown }).code;
-    const message = cause.message.split(/\n\s*params:/)[0] ?? '';
+    const message = cause.message.split(/\n[^\S\n]*params:/)[0] ?? '';
     parts.push(`${cause.name}${typeof code === 'string' ? ` ${code}` : ''}: ${message}`);
     cause = cause.cause;
   }

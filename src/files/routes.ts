@@ -37,15 +37,16 @@ export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | 'unsatisfiable' {
-  const match = header ? /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return null;
-  if (match[1] === '') {
+  // The spaces after a number only with the number: two runs of spaces side by side would backtrack quadratically.
+  const match = header ? /^\s*bytes\s*=\s*(?:(\d+)\s*)?-\s*(?:(\d+)\s*)?$/i.exec(header) : null;
+  if (!match || (match[1] === undefined && match[2] === undefined)) return null;
+  if (match[1] === undefined) {
     const suffix = Number(match[2]);
     if (suffix === 0 || size === 0) return 'unsatisfiable';
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  const end = match[2] === undefined ? size - 1 : Math.min(Number(match[2]), size - 1);
   if (start >= size || end < start) return 'unsatisfiable';
   return { start, end };
 }

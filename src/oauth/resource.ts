@@ -75,7 +75,7 @@ export function canonicalResource(base: string, value: string): string | null {
   if (url.origin !== origin) return null;
   if (url.pathname === '/' || url.pathname === '') return url.search ? null : base;
   // A connector URL may carry the connection's choice of tools (`?toolsets=all`): still the same resource.
-  const path = url.pathname.replace(/\/+$/, '');
+  const path = url.pathname.replace(/(?<!\/)\/+$/, ''); // tried only where a run starts: linear
   if (path === MCP_PATH) return mcpResourceOf(base);
   if (path === MCP_ALIAS_PATH) return `${base}${MCP_ALIAS_PATH}`;
   return null;
