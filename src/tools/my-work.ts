@@ -116,7 +116,10 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         dataSubjectRequests.due_on,
         dataSubjectRequests.status,
         owner,
-        and(owned(dataSubjectRequests.owner_id), notInArray(dataSubjectRequests.status, ['COMPLETED', 'REJECTED'])),
+        and(
+          owned(dataSubjectRequests.owner_id),
+          notInArray(dataSubjectRequests.status, ['COMPLETED', 'REJECTED']),
+        ),
       ),
       incidentDeadlinePart(personIds),
       part(
@@ -176,10 +179,16 @@ const itemSchema = z
     title: z.string().describe('Name or title.'),
     reason: z
       .enum(MY_WORK_REASONS)
-      .describe('ASSIGNED to you, REVIEW due, OWNED by you and open, or a DEADLINE of an incident you manage.'),
+      .describe(
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, or a DEADLINE of an incident you manage.',
+      ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),
-    hours_left: z.number().int().nullable().describe('For a DEADLINE: whole hours left (negative once missed).'),
+    hours_left: z
+      .number()
+      .int()
+      .nullable()
+      .describe('For a DEADLINE: whole hours left (negative once missed).'),
     status: z.string().nullable().describe('Status or state.'),
     overdue: z.boolean().describe('due_on is before today.'),
     due_soon: z.boolean().describe('Due from today to within_days.'),
@@ -220,7 +229,12 @@ export async function myWorkPage(
     const hoursLeft =
       row.due_at === null ? null : Math.floor((Date.parse(row.due_at) - ctx.now().getTime()) / 3_600_000);
     const overdue = hoursLeft === null ? state === 'overdue' : hoursLeft < 0;
-    return { ...row, hours_left: hoursLeft, overdue, due_soon: !overdue && (state === 'due_soon' || state === 'overdue') };
+    return {
+      ...row,
+      hours_left: hoursLeft,
+      overdue,
+      due_soon: !overdue && (state === 'due_soon' || state === 'overdue'),
+    };
   });
   const last = items.at(-1);
   return {

@@ -140,7 +140,8 @@ async function writeSettings(
       .update(organizations)
       .set({
         settings: { ...(row.settings ?? {}), ...next },
-        updated_at: at > row.updated_at ? at : row.updated_at,
+        // Strictly later than the previous value, as every write's updated_at.
+        updated_at: at > row.updated_at ? at : new Date(Date.parse(row.updated_at) + 1).toISOString(),
       })
       .where(and(eq(organizations.id, organizationId), eq(organizations.updated_at, row.updated_at)))
       .returning({ id: organizations.id }),

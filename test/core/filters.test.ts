@@ -7,20 +7,20 @@ import {
   AUDIT_STATES,
   CLASSIFICATIONS,
   DOCUMENT_TYPES,
+  INCIDENT_CATEGORIES,
+  INCIDENT_SEVERITIES,
+  INCIDENT_STATUSES,
   MEASURE_STATES,
   OBLIGATION_STATUSES,
   OBLIGATION_TYPES,
   PERSON_KINDS,
   PRIORITIES,
-  RISK_STATUSES,
-  RISK_TREATMENTS,
-  INCIDENT_CATEGORIES,
-  INCIDENT_SEVERITIES,
-  INCIDENT_STATUSES,
   PROCESSING_ROLES,
   REGIMES,
   REQUEST_STATUSES,
   REQUEST_TYPES,
+  RISK_STATUSES,
+  RISK_TREATMENTS,
   TASK_STATUSES,
   VENDOR_CATEGORIES,
   WORKFLOW_STATUSES,
@@ -210,7 +210,11 @@ function extraFor(kind: string, field: string, value: string): Row {
     return { stage: { GDPR: 'AUTHORITY', NIS2: 'EARLY_WARNING', DORA: 'INITIAL_NOTIFICATION' }[value] };
   if (kind === 'processing_activity' && field === 'role' && value === 'PROCESSOR')
     return { controllers: 'Acme Retail Ltd' };
-  if (kind === 'data_subject_request' && field === 'status' && (value === 'COMPLETED' || value === 'REJECTED'))
+  if (
+    kind === 'data_subject_request' &&
+    field === 'status' &&
+    (value === 'COMPLETED' || value === 'REJECTED')
+  )
     return { response_sent_on: '2026-03-01' };
   return {};
 }
@@ -891,14 +895,23 @@ describe('filter argument', () => {
     async () => {
       const scope = await newScope();
       const crm = await scope.add('processing_activity', { name: 'CRM' });
-      const late = await scope.add('data_subject_request', { received_on: PAST, processing_activity_ids: [crm.id] });
-      await scope.add('data_subject_request', { received_on: PAST, status: 'COMPLETED', response_sent_on: PAST });
+      const late = await scope.add('data_subject_request', {
+        received_on: PAST,
+        processing_activity_ids: [crm.id],
+      });
+      await scope.add('data_subject_request', {
+        received_on: PAST,
+        status: 'COMPLETED',
+        response_sent_on: PAST,
+      });
       const fresh = await scope.add('data_subject_request', { received_on: today() });
       expect(late.overdue).toBe(true);
       expect(await scope.ids('data_subject_request', { overdue: true })).toEqual(idsOf(late));
       expect(await scope.ids('data_subject_request', { overdue: false })).toHaveLength(2);
       expect(await scope.ids('data_subject_request', { overdue: false })).toContain(String(fresh.id));
-      expect(await scope.ids('data_subject_request', { processing_activity_id: crm.id })).toEqual(idsOf(late));
+      expect(await scope.ids('data_subject_request', { processing_activity_id: crm.id })).toEqual(
+        idsOf(late),
+      );
     },
   );
 

@@ -119,7 +119,11 @@ describe('NIS2 Art. 23(4)', () => {
 });
 
 describe('DORA Art. 19(4) and Delegated Regulation (EU) 2025/301', () => {
-  const incident = { ...base, detected_at: '2026-06-01T10:00:00.000Z', dora_major_at: '2026-06-01T12:00:00.000Z' };
+  const incident = {
+    ...base,
+    detected_at: '2026-06-01T10:00:00.000Z',
+    dora_major_at: '2026-06-01T12:00:00.000Z',
+  };
 
   it('gives the initial notification 4 hours from classification as major, never more than 24 from awareness, none when not major', () => {
     const early = byStage(

@@ -4,11 +4,16 @@
 // first, which computes the queued incidents of their organizations and takes them off the queue.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
-import { incidentClockQueue, incidentDeadlines, incidentNotifications, incidents } from '../../db/schema.ts';
+import {
+  incidentClockQueue,
+  incidentDeadlines,
+  incidentNotifications,
+  incidents,
+  organizations,
+} from '../../db/schema.ts';
 import { readSettings, settingsFrom } from '../settings.ts';
 import { type Clock, type ClockIncident, clocksOf, type Regime, type SentNotification } from './clocks.ts';
 import { wallTimeAt } from './zoned-time.ts';
-import { organizations } from '../../db/schema.ts';
 
 /** At most this many incidents are computed per refresh call (a large backlog is worked off over several reads). */
 const REFRESH_BATCH = 200;

@@ -1,8 +1,9 @@
 // Regulatory notification clocks of an incident, as data with their legal sources, and the one function that turns
 // an incident and the notifications recorded for it into each clock's deadline and state. Nothing here is typed by a
 // person: deadlines follow from the awareness time, the classification and the notifications sent.
-import { addMonthsIn } from './zoned-time.ts';
+
 import { GDPR_RISK_LEVELS, REGIMES } from '../states.ts';
+import { addMonthsIn } from './zoned-time.ts';
 
 export { GDPR_RISK_LEVELS, REGIMES };
 

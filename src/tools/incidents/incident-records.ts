@@ -1,7 +1,6 @@
 // An incident's timeline entries (what was done, when, by whom) and the notifications sent for it (to an authority or
 // to the people affected), each a register of its own linked to the incident and deleted with it.
 import { eq } from 'drizzle-orm';
-import { z } from 'zod';
 import { incidentActions, incidentNotifications, incidents } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { caseInsensitiveEnum, idOf, instantSchema, longText, shortText } from '../fields.ts';

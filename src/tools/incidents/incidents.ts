@@ -14,7 +14,7 @@ import {
   incidentVendors,
 } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
-import { type IdPrefix, ID_PREFIXES } from '../../ids.ts';
+import { ID_PREFIXES, type IdPrefix } from '../../ids.ts';
 import { descriptionField, linkedFilter, ownerField, ownerFilter } from '../common-fields.ts';
 import { evidenceIdsRelation } from '../evidence.ts';
 import { caseInsensitiveEnum, idOf, instantSchema, longText, shortText } from '../fields.ts';
@@ -26,13 +26,13 @@ import {
   type RegisterKind,
   type RegisterSpec,
   type RelationSpec,
-  required,
   type Row,
+  required,
   withDefault,
 } from '../registers/spec.ts';
-import { CLOCK_STATES, GDPR_RISK_LEVELS, REGIMES } from './clocks.ts';
-import { clocksOfIncident, refreshClocks } from './clock-store.ts';
 import { INCIDENT_CATEGORIES, INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../states.ts';
+import { clocksOfIncident, refreshClocks } from './clock-store.ts';
+import { CLOCK_STATES, GDPR_RISK_LEVELS, REGIMES } from './clocks.ts';
 
 const clockSchema = z
   .object({
@@ -57,7 +57,6 @@ const clockSchema = z
     basis: z.string().describe('What the deadline counts from.'),
   })
   .describe('A regulatory notification clock.');
-
 
 /** Forward through the stages (a stage may be skipped), and CLOSED reopens to OPEN. */
 export const INCIDENT_TRANSITIONS = {

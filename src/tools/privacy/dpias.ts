@@ -6,9 +6,8 @@ import { dpiaMeasures, dpiaProcessingActivities, dpiaRisks, dpias } from '../../
 import { AppError } from '../../errors.ts';
 import { descriptionField, linkedFilter, ownerField, ownerFilter } from '../common-fields.ts';
 import { evidenceIdsRelation } from '../evidence.ts';
-import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from '../fields.ts';
+import { caseInsensitiveEnum, idOf, longText, shortText } from '../fields.ts';
 import { todayOf } from '../overdue.ts';
-import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from '../reviews.ts';
 import {
   derived,
   enumFilter,
@@ -18,9 +17,8 @@ import {
   required,
   withDefault,
 } from '../registers/spec.ts';
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from '../reviews.ts';
 import { DPIA_CRITERIA, DPIA_SCREENING_RESULTS, DPIA_STATUSES } from '../states.ts';
-
-
 
 /** DRAFT <-> IN_REVIEW; IN_REVIEW -> APPROVED or REJECTED; a decided one goes back to DRAFT to be revised. */
 export const DPIA_TRANSITIONS = {

@@ -12,7 +12,6 @@ import { AppError } from '../../errors.ts';
 import { descriptionField, linkedFilter, nameField, ownerField, ownerFilter } from '../common-fields.ts';
 import { evidenceIdsRelation } from '../evidence.ts';
 import { caseInsensitiveEnum, countryCode, longText, shortText } from '../fields.ts';
-import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from '../reviews.ts';
 import {
   enumFilter,
   filter,
@@ -22,11 +21,13 @@ import {
   required,
   withDefault,
 } from '../registers/spec.ts';
-import { LAWFUL_BASES, PROCESSING_ROLES, SPECIAL_CATEGORY_CONDITIONS, TRANSFER_SAFEGUARDS } from '../states.ts';
-
-
-
-
+import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from '../reviews.ts';
+import {
+  LAWFUL_BASES,
+  PROCESSING_ROLES,
+  SPECIAL_CATEGORY_CONDITIONS,
+  TRANSFER_SAFEGUARDS,
+} from '../states.ts';
 
 const role = caseInsensitiveEnum(PROCESSING_ROLES).describe(
   'The organization acts as CONTROLLER, JOINT_CONTROLLER or PROCESSOR for it (default CONTROLLER).',
