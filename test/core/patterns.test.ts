@@ -570,12 +570,7 @@ const NOT_USER_INPUT: { files: string[]; why: string; patterns: string[] }[] = [
     patterns: [String.raw`/(\d+\.\d+\.\d+\.\d+)$/`],
   },
   {
-    files: [
-      'src/surfaces/schemas.ts',
-      'src/web/labels.ts',
-      'src/tools/imports/export-columns.ts',
-      'src/tools/discovery.ts',
-    ],
+    files: ['src/surfaces/schemas.ts', 'src/web/labels.ts', 'src/tools/imports/export-columns.ts'],
     why: "the tools' own descriptions, labels and codes",
     patterns: ['/[^a-z0-9]+/', String.raw`/[_\s]+/`, '/^[A-Z][A-Z_]+$/'],
   },
