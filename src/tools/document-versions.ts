@@ -9,7 +9,7 @@ import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from './fields
 import { addDays } from './overdue.ts';
 import type { RegisterTools } from './registers/builder.ts';
 import type { Row } from './registers/spec.ts';
-import { DOCUMENT_VERSION_STATUSES } from './states.ts';
+import { APPROVE_DOCUMENT, DOCUMENT_VERSION_STATUSES } from './states.ts';
 import {
   CHANGED_A_ROW,
   defineTool,
@@ -101,7 +101,7 @@ export async function approveLatestVersion(
   ctx: ToolContext,
   document: Row,
   personId: string,
-  tool = 'approveDocument',
+  tool = APPROVE_DOCUMENT,
 ): Promise<void> {
   const id = String(document.id);
   if (document.status !== 'IN_REVIEW') {
@@ -226,7 +226,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   });
 
   const approve = defineTool({
-    name: 'approveDocument',
+    name: APPROVE_DOCUMENT,
     title: 'Approve a document',
     description: 'Approve a document IN_REVIEW; only for its approvers (forbidden otherwise).',
     scope: 'write',

@@ -13,6 +13,7 @@ import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { markReviewedTool } from './mark-reviewed.ts';
 import { measureSpec } from './measures.ts';
+import { listMembersTool } from './members.ts';
 import { myWorkTool } from './my-work.ts';
 import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
@@ -68,6 +69,7 @@ export const markReviewed = markReviewedTool(REGISTERS);
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
   ...organizationTools,
+  listMembersTool,
   ...registerTools.flatMap((register) => [
     register.list,
     register.get,

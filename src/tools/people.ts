@@ -19,6 +19,7 @@ export const personSpec: RegisterSpec = {
   table: people,
   nameFields: ['full_name'],
   about: 'A person (employee, contractor, service account) can own records.',
+  idNote: 'an entry of the people register, who may own records',
   fields: {
     full_name: required(shortText().describe('Full name, e.g. "Ada Lovelace".')),
     email: required(

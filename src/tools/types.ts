@@ -76,6 +76,11 @@ export interface Tool {
    * builder sets it), organizations and the summary `core`. A tool in no toolset fails the tool-map test.
    */
   toolset?: string;
+  /**
+   * Names a caller may send that are no argument of the tool, each with why (a derived field: computed; a link list:
+   * its link tools): an unknown argument with a hint is refused with it rather than with the nearest known name.
+   */
+  argumentHints?: Readonly<Record<string, string>>;
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;

@@ -154,6 +154,7 @@ export async function sampleArguments(
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
+  if (toolName === 'listMembers') return { organization_id: organizationId };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
   if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')

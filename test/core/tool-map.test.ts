@@ -115,7 +115,7 @@ describe('tools/list', () => {
   it('lists exactly the tools of the map, in its order', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name)).toEqual([...TOOLS.keys()]);
-    expect(tools).toHaveLength(92);
+    expect(tools).toHaveLength(93);
   });
 
   it('gives every tool a description, an input schema, all four annotation hints, and read tools an output schema', async () => {
@@ -241,7 +241,7 @@ describe('errors a client reads', () => {
     const error = (result.structuredContent as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('invalid_arguments');
     expect(error.message).toBe(
-      'Invalid arguments for getRisk: id: Expected a Risk id: "rsk_" followed by 24 characters from 0-9 and a-z except i, l, o, u (e.g. rsk_8zq3m0v5k1t7w2x9c4n6p0ha)',
+      'Invalid arguments for getRisk: id: Expected a risk id: "rsk_" followed by 24 characters from 0-9 and a-z except i, l, o, u (e.g. rsk_8zq3m0v5k1t7w2x9c4n6p0ha)',
     );
   });
 });

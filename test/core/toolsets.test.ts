@@ -49,7 +49,7 @@ describe('toolsets as data', () => {
       [...toolsetsOf(TOOLS.values())].map(([name, tools]) => [name, tools.length]),
     );
     expect(counts).toEqual({
-      core: 5,
+      core: 6,
       vendors: 5,
       risks: 7,
       measures: 5,
@@ -74,7 +74,7 @@ describe('tools/list per connection', () => {
   it('lists the default toolsets without ?toolsets=: under 40 tools, organizations and summary included', async () => {
     const listed = await listedNames(world.aliceToken, '/api/mcp/v1');
     expect(listed).toEqual(names((tool) => DEFAULT_TOOLSETS.includes(toolsetOf(tool) ?? '')));
-    expect(listed.length).toBe(37);
+    expect(listed.length).toBe(38);
     expect(listed).toEqual(expect.arrayContaining(['listOrganizations', 'getComplianceSummary', 'addRisk']));
   });
 
@@ -96,7 +96,7 @@ describe('tools/list per connection', () => {
   it('lists only read tools to a read token, whatever the request asks', async () => {
     const listed = await listedNames(world.aliceReadToken, '/api/mcp/v1?toolsets=all&readonly=false');
     expect(listed).toEqual(names((tool) => tool.scope === 'read'));
-    expect(listed).toHaveLength(39);
+    expect(listed).toHaveLength(40);
   });
 
   it('narrows a read_write token to read tools with readonly=true or X-MCP-Readonly', async () => {
@@ -179,6 +179,7 @@ describe('OpenAPI mirrors the toolsets', () => {
     expect(readOnly).toEqual([
       '/api/mcp/tools/listOrganizations',
       '/api/mcp/tools/getOrganization',
+      '/api/mcp/tools/listMembers',
       '/api/mcp/tools/listRisks',
       '/api/mcp/tools/getRisk',
       '/api/mcp/tools/getComplianceSummary',

@@ -8,8 +8,9 @@
 import type { SQL } from 'drizzle-orm';
 import { invalidArguments } from '../../errors.ts';
 import { isIdOf } from '../../ids.ts';
+import { article } from '../id-kinds.ts';
 import type { Registers } from '../registers/builder.ts';
-import { article, type RegisterKind, type Row } from '../registers/spec.ts';
+import type { RegisterKind, Row } from '../registers/spec.ts';
 import type { TableRow } from '../tables/csv-reader.ts';
 import type { ToolContext } from '../types.ts';
 import { lookUp } from './lookups.ts';

@@ -5,6 +5,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { AppError, notFound } from '../../errors.ts';
 import { changeAfterWrite } from '../changes.ts';
+import { article } from '../id-kinds.ts';
 import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import {
@@ -15,7 +16,7 @@ import {
   type Reference,
 } from './references.ts';
 import { idInput } from './schemas.ts';
-import { article, type RegisterKind, toolsetOf } from './spec.ts';
+import { type RegisterKind, toolsetOf } from './spec.ts';
 
 /** The delete tool's description: what happens, from the delete effects (the web's confirmation reads the same). */
 function deleteDescription(

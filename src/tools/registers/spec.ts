@@ -182,6 +182,8 @@ export interface RegisterSpec {
   table: RegisterTable;
   /** One sentence saying what this kind is, for the tool descriptions. */
   about: string;
+  /** What its ids name, where they are easily taken for another kind's (a person is no account): for errors. */
+  idNote?: string;
   fields: Record<string, FieldSpec>;
   relations?: RelationSpec[];
   /** Fields unique within an organization (e.g. a person's email) or within a field: a duplicate is a `conflict`. */
@@ -196,6 +198,8 @@ export interface RegisterSpec {
    * state not allowed from the current one is `invalid_transition`, and the web offers only the allowed ones.
    */
   transitions?: Record<string, Transitions>;
+  /** States a tool of their own sets, not an update (a document's status APPROVED: approveDocument), by field. */
+  stateTools?: Record<string, Record<string, string>>;
   /** Validates a change and fills derived columns; `current` is null on add. */
   prepare?(next: Row, current: Row | null): void;
   /** After prepare: checks that read the database (a parent in the same framework) and fills what they derive. */
@@ -292,11 +296,6 @@ export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
     updated_at: { column: spec.table.updated_at },
     ...spec.orderFields,
   };
-}
-
-/** "a" or "an" before a label. */
-export function article(label: string): 'a' | 'an' {
-  return /^[aeiou]/i.test(label) ? 'an' : 'a';
 }
 
 export function capitalize(text: string): string {
