@@ -212,7 +212,7 @@ describe('tools/list', () => {
   it('lists enum values in upper case and accepts them in any case', async () => {
     const { tools } = await client.listTools();
     const listRisks = tools.find((tool) => tool.name === 'listRisks');
-    expect(JSON.stringify(listRisks?.inputSchema)).toContain('"IN_TREATMENT"');
+    expect(JSON.stringify(listRisks?.inputSchema)).toContain('Any of: OPEN, IN_TREATMENT, MITIGATED');
     const result = await callDirect(runtime, world.aliceToken, 'listRisks', {
       organization_id: world.orgA,
       filter: { status: 'open' },
