@@ -168,7 +168,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   const listVersions = defineTool({
     name: 'listDocumentVersions',
     title: 'List document versions',
-    description: "A document's versions, newest first, with approvals (who, when) and dates in force.",
+    description: "List a document's versions, newest first, with who approved each and when, and dates in force.",
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',
@@ -187,7 +187,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
     name: 'getDocumentInForce',
     title: 'Get the document version in force',
     description:
-      'The version in force at the end of a day (UTC), with its content and file link; null if none.',
+      'Get the version of a document (a policy) in force on a day (at its end, UTC), with its content and file link; null if none.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',

@@ -38,7 +38,10 @@ export const personSpec: RegisterSpec = {
   orderFields: {
     full_name: { column: people.full_name },
   },
-  hints: { add: 'The email must be unique within the organization (conflict otherwise).' },
+  hints: {
+    add: 'The email must be unique within the organization (conflict otherwise).',
+    delete: 'e.g. an employee or contractor who left',
+  },
   example: {
     organization_id: 'org_...',
     full_name: 'Ada Lovelace',

@@ -23,11 +23,12 @@ function deleteDescription(
   label: string,
   effects: DeleteEffects,
   pluralOf: (kind: string) => string,
+  hint = '',
 ): string {
   const blocking = [...new Set(effects.blockedBy.map((field) => pluralOf(field.kind)))];
   const deleted = [...new Set(effects.deletes.map((field) => pluralOf(field.kind)))];
   return [
-    `Delete ${article(label)} ${label}; cannot be undone.`,
+    `Delete ${article(label)} ${label}${hint ? ` (${hint})` : ''}; cannot be undone.`,
     deleted.length > 0 ? `Its ${deleted.join(', ')} are deleted with it.` : '',
     effects.clears.length > 0 ? 'Fields pointing at it are cleared.' : '',
     blocking.length > 0 ? `Refused (conflict) while ${blocking.join(', ')} still point at it.` : '',
@@ -49,7 +50,7 @@ export function buildDeleteTool(
   return defineTool({
     name,
     title: `Delete ${spec.label}`,
-    description: deleteDescription(spec.label, effects, pluralOf),
+    description: deleteDescription(spec.label, effects, pluralOf, spec.hints?.delete),
     scope: 'write',
     annotations: DELETE_ANNOTATIONS,
     toolset: toolsetOf(spec),
