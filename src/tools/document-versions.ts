@@ -168,7 +168,8 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   const listVersions = defineTool({
     name: 'listDocumentVersions',
     title: 'List document versions',
-    description: "List a document's versions, newest first, with who approved each and when, and dates in force.",
+    description:
+      "List a document's versions, newest first, with who approved each and when, and dates in force.",
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',

@@ -209,7 +209,14 @@ describe('compliance-mcp import', () => {
     expect(JSON.parse(dry.out)).toMatchObject({
       dry_run: true,
       counts: { rows: 2500, created: 2499, refused: 1 },
-      errors: [{ row: 2402, column: 'Inherent impact', field: 'inherent_impact', message: expect.stringMatching(/<=5/) }],
+      errors: [
+        {
+          row: 2402,
+          column: 'Inherent impact',
+          field: 'inherent_impact',
+          message: expect.stringMatching(/<=5/),
+        },
+      ],
     });
     const refused = await cli('import', '--org', orgId, '--kind', 'risks', risks);
     expect(refused.code).toBe(1);
