@@ -63,7 +63,7 @@ export const auditSpec: RegisterSpec = {
   },
   hints: {
     list: 'Audits under way: filter.state = ["IN_PROGRESS"].',
-    add: 'State defaults to NOT_STARTED.',
+    add: 'Plans an audit of one framework; state defaults to NOT_STARTED.',
   },
   example: {
     organization_id: 'org_...',

@@ -9,7 +9,7 @@ import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from './fields
 import { addDays } from './overdue.ts';
 import type { RegisterTools } from './registers/builder.ts';
 import type { Row } from './registers/spec.ts';
-import { DOCUMENT_VERSION_STATUSES } from './states.ts';
+import { APPROVE_DOCUMENT, DOCUMENT_VERSION_STATUSES } from './states.ts';
 import {
   CHANGED_A_ROW,
   defineTool,
@@ -101,7 +101,7 @@ export async function approveLatestVersion(
   ctx: ToolContext,
   document: Row,
   personId: string,
-  tool = 'approveDocument',
+  tool = APPROVE_DOCUMENT,
 ): Promise<void> {
   const id = String(document.id);
   if (document.status !== 'IN_REVIEW') {
@@ -168,7 +168,8 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   const listVersions = defineTool({
     name: 'listDocumentVersions',
     title: 'List document versions',
-    description: "A document's versions, newest first, with approvals (who, when) and dates in force.",
+    description:
+      "List a document's versions, newest first, with who approved each and when, and dates in force.",
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',
@@ -187,7 +188,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
     name: 'getDocumentInForce',
     title: 'Get the document version in force',
     description:
-      'The version in force at the end of a day (UTC), with its content and file link; null if none.',
+      'Get the version of a document (a policy) in force on a day (at its end, UTC), with its content and file link; null if none.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',
@@ -226,7 +227,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   });
 
   const approve = defineTool({
-    name: 'approveDocument',
+    name: APPROVE_DOCUMENT,
     title: 'Approve a document',
     description: 'Approve a document IN_REVIEW; only for its approvers (forbidden otherwise).',
     scope: 'write',

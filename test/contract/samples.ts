@@ -183,6 +183,7 @@ export async function sampleArguments(
   if (toolName === 'getOrganizationSettings') return { organization_id: organizationId };
   if (toolName === 'updateOrganizationSettings')
     return { organization_id: organizationId, time_zone: 'Europe/Paris', incident_regimes: ['GDPR', 'NIS2'] };
+  if (toolName === 'listMembers') return { organization_id: organizationId };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
   if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')
