@@ -102,7 +102,7 @@ export async function invokeTool(
     let rawArguments = requestedArguments;
     if (tool.dispatch) {
       const call = tool.input.safeParse(normalizeArguments(rawArguments));
-      if (!call.success) throw invalidArgumentsFrom(tool.name, call.error);
+      if (!call.success) throw invalidArgumentsFrom(tool, call.error);
       ({ tool, arguments: rawArguments } = tool.dispatch(call.data));
       requireTokenScope(ctx, tool.scope);
     }

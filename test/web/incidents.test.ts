@@ -106,9 +106,12 @@ describe('Art. 30 record', () => {
     expect(list.html).toContain(`href="${base}/processing-activities/art30.pdf"`);
 
     const xlsx = await download(`${base}/processing-activities/art30.xlsx`);
-    expect(xlsx.headers.get('content-disposition')).toMatch(/attachment; filename="acme-health-art30-record-2026-11-28\.xlsx"/);
+    expect(xlsx.headers.get('content-disposition')).toMatch(
+      /attachment; filename="acme-health-art30-record-2026-11-28\.xlsx"/,
+    );
     const rows: string[][] = [];
-    for await (const row of readXlsxRows(new Uint8Array(await xlsx.arrayBuffer()))) rows.push(row.cells.map(String));
+    for await (const row of readXlsxRows(new Uint8Array(await xlsx.arrayBuffer())))
+      rows.push(row.cells.map(String));
     expect(rows[0]?.slice(0, 4)).toEqual([
       'Processing activity',
       'Role (Art. 30(1)(a), 30(2)(a))',
@@ -127,7 +130,10 @@ describe('Art. 30 record', () => {
       '2 years after the last ticket',
       'Encryption at rest',
     ]);
-    expect(rows[2]?.slice(0, 2)).toEqual(['Payroll for clients', 'Processor for: Client Co, hr@client.example']);
+    expect(rows[2]?.slice(0, 2)).toEqual([
+      'Payroll for clients',
+      'Processor for: Client Co, hr@client.example',
+    ]);
     expect(rows.flat()).toContain(
       'Contact of the controller and the data protection officer (Art. 30(1)(a)): Acme Health Ltd, privacy@acme.example; DPO: Jo Doe',
     );
