@@ -15,6 +15,8 @@ import type { AppEnv } from './http/env.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import { requestId } from './http/request-id.ts';
+import { createAccountMail } from './notify/account-mail.ts';
+import type { MailerFactory } from './notify/mailer.ts';
 import { type ClientMetadataFetcher, webClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createOAuthServices } from './oauth/index.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
@@ -53,6 +55,8 @@ export interface AppDeps {
   files?: FileRuntime;
   /** Runs webhook deliveries; by default one over the platform's fetch, run after the response (as on the Worker). */
   webhooks?: WebhookRunner;
+  /** Sends account emails (confirmations, resets, invitations) when the config has SMTP settings. */
+  mailer?: MailerFactory;
 }
 
 /** Messages a run started right after a write sends on the Worker, within that request's subrequest budget. */
@@ -117,7 +121,8 @@ export function createApp(deps: AppDeps) {
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);
 
-  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth }));
+  const accountMail = createAccountMail(config, deps.mailer, deps.log ?? ((line) => console.error(line)));
+  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth, accountMail }));
   app.route('/', createOAuthRoutes({ config, oauth, logError: (error) => logError('oauth', error) }));
   app.route('/', createHealthRoutes({ database, version: config.version, now, logError, ...guard }));
   app.route('/', createOpenApiRoutes({ config, tools }));

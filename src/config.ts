@@ -74,7 +74,20 @@ const EnvSchema = z.object({
   FILES_S3_REGION: z.string().min(1).default('auto'),
   /** Signs download links; every instance serving the same files needs the same one (default: random per process). */
   FILES_LINK_SECRET: z.string().min(16).optional(),
+  /** Who may create an account in the web interface (docs/security.md): anyone, invited addresses, or nobody. */
+  SIGNUP: z.enum(['open', 'invite-only', 'closed']).default('open'),
+  /**
+   * The request header that carries the client's address, set by the proxy in front (e.g. `X-Real-IP`; for
+   * `X-Forwarded-For` its last entry). Unset: the connection's address (Node), `CF-Connecting-IP` (Worker).
+   */
+  CLIENT_ADDRESS_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name')
+    .transform((value) => value.toLowerCase())
+    .optional(),
 });
+
+export type SignUpPolicy = 'open' | 'invite-only' | 'closed';
 
 /** Where notification emails go out; null = notifications are in-app only. */
 export interface MailSettings {
@@ -126,6 +139,10 @@ export interface Config {
   /** FILES_S3_*: stored files in an S3-compatible bucket instead of filesDir (Node) or the R2 binding (Worker). */
   filesS3: S3Settings | undefined;
   filesLinkSecret: string | undefined;
+  /** SIGNUP: `open` (default), `invite-only` (addresses with a pending invitation) or `closed` (the CLI only). */
+  signUp: SignUpPolicy;
+  /** CLIENT_ADDRESS_HEADER, lower case: where the sign-in throttle reads the client's address. */
+  clientAddressHeader: string | undefined;
   version: string;
 }
 
@@ -173,6 +190,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     fileMaxBytes: value.FILE_MAX_BYTES,
     filesS3: s3Settings(value),
     filesLinkSecret: value.FILES_LINK_SECRET,
+    signUp: value.SIGNUP,
+    clientAddressHeader: value.CLIENT_ADDRESS_HEADER,
     version: VERSION,
   };
 }

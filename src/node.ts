@@ -255,6 +255,7 @@ export async function startNodeServer(
     }),
     files: nodeFileRuntime(config),
     webhookSender: nodeWebhookSender,
+    mailer: nodeMailer,
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =

@@ -8,6 +8,7 @@ import type { Database } from './db/client.ts';
 import { memoryFileRuntime } from './files/runtime.ts';
 import type { FileRuntime } from './files/store.ts';
 import type { OriginPolicy } from './http/origin.ts';
+import type { MailerFactory } from './notify/mailer.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
 import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
@@ -47,6 +48,8 @@ export function createRuntime(options: {
   files?: FileRuntime;
   /** Sends webhook requests; the platform's fetch unless given (the Node host passes one that checks DNS answers). */
   webhookSender?: WebhookSender;
+  /** The host's SMTP client for account emails (used only with SMTP settings). */
+  mailer?: MailerFactory;
 }): Runtime {
   const now = options.now ?? (() => new Date());
   const files = options.files ?? memoryFileRuntime(options.config);
@@ -80,6 +83,7 @@ export function createRuntime(options: {
     afterKeyedCommit: options.afterKeyedCommit,
     files,
     webhooks,
+    mailer: options.mailer,
   });
   return { app, database: options.database, tokens, usage, config: options.config, files, webhooks };
 }

@@ -65,6 +65,10 @@ export interface Env {
   FILES_S3_REGION?: string;
   /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
   WEBHOOKS_ALLOW_LOCAL?: string;
+  /** Who may sign up in the web interface: `open` (default), `invite-only`, `closed` (docs/security.md). */
+  SIGNUP?: string;
+  /** The header carrying the client's address; default `CF-Connecting-IP`, which Cloudflare sets. */
+  CLIENT_ADDRESS_HEADER?: string;
 }
 
 const STRING_SETTINGS = [
@@ -91,6 +95,8 @@ const STRING_SETTINGS = [
   'FILES_S3_SECRET_ACCESS_KEY',
   'FILES_S3_REGION',
   'WEBHOOKS_ALLOW_LOCAL',
+  'SIGNUP',
+  'CLIENT_ADDRESS_HEADER',
 ] as const;
 
 /** The R2 binding, else the S3-compatible bucket of FILES_S3_*, else a store that says neither is set. */
@@ -133,6 +139,8 @@ function buildRuntime(env: Env): Runtime {
     FILES_S3_SECRET_ACCESS_KEY: env.FILES_S3_SECRET_ACCESS_KEY,
     FILES_S3_REGION: env.FILES_S3_REGION,
     WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
+    SIGNUP: env.SIGNUP,
+    CLIENT_ADDRESS_HEADER: env.CLIENT_ADDRESS_HEADER ?? 'cf-connecting-ip',
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -151,6 +159,7 @@ function buildRuntime(env: Env): Runtime {
     loopbackOnly: env.LOOPBACK_ONLY === 'true',
     usageFlush: 'after-response',
     files: fileRuntime(config, workerBlobStore(env, config)),
+    mailer: workerMailer,
   });
 }
 

@@ -11,6 +11,7 @@ import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache
 import { type Config, loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { nodeFileRuntime } from '../src/files/node.ts';
+import type { MailerFactory } from '../src/notify/mailer.ts';
 import type { ClientMetadataFetcher } from '../src/oauth/client-metadata.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import type { DirectResult, Fetcher } from './contract/host.ts';
@@ -47,6 +48,7 @@ export async function createTestRuntime(
     cache?: TokenCache;
     loopbackOnly?: boolean;
     clientMetadataFetcher?: ClientMetadataFetcher;
+    mailer?: MailerFactory;
   } = {},
 ): Promise<TestRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
@@ -67,6 +69,7 @@ export async function createTestRuntime(
     log: () => {},
     clientMetadataFetcher: options.clientMetadataFetcher,
     files: nodeFileRuntime(config),
+    mailer: options.mailer,
   });
   return {
     ...runtime,
@@ -94,6 +97,7 @@ export async function createActor(runtime: Runtime, name = 'user'): Promise<Acto
   const email = `${name}-${counter}-${Date.now()}@example.com`;
   actorPasswordHash ??= hashPassword(ACTOR_PASSWORD);
   const user = await createUser(runtime.database.db, new Date(), {
+    emailVerified: true,
     email,
     password: ACTOR_PASSWORD,
     passwordHash: await actorPasswordHash,

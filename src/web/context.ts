@@ -4,6 +4,7 @@ import type { Principal, Role, TokenScope } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { AccountMail } from '../notify/account-mail.ts';
 import type { OAuthServices } from '../oauth/index.ts';
 import type { InvokeDeps } from '../surfaces/invoke.ts';
 import type { ToolMap } from '../tools/index.ts';
@@ -19,6 +20,7 @@ export interface WebDeps {
   now: () => Date;
   usageFlush?: 'after-response' | 'host';
   oauth: OAuthServices;
+  accountMail: AccountMail;
 }
 
 export interface SignedInUser {
@@ -27,6 +29,8 @@ export interface SignedInUser {
   name: string | null;
   /** IANA time zone of the account (null = UTC): pages show due and overdue as of the reader's today. */
   timeZone?: string | null;
+  /** The account showed it receives mail at `email` (docs/security.md); until then it cannot accept invitations. */
+  emailVerified?: boolean;
 }
 
 export interface Membership {

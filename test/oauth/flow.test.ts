@@ -11,6 +11,7 @@ import {
   firstOrganizationId,
   hiddenFieldsOf,
   manualClock,
+  signUpLinkOf,
   textOf,
   WebClient,
 } from '../web/web-client.ts';
@@ -274,7 +275,10 @@ describe('authorization code with PKCE', () => {
       password_confirm: 'correct horse battery staple',
       next: next as string,
     });
-    expect(created.location).toBe(next);
+    // A later account is made when its address is confirmed: the link brings the person back to the consent page.
+    expect(textOf(created.html)).toContain('Check your email');
+    const confirmed = await newcomer.openLink(await signUpLinkOf(runtime, 'grace@example.com'));
+    expect(confirmed.location).toBe(next);
     expect(textOf((await newcomer.get(next as string)).html)).toContain('Connect Claude?');
   });
 
