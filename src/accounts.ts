@@ -251,8 +251,10 @@ async function explainRefusal(
 }
 
 /**
- * The operator's add-or-change (CLI `member add`): makes the user a member with `role`, in one statement that
- * never demotes the last OWNER.
+ * The operator's add-or-change (CLI `member add`): makes the user a member with `role` at once, without an
+ * invitation (the operator answers for the instance), in one statement that never demotes the last OWNER.
+ * `earlierTokens`: a new member's tokens for all organizations issued before now reach it too (CLI
+ * `--earlier-tokens`; test setups whose clock is not the wall clock).
  */
 export async function setMembership(
   db: Db,
@@ -260,11 +262,18 @@ export async function setMembership(
   organizationId: string,
   userId: string,
   role: Role,
+  options: { earlierTokens?: boolean } = {},
 ): Promise<void> {
   await requireOrganization(db, organizationId);
   const written = await db
     .insert(memberships)
-    .values({ organization_id: organizationId, user_id: userId, role, created_at: now.toISOString() })
+    .values({
+      organization_id: organizationId,
+      user_id: userId,
+      role,
+      created_at: now.toISOString(),
+      earlier_tokens: options.earlierTokens === true,
+    })
     .onConflictDoUpdate({
       target: [memberships.organization_id, memberships.user_id],
       set: { role },

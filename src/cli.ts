@@ -50,8 +50,9 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   user reset-link E                                       -> {"email","link","expires_at"} a one-hour link to choose
                a new password (the web's "Forgot your password?" without email)
   org create --name N --owner EMAIL                       -> {"id":"org_..."}
-  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true} (an existing member: role set)
-               the operator's direct add, without an invitation (docs/security.md)
+  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER [--earlier-tokens]   -> {"ok":true}
+               the operator's direct add, without an invitation (an existing member: role set); the person's
+               tokens for all organizations reach it only if made later, or with --earlier-tokens
   token create --email E --name N [--scope read|read_write, default read_write] [--org ORG_ID]...
                [--expires-in-days 1..365 | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}
   token revoke --id TOKEN_ID                              -> {"ok":true}
@@ -102,6 +103,7 @@ const OPTIONS = {
   to: { type: 'string' },
   title: { type: 'string' },
   verified: { type: 'boolean' },
+  'earlier-tokens': { type: 'boolean' },
   link: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -233,7 +235,9 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         const organizationId = values.org?.[0];
         if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
         const user = await requireUserByEmail(db, need(values, 'email'));
-        await setMembership(db, now(), organizationId, user.id, role as Role);
+        await setMembership(db, now(), organizationId, user.id, role as Role, {
+          earlierTokens: values['earlier-tokens'] === true,
+        });
         return { ok: true };
       }
       case 'token create': {
