@@ -156,7 +156,7 @@ describe('1. forced membership', () => {
     expect((await victimWeb.get(`/orgs/${evil.organizationId}`)).status).toBe(404);
     const list = await victimWeb.get('/invitations');
     expect(textOf(list.html)).toContain('mallory invited');
-    const id = /action="\/invitations\/(inv_[a-z0-9]+)\/decline"/.exec(list.html)?.[1];
+    const id = /formaction="\/invitations\/(inv_[a-z0-9]+)\/decline"/.exec(list.html)?.[1];
     const declined = await victimWeb.post(`/invitations/${id}/decline`, { _csrf: csrfOf(list.html) });
     expect(textOf(declined.html)).toContain('The invitation was declined.');
     expect(await runtime.database.db.select().from(invitations)).toEqual([]);

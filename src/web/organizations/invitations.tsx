@@ -29,38 +29,39 @@ function AnswerForms(props: { viewer: Viewer; invitation: InvitationView; secret
         <strong>{invitation.organizationName}</strong> as {invitation.role}. Open until{' '}
         <Time iso={invitation.expiresAt} />.
       </p>
-      {canAccept ? (
-        <form method="post" action={`/invitations/${id}/accept`}>
-          <CsrfField token={viewer.csrfToken} />
-          {props.secret && <input type="hidden" name="secret" value={props.secret} />}
-          <div class="choice">
-            <input type="checkbox" id={`earlier-${id}`} name="earlier_tokens" value="yes" />
-            <label for={`earlier-${id}`}>
-              Also let my existing API tokens and connected apps for “all organizations” reach{' '}
-              {invitation.organizationName}
-            </label>
-          </div>
-          <p class="small muted">
-            Unticked, only tokens and connections you make from now on reach it: what this organization holds
-            (its tasks and records) never reaches an assistant you set up before you joined without your say.
-          </p>
-          <div class="actions">
-            <button type="submit">Accept and join</button>
-          </div>
-        </form>
-      ) : (
+      {!canAccept && (
         <Notice kind="warn">
           Confirm your address {viewer.user.email} first (
           <a href="/settings/password">Settings &gt; Password</a>
           ), or open the link of the invitation email.
         </Notice>
       )}
-      <form method="post" action={`/invitations/${id}/decline`}>
+      {/* One form, two answers: Decline posts the same fields to its own action. */}
+      <form method="post" action={`/invitations/${id}/accept`}>
         <CsrfField token={viewer.csrfToken} />
         {props.secret && <input type="hidden" name="secret" value={props.secret} />}
-        <button type="submit" class="quiet">
-          Decline
-        </button>
+        {canAccept && (
+          <>
+            <div class="choice">
+              <input type="checkbox" id={`earlier-${id}`} name="earlier_tokens" value="yes" />
+              <label for={`earlier-${id}`}>
+                Also let my existing API tokens and connected apps for “all organizations” reach{' '}
+                {invitation.organizationName}
+              </label>
+            </div>
+            <p class="small muted">
+              Unticked, only tokens and connections you make from now on reach it: what this organization
+              holds (its tasks and records) never reaches an assistant you set up before you joined without
+              your say.
+            </p>
+          </>
+        )}
+        <div class="actions">
+          {canAccept && <button type="submit">Accept and join</button>}
+          <button type="submit" class="quiet" formaction={`/invitations/${id}/decline`}>
+            Decline
+          </button>
+        </div>
       </form>
     </div>
   );

@@ -255,7 +255,7 @@ function MembersPage(props: {
                             <button
                               type="submit"
                               class="button small quiet"
-                              aria-label={`Send the invitation of ${invitation.email} again`}
+                              aria-label={`Send again to ${invitation.email}`}
                             >
                               Send again
                             </button>
