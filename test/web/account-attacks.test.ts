@@ -4,7 +4,7 @@
 import { request as httpRequest } from 'node:http';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findUserByEmail } from '../../src/accounts.ts';
+import { createUser, findUserByEmail, setMembership } from '../../src/accounts.ts';
 import type { Config } from '../../src/config.ts';
 import {
   accountLinks,
@@ -47,6 +47,26 @@ afterEach(async () => {
 
 /** SMTP settings (never dialled: the mailer below keeps what it is given). */
 const MAIL_ENV = { SMTP_HOST: '127.0.0.1', SMTP_PORT: '2525', MAIL_FROM: 'Compliance <c@example.com>' };
+
+const MAIL_SETTINGS = {
+  host: '127.0.0.1',
+  port: 2525,
+  secure: false,
+  user: undefined,
+  password: undefined,
+  from: 'c@example.com',
+};
+
+/** A read_write token for all of a signed-in person's organizations, made on the token page. */
+async function tokenOf(client: WebClient): Promise<string> {
+  const page = await client.submit('/settings/tokens/new', '/settings/tokens', {
+    name: 'test',
+    scope: 'read_write',
+    organization_mode: 'all',
+    expires_in_days: '30',
+  });
+  return /cmcp_[A-Za-z0-9_-]{43}/.exec(page.html)?.[0] ?? '';
+}
 
 /** A mailer that keeps every email, for the tests to read the links in them. */
 function mailbox() {
@@ -309,13 +329,15 @@ describe('2. accounts claimed in advance', () => {
     const owner = new WebClient(runtime);
     await owner.signUp('owner@corp.example', 'Corp');
     const corp = await firstOrganizationId(owner);
+    const ownerToken = await tokenOf(owner);
     // An account the operator made without confirming its address (CLI `user create`, not the first).
-    const { createUser } = await import('../../src/accounts.ts');
-    await createUser(runtime.database.db, clock.now(), {
-      email: 'carl@corp.example',
-      password: PASSWORD,
-      emailVerified: false,
-    });
+    const carlId = (
+      await createUser(runtime.database.db, clock.now(), {
+        email: 'carl@corp.example',
+        password: PASSWORD,
+        emailVerified: false,
+      })
+    ).id;
     await owner.submit(`/orgs/${corp}/members`, `/orgs/${corp}/members`, {
       email: 'carl@corp.example',
       role: 'EDITOR',
@@ -329,12 +351,50 @@ describe('2. accounts claimed in advance', () => {
       await runtime.database.db.select().from(memberships).where(eq(memberships.organization_id, corp)),
     ).toHaveLength(1);
 
-    // The settings page sends a confirmation link; once opened, the invitation can be accepted.
+    // Made a member by the operator all the same: still no approving as the person of that address, and no mail.
+    await setMembership(runtime.database.db, clock.now(), corp, carlId, 'EDITOR');
+    const carlToken = await tokenOf(carl);
+    const person = await ok<{ person: { id: string } }>(runtime, ownerToken, 'addPerson', {
+      organization_id: corp,
+      full_name: 'Carl',
+      email: 'carl@corp.example',
+    });
+    const documentId = (
+      await ok<{ document: { id: string } }>(runtime, ownerToken, 'addDocument', {
+        organization_id: corp,
+        title: 'Access policy',
+        content: 'Text.',
+        approver_ids: [person.person.id],
+      })
+    ).document.id;
+    await ok(runtime, ownerToken, 'updateDocument', { id: documentId, status: 'IN_REVIEW' });
+    const approval = await callDirect(runtime, carlToken, 'approveDocument', { id: documentId });
+    expect(approval.status).toBe(403);
+    expect(JSON.stringify(approval.body)).toContain('or it is not confirmed yet');
+    await ok(runtime, ownerToken, 'addObligation', {
+      organization_id: corp,
+      requirement: 'Keep the register',
+      owner_id: person.person.id,
+    });
+    clock.advance((SETTLE_MS + 1000) / 1000);
+    await runNotifications({
+      db: runtime.database.db,
+      now: clock.now(),
+      mailer: mail.factory(MAIL_SETTINGS),
+    });
+    const heard = await runtime.database.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.user_id, carlId));
+    expect(heard.map((row) => row.channel)).toEqual(['in_app']);
+    expect(mail.to('carl@corp.example')).toHaveLength(1); // the invitation only
+
+    // The settings page sends a confirmation link; once opened, all of it works.
     const settings = await carl.submit('/settings/password', '/settings/email/confirm', {});
     expect(textOf(settings.html)).toContain('We sent a link to carl@corp.example');
     const confirmed = await carl.openLink(mail.linkTo('carl@corp.example'));
     expect(textOf(confirmed.html)).toContain('carl@corp.example is confirmed.');
-    expect((await acceptInvitation(carl, corp, 'carl@corp.example')).status).toBe(303);
+    expect((await callDirect(runtime, carlToken, 'approveDocument', { id: documentId })).status).toBe(200);
   });
 
   it('resets a forgotten password by a single-use link, signing out every session', async () => {
