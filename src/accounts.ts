@@ -3,7 +3,7 @@ import { and, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import type { Role } from './auth/principal.ts';
 import type { Db } from './db/client.ts';
-import { memberships, organizations, users, webhookEndpoints } from './db/schema.ts';
+import { invitations, memberships, organizations, users, webhookEndpoints } from './db/schema.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
@@ -197,7 +197,8 @@ export async function changeRole(
  * `removable`, only while their role is one of those (the roles the remover may remove: an ADMIN never removes
  * someone who became an OWNER meanwhile, while a role change between two roles the remover manages does not stop the
  * removal). In the same batch, the webhook endpoints the member made are paused (docs/security.md): a person who is
- * gone no longer chooses where the organization's events go; an owner or admin turns them back on.
+ * gone no longer chooses where the organization's events go (an owner or admin turns them back on); and the
+ * invitations they sent that are still open are withdrawn.
  */
 export async function removeMembership(
   db: Db,
@@ -206,6 +207,7 @@ export async function removeMembership(
   userId: string,
   removable?: readonly Role[],
 ): Promise<void> {
+  const gone = sql`not exists (select 1 from ${memberships} where ${memberships.organization_id} = ${organizationId} and ${memberships.user_id} = ${userId})`;
   const [removed] = await db.batch([
     db
       .delete(memberships)
@@ -227,7 +229,17 @@ export async function removeMembership(
           eq(webhookEndpoints.organization_id, organizationId),
           eq(webhookEndpoints.created_by_user_id, userId),
           eq(webhookEndpoints.enabled, true),
-          sql`not exists (select 1 from ${memberships} where ${memberships.organization_id} = ${organizationId} and ${memberships.user_id} = ${userId})`,
+          gone,
+        ),
+      ),
+    // Their invitations still open are withdrawn: nobody joins on the word of someone who is gone.
+    db
+      .delete(invitations)
+      .where(
+        and(
+          eq(invitations.organization_id, organizationId),
+          eq(invitations.invited_by_user_id, userId),
+          gone,
         ),
       ),
   ]);

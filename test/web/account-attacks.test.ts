@@ -606,7 +606,7 @@ describe('4. lockout by a stranger', () => {
 });
 
 describe('9. webhooks of a member who leaves', () => {
-  it('pauses the endpoints a member added when they leave or are removed; owners see why and may turn them on', async () => {
+  it('pauses the endpoints a member added when they leave or are removed, and withdraws their open invitations', async () => {
     const { runtime } = await setup({ env: { WEBHOOKS_ALLOW_LOCAL: 'true' } });
     const owner = new WebClient(runtime);
     await owner.signUp('owner@example.com', 'Alpha');
@@ -619,6 +619,11 @@ describe('9. webhooks of a member who leaves', () => {
       events: '*',
     });
     expect(added.status).toBe(201);
+    const invited = await admin.submit(`/orgs/${alpha}/members`, `/orgs/${alpha}/members`, {
+      email: 'friend@example.com',
+      role: 'ADMIN',
+    });
+    expect(invited.status).toBe(303);
     const endpoint = async () => (await runtime.database.db.select().from(webhookEndpoints))[0];
     const adminId = (await findUserByEmail(runtime.database.db, 'admin@example.com'))?.id;
     expect(await endpoint()).toMatchObject({
@@ -632,6 +637,7 @@ describe('9. webhooks of a member who leaves', () => {
     expect(textOf(confirm.html)).toContain('webhook endpoints they added to it are paused');
     await owner.post(`/orgs/${alpha}/members/${adminId}/remove`, { _csrf: csrfOf(confirm.html) });
     expect(await endpoint()).toMatchObject({ enabled: false, paused_reason: 'creator_left' });
+    expect(await runtime.database.db.select().from(invitations)).toEqual([]);
     const list = textOf((await owner.get(`/orgs/${alpha}/webhooks`)).html);
     expect(list).toContain('Paused its creator left the organization; check the URL, then turn it on');
     expect(list).toContain('admin@example.com');
