@@ -5,8 +5,23 @@ import { LongestFirstSequencer } from './test/sequencer.ts';
 
 const WRANGLER_BUNDLE_SUITE = 'test/worker/node/bundle.test.ts';
 
-// Every file records the assertions each test reached (npm run test:assertions adds them up).
-const setupFiles = ['test/assertion-count.ts'];
+// Every file records the assertions each test reached (npm run test:assertions adds them up), and hashes passwords
+// at a cheap setting (test/password-cost.ts).
+const setupFiles = ['test/assertion-count.ts', 'test/password-cost.ts'];
+
+/** The Node suites: in-process app and real sockets (test:quick runs part of them, vitest.quick.config.ts). */
+export const NODE_PROJECT = {
+  name: 'node',
+  include: ['test/**/*.test.ts'],
+  exclude: ['test/worker/**', 'test/browser/**', 'node_modules/**'],
+  environment: 'node',
+  // A worker runs file after file with its modules loaded once (the app graph takes ~2 s to import):
+  // nothing in src/ or test/ keeps state at module scope that one file could leave to the next.
+  isolate: false,
+  setupFiles,
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
 
 export default defineConfig({
   test: {
@@ -15,20 +30,7 @@ export default defineConfig({
     maxWorkers: 3,
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      {
-        test: {
-          name: 'node',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/worker/**', 'test/browser/**', 'node_modules/**'],
-          environment: 'node',
-          // A worker runs file after file with its modules loaded once (the app graph takes ~2 s to import):
-          // nothing in src/ or test/ keeps state at module scope that one file could leave to the next.
-          isolate: false,
-          setupFiles,
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
-        },
-      },
+      { test: NODE_PROJECT },
       // The web interface in Chromium (playwright-core; test/browser/chromium.ts finds it) against the real Node server.
       {
         test: {

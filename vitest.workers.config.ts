@@ -24,6 +24,10 @@ export default defineProject({
         bindings: {
           LIBSQL_URL: inject('libsqlUrl'),
           LIBSQL_AUTH_TOKEN: inject('libsqlAuthToken'),
+          // The Worker needs its public URL (the OAuth issuer): the address the tests send requests to.
+          PUBLIC_URL: 'http://127.0.0.1:8787',
+          // A Worker secret in production (wrangler secret put SECRETS_KEY); a fixed test key here.
+          SECRETS_KEY: 'dGVzdCBrZXkgb2YgdGhlIHdvcmtlcmQgdGVzdHMgLS0=',
         },
       },
     })),

@@ -51,6 +51,9 @@ async function startHost(dir: string): Promise<Host> {
     FILES_LINK_SECRET: LINK_SECRET,
     // Room for the 100 MB upload that shows the server's memory does not follow a file's size.
     FILE_MAX_BYTES: String(100 * MB),
+    // The bench stores hundreds of files a minute with one token: the upload rate would refuse them.
+    UPLOADS_PER_MINUTE: '0',
+    UPLOAD_BYTES_PER_MINUTE: '0',
   };
   const args = onWorker
     ? [
@@ -61,6 +64,10 @@ async function startHost(dir: string): Promise<Host> {
         join(dir, 'wrangler-state'),
         '--var',
         `FILES_LINK_SECRET:${LINK_SECRET}`,
+        '--var',
+        'UPLOADS_PER_MINUTE:0',
+        '--var',
+        'UPLOAD_BYTES_PER_MINUTE:0',
       ]
     : ['bin/compliance-mcp.js', 'serve'];
   const child = spawn(process.execPath, args, {

@@ -11,6 +11,8 @@
 //                                   with the local R2 bucket, --workerd by workerd direct (dev:worker --workerd);
 //                                   --rounds N repeats the parallel case)
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
+//        npm run bench -- --worst-inputs   (event-loop stall and memory of the worst inputs against a Node host:
+//                                          crafted sign-up emails, XLSX zip bombs: bench-worst-inputs.ts)
 import { createOrganization } from '../src/accounts.ts';
 import { seedNewerRegisters } from './bench-seed.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
@@ -47,6 +49,10 @@ async function measure(target: Target) {
 if (process.argv.includes('--files')) {
   await import('./bench-files.ts');
   // bench-files.ts exits by itself.
+}
+if (process.argv.includes('--worst-inputs')) {
+  await import('./bench-worst-inputs.ts');
+  // bench-worst-inputs.ts exits by itself.
 }
 if (process.argv.includes('--import')) {
   await import('./bench-import.ts');

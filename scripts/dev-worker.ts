@@ -5,24 +5,28 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { noTokenCache } from '../src/auth/token-cache.ts';
 import { createTokenService } from '../src/auth/tokens.ts';
-import { loadConfig } from '../src/config.ts';
+import { type Config, loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { type DemoAccount, isEmptyDatabase, seedDemo } from '../src/demo/seed.ts';
+import { prepareNodeSecrets } from '../src/secrets/node-key.ts';
 import { type HranaServer, startHranaServer } from './dev/hrana-server.ts';
 import { serveWorkerdDirect } from './dev/workerd-direct.ts';
 
 const STOP_GRACE_MS = 5_000;
 const log = (line: string) => console.log(`[dev:worker] ${line}`);
 
-async function prepareDatabase(databaseUrl: string, authToken: string | undefined, seed: boolean) {
-  const database = await openNodeDatabase(databaseUrl, authToken);
+/** Migrates and seeds as `npm start` does, and finds the secrets keys as it does (SECRETS_KEY, else the key file). */
+async function prepareDatabase(config: Config): Promise<{ demo: DemoAccount | null; keys: string[] }> {
+  const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
   try {
     await migrateDatabase(database);
-    if (!seed || !(await isEmptyDatabase(database.db))) return null;
+    const { config: keyed } = await prepareNodeSecrets(config, database, log);
+    const keys = keyed.secretsKey === undefined ? [] : [keyed.secretsKey, ...keyed.secretsKeysPrevious];
+    if (!config.seedDemo || !(await isEmptyDatabase(database.db))) return { demo: null, keys };
     const now = () => new Date();
     // Same demo data as `npm start` on an empty database.
     const tokens = createTokenService({ db: database.db, cache: noTokenCache, cacheTtlSeconds: 0, now });
-    return await seedDemo(database.db, tokens, now);
+    return { demo: await seedDemo(database.db, tokens, now), keys };
   } finally {
     database.client.close();
   }
@@ -74,7 +78,7 @@ async function main(): Promise<number> {
   const config = loadConfig(process.env);
   const port = process.env.PORT ? config.port : 8787;
   const embedded = config.databaseUrl.startsWith('file:');
-  const demo = await prepareDatabase(config.databaseUrl, config.databaseAuthToken, config.seedDemo);
+  const { demo, keys } = await prepareDatabase(config);
 
   const direct = process.argv.includes('--workerd');
   const extraArgs = process.argv.slice(2).filter((arg) => arg !== '--workerd');
@@ -104,6 +108,12 @@ async function main(): Promise<number> {
   if (devAuthToken !== undefined && userArgToken === undefined)
     vars.push(`LIBSQL_AUTH_TOKEN:${devAuthToken}`);
   if (!embedded && config.databaseAuthToken) vars.push(`LIBSQL_AUTH_TOKEN:${config.databaseAuthToken}`);
+  // The keys `npm start` uses on this database (its key file, or SECRETS_KEY), as Worker secrets for this session.
+  const [secretsKey, ...previousKeys] = keys;
+  if (secretsKey !== undefined && !extraArgs.some((arg) => /^(?:--var=)?SECRETS_KEY:/.test(arg))) {
+    vars.push(`SECRETS_KEY:${secretsKey}`);
+    if (previousKeys.length > 0) vars.push(`SECRETS_KEY_PREVIOUS:${previousKeys.join(',')}`);
+  }
   const varArgs = vars.flatMap((pair) => ['--var', pair]);
   if (direct) return serveDirect(port, [...varArgs, ...extraArgs], hrana);
 

@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@libsql/client';
 import { createDatabase } from '../src/db/client.ts';
+import { createSecretKeyring } from '../src/secrets/keyring.ts';
+import { keyFilePathFor, readKeyFile } from '../src/secrets/node-key.ts';
 import { createEndpoint } from '../src/webhooks/endpoints.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
@@ -85,6 +87,9 @@ export function startHost(databaseUrl: string): Promise<Host> {
       PORT: '0',
       SEED_DEMO: 'true',
       RATE_LIMIT_PER_MINUTE: '0',
+      // The file crash test stores files as fast as one token can send them.
+      UPLOADS_PER_MINUTE: '0',
+      UPLOAD_BYTES_PER_MINUTE: '0',
       WEBHOOKS_ALLOW_LOCAL: 'true',
       WEBHOOK_POLL_MS: '250',
     },
@@ -216,12 +221,14 @@ async function addEndpoint(databaseUrl: string, organizationId: string, receiver
   try {
     // The host writes to the same file meanwhile: wait for its lock rather than fail.
     await client.execute('PRAGMA busy_timeout = 10000');
+    // Sealed under the key the host made beside the file on its first start, as the host would.
+    const [key, ...previous] = readKeyFile(keyFilePathFor(databaseUrl) ?? '');
     const { secret } = await createEndpoint(
       createDatabase(client).db,
       new Date(),
       organizationId,
       { url: receiver.url, description: 'crash test', events: ['*'] },
-      { kinds: ['vendor', 'measure'], allowLocal: true },
+      { kinds: ['vendor', 'measure'], allowLocal: true, secrets: createSecretKeyring(key, previous) },
     );
     receiver.secrets.push(secret);
   } finally {

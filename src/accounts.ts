@@ -4,14 +4,13 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import type { Role } from './auth/principal.ts';
 import type { Db } from './db/client.ts';
 import { invitations, memberships, organizations, users, webhookEndpoints } from './db/schema.ts';
+import { isEmailAddress } from './email-address.ts';
 import { AppError } from './errors.ts';
 import { newId } from './ids.ts';
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
-
-const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export async function createUser(
   db: Db,
@@ -68,8 +67,7 @@ export async function createUser(
 /** Checks an address as createUser does (the sign-up form checks it before any link is sent). */
 export function checkEmail(email: string): string {
   const normalized = normalizeEmail(email);
-  if (!EMAIL_PATTERN.test(normalized) || normalized.length > 320)
-    throw new AppError('invalid_arguments', `Not an email address: ${email}`);
+  if (!isEmailAddress(normalized)) throw new AppError('invalid_arguments', `Not an email address: ${email}`);
   return normalized;
 }
 

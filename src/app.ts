@@ -11,6 +11,7 @@ import type { FileRuntime } from './files/store.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
 import { deliverWebhooksAfterResponse, flushCallLogAfterResponse } from './http/call-log-flush.ts';
+import { type ClientAddressOf, proxiedClientAddress, socketClientAddress } from './http/client-address.ts';
 import type { AppEnv } from './http/env.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import type { OriginPolicy } from './http/origin.ts';
@@ -25,6 +26,7 @@ import { createDirectRoutes } from './routes/direct.ts';
 import { createHealthRoutes } from './routes/health.ts';
 import { createMcpRoutes } from './routes/mcp.ts';
 import { createOpenApiRoutes } from './routes/openapi.ts';
+import { createSecretKeyring, type SecretKeyring } from './secrets/keyring.ts';
 import type { InvokeDeps } from './surfaces/invoke.ts';
 import { createMcpSurface } from './surfaces/mcp.ts';
 import { TOOLS, type ToolMap } from './tools/index.ts';
@@ -49,6 +51,8 @@ export interface AppDeps {
   usageFlush?: 'after-response' | 'host';
   /** Test hook: runs between a keyed write's commit and its answer (InvokeDeps.afterKeyedCommit). */
   afterKeyedCommit?: () => void;
+  /** A request's client address, for limits per client (OAuth): the Node socket's peer unless given. */
+  clientAddress?: ClientAddressOf;
   /** Fetches OAuth client metadata documents; the Node host passes one that checks resolved addresses. */
   clientMetadataFetcher?: ClientMetadataFetcher;
   /** Stored files; blobs in memory unless given. */
@@ -57,6 +61,8 @@ export interface AppDeps {
   webhooks?: WebhookRunner;
   /** Sends account emails (confirmations, resets, invitations) when the config has SMTP settings. */
   mailer?: MailerFactory;
+  /** Secrets kept encrypted in the database (webhook signing secrets); by default under the config's keys. */
+  secrets?: SecretKeyring;
 }
 
 /** Messages a run started right after a write sends on the Worker, within that request's subrequest budget. */
@@ -68,6 +74,11 @@ export function createApp(deps: AppDeps) {
   const tools = deps.tools ?? TOOLS;
   const files = deps.files ?? memoryFileRuntime(config);
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
+  // As the Node host reads it (src/node.ts): CLIENT_ADDRESS_HEADER behind a proxy, else the socket's peer.
+  const clientAddress =
+    deps.clientAddress ??
+    (config.clientAddressHeader ? proxiedClientAddress(config.clientAddressHeader) : socketClientAddress);
+  const secrets = deps.secrets ?? createSecretKeyring(config.secretsKey, config.secretsKeysPrevious);
   const webhooks =
     deps.webhooks ??
     createWebhookRunner({
@@ -75,6 +86,7 @@ export function createApp(deps: AppDeps) {
       send: fetchWebhookSender,
       now,
       allowLocal: config.webhooksAllowLocal,
+      secrets,
       mode: deps.usageFlush ?? 'after-response',
       log: deps.log,
     });
@@ -95,6 +107,7 @@ export function createApp(deps: AppDeps) {
     now,
     fetcher: deps.clientMetadataFetcher ?? webClientMetadataFetcher,
     allowLocalClientMetadata: config.oauthAllowLocalClientMetadata,
+    clientAddress,
   });
   const mcp = createMcpSurface({
     tools,
@@ -122,7 +135,19 @@ export function createApp(deps: AppDeps) {
   app.notFound(routeNotFound);
 
   const accountMail = createAccountMail(config, deps.mailer, deps.log ?? ((line) => console.error(line)));
-  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth, accountMail }));
+  app.route(
+    '/',
+    createWebRoutes({
+      ...deps,
+      tools,
+      invoke,
+      now,
+      oauth,
+      secrets,
+      accountMail,
+      clientAddress,
+    }),
+  );
   app.route('/', createOAuthRoutes({ config, oauth, logError: (error) => logError('oauth', error) }));
   app.route('/', createHealthRoutes({ database, version: config.version, now, logError, ...guard }));
   app.route('/', createOpenApiRoutes({ config, tools }));

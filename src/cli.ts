@@ -22,6 +22,7 @@ import { ROLES, type Role, type TokenScope } from './auth/principal.ts';
 import { noTokenCache } from './auth/token-cache.ts';
 import { createTokenService } from './auth/tokens.ts';
 import { type Config, loadConfig, redactDatabaseUrl } from './config.ts';
+import { backupDatabase, requireEmbedded } from './db/backup.ts';
 import type { Db } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
@@ -31,6 +32,8 @@ import { nodeMailer } from './notify/mailer-node.ts';
 import { notifyOnce } from './notify/schedule.ts';
 import { createGrantService } from './oauth/grants.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
+import { newSecretsKey } from './secrets/keyring.ts';
+import { rotateSecretsKey } from './secrets/rotate.ts';
 import { importFrameworkFile } from './tools/catalogs/cli-import.ts';
 import { addEvidenceFile } from './tools/evidence-cli.ts';
 import { importRecordsFile } from './tools/imports/cli-import.ts';
@@ -42,6 +45,8 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
 
   serve                                                   start the server (HOST, PORT, DATABASE_URL, SEED_DEMO)
   migrate                                                 apply database migrations, merge the search indexes
+  backup --to FILE                                        -> {"ok":true,"to":"...","bytes":N} a consistent copy of
+                                                             an embedded database, taken while the server runs
   user create --email E --password P [--name N] [--verified]   -> {"id":"usr_...","email_verified":...}
                the first account of an instance has its address confirmed; later ones with --verified
   user verify E [--link]                                  -> {"email","verified":true} confirms the address of an
@@ -59,10 +64,16 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   token list --email E                                    -> {"tokens":[...]}
   client list --email E                                   -> {"clients":[...]} the person's connected OAuth clients
   client revoke --email E --id GRANT_ID                   -> {"ok":true} ends that connection and its tokens
-  client purge                                            -> {"purged":[...]} registered clients unused 90 days
+  client purge                                            -> {"purged":[...]} OAuth clients never used (24 h) or unused (90 days)
   notify run                                              -> {"notifications_created",...,"emails_sent",...} one run
                                                              of the notification engine (SMTP_* and MAIL_FROM)
   seed --demo                                             -> {"email","password","organization_id","token"}
+  secrets new-key                                         -> {"key":"..."} a new SECRETS_KEY (32 random bytes, base64)
+  secrets rotate [--new-key] [--drop-previous]            -> {"key_id","reencrypted","previous_key_ids",...}
+               encrypts every stored secret under the current key (SECRETS_KEY, else the key file beside an
+               embedded database), reading the previous ones (SECRETS_KEY_PREVIOUS, the key file's later lines);
+               key file only: --new-key makes a new current key first, --drop-previous forgets the previous keys
+               once nothing needs them (docs/security.md, "Secrets at rest")
   framework import --org ORG_ID (--framework FWK_ID | --name N [--version V]) [--format oscal|csv]
                [--dry-run] [--remove-missing] FILE        -> {"framework":{...},"counts":{"created",...},...}
                loads an OSCAL catalog (.json) or a CSV (ref,title,description,parent,section) by reference;
@@ -105,6 +116,8 @@ const OPTIONS = {
   verified: { type: 'boolean' },
   'earlier-tokens': { type: 'boolean' },
   link: { type: 'boolean' },
+  'new-key': { type: 'boolean' },
+  'drop-previous': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -174,7 +187,10 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     process.once('SIGTERM', stop);
     return undefined;
   }
+  // Needs no database: a key to put in SECRETS_KEY (or a Worker secret).
+  if (command === 'secrets new-key') return { key: newSecretsKey() };
 
+  if (command === 'backup') requireEmbedded(config.databaseUrl);
   const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
   try {
     await migrateDatabase(database);
@@ -188,6 +204,8 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         const merged = await mergeSearchIndexes(database.client, { pause: async () => {} });
         return { ok: true, database: redactDatabaseUrl(config.databaseUrl), search_indexes_merged: merged };
       }
+      case 'backup':
+        return await backupDatabase(database.client, config.databaseUrl, values.to);
       case 'user create': {
         // The first account of an instance is the operator's own: its address counts as confirmed.
         const verified = values.verified === true || (await countUsers(db)) === 0;
@@ -331,6 +349,14 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
           file: fileArgument,
           ...(values.title !== undefined ? { title: values.title } : {}),
         });
+      }
+      case 'secrets rotate': {
+        if (values['new-key'] && values['drop-previous'])
+          throw new UsageError(
+            'Give --new-key or --drop-previous, not both (restart the server between them)',
+          );
+        const step = values['new-key'] ? 'new-key' : values['drop-previous'] ? 'drop-previous' : 'reencrypt';
+        return await rotateSecretsKey(config, database, step);
       }
       case 'seed': {
         if (!values.demo) throw new UsageError('seed needs --demo');

@@ -1,5 +1,6 @@
 // One typed configuration, parsed once from the environment of the host and passed in.
 import { z } from 'zod';
+import { parseSecretsKey } from './secrets/keyring.ts';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -12,6 +13,9 @@ const commaList = z.string().transform((value) =>
     .filter((item) => item.length > 0),
 );
 
+const SECRETS_KEY_FORMAT =
+  'must be 32 bytes in base64 or 64 hex digits (make one with `npx compliance-mcp secrets new-key` or `openssl rand -base64 32`)';
+
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).default('file:./data/compliance.db'),
   DATABASE_AUTH_TOKEN: z.string().optional(),
@@ -20,6 +24,15 @@ const EnvSchema = z.object({
   SEED_DEMO: booleanFlag.default(true),
   /** Public base URL (e.g. https://compliance.example.com); used in OpenAPI `servers` and allowed origins. */
   PUBLIC_URL: z.url().optional(),
+  /**
+   * Node host behind a reverse proxy: the header the proxy puts the client's address in (`X-Forwarded-For`, whose
+   * last entry is taken, or e.g. `X-Real-IP`). Unset: the socket's peer. Only for a proxy that sets it itself.
+   */
+  CLIENT_ADDRESS_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name')
+    .transform((name) => name.toLowerCase())
+    .optional(),
   /** Extra origins allowed to call the MCP endpoint from a browser. */
   ALLOWED_ORIGINS: commaList.default([]),
   MAX_BODY_BYTES: z.coerce
@@ -53,8 +66,10 @@ const EnvSchema = z.object({
   SMTP_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   SMTP_USER: z.string().optional(),
   SMTP_PASSWORD: z.string().optional(),
-  /** true: TLS from the start (port 465); false: plain, upgraded with STARTTLS when the server offers it. */
+  /** true: TLS from the start (port 465); false: plain, then STARTTLS, which the server must offer. */
   SMTP_SECURE: booleanFlag.optional(),
+  /** Only for a relay on a trusted network: without TLS (no STARTTLS offered), the password is sent in the clear. */
+  SMTP_INSECURE: booleanFlag.default(false),
   /** Sender of notification emails, e.g. `Compliance <compliance@example.com>`. */
   MAIL_FROM: z.string().optional(),
   /** Node host: how often the notification engine runs (seconds). */
@@ -76,15 +91,29 @@ const EnvSchema = z.object({
   FILES_LINK_SECRET: z.string().min(16).optional(),
   /** Who may create an account in the web interface (docs/security.md): anyone, invited addresses, or nobody. */
   SIGNUP: z.enum(['open', 'invite-only', 'closed']).default('open'),
-  /**
-   * The request header that carries the client's address, set by the proxy in front (e.g. `X-Real-IP`; for
-   * `X-Forwarded-For` its last entry). Unset: the connection's address (Node), `CF-Connecting-IP` (Worker).
-   */
-  CLIENT_ADDRESS_HEADER: z
+  /** What an organization's stored files may take together (bytes, default 10 GiB); 0 = no quota. */
+  ORG_FILES_QUOTA_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 * 1024 * 1024),
+  /** Files a token may store per minute (per process or isolate); 0 disables the limit. */
+  UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Bytes a token may store per minute (per process or isolate, default 512 MiB); 0 disables the limit. */
+  UPLOAD_BYTES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(512 * 1024 * 1024),
+  /** Encrypts secrets kept in the database (webhook signing secrets): 32 bytes, base64 or hex (docs/security.md). */
+  SECRETS_KEY: z
     .string()
-    .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name')
-    .transform((value) => value.toLowerCase())
+    .refine((text) => parseSecretsKey(text) !== null, SECRETS_KEY_FORMAT)
     .optional(),
+  /** Keys from before a rotation, comma-separated: they still read what they encrypted until `secrets rotate`. */
+  SECRETS_KEY_PREVIOUS: commaList
+    .refine((keys) => keys.every((text) => parseSecretsKey(text) !== null), SECRETS_KEY_FORMAT)
+    .default([]),
 });
 
 export type SignUpPolicy = 'open' | 'invite-only' | 'closed';
@@ -96,6 +125,8 @@ export interface MailSettings {
   secure: boolean;
   user: string | undefined;
   password: string | undefined;
+  /** SMTP_INSECURE: a session without TLS is allowed (else implicit TLS or STARTTLS, or nothing is sent). */
+  insecure: boolean;
   from: string;
 }
 
@@ -114,6 +145,8 @@ export interface Config {
   port: number;
   seedDemo: boolean;
   publicUrl: string | undefined;
+  /** Node host: the header a reverse proxy names the client's address in (lower case); undefined = the socket's peer. */
+  clientAddressHeader: string | undefined;
   allowedOrigins: string[];
   maxBodyBytes: number;
   tokenCacheTtlSeconds: number;
@@ -141,8 +174,14 @@ export interface Config {
   filesLinkSecret: string | undefined;
   /** SIGNUP: `open` (default), `invite-only` (addresses with a pending invitation) or `closed` (the CLI only). */
   signUp: SignUpPolicy;
-  /** CLIENT_ADDRESS_HEADER, lower case: where the sign-in throttle reads the client's address. */
-  clientAddressHeader: string | undefined;
+  /** ORG_FILES_QUOTA_BYTES, UPLOADS_PER_MINUTE, UPLOAD_BYTES_PER_MINUTE (src/files/upload-limits.ts); 0 = none. */
+  orgFilesQuotaBytes: number;
+  uploadsPerMinute: number;
+  uploadBytesPerMinute: number;
+  /** SECRETS_KEY (the Node host fills it from its key file beside an embedded database: src/secrets/node-key.ts). */
+  secretsKey: string | undefined;
+  /** SECRETS_KEY_PREVIOUS: keys that only read (a rotation under way). */
+  secretsKeysPrevious: string[];
   version: string;
 }
 
@@ -172,6 +211,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: value.PORT,
     seedDemo: value.SEED_DEMO,
     publicUrl: value.PUBLIC_URL?.replace(/\/+$/, ''),
+    clientAddressHeader: value.CLIENT_ADDRESS_HEADER,
     allowedOrigins: value.ALLOWED_ORIGINS,
     maxBodyBytes: value.MAX_BODY_BYTES,
     tokenCacheTtlSeconds: value.TOKEN_CACHE_TTL_SECONDS,
@@ -191,13 +231,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     filesS3: s3Settings(value),
     filesLinkSecret: value.FILES_LINK_SECRET,
     signUp: value.SIGNUP,
-    clientAddressHeader: value.CLIENT_ADDRESS_HEADER,
+    orgFilesQuotaBytes: value.ORG_FILES_QUOTA_BYTES,
+    uploadsPerMinute: value.UPLOADS_PER_MINUTE,
+    uploadBytesPerMinute: value.UPLOAD_BYTES_PER_MINUTE,
+    secretsKey: value.SECRETS_KEY?.trim(),
+    secretsKeysPrevious: value.SECRETS_KEY_PREVIOUS,
     version: VERSION,
   };
 }
 
 function mailSettingsOf(value: z.infer<typeof EnvSchema>): MailSettings | null {
-  let settings: Omit<MailSettings, 'from'> | null = null;
+  let settings: Omit<MailSettings, 'from' | 'insecure'> | null = null;
   if (value.SMTP_URL) {
     let url: URL;
     try {
@@ -228,7 +272,7 @@ function mailSettingsOf(value: z.infer<typeof EnvSchema>): MailSettings | null {
   if (!settings) return null;
   if (!value.MAIL_FROM)
     throw new Error('Invalid configuration: MAIL_FROM is required with SMTP settings (the sender address)');
-  return { ...settings, from: value.MAIL_FROM };
+  return { ...settings, insecure: value.SMTP_INSECURE, from: value.MAIL_FROM };
 }
 
 /** `files` beside an embedded database file (file:./data/compliance.db -> ./data/files), else ./data/files. */

@@ -59,13 +59,19 @@ export function asAppError(error: unknown): AppError {
   );
 }
 
+/** The `Retry-After` of a rate_limited error (seconds), if it has one. */
+export function retryAfterOf(error: AppError): string | undefined {
+  const details = error.details as { retry_after_seconds?: number } | undefined;
+  return error.code === 'rate_limited' && details?.retry_after_seconds
+    ? String(details.retry_after_seconds)
+    : undefined;
+}
+
 /** A direct-call error answer: the error's status and body, with `Retry-After` when rate limited. */
 export function errorResponse(error: AppError): Response {
   const headers = new Headers({ 'content-type': 'application/json' });
-  const details = error.details as { retry_after_seconds?: number } | undefined;
-  if (error.code === 'rate_limited' && details?.retry_after_seconds) {
-    headers.set('retry-after', String(details.retry_after_seconds));
-  }
+  const retryAfter = retryAfterOf(error);
+  if (retryAfter) headers.set('retry-after', retryAfter);
   return new Response(JSON.stringify(toErrorBody(error)), { status: error.status, headers });
 }
 
@@ -97,7 +103,7 @@ export function describeError(error: unknown): string {
       break;
     }
     const code = (cause as { code?: unknown }).code;
-    const message = cause.message.split(/\n\s*params:/)[0] ?? '';
+    const message = cause.message.split(/\n[^\S\n]*params:/)[0] ?? '';
     parts.push(`${cause.name}${typeof code === 'string' ? ` ${code}` : ''}: ${message}`);
     cause = cause.cause;
   }

@@ -16,6 +16,7 @@ import { isFileUploadPath, uploadBodyLimit } from './files/routes.ts';
 import { DEFAULT_FILE_MAX_BYTES } from './files/store.ts';
 import { fileUpkeep } from './files/upkeep.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
+import { proxiedClientAddress, socketClientAddress } from './http/client-address.ts';
 import { nodeRequestBodyPort } from './http/node-body.ts';
 import { isLoopbackHost } from './http/origin.ts';
 import { nodeMailer } from './notify/mailer-node.ts';
@@ -23,6 +24,7 @@ import { describeReport, notifyOnce } from './notify/schedule.ts';
 import { nodeClientMetadataFetcher } from './oauth/client-metadata-node.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
+import { prepareNodeSecrets } from './secrets/node-key.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
 import { isWebFileUpload } from './web/uploads.ts';
 import { nodeWebhookSender } from './webhooks/send-node.ts';
@@ -40,6 +42,15 @@ const OPTIMIZE_MS = 60 * 60 * 1000;
 const DRAIN_ALLOWANCE_BYTES = 1024 * 1024;
 /** How long the rest of a body answered before it was read may take to arrive (the request's own timeout if shorter). */
 const DRAIN_TIMEOUT_MS = 5_000;
+/**
+ * A body announced up to this size and refused with `Connection: close` is still read and dropped, to its announced
+ * end, before the connection is half-closed: a client that writes its whole body before reading the answer (Node's
+ * `http` under axios and got, a raw socket) then finishes writing and reads the 413. Reading stops at the request's
+ * own timeout, or after DRAIN_BEFORE_CLOSE_MS, whichever comes first. A body announced larger gets the lingering close
+ * at once.
+ */
+const DRAIN_BEFORE_CLOSE_BYTES = 64 * 1024 * 1024;
+const DRAIN_BEFORE_CLOSE_MS = 30_000;
 /**
  * Lingering close (as nginx's): a connection closed while the client may still be sending is first half-closed (the
  * answer, then FIN) and what still arrives is read and dropped, for at most LINGER_MS, LINGER_IDLE_MS without a byte,
@@ -71,9 +82,12 @@ const CLIENT_ERROR_ANSWERS: Record<string, string> = {
   ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
 };
 
+const lingering = new WeakSet<Socket>();
+
 /** Half-closes the socket and drops what still arrives, within LINGER_* bounds, before closing it. */
 export function lingeringClose(socket: Socket): void {
-  if (socket.destroyed) return;
+  if (socket.destroyed || lingering.has(socket)) return;
+  lingering.add(socket);
   let received = 0;
   const close = () => {
     clearTimeout(total);
@@ -84,24 +98,58 @@ export function lingeringClose(socket: Socket): void {
   total.unref();
   const idle = setTimeout(close, LINGER_IDLE_MS);
   idle.unref();
-  socket.on('data', (chunk: Buffer) => {
+  const drop = (chunk: Buffer) => {
     received += chunk.length;
     if (received > LINGER_BYTES) close();
     else idle.refresh();
-  });
+  };
   socket.once('end', close);
   socket.once('close', () => {
     clearTimeout(total);
     clearTimeout(idle);
   });
   socket.end();
+  // Node's HTTP parser reads the socket's handle itself until a 'data' listener takes the socket back. If the request it
+  // fed had paused the socket, the handle has stopped reading and only the parser's own 'resume' handler restarts it:
+  // a listener added before that would never get a byte, and the client's next writes would meet a reset
+  // (test/core/http-edge.test.ts, "a client that writes its whole body before reading").
+  if (socket.isPaused()) socket.once('resume', () => socket.on('data', drop));
+  else socket.on('data', drop);
   socket.resume();
 }
 
-/** Lets Node close the connection after the answer the lingering way (it calls destroySoon when the answer is out). */
-function lingerAfterAnswer(res: ServerResponse): void {
-  const socket = res.socket;
-  if (socket) socket.destroySoon = () => lingeringClose(socket);
+/**
+ * After an answer given before the body was read: reads and drops the rest of it (Node's parser reads it, nothing is
+ * kept), for at most `bytes` or `ms`, then leaves the connection to the lingering close; with `close`, also once the
+ * body has ended (the answer said `Connection: close`).
+ */
+function dropRest(req: IncomingMessage, bytes: number, ms: number, close: boolean): void {
+  if (req.destroyed) return;
+  if (req.complete) {
+    if (close) lingeringClose(req.socket);
+    return;
+  }
+  // The app stopped reading; whatever still listens would only buffer what nobody reads.
+  req.removeAllListeners('data');
+  let dropped = 0;
+  // A client that keeps the rest of its body coming slowly or at length is not waited for.
+  const timer = setTimeout(() => stop(), ms);
+  timer.unref();
+  const stop = () => {
+    clearTimeout(timer);
+    req.removeAllListeners('data');
+    lingeringClose(req.socket);
+  };
+  req.once('end', () => {
+    clearTimeout(timer);
+    if (close) lingeringClose(req.socket);
+  });
+  req.once('close', () => clearTimeout(timer));
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > bytes) stop();
+  });
+  req.resume();
 }
 
 /**
@@ -130,42 +178,32 @@ export function createHttpServer(
       : limits.maxBodyBytes;
   };
 
-  function refuse(req: IncomingMessage, res: ServerResponse, close: boolean): void {
-    const body = limitOf(req) === limits.maxBodyBytes ? bodyTooLarge : fileTooLargeBody;
+  /**
+   * The 413 to a body announced over its limit, sent before any of it is read. Up to the drain allowance, the body is
+   * dropped and the connection kept; up to DRAIN_BEFORE_CLOSE_BYTES, it is dropped and then the connection closed;
+   * beyond that, or when the client waits for `100 Continue` (it will not send the body), the connection lingers and
+   * closes.
+   */
+  function refuse(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void {
+    const limit = limitOf(req);
+    const announced = Number(req.headers['content-length']);
+    const body = limit === limits.maxBodyBytes ? bodyTooLarge : fileTooLargeBody;
+    const keep = !expectsContinue && announced <= limit + DRAIN_ALLOWANCE_BYTES;
     res.writeHead(413, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
-      ...(close ? { connection: 'close' } : {}),
+      ...(keep ? {} : { connection: 'close' }),
     });
-    // Without `Connection: close` Node reads and drops the rest of the body (at most the drain allowance, within the
-    // request timeout), then parses the connection's next request; with it, the connection lingers, then closes.
-    if (close) lingerAfterAnswer(res);
+    // Kept: Node reads and drops the rest of the body (`_dump`), within the request timeout, then parses the
+    // connection's next request. Closed: Node calls `destroySoon` once the answer is out.
+    const socket = res.socket;
+    if (!keep && socket) {
+      const drain = !expectsContinue && announced <= DRAIN_BEFORE_CLOSE_BYTES;
+      socket.destroySoon = drain
+        ? () => dropRest(req, announced, Math.min(DRAIN_BEFORE_CLOSE_MS, limits.requestTimeoutMs), true)
+        : () => lingeringClose(socket);
+    }
     res.end(body);
-  }
-
-  /** After an answer given before the body was read (e.g. a chunked body stopped at the limit): drop the rest. */
-  function dropRest(req: IncomingMessage): void {
-    if (req.complete || req.destroyed) return;
-    // The app stopped reading; whatever still listens would only buffer what nobody reads.
-    req.removeAllListeners('data');
-    let dropped = 0;
-    const drainBytes = limitOf(req) + DRAIN_ALLOWANCE_BYTES;
-    // The answer is out: a client that keeps the rest of its body coming slowly or at length is not waited for; its
-    // connection closes the lingering way.
-    const timer = setTimeout(() => stop(), Math.min(DRAIN_TIMEOUT_MS, limits.requestTimeoutMs));
-    timer.unref();
-    const stop = () => {
-      clearTimeout(timer);
-      req.removeAllListeners('data');
-      lingeringClose(req.socket);
-    };
-    req.once('end', () => clearTimeout(timer));
-    req.once('close', () => clearTimeout(timer));
-    req.on('data', (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > drainBytes) stop();
-    });
-    req.resume();
   }
 
   const keepAliveHeader = `timeout=${Math.floor(limits.keepAliveTimeoutMs / 1000)}`;
@@ -192,10 +230,18 @@ export function createHttpServer(
       // Node would advertise the server's timeout, grace included; a header of our own replaces its one.
       res.setHeader('keep-alive', keepAliveHeader);
       if (tooLargeToRead(req)) {
-        refuse(req, res, Number(req.headers['content-length']) > limitOf(req) + DRAIN_ALLOWANCE_BYTES);
+        refuse(req, res, false);
         return;
       }
-      res.once('finish', () => dropRest(req));
+      // After an answer given before the body was read (e.g. a chunked body stopped at the limit): drop the rest.
+      res.once('finish', () =>
+        dropRest(
+          req,
+          limitOf(req) + DRAIN_ALLOWANCE_BYTES,
+          Math.min(DRAIN_TIMEOUT_MS, limits.requestTimeoutMs),
+          false,
+        ),
+      );
       void listener(req, res);
     },
   );
@@ -236,11 +282,29 @@ export interface RunningServer {
 }
 
 export async function startNodeServer(
-  config: Config,
+  given: Config,
   log: (line: string) => void = console.log,
 ): Promise<RunningServer> {
-  const database = await openNodeDatabase(config.databaseUrl, config.databaseAuthToken);
-  await migrateDatabase(database);
+  // The OAuth issuer and the resource tokens are bound to must not come from a Host header anyone can send.
+  if (!given.publicUrl && !isLoopbackHost(given.host))
+    throw new Error(
+      `PUBLIC_URL is not set and HOST ${given.host} is not a loopback address: set PUBLIC_URL to the URL clients reach this server at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header.`,
+    );
+  const database = await openNodeDatabase(given.databaseUrl, given.databaseAuthToken);
+  let config: Config;
+  try {
+    await migrateDatabase(database);
+    // SECRETS_KEY or the key file beside the database; refuses to start when stored secrets have no key here.
+    const prepared = await prepareNodeSecrets(given, database, log);
+    config = prepared.config;
+    if (prepared.source.kind === 'none')
+      log(
+        'No SECRETS_KEY: webhook endpoints cannot be added until it is set (docs/security.md, "Secrets at rest").',
+      );
+  } catch (error) {
+    database.client.close();
+    throw error;
+  }
   const runtime = createRuntime({
     config,
     database,
@@ -248,6 +312,9 @@ export async function startNodeServer(
     loopbackOnly: isLoopbackHost(config.host),
     usageFlush: 'host',
     clientMetadataFetcher: nodeClientMetadataFetcher,
+    clientAddress: config.clientAddressHeader
+      ? proxiedClientAddress(config.clientAddressHeader)
+      : socketClientAddress,
     hashToken: nodeSha256Hex,
     // The kill -9 test of idempotent writes: the write is committed, its answer never sent nor stored.
     ...(config.testKillAfterKeyedCommit && {

@@ -23,3 +23,38 @@ export function createRateLimiter(perMinute: number, now: () => number = Date.no
     },
   };
 }
+
+export interface KeyedLimits {
+  /** Uses allowed per key (a client address) in a window. */
+  perKey: number;
+  /** Uses allowed in all in a window, well above perKey so one key alone cannot use them up. */
+  total: number;
+  windowMs: number;
+}
+
+/**
+ * A fixed-window limit per key and in total (per process or isolate). Only allowed uses are counted, so the keys kept
+ * never outnumber `total`, and they are dropped when the window turns.
+ */
+export function createKeyedLimiter(limits: KeyedLimits, now: () => number = Date.now): RateLimiter {
+  let windowStart = Number.NEGATIVE_INFINITY;
+  let used = 0;
+  const usedByKey = new Map<string, number>();
+  return {
+    take(key) {
+      const time = now();
+      const start = time - (time % limits.windowMs);
+      if (start !== windowStart) {
+        windowStart = start;
+        used = 0;
+        usedByKey.clear();
+      }
+      const wait = Math.max(1, Math.ceil((start + limits.windowMs - time) / 1000));
+      const mine = usedByKey.get(key) ?? 0;
+      if (mine >= limits.perKey || used >= limits.total) return wait;
+      usedByKey.set(key, mine + 1);
+      used += 1;
+      return 0;
+    },
+  };
+}

@@ -7,9 +7,11 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { memoryFileRuntime } from './files/runtime.ts';
 import type { FileRuntime } from './files/store.ts';
+import type { ClientAddressOf } from './http/client-address.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import type { MailerFactory } from './notify/mailer.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
+import { createSecretKeyring, type SecretKeyring } from './secrets/keyring.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
 import { createWebhookRunner, type WebhookRunner } from './webhooks/runner.ts';
 import { fetchWebhookSender, type WebhookSender } from './webhooks/send.ts';
@@ -23,6 +25,8 @@ export interface Runtime {
   /** Stored files: the BlobStore, FILE_MAX_BYTES, the link secret and the host's streaming SHA-256. */
   files: FileRuntime;
   webhooks: WebhookRunner;
+  /** Encrypts and reads secrets kept in the database, under SECRETS_KEY (and SECRETS_KEY_PREVIOUS). */
+  secrets: SecretKeyring;
 }
 
 export function originPolicyFor(config: Config, loopbackOnly: boolean): OriginPolicy {
@@ -40,6 +44,8 @@ export function createRuntime(options: {
   now?: () => Date;
   log?: (message: string) => void;
   clientMetadataFetcher?: ClientMetadataFetcher;
+  /** A request's client address (limits per client): the Node socket's peer unless given (the Worker's header). */
+  clientAddress?: ClientAddressOf;
   /** Test hook between a keyed write's commit and its answer (the Node host's TEST_KILL_AFTER_KEYED_COMMIT). */
   afterKeyedCommit?: () => void;
   /** How bearer tokens are hashed (TokenServiceDeps.hash); WebCrypto unless given. */
@@ -61,11 +67,13 @@ export function createRuntime(options: {
     ...(options.hashToken ? { hash: options.hashToken } : {}),
   });
   const usage = createUsageRecorder(options.database.db, options.log);
+  const secrets = createSecretKeyring(options.config.secretsKey, options.config.secretsKeysPrevious);
   const webhooks = createWebhookRunner({
     db: options.database.db,
     send: options.webhookSender ?? fetchWebhookSender,
     now,
     allowLocal: options.config.webhooksAllowLocal,
+    secrets,
     mode: options.usageFlush,
     log: options.log,
   });
@@ -80,10 +88,12 @@ export function createRuntime(options: {
     usageFlush: options.usageFlush,
     log: options.log,
     clientMetadataFetcher: options.clientMetadataFetcher,
+    clientAddress: options.clientAddress,
     afterKeyedCommit: options.afterKeyedCommit,
     files,
     webhooks,
     mailer: options.mailer,
+    secrets,
   });
-  return { app, database: options.database, tokens, usage, config: options.config, files, webhooks };
+  return { app, database: options.database, tokens, usage, config: options.config, files, webhooks, secrets };
 }

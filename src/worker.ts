@@ -18,10 +18,13 @@ import { fileRuntime } from './files/runtime.ts';
 import { createS3BlobStore } from './files/s3.ts';
 import { type BlobStore, unconfiguredBlobStore } from './files/store.ts';
 import { fileUpkeep } from './files/upkeep.ts';
+import { cloudflareClientAddress } from './http/client-address.ts';
 import { workerMailer } from './notify/mailer-worker.ts';
 import { describeReport, notifyOnce } from './notify/schedule.ts';
+import { purgeUnusedClients } from './oauth/purge.ts';
 import { createRuntime, type Runtime } from './runtime.ts';
 import { purgeExpiredIdempotencyKeys } from './surfaces/idempotency.ts';
+import { reencryptEndpointSecrets } from './webhooks/secrets.ts';
 import { CRON_DELIVERIES, DELIVERY_CRON, UPKEEP_CRON } from './worker-crons.ts';
 import { withUploadReads } from './worker-uploads.ts';
 
@@ -57,6 +60,10 @@ export interface Env {
   /** R2 bucket of stored files (wrangler.toml [[r2_buckets]]); without it, FILES_S3_* name an S3-compatible bucket. */
   FILES?: R2Bucket;
   FILE_MAX_BYTES?: string;
+  /** Upload limits (README, Configuration): an organization's stored bytes, a token's files and bytes a minute. */
+  ORG_FILES_QUOTA_BYTES?: string;
+  UPLOADS_PER_MINUTE?: string;
+  UPLOAD_BYTES_PER_MINUTE?: string;
   /** Secret: signs download links; set it (`wrangler secret put FILES_LINK_SECRET`) so every isolate shares it. */
   FILES_LINK_SECRET?: string;
   FILES_S3_URL?: string;
@@ -67,8 +74,15 @@ export interface Env {
   WEBHOOKS_ALLOW_LOCAL?: string;
   /** Who may sign up in the web interface: `open` (default), `invite-only`, `closed` (docs/security.md). */
   SIGNUP?: string;
-  /** The header carrying the client's address; default `CF-Connecting-IP`, which Cloudflare sets. */
-  CLIENT_ADDRESS_HEADER?: string;
+  /**
+   * Secret (`wrangler secret put SECRETS_KEY`): encrypts webhook signing secrets in the database (docs/security.md).
+   * Without it the Worker serves everything else and refuses to add webhook endpoints or rotate their secrets.
+   */
+  SECRETS_KEY?: string;
+  /** Secret: keys from before a rotation, comma-separated; they only read, until the hourly upkeep re-encrypts. */
+  SECRETS_KEY_PREVIOUS?: string;
+  /** `true` only for an SMTP relay on a trusted network: the session may go without TLS (docs/security.md). */
+  SMTP_INSECURE?: string;
 }
 
 const STRING_SETTINGS = [
@@ -87,8 +101,12 @@ const STRING_SETTINGS = [
   'SMTP_USER',
   'SMTP_PASSWORD',
   'SMTP_SECURE',
+  'SMTP_INSECURE',
   'MAIL_FROM',
   'FILE_MAX_BYTES',
+  'ORG_FILES_QUOTA_BYTES',
+  'UPLOADS_PER_MINUTE',
+  'UPLOAD_BYTES_PER_MINUTE',
   'FILES_LINK_SECRET',
   'FILES_S3_URL',
   'FILES_S3_ACCESS_KEY_ID',
@@ -96,7 +114,8 @@ const STRING_SETTINGS = [
   'FILES_S3_REGION',
   'WEBHOOKS_ALLOW_LOCAL',
   'SIGNUP',
-  'CLIENT_ADDRESS_HEADER',
+  'SECRETS_KEY',
+  'SECRETS_KEY_PREVIOUS',
 ] as const;
 
 /** The R2 binding, else the S3-compatible bucket of FILES_S3_*, else a store that says neither is set. */
@@ -114,6 +133,12 @@ function buildRuntime(env: Env): Runtime {
       'LIBSQL_URL is not set: point it at a libSQL server (Turso, sqld, or `npm run dev:worker`).',
     );
   }
+  // The OAuth issuer and the resource tokens are bound to must not come from a Host header (src/oauth/resource.ts).
+  if (!env.PUBLIC_URL && env.LOOPBACK_ONLY !== 'true') {
+    throw new Error(
+      "PUBLIC_URL is not set: set it to the URL clients reach this Worker at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header (LOOPBACK_ONLY=true, as `npm run dev:worker` sets, serves loopback names only).",
+    );
+  }
   const config = loadConfig({
     DATABASE_URL: env.LIBSQL_URL,
     DATABASE_AUTH_TOKEN: env.LIBSQL_AUTH_TOKEN,
@@ -129,8 +154,12 @@ function buildRuntime(env: Env): Runtime {
     SMTP_USER: env.SMTP_USER,
     SMTP_PASSWORD: env.SMTP_PASSWORD,
     SMTP_SECURE: env.SMTP_SECURE,
+    SMTP_INSECURE: env.SMTP_INSECURE,
     MAIL_FROM: env.MAIL_FROM,
     FILE_MAX_BYTES: env.FILE_MAX_BYTES,
+    ORG_FILES_QUOTA_BYTES: env.ORG_FILES_QUOTA_BYTES,
+    UPLOADS_PER_MINUTE: env.UPLOADS_PER_MINUTE,
+    UPLOAD_BYTES_PER_MINUTE: env.UPLOAD_BYTES_PER_MINUTE,
     // Without a secret of its own, one derived from the database's (the same in every isolate, unlike a random one).
     FILES_LINK_SECRET:
       env.FILES_LINK_SECRET ?? (env.LIBSQL_AUTH_TOKEN ? `file links of ${env.LIBSQL_AUTH_TOKEN}` : undefined),
@@ -140,7 +169,8 @@ function buildRuntime(env: Env): Runtime {
     FILES_S3_REGION: env.FILES_S3_REGION,
     WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
     SIGNUP: env.SIGNUP,
-    CLIENT_ADDRESS_HEADER: env.CLIENT_ADDRESS_HEADER ?? 'cf-connecting-ip',
+    SECRETS_KEY: env.SECRETS_KEY,
+    SECRETS_KEY_PREVIOUS: env.SECRETS_KEY_PREVIOUS,
   });
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
@@ -160,6 +190,7 @@ function buildRuntime(env: Env): Runtime {
     usageFlush: 'after-response',
     files: fileRuntime(config, workerBlobStore(env, config)),
     mailer: workerMailer,
+    clientAddress: cloudflareClientAddress,
   });
 }
 
@@ -178,6 +209,9 @@ export async function runNotificationsOnWorker(runtime: Runtime, now: Date) {
   console.log(describeReport(report));
   return report;
 }
+
+/** Endpoint rows the hourly upkeep encrypts again at most (one read and one batch per 200; the rest next hour). */
+const UPKEEP_SECRETS = 200;
 
 // One runtime per isolate: the app, tool schemas and libSQL client are built on the first request, not on each.
 let current: { env: Env; settings: string; runtime: Runtime } | undefined;
@@ -262,6 +296,27 @@ export default {
           console.error(
             `stored files upkeep failed: ${error instanceof Error ? error.message : String(error)}`,
           );
+        }
+      }
+      // OAuth clients never or no longer used (src/oauth/purge.ts), as the Node host does hourly.
+      try {
+        const purged = await purgeUnusedClients(runtime.database.db, new Date(controller.scheduledTime));
+        console.log(`upkeep: unused OAuth clients forgotten: ${purged.length}`);
+      } catch (error) {
+        failures.push(error);
+        console.error(
+          `purging unused OAuth clients failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      // Webhook secrets from before encryption, or under a SECRETS_KEY_PREVIOUS key, encrypted under SECRETS_KEY.
+      if (runtime.secrets.available) {
+        try {
+          const sealed = await reencryptEndpointSecrets(runtime.database.db, runtime.secrets, UPKEEP_SECRETS);
+          if (sealed > 0)
+            console.log(`upkeep: ${sealed} webhook endpoint secret(s) encrypted under SECRETS_KEY`);
+        } catch (error) {
+          failures.push(error);
+          console.error(`secrets upkeep failed: ${error instanceof Error ? error.message : String(error)}`);
         }
       }
       try {

@@ -14,6 +14,7 @@ import { nodeFileRuntime } from '../src/files/node.ts';
 import type { MailerFactory } from '../src/notify/mailer.ts';
 import type { ClientMetadataFetcher } from '../src/oauth/client-metadata.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
+import { prepareNodeSecrets } from '../src/secrets/node-key.ts';
 import type { DirectResult, Fetcher } from './contract/host.ts';
 import * as contract from './contract/host.ts';
 
@@ -53,12 +54,14 @@ export async function createTestRuntime(
 ): Promise<TestRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
   const file = join(dir, 'test.db');
-  const config: Config = loadConfig({ DATABASE_URL: `file:${file}`, ...options.env });
+  const given: Config = loadConfig({ DATABASE_URL: `file:${file}`, ...options.env });
   // The default temporary file starts as a copy of the migrated template; another DATABASE_URL is migrated.
-  const copied = config.databaseUrl === `file:${file}`;
+  const copied = given.databaseUrl === `file:${file}`;
   if (copied) copyFileSync(await migratedTemplate(), file);
-  const database = await openNodeDatabase(config.databaseUrl);
+  const database = await openNodeDatabase(given.databaseUrl);
   if (!copied) await migrateDatabase(database);
+  // As the Node host: SECRETS_KEY, else a key file made beside the database.
+  const { config } = await prepareNodeSecrets(given, database);
   const runtime = createRuntime({
     config,
     database,
@@ -88,7 +91,7 @@ export interface Actor {
 
 let counter = 0;
 
-/** The password of every actor; its PBKDF2 hash (~60 ms) is derived once per test process. */
+/** The password of every actor; its hash (at the suite's setting, test/password-cost.ts) is derived once per test process. */
 export const ACTOR_PASSWORD = 'correct horse battery';
 let actorPasswordHash: Promise<string> | undefined;
 

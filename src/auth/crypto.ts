@@ -14,10 +14,24 @@ export function toHex(bytes: Uint8Array): string {
 }
 
 export function randomBase64Url(byteLength: number): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(byteLength));
+  return toBase64Url(crypto.getRandomValues(new Uint8Array(byteLength)));
+}
+
+/** Base64url without padding (RFC 4648 §5). */
+export function toBase64Url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The bytes of base64 or base64url text (padding optional); null when it is neither. */
+export function fromBase64(text: string): Uint8Array<ArrayBuffer> | null {
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text)) return null;
+  try {
+    return Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (char) => char.charCodeAt(0));
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -83,6 +83,11 @@ export const apiTokens = sqliteTable(
     /** OAuth access tokens: the resource (RFC 8707 audience) they were issued for; null for API tokens. */
     resource: text('resource'),
     /**
+     * OAuth access tokens: SHA-256 of the refresh token issued with this one, hex. A replaced refresh token presented
+     * again is recognised by it (and ends its grant); a forged one, never issued, is not.
+     */
+    refresh_hash: text('refresh_hash'),
+    /**
      * Tokens for all organizations (`organization_ids` null): they reach the memberships that began at or before this
      * time (the token's creation; an OAuth access token's grant's), and those marked `earlier_tokens`. Null: only those.
      */
@@ -95,7 +100,7 @@ export const apiTokens = sqliteTable(
   ],
 );
 
-/** OAuth clients: registered dynamically (RFC 7591) or known by their metadata document URL (cached here). */
+/** OAuth clients: registered dynamically (RFC 7591), or known by their metadata document URL once a person consented. */
 export const oauthClients = sqliteTable(
   'oauth_clients',
   {
@@ -115,8 +120,13 @@ export const oauthClients = sqliteTable(
     created_at: text('created_at').notNull(),
     /** Metadata documents: when the cached copy must be fetched again. */
     refresh_after: text('refresh_after'),
+    /** Registered clients: SHA-256 of the address key the registration came from (limits per address), hex. */
+    registered_by: text('registered_by'),
   },
-  (t) => [index('oauth_clients_created_idx').on(t.kind, t.created_at)],
+  (t) => [
+    index('oauth_clients_created_idx').on(t.kind, t.created_at),
+    index('oauth_clients_registered_by_idx').on(t.registered_by, t.created_at),
+  ],
 );
 
 /** One person's consent to one OAuth client: scope, organizations, resource and expiry; its refresh token. */
@@ -144,7 +154,11 @@ export const oauthGrants = sqliteTable(
      */
     refresh_hash: text('refresh_hash'),
   },
-  (t) => [index('oauth_grants_user_idx').on(t.user_id, t.created_at)],
+  (t) => [
+    index('oauth_grants_user_idx').on(t.user_id, t.created_at),
+    // The purge of unused clients asks, per client, for its grants.
+    index('oauth_grants_client_idx').on(t.client_id, t.created_at),
+  ],
 );
 
 /** Authorization codes: single use, minutes long, bound to client, redirect URI, PKCE challenge and grant. */
@@ -1008,9 +1022,12 @@ export const webhookEndpoints = sqliteTable(
     description: text('description'),
     /** Event types sent to it, a JSON array (`risk.created`, `risk.*`, `*`). */
     events: text('events', { mode: 'json' }).$type<string[]>().notNull(),
-    /** The signing secret (`whsec_` + base64). Kept, as every delivery is signed with it; shown once. */
+    /**
+     * The signing secret (`whsec_` + base64), shown once and kept as every delivery is signed with it: sealed under
+     * SECRETS_KEY (`enc:v1:<key id>:<iv>:<ciphertext>`, src/webhooks/secrets.ts); plain only in rows from before that.
+     */
     secret: text('secret').notNull(),
-    /** After a rotation: the previous secret, which signs beside the new one until `previous_secret_until`. */
+    /** After a rotation: the previous secret (sealed too), which signs beside the new one until `previous_secret_until`. */
     previous_secret: text('previous_secret'),
     previous_secret_until: text('previous_secret_until'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull(),

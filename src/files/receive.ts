@@ -1,10 +1,11 @@
 // receiveFile: a file's bytes streamed into the BlobStore (counted, hashed, sniffed on the way), then its row.
-import type { Db } from '../db/client.ts';
+import { type Db, selectRow } from '../db/client.ts';
 import { storedFiles } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { createTextCheck, SNIFF_BYTES, sanitizeFileName, sniffContentType } from './sniff.ts';
 import { type FileRuntime, newStorageKey, streamOf } from './store.ts';
+import { fitsQuota, quotaExceeded, storedBytesOf } from './upload-limits.ts';
 
 /** What receiveFile and downloadLink need of a tool's context (or of a route's). */
 export interface FileContext {
@@ -34,33 +35,51 @@ export function fileTooLarge(maxBytes: number): AppError {
  * Streams the body into the store under a new random key, counting (over FILE_MAX_BYTES: payload_too_large and
  * nothing left behind), hashing and sniffing on the way; then inserts the stored_files row. A crash between the two
  * leaves a blob without a row, which upkeep removes (src/files/upkeep.ts).
+ *
+ * The upload limits (src/files/upload-limits.ts) are checked before a byte is read where the size is known (an
+ * inline file, `announcedBytes`), else as the bytes stream: the uploader's rate (`uploader`, the token's id; none
+ * for the operator's CLI) and the organization's quota, which the row's insert checks again, so parallel uploads
+ * cannot pass it together. A refused file leaves no blob and no row.
  */
 export async function receiveFile(
   ctx: FileContext,
   organizationId: string,
   body: ReadableStream<Uint8Array> | Uint8Array,
-  options: { name: string },
+  options: { name: string; uploader?: string; announcedBytes?: number },
 ): Promise<StoredFile> {
   const { files } = ctx;
   const tooLarge = fileTooLarge(files.maxBytes);
-  if (body instanceof Uint8Array && body.byteLength > files.maxBytes) throw tooLarge;
+  const known = body instanceof Uint8Array ? body.byteLength : options.announcedBytes;
+  if (known !== undefined && known > files.maxBytes) throw tooLarge;
+  const { uploader } = options;
+  if (uploader !== undefined) files.uploadRate.admit(uploader, known);
+  const quota = files.orgQuotaBytes;
+  const used = quota > 0 ? await storedBytesOf(ctx.db, organizationId) : 0;
+  const room = quota > 0 ? quota - used : Number.POSITIVE_INFINITY;
+  if (known !== undefined && known > room) throw quotaExceeded(quota, used, known);
   const name = sanitizeFileName(options.name);
   const hash = files.sha256();
   const text = createTextCheck();
   const head = new Uint8Array(SNIFF_BYTES);
   let size = 0;
-  let over = false;
+  // Why the stream was stopped, when this function stopped it.
+  let refusal: unknown;
 
   const counted = (body instanceof Uint8Array ? streamOf(body) : body).pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       async transform(chunk, controller) {
-        if (size + chunk.byteLength > files.maxBytes) {
-          over = true;
-          controller.error(tooLarge);
+        const total = size + chunk.byteLength;
+        try {
+          if (total > files.maxBytes) throw tooLarge;
+          if (total > room) throw quotaExceeded(quota, used, total, true);
+          if (uploader !== undefined) files.uploadRate.take(uploader, chunk.byteLength);
+        } catch (error) {
+          refusal = error;
+          controller.error(error);
           return;
         }
         if (size < SNIFF_BYTES) head.set(chunk.subarray(0, SNIFF_BYTES - size), size);
-        size += chunk.byteLength;
+        size = total;
         text.update(chunk);
         await hash.update(chunk);
         controller.enqueue(chunk);
@@ -76,7 +95,7 @@ export async function receiveFile(
     });
   } catch (error) {
     await files.store.delete(key).catch(() => undefined);
-    throw over ? tooLarge : error;
+    throw refusal ?? error;
   }
 
   const row = {
@@ -89,11 +108,26 @@ export async function receiveFile(
     sha256: await hash.digest(),
     created_at: ctx.now().toISOString(),
   };
+  let inserted: boolean;
   try {
-    await ctx.db.insert(storedFiles).values(row);
+    if (quota > 0) {
+      const rows = await ctx.db
+        .insert(storedFiles)
+        .select(selectRow(storedFiles, row, fitsQuota(organizationId, size, quota)))
+        .returning({ id: storedFiles.id });
+      inserted = rows.length > 0;
+    } else {
+      await ctx.db.insert(storedFiles).values(row);
+      inserted = true;
+    }
   } catch (error) {
     await files.store.delete(key).catch(() => undefined);
     throw error;
+  }
+  if (!inserted) {
+    // Other uploads took the room while this one streamed.
+    await files.store.delete(key).catch(() => undefined);
+    throw quotaExceeded(quota, await storedBytesOf(ctx.db, organizationId), size);
   }
   const { organization_id: _organization, storage_key: _key, ...stored } = row;
   return stored;

@@ -37,15 +37,16 @@ export function parseRange(
   header: string | undefined,
   size: number,
 ): { start: number; end: number } | null | 'unsatisfiable' {
-  const match = header ? /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header) : null;
-  if (!match || (match[1] === '' && match[2] === '')) return null;
-  if (match[1] === '') {
+  // The spaces after a number only with the number: two runs of spaces side by side would backtrack quadratically.
+  const match = header ? /^\s*bytes\s*=\s*(?:(\d+)\s*)?-\s*(?:(\d+)\s*)?$/i.exec(header) : null;
+  if (!match || (match[1] === undefined && match[2] === undefined)) return null;
+  if (match[1] === undefined) {
     const suffix = Number(match[2]);
     if (suffix === 0 || size === 0) return 'unsatisfiable';
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(match[1]);
-  const end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  const end = match[2] === undefined ? size - 1 : Math.min(Number(match[2]), size - 1);
   if (start >= size || end < start) return 'unsatisfiable';
   return { start, end };
 }
@@ -82,10 +83,9 @@ export function createFileRoutes(deps: {
       );
     const boundary = multipartBoundary(c.req.header('content-type'));
     const length = c.req.header('content-length');
-    if (length !== undefined && /^\d+$/.test(length)) {
-      const limit = boundary ? uploadBodyLimit(files.maxBytes) : files.maxBytes;
-      if (Number(length) > limit) throw fileTooLarge(files.maxBytes);
-    }
+    const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
+    if (announced !== undefined && announced > (boundary ? uploadBodyLimit(files.maxBytes) : files.maxBytes))
+      throw fileTooLarge(files.maxBytes);
     const body = requestBody(c) ?? new Uint8Array(0);
     let name: string | undefined;
     let stream: ReadableStream<Uint8Array> | Uint8Array = body;
@@ -104,7 +104,12 @@ export function createFileRoutes(deps: {
           'Name the file: ?name=<file name>, a Content-Disposition header with filename=, or a multipart/form-data "file" field.',
         );
     }
-    const file = await receiveFile({ db, files, now }, organizationId, stream, { name });
+    // A raw body's length is the file's: the upload limits are checked on it before a byte is read.
+    const file = await receiveFile({ db, files, now }, organizationId, stream, {
+      name,
+      uploader: principal.tokenId,
+      ...(boundary || announced === undefined ? {} : { announcedBytes: announced }),
+    });
     return c.json({ file }, 201);
   });
 

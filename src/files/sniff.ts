@@ -100,7 +100,7 @@ export function sanitizeFileName(raw: string): string {
     .replace(/\s+/g, ' ')
     .trim()
     .replace(/^[.\s]+/, '')
-    .replace(/[.\s]+$/, '');
+    .replace(/(?<![.\s])[.\s]+$/, ''); // tried only where a run starts: linear
   if (RESERVED_NAMES.test(name)) name = `_${name}`;
   if (name.length > 200) {
     const extension = extensionOf(name);

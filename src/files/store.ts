@@ -2,6 +2,7 @@
 // r2.ts in the Worker, memory here for tests), and the file settings a runtime carries (FileRuntime).
 import { AppError } from '../errors.ts';
 import { randomBase32 } from '../ids.ts';
+import type { UploadRate } from './upload-limits.ts';
 
 export interface BlobRange {
   start: number;
@@ -48,6 +49,10 @@ export interface FileRuntime {
   store: BlobStore;
   /** FILE_MAX_BYTES: the largest file accepted. */
   maxBytes: number;
+  /** ORG_FILES_QUOTA_BYTES: what an organization's stored files may take together (0: no quota). */
+  orgQuotaBytes: number;
+  /** Each token's uploads a minute (UPLOADS_PER_MINUTE, UPLOAD_BYTES_PER_MINUTE), per process or isolate. */
+  uploadRate: UploadRate;
   /** Signs download links (HMAC-SHA-256). */
   linkSecret: string;
   /** PUBLIC_URL: download links are absolute when set (else paths, unless the caller gives a base). */

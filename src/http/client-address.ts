@@ -1,70 +1,51 @@
-// The client's address, for the throttles kept per client: a header the proxy in front sets, else the connection's.
-import type { Context } from 'hono';
+// The address a request comes from, for limits kept per client: the Node socket's peer, or Cloudflare's header.
+import { expandIpv6 } from '../oauth/addresses.ts';
 
-/** Stands for every request whose address is missing or unreadable: they share one counter. */
-export const UNKNOWN_CLIENT = 'unknown';
+/** Reads a request's client address from what the host gives; null when it does not know. */
+export type ClientAddressOf = (request: Request, env: unknown) => string | null;
 
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-const IPV6_CHARACTERS = /^[0-9a-f:.]{2,45}$/;
-
-/** The connection's peer on the Node host (@hono/node-server puts the IncomingMessage in the env). */
-function socketAddressOf(c: Context): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: unknown } } } | undefined;
-  const address = env?.incoming?.socket?.remoteAddress;
-  return typeof address === 'string' ? address : undefined;
-}
+/** The Node host (@hono/node-server puts the IncomingMessage on the env): the TCP peer, which a client cannot forge. */
+export const socketClientAddress: ClientAddressOf = (_request, env) => {
+  const incoming = (env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress ?? null;
+};
 
 /**
- * The address the counters use: IPv4 as is, IPv6 as its /64 (one subscriber's network: its hosts are free to pick
- * any address in it), an IPv4-mapped IPv6 as its IPv4; anything else (absent, malformed) is UNKNOWN_CLIENT.
+ * The Node host behind a reverse proxy: the address the proxy wrote in `header` (of X-Forwarded-For the last entry,
+ * the one the proxy itself appended); the socket's peer when the header is absent.
  */
-export function normalizeClientAddress(raw: string | undefined): string {
-  const value =
-    raw
-      ?.trim()
-      .toLowerCase()
-      .replace(/^\[|\]$/g, '')
-      .replace(/%.*$/, '') ?? '';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(value)?.[1];
-  const candidate = mapped ?? value;
-  const ipv4 = IPV4.exec(candidate);
-  if (ipv4) return ipv4.slice(1).every((part) => Number(part) <= 255) ? candidate : UNKNOWN_CLIENT;
-  if (!IPV6_CHARACTERS.test(candidate) || !candidate.includes(':')) return UNKNOWN_CLIENT;
-  const groups = ipv6Groups(candidate);
-  return groups ? `${groups.slice(0, 4).join(':')}::/64` : UNKNOWN_CLIENT;
+export function proxiedClientAddress(header: string): ClientAddressOf {
+  return (request, env) => {
+    const value = request.headers.get(header);
+    const last = value?.slice(value.lastIndexOf(',') + 1).trim();
+    return last || socketClientAddress(request, env);
+  };
 }
 
-/** The eight groups of an IPv6 address (`::` expanded, no leading zeros), or undefined if it is not one. */
-function ipv6Groups(address: string): string[] | undefined {
-  const halves = address.split('::');
-  if (halves.length > 2) return undefined;
-  const split = (part: string | undefined) => (part ? part.split(':') : []);
-  const head = split(halves[0]);
-  const tail = split(halves[1]);
-  // A trailing dotted quad (::1.2.3.4) is two groups.
-  const last = tail.length > 0 ? tail : head;
-  const quad = last.length > 0 ? IPV4.exec(last[last.length - 1] ?? '') : null;
-  if (quad) {
-    last.pop();
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    last.push(((a << 8) | b).toString(16), ((c << 8) | d).toString(16));
-  }
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
-  const groups = [...head, ...Array<string>(halves.length === 1 ? 0 : missing).fill('0'), ...tail];
-  if (!groups.every((group) => /^[0-9a-f]{1,4}$/.test(group))) return undefined;
-  return groups.map((group) => Number.parseInt(group, 16).toString(16));
-}
+/** The Worker: Cloudflare's edge sets CF-Connecting-IP to the visitor's address (it replaces one sent by a client). */
+export const cloudflareClientAddress: ClientAddressOf = (request) => request.headers.get('cf-connecting-ip');
 
 /**
- * The client's address: from `header` when the operator named one (CLIENT_ADDRESS_HEADER; for X-Forwarded-For its
- * last entry, the one the nearest proxy added), otherwise from the connection (Node host).
+ * The key limits count under: an IPv4 address as is (also when written IPv4-mapped, `::ffff:a.b.c.d`), an IPv6 address
+ * by its /64 (one subscriber's usual allocation, so rotating addresses inside it counts as one client), `unknown` when
+ * the host does not say.
  */
-export function clientAddressOf(c: Context, header: string | undefined): string {
-  if (header) {
-    const value = c.req.header(header);
-    const entries = value?.split(',') ?? [];
-    return normalizeClientAddress(entries[entries.length - 1]);
-  }
-  return normalizeClientAddress(socketAddressOf(c));
+export function clientAddressKey(address: string | null): string {
+  if (!address) return 'unknown';
+  // Longer than any written address: not one (a header can say anything outside Cloudflare).
+  if (address.length > 64) return 'invalid';
+  const bare = address
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '');
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(bare);
+  if (mapped?.[1]) return mapped[1];
+  if (!bare.includes(':')) return bare;
+  const groups = expandIpv6(bare);
+  return groups
+    ? `${groups
+        .slice(0, 4)
+        .map((group) => group.toString(16))
+        .join(':')}::/64`
+    : bare;
 }

@@ -15,6 +15,12 @@ export interface Mailer {
   close(): Promise<void>;
 }
 
+/** What a run's log says when the session could not be made private and SMTP_INSECURE is not set. */
+export const SMTP_TLS_REQUIRED_MESSAGE =
+  'The SMTP session could not be encrypted (the server offers no STARTTLS, or refused it): nothing was sent, the ' +
+  'password neither. Use smtps:// (port 465) or a server with STARTTLS, or set SMTP_INSECURE=true for a relay on a ' +
+  'trusted network.';
+
 /** Makes a Mailer from the settings: nodemailer on Node (mailer-node.ts), worker-mailer in workerd (mailer-worker.ts). */
 export type MailerFactory = (settings: MailSettings) => Mailer;
 

@@ -20,6 +20,8 @@ export class OAuthError extends Error {
     readonly code: OAuthErrorCode,
     readonly description: string,
     readonly status = code === 'temporarily_unavailable' ? 429 : 400,
+    /** Seconds until a 429 may be retried (Retry-After). */
+    readonly retryAfterSeconds = 60,
   ) {
     super(description);
     this.name = 'OAuthError';
@@ -33,7 +35,7 @@ export function oauthErrorResponse(error: OAuthError, basicChallenge = false): R
     'access-control-allow-origin': '*',
   });
   if (error.status === 401 && basicChallenge) headers.set('www-authenticate', 'Basic realm="compliance-mcp"');
-  if (error.status === 429) headers.set('retry-after', '60');
+  if (error.status === 429) headers.set('retry-after', String(error.retryAfterSeconds));
   return new Response(JSON.stringify({ error: error.code, error_description: error.description }), {
     status: error.status,
     headers,

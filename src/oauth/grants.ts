@@ -90,6 +90,7 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
   ): Promise<{ response: TokenResponse; accessRow: typeof apiTokens.$inferInsert; refreshHash: string }> {
     const access = generateTokenSecret();
     const refresh = `${REFRESH_PREFIX}${grant.id}.${randomBase64Url(32)}`;
+    const refreshHash = await sha256Hex(refresh);
     const issuedAt = now();
     const expiresMs = Math.min(
       issuedAt.getTime() + ACCESS_TOKEN_SECONDS * 1000,
@@ -118,9 +119,20 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
         resource: grant.resource,
         // "All organizations" means those of the moment of consent (docs/security.md), not of each refresh.
         reach_as_of: grant.created_at,
+        refresh_hash: refreshHash,
       },
-      refreshHash: await sha256Hex(refresh),
+      refreshHash,
     };
+  }
+
+  /** True when `refreshHash` is a refresh token this grant issued (and since replaced): it was stolen or replayed. */
+  async function issuedByGrant(grantId: string, refreshHash: string): Promise<boolean> {
+    const [issued] = await db
+      .select({ id: apiTokens.id })
+      .from(apiTokens)
+      .where(and(eq(apiTokens.grant_id, grantId), eq(apiTokens.refresh_hash, refreshHash)))
+      .limit(1);
+    return issued !== undefined;
   }
 
   return {
@@ -247,8 +259,13 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
       const nowIso = now().toISOString();
       if (!grant || grant.client_id !== input.client.clientId) throw invalidGrant('Unknown refresh token.');
       if (grant.refresh_hash === null || !constantTimeEqual(grant.refresh_hash, oldHash)) {
-        // A replaced refresh token came back: it leaked, or the client lost track. Either way the grant ends.
-        if (!grant.revoked_at) await endGrant(grant.id);
+        if (grant.revoked_at) throw invalidGrant('The grant has ended; authorize again.');
+        // A replaced refresh token came back: it leaked, or the client lost track. Either way the grant ends. Only
+        // a token this grant issued, or a client that proved itself with its secret, may end it: anyone can name a
+        // public client and a grant id, and a token made up around them must not cut the connection.
+        const proven = input.client.authMethod !== 'none' || (await issuedByGrant(grant.id, oldHash));
+        if (!proven) throw invalidGrant('Unknown refresh token.');
+        await endGrant(grant.id);
         throw invalidGrant(
           'This refresh token was already used or revoked; the grant is ended. Authorize again.',
         );

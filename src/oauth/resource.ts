@@ -1,5 +1,6 @@
 // This service as an OAuth protected resource and authorization server: its identifiers and metadata documents.
 import type { Config } from '../config.ts';
+import { isLoopbackHost } from '../http/origin.ts';
 
 export const MCP_PATH = '/api/mcp/v1';
 /** The MCP endpoint's short alias, the path many clients and connector guides assume. */
@@ -35,9 +36,17 @@ export const ACCESS_TOKEN_SECONDS = 3600;
 /** Authorization codes are single use and expire after this long. */
 export const CODE_SECONDS = 300;
 
-/** The public base URL: PUBLIC_URL when set, else the origin the request was sent to. */
-export function baseUrlOf(config: Config, requestUrl: string): string {
-  return config.publicUrl ?? new URL(requestUrl).origin;
+/**
+ * The public base URL (the OAuth issuer, the resource tokens are bound to): PUBLIC_URL when set. Without it a host
+ * serves loopback only (the Node host refuses to start on another HOST, the Worker outside LOOPBACK_ONLY), so the
+ * request's origin is taken only when it names a loopback host; another Host header gets 127.0.0.1 on the request's
+ * port, never the name it sent.
+ */
+export function baseUrlOf(config: Pick<Config, 'publicUrl'>, requestUrl: string): string {
+  if (config.publicUrl) return config.publicUrl;
+  const url = new URL(requestUrl);
+  if (isLoopbackHost(url.hostname)) return url.origin;
+  return `${url.protocol}//127.0.0.1${url.port ? `:${url.port}` : ''}`;
 }
 
 /** The resource identifier of the MCP endpoint (RFC 8707), what tokens are issued for by default. */
@@ -66,7 +75,7 @@ export function canonicalResource(base: string, value: string): string | null {
   if (url.origin !== origin) return null;
   if (url.pathname === '/' || url.pathname === '') return url.search ? null : base;
   // A connector URL may carry the connection's choice of tools (`?toolsets=all`): still the same resource.
-  const path = url.pathname.replace(/\/+$/, '');
+  const path = url.pathname.replace(/(?<!\/)\/+$/, ''); // tried only where a run starts: linear
   if (path === MCP_PATH) return mcpResourceOf(base);
   if (path === MCP_ALIAS_PATH) return `${base}${MCP_ALIAS_PATH}`;
   return null;

@@ -48,7 +48,7 @@ export function createOAuthRoutes(deps: {
   logError: (error: unknown) => void;
 }) {
   const routes = new Hono();
-  const { clients, grants } = deps.oauth;
+  const { clients, grants, originOf } = deps.oauth;
 
   // Browser-based MCP clients read the metadata and call these endpoints from their own origin, without cookies.
   routes.use('/.well-known/*', cors({ origin: '*', allowMethods: ['GET'] }));
@@ -103,7 +103,7 @@ export function createOAuthRoutes(deps: {
       return oauthErrorResponse(new OAuthError('invalid_client_metadata', 'The body must be a JSON object.'));
     }
     try {
-      return noStoreJson(await clients.register(body), 201);
+      return noStoreJson(await clients.register(body, originOf(c.req.raw, c.env)), 201);
     } catch (error) {
       return failed(error);
     }
@@ -113,7 +113,11 @@ export function createOAuthRoutes(deps: {
     const basic = /^basic /i.test(c.req.header('authorization') ?? '');
     try {
       const form = await readForm(c.req.raw);
-      const client = await clients.authenticate(form, c.req.header('authorization'));
+      const client = await clients.authenticate(
+        form,
+        c.req.header('authorization'),
+        originOf(c.req.raw, c.env),
+      );
       const base = baseUrlOf(deps.config, c.req.url);
       const resourceParam = form.get('resource');
       const resource = resourceParam === null ? null : canonicalResource(base, resourceParam);
@@ -154,7 +158,11 @@ export function createOAuthRoutes(deps: {
     const basic = /^basic /i.test(c.req.header('authorization') ?? '');
     try {
       const form = await readForm(c.req.raw);
-      const client = await clients.authenticate(form, c.req.header('authorization'));
+      const client = await clients.authenticate(
+        form,
+        c.req.header('authorization'),
+        originOf(c.req.raw, c.env),
+      );
       await grants.revokeToken(client, form.get('token') ?? '');
       return noStoreJson({});
     } catch (error) {

@@ -1,4 +1,5 @@
-// The MCP endpoint, /api/mcp/v1 and its alias /mcp: POST (origin checked, token, body limit) to the MCP surface; other methods 405.
+// The MCP endpoint, /api/mcp/v1 and its alias /mcp: origin and token checked before the method, then POST (body
+// limit) to the MCP surface and any other method 405.
 import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.ts';
 import { dnsRebindingProtection, type OriginPolicy } from '../http/origin.ts';
@@ -20,6 +21,9 @@ function methodNotAllowed(): Response {
   );
 }
 
+/** Every method but POST and OPTIONS (a CORS preflight never carries credentials): 401 without a token, else 405. */
+const OTHER_METHODS = ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'];
+
 export function createMcpRoutes(deps: {
   mcp: McpSurface;
   originPolicy: OriginPolicy;
@@ -28,14 +32,13 @@ export function createMcpRoutes(deps: {
 }) {
   const routes = new Hono<AppEnv>();
 
+  const checkOrigin = dnsRebindingProtection(deps.originPolicy);
   for (const path of MCP_PATHS) {
-    routes.on(['GET', 'DELETE', 'PUT', 'PATCH'], path, methodNotAllowed);
-    routes.post(
-      path,
-      dnsRebindingProtection(deps.originPolicy),
-      deps.authenticate,
-      deps.limitBody,
-      async (c) => deps.mcp.handle(c.req.raw, c.get('principal'), c.get('requestId')),
+    // Authentication before the method: a client that opens with GET (Claude Desktop does) must meet the 401 and its
+    // WWW-Authenticate challenge to start OAuth; only an authenticated GET or DELETE learns there is no stream.
+    routes.on(OTHER_METHODS, path, checkOrigin, deps.authenticate, methodNotAllowed);
+    routes.post(path, checkOrigin, deps.authenticate, deps.limitBody, async (c) =>
+      deps.mcp.handle(c.req.raw, c.get('principal'), c.get('requestId')),
     );
   }
 

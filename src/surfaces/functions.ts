@@ -3,7 +3,7 @@
 // the request's `tools`. A call comes back as POST /api/mcp/tools/<name> with the arguments the model wrote.
 import { AppError } from '../errors.ts';
 import type { Tool } from '../tools/types.ts';
-import { SERVER_INSTRUCTIONS } from './mcp-server.ts';
+import { estimatedTokens } from './connection.ts';
 import { jsonSchemasOf } from './schemas.ts';
 
 type Json = Record<string, unknown>;
@@ -116,18 +116,29 @@ function geminiSchema(node: Json): Json {
 const isMap = (schema: Json) =>
   schema.type === 'object' && !schema.properties && typeof schema.additionalProperties === 'object';
 
+/** An argument taken as an object of any members or as its JSON text (the call tools' `arguments`). */
+const isMapOrText = (schema: Json) =>
+  Array.isArray(schema.anyOf) &&
+  (schema.anyOf as Json[]).some(isMap) &&
+  (schema.anyOf as Json[]).some((option) => option.type === 'string');
+
 /**
  * The arguments OpenAI strict mode and Gemini can express: a map argument (importRecords' optional `columns`) is
- * left out of their definitions; the tool works without it (the server reads the columns by their headers).
+ * left out of their definitions; the tool works without it (the server reads the columns by their headers). One
+ * that also takes its JSON text (the call tools' `arguments`) is published as that text.
  */
 function withoutMaps(schema: Json): Json {
-  const properties = Object.entries((schema.properties ?? {}) as Record<string, Json>);
-  const kept = properties.filter(([, property]) => !isMap(property));
-  if (kept.length === properties.length) return schema;
-  const names = new Set(kept.map(([name]) => name));
+  const properties = Object.entries((schema.properties ?? {}) as Record<string, Json>)
+    .filter(([, property]) => !isMap(property))
+    .map(([name, property]): [string, Json] =>
+      isMapOrText(property)
+        ? [name, { type: 'string', description: `${property.description} Write the object as JSON text.` }]
+        : [name, property],
+    );
+  const names = new Set(properties.map(([name]) => name));
   return {
     ...schema,
-    properties: Object.fromEntries(kept),
+    properties: Object.fromEntries(properties),
     required: ((schema.required ?? []) as string[]).filter((name) => names.has(name)),
   };
 }
@@ -157,16 +168,29 @@ export function functionDefinitionOf(tool: Tool, format: FunctionFormat): Json {
   return { name: tool.name, description: tool.description, input_schema: input };
 }
 
+/** A tool's definition in a provider's dialect, in tokens (estimatedTokens): what a listing's budget counts. */
+export function functionCostOf(format: FunctionFormat): (tool: Tool) => number {
+  const costs = new WeakMap<Tool, number>();
+  return (tool) => {
+    let cost = costs.get(tool);
+    if (cost === undefined) {
+      cost = estimatedTokens(functionDefinitionOf(tool, format));
+      costs.set(tool, cost);
+    }
+    return cost;
+  };
+}
+
 /**
  * The document: the provider's `tools` value (OpenAI Responses API `tools`, Gemini `tools` with its
  * functionDeclarations, Anthropic Messages `tools`) and the text to give the model as system instructions.
  */
-export function buildFunctions(tools: Iterable<Tool>, format: FunctionFormat) {
+export function buildFunctions(tools: Iterable<Tool>, format: FunctionFormat, instructions: string) {
   const definitions = [...tools].map((tool) => functionDefinitionOf(tool, format));
   return {
     format,
     call: 'POST /api/mcp/tools/<name> with the arguments as the JSON body and Authorization: Bearer <API token>.',
-    instructions: SERVER_INSTRUCTIONS,
+    instructions,
     tools: format === 'gemini' ? [{ functionDeclarations: definitions }] : definitions,
   };
 }

@@ -3,10 +3,10 @@
 import { and, eq, isNull, lte, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { sha256Hex } from '../auth/crypto.ts';
-import type { Principal } from '../auth/principal.ts';
+import { type Principal, roleIn } from '../auth/principal.ts';
 import { type Db, selectRow } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema.ts';
-import { AppError } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 
 /** The HTTP header of direct calls (also read on the MCP endpoint). */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -131,11 +131,14 @@ export async function storeAnswer(
  * The answer of the write that committed with this key, or undefined when none did (an expired key is forgotten
  * here). The same key with other arguments is a conflict. A write committed but not answered yet is waited for a
  * moment; then its answer is read again with `answerAgain` (the host stopped between the commit and the answer),
- * or, for a tool that cannot, the caller is told to retry later.
+ * or, for a tool that cannot, the caller is told to retry later. Keys are the user's, but an answer is replayed only
+ * to a caller that reaches the write's organization now: another token of the user restricted to other
+ * organizations, or the user after their membership was removed, gets the not_found of any record it cannot reach.
  */
 export async function earlierAnswer(
   db: Db,
   call: KeyedCall,
+  principal: Principal,
   now: Date,
   answerAgain: ((callId: string) => Promise<Record<string, unknown>>) | undefined,
 ): Promise<Record<string, unknown> | undefined> {
@@ -150,12 +153,16 @@ export async function earlierAnswer(
         .where(and(keyMatches, lte(idempotencyKeys.expires_at, now.toISOString())));
       return undefined;
     }
+    const reachable = row.organization_id === null || roleIn(principal, row.organization_id) !== undefined;
     if (row.request_hash !== call.requestHash) {
+      // The tool is named only to a caller that reaches the organization it wrote in.
       throw new AppError(
         'conflict',
-        `This Idempotency-Key was used with other arguments (${row.tool}) in the last 24 hours; a new call needs a new key.`,
+        `This Idempotency-Key was used with other arguments${reachable ? ` (${row.tool})` : ''} in the last 24 hours; a new call needs a new key.`,
       );
     }
+    // The same arguments name the same organization: the call without a key would get this not_found too.
+    if (!reachable) throw notFound('Organization');
     if (row.answer !== null) return JSON.parse(row.answer) as Record<string, unknown>;
     if (Date.now() >= waitUntil) {
       if (!answerAgain) {

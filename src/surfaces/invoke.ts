@@ -36,8 +36,8 @@ export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok:
 
 export async function invokeTool(
   deps: InvokeDeps,
-  tool: Tool,
-  rawArguments: unknown,
+  requested: Tool,
+  requestedArguments: unknown,
   principal: Principal,
   surface: Surface,
   requestId: string,
@@ -47,6 +47,8 @@ export async function invokeTool(
   idempotency?: IdempotencyKeySources,
 ): Promise<InvokeResult> {
   const started = performance.now();
+  // A call tool (callReadTool, ...) is replaced below by the tool it names: the log and history name that one.
+  let tool = requested;
   const entry = (outcome: string): ToolCallRecord => ({
     token_id: principal.tokenId,
     user_id: principal.userId,
@@ -96,6 +98,13 @@ export async function invokeTool(
       });
     }
     requireTokenScope(ctx, tool.scope);
+    let rawArguments = requestedArguments;
+    if (tool.dispatch) {
+      const call = tool.input.safeParse(normalizeArguments(rawArguments));
+      if (!call.success) throw invalidArgumentsFrom(tool.name, call.error);
+      ({ tool, arguments: rawArguments } = tool.dispatch(call.data));
+      requireTokenScope(ctx, tool.scope);
+    }
     const normalized = normalizeArguments(rawArguments);
     const parsed = tool.input.safeParse(normalized);
     if (!parsed.success) throw invalidArgumentsFrom(tool.name, parsed.error);
@@ -138,13 +147,13 @@ async function runKeyed(
 ): Promise<{ result: Record<string, unknown>; afterFailure: boolean }> {
   const again = tool.answerAgain;
   const answerAgain = again && ((callId: string) => again.call(tool, ctx, input, callId));
-  const earlier = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+  const earlier = await earlierAnswer(deps.db, keyed, ctx.principal, deps.now(), answerAgain);
   if (earlier) return { result: earlier, afterFailure: false };
   let result: Record<string, unknown>;
   try {
     result = await tool.run(ctx, input);
   } catch (caught) {
-    const winner = await earlierAnswer(deps.db, keyed, deps.now(), answerAgain);
+    const winner = await earlierAnswer(deps.db, keyed, ctx.principal, deps.now(), answerAgain);
     if (winner) return { result: winner, afterFailure: true };
     throw caught;
   }

@@ -10,30 +10,14 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
 import { toErrorBody } from '../errors.ts';
-import { ID_PREFIXES } from '../ids.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
 import { resultJson } from '../tools/result-json.ts';
-import { exclusionOf, selectionKey, type ToolSelection } from '../tools/toolsets.ts';
+import { selectionKey, type ToolSelection, unreachableReason } from '../tools/toolsets.ts';
+import { type ConnectionListing, connectionListing, estimatedTokens } from './connection.ts';
 import { IDEMPOTENCY_META_KEY } from './idempotency.ts';
+import { instructionsFor } from './instructions.ts';
 import { type InvokeDeps, invokeTool } from './invoke.ts';
 import { jsonSchemasOf } from './schemas.ts';
-
-const ID_KIND_LABELS: Record<string, string> = { token: 'API token', call: 'tool call' };
-
-/** Every id prefix a client meets, with its kind ("rsk_ risk"): tools/list leaves id formats out of descriptions. */
-const ID_KINDS = Object.entries(ID_PREFIXES)
-  .filter(([kind]) => !kind.startsWith('oauth_'))
-  .map(([kind, prefix]) => `${prefix}_ ${ID_KIND_LABELS[kind] ?? kind.replace('_', ' ')}`)
-  .join(', ');
-
-export const SERVER_INSTRUCTIONS = [
-  'Compliance registers of the organizations this token can access. Start with listOrganizations to get an organization_id (org_...); then use the list*/get*/add*/update*/delete* tools of each kind (vendors, risks, measures, obligations, people, frameworks, assets, data classifications, nonconformities, continual improvements, audits) and getComplianceSummary for an overview.',
-  `Ids carry their kind's prefix: ${ID_KINDS}. \`id\` is the tool's own kind (getRisk: rsk_...); an argument named after a kind takes its ids (measure_id: msr_..., vendor_ids: ven_...); owner_id and every *_owner_id is a person (per_...).`,
-  "Every record has id, organization_id, created_at and updated_at, and the fields its kind's get tool lists (getRisk's risk); list, add and update tools return the same records.",
-  'Lists filter on the server (`filter`: all given filters must match; an enum filter takes a list, any of its values matches; query is case-insensitive), sort with order_by {field, direction ASC or DESC} (default created_at DESC) and page: size 1..100 (default 20); pass next_cursor back as cursor until it is null; total_count counts the matches up to 1000, 100 with filter.query (total_count_capped: more); page_shortened: fewer than size, to keep a result within about 20,000 tokens.',
-  'null means "not given" for every argument (leave it out or send null). Enum values are upper case, as listed. Updates change only the fields given, with the values and bounds of the add tool (null leaves a field as it is); `clear` lists the fields to empty; expected_updated_at (the updated_at you read) refuses the change, as conflict, if the record changed since.',
-  'A failed call is a result with isError and structuredContent.error {code, message, details}: fix the arguments and retry. Delete tools cannot be undone: confirm with the user first.',
-].join(' ');
 
 /** How long a 2026-07-28 client may reuse a tools/list or server/discover answer (ms); 2025 answers carry no hint. */
 const LIST_TTL_MS = 5 * 60 * 1000;
@@ -64,21 +48,35 @@ export interface McpServerOptions {
 }
 
 /**
- * The tools as tools/list shows them, kept small (every byte is the model's context): the published input schema,
- * an output schema on read tools (write tools return the record as the get tool describes it), all four
- * annotation hints. Titles stay in the tool map (OpenAPI, web): a model needs the name, not a display label.
+ * The tools as tools/list shows them, kept small (every byte is the model's context): the title (top level and in
+ * the annotations, where connector directories read it), the published input schema, an output schema on read tools
+ * (write tools return the record as the get tool describes it), all four annotation hints.
  */
 export function listedTools(tools: Iterable<Tool>): McpTool[] {
-  return [...tools].map((tool) => {
-    const schemas = jsonSchemasOf(tool);
-    return {
-      name: tool.name,
-      description: tool.description,
-      inputSchema: schemas.mcpInput,
-      ...(tool.scope === 'read' ? { outputSchema: schemas.mcpOutput } : {}),
-      annotations: { ...tool.annotations },
-    };
-  });
+  return [...tools].map(listedTool);
+}
+
+function listedTool(tool: Tool): McpTool {
+  const schemas = jsonSchemasOf(tool);
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: schemas.mcpInput,
+    ...(tool.scope === 'read' ? { outputSchema: schemas.mcpOutput } : {}),
+    annotations: { title: tool.title, ...tool.annotations },
+  };
+}
+
+/** A tool's definition in tools/list, in tokens (estimatedTokens): what a connection's budget counts. */
+const mcpCosts = new WeakMap<Tool, number>();
+export function mcpCostOf(tool: Tool): number {
+  let cost = mcpCosts.get(tool);
+  if (cost === undefined) {
+    cost = estimatedTokens(listedTool(tool));
+    mcpCosts.set(tool, cost);
+  }
+  return cost;
 }
 
 /**
@@ -97,26 +95,38 @@ class JsonRpcError extends Error {
 /** tools/list and tools/call of a connection, whatever serves them (the SDK's Server here; SDK 1.x in a test). */
 export interface McpToolHandlers {
   list(connection: McpConnection): ListToolsResult;
-  /** A tool result (isError for a failed call); throws a JSON-RPC error for a tool unknown or not on the connection. */
+  /** The server instructions of the connection, generated from what it lists. */
+  instructions(connection: McpConnection): string;
+  /** A tool result (isError for a failed call); throws a JSON-RPC error for a tool unknown or not reachable. */
   call(connection: McpConnection, name: string, args: unknown, meta?: unknown): Promise<CallToolResult>;
 }
 
+/** What a connection lists, its tools/list answer and its instructions, computed once per selection. */
+interface ListedConnection {
+  listing: ConnectionListing;
+  result: ListToolsResult;
+  instructions: string;
+}
+
 export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 'invoke'>): McpToolHandlers {
-  // tools/list answers per selection (toolsets x read-only), computed once each.
-  const listResults = new Map<string, ListToolsResult>();
+  const listed = new Map<string, ListedConnection>();
+  const listedFor = ({ selection, principal }: McpConnection): ListedConnection => {
+    const key = selectionKey(selection, principal.scope);
+    let entry = listed.get(key);
+    if (!entry) {
+      const listing = connectionListing(options.tools.values(), selection, principal.scope, mcpCostOf);
+      entry = {
+        listing,
+        result: { tools: listedTools(listing.tools) },
+        instructions: instructionsFor(listing),
+      };
+      listed.set(key, entry);
+    }
+    return entry;
+  };
   return {
-    list({ selection, principal }) {
-      const key = selectionKey(selection, principal.scope);
-      let result = listResults.get(key);
-      if (!result) {
-        const listed = [...options.tools.values()].filter(
-          (tool) => exclusionOf(tool, selection, principal.scope) === null,
-        );
-        result = { tools: listedTools(listed) };
-        listResults.set(key, result);
-      }
-      return result;
-    },
+    list: (connection) => listedFor(connection).result,
+    instructions: (connection) => listedFor(connection).instructions,
 
     async call({ selection, principal, requestId, idempotencyHeader }, name, args, meta) {
       const tool = options.tools.get(name);
@@ -126,12 +136,13 @@ export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 
           `Unknown tool: ${name}. Call tools/list for the tool names.`,
         );
       }
-      // A tool this connection does not list is not callable either: the same error, saying why.
-      const excluded = exclusionOf(tool, selection, principal.scope);
-      if (excluded) {
+      // Any tool the connection may call answers, listed or not (findTools reaches them all); a write on a read-only
+      // token or connection is an unknown tool, saying why.
+      const unreachable = unreachableReason(tool, selection, principal.scope);
+      if (unreachable) {
         throw new JsonRpcError(
           ProtocolErrorCode.InvalidParams,
-          `Unknown tool: ${tool.name} is not available on this connection: ${excluded}.`,
+          `Unknown tool: ${tool.name} is not available on this connection: ${unreachable}.`,
         );
       }
       const idempotency =
@@ -141,11 +152,16 @@ export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 
               meta: (meta as Record<string, unknown> | undefined)?.[IDEMPOTENCY_META_KEY],
             }
           : undefined;
+      // A read-only connection acts as a read token: no call tool or discovery reaches a write through it.
+      const acting =
+        selection.readonly && principal.scope !== 'read'
+          ? { ...principal, scope: 'read' as const }
+          : principal;
       const outcome = await invokeTool(
         options.invoke,
         tool,
         args,
-        principal,
+        acting,
         'mcp',
         requestId,
         undefined,
@@ -169,7 +185,7 @@ export function createMcpServerFactory(
   return (connection) => {
     const server = new Server(serverInfoOf(options), {
       capabilities: MCP_CAPABILITIES,
-      instructions: SERVER_INSTRUCTIONS,
+      instructions: handlers.instructions(connection),
       jsonSchemaValidator: options.jsonSchemaValidator,
       // tools/list depends on the token and the toolsets and changes only with a deployment: a 2026-07-28 client may
       // reuse it for a while, for itself only. The 2025 revisions have no such hint (the SDK adds it to modern answers).

@@ -197,7 +197,7 @@ function outline(node: Json, record: boolean): Json {
 const PAGE_FIELDS = ['next_cursor', 'total_count', 'total_count_capped', 'page_shortened'];
 
 /**
- * Arguments many tools share, explained once in the MCP server instructions (SERVER_INSTRUCTIONS): tools/list
+ * Arguments many tools share, explained once in the MCP server instructions (SHARED_RULES, instructions.ts): tools/list
  * leaves out their descriptions (order_by's members too), and those of enum filters (a list of values, any of
  * which matches). The OpenAPI document and the function definitions keep them.
  */

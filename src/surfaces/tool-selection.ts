@@ -19,15 +19,16 @@ export function requestedToolSelection(request: Request, known: Iterable<string>
   );
 }
 
-/** The default selection, read-only and readable-and-writable: made once, shared by every call that asks for it. */
-const DEFAULT_SELECTIONS = {
-  readonly: { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly: true } },
-  readWrite: { ok: true, selection: { toolsets: new Set(DEFAULT_TOOLSETS), readonly: false } },
+/** The bare connection (the core only), read-only and readable-and-writable: made once, shared by every call. */
+const BARE_SELECTIONS = {
+  readonly: { ok: true, selection: { toolsets: new Set<string>(), readonly: true } },
+  readWrite: { ok: true, selection: { toolsets: new Set<string>(), readonly: false } },
 } as const satisfies Record<string, ParsedSelection>;
 
 /**
- * `all` names every toolset, `default` the default ones (also what no or an empty value chooses); `core` is always
- * included; names take `-` or `_`. `readonly` is true for 1, true or yes.
+ * No or an empty value: the core only. `all` names every toolset, `default` the registers used most
+ * (DEFAULT_TOOLSETS), `core` nothing more than the core; names take `-` or `_`, in the order given (the order
+ * they are listed in while the budget lasts). `readonly` is true for 1, true or yes.
  */
 export function parseToolSelection(
   asked: { toolsets?: string | null; readonly?: string | null },
@@ -36,7 +37,7 @@ export function parseToolSelection(
   const raw = asked.toolsets ?? null;
   const readonly = TRUE_VALUES.has((asked.readonly ?? '').trim().toLowerCase());
   if (raw === null || raw.trim() === '') {
-    return readonly ? DEFAULT_SELECTIONS.readonly : DEFAULT_SELECTIONS.readWrite;
+    return readonly ? BARE_SELECTIONS.readonly : BARE_SELECTIONS.readWrite;
   }
   const names = raw
     .split(',')
@@ -44,10 +45,11 @@ export function parseToolSelection(
     .filter(Boolean);
   if (names.includes('all')) return { ok: true, selection: { toolsets: 'all', readonly } };
   const knownNames = new Set(known);
-  const chosen = new Set<string>([CORE_TOOLSET]);
+  const chosen = new Set<string>();
   const unknown: string[] = [];
   for (const name of names) {
     if (name === 'default') for (const set of DEFAULT_TOOLSETS) chosen.add(set);
+    else if (name === CORE_TOOLSET) continue;
     else if (knownNames.has(name)) chosen.add(name);
     else unknown.push(name);
   }

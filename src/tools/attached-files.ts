@@ -86,7 +86,9 @@ export async function takeInlineFile(
       { path: 'content_base64', message: 'Not base64' },
     ]);
   }
-  values.file_id = (await receiveFile(ctx, organizationId, bytes, { name })).id;
+  values.file_id = (
+    await receiveFile(ctx, organizationId, bytes, { name, uploader: ctx.principal.tokenId })
+  ).id;
 }
 
 /** The signed link to a file read through `subjectId` (the caller may read it), or nulls without a file. */

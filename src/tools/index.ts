@@ -6,9 +6,11 @@ import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
+import { discoveryTools } from './discovery.ts';
 import { documentVersionTools } from './document-versions.ts';
 import { documentSpec } from './documents.ts';
 import { evidenceSpec } from './evidence.ts';
+import { findRecordsTool } from './find-records.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { markReviewedTool } from './mark-reviewed.ts';
@@ -65,9 +67,24 @@ export const importRecords = importRecordsTool(REGISTERS);
 /** markReviewed: a review of any record of a register with review cycles. */
 export const markReviewed = markReviewedTool(REGISTERS);
 
+// Every owner is a person: finding people belongs to the core every connection lists.
+REGISTERS.person.list.core = true;
+REGISTERS.person.get.core = true;
+
+/** findRecords: one text search across every register of an organization. */
+export const findRecords = findRecordsTool(REGISTERS);
+
+/** findTools and the call tools that reach every tool from any connection (docs/mcp.md). */
+export const DISCOVERY = discoveryTools(() => TOOLS);
+
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
   ...organizationTools,
+  findRecords,
+  DISCOVERY.findTools,
+  DISCOVERY.callRead,
+  DISCOVERY.callWrite,
+  DISCOVERY.callDestructive,
   ...registerTools.flatMap((register) => [
     register.list,
     register.get,

@@ -5,7 +5,6 @@ import { dateSchema, longText } from './fields.ts';
 import type { Registers, RegisterTools } from './registers/builder.ts';
 import type { Row } from './registers/spec.ts';
 import { updateRecord } from './registers/write-tools.ts';
-import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, type Tool, UPDATE_ANNOTATIONS } from './types.ts';
 
 /** The registers with review cycles, in the map's order. */
@@ -22,7 +21,8 @@ export function markReviewedTool(registers: Registers): Tool {
     description: `Record a review of a ${reviewed.map((register) => register.spec.label).join(', ')} (${prefixes.join(', ')}): sets last_reviewed_on and the next review date.`,
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
-    toolset: CORE_TOOLSET,
+    // Beside the tasks and my work, which say what is due for review.
+    toolset: 'tasks',
     input: z.strictObject({
       id: z
         .string()

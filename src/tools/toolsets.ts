@@ -2,15 +2,14 @@
 import type { TokenScope } from '../auth/principal.ts';
 import type { Tool } from './types.ts';
 
-/** Organizations and the summary: every connection has them (the other tools need an organization_id). */
+/** The tools every connection lists: organizations, the summary, my work, findRecords, findTools, the call tools. */
 export const CORE_TOOLSET = 'core';
 
 /**
- * The toolsets of a connection that names none: the registers used most, 35 tools, under the about 40 tools
- * editors such as Cursor accept across all servers. `?toolsets=all` lists every tool.
+ * `?toolsets=default`: the registers used most, the tools a bare connection listed before it listed only the core
+ * (docs/mcp.md). `?toolsets=all` lists these first, then the others, as far as the budget goes.
  */
 export const DEFAULT_TOOLSETS: readonly string[] = [
-  CORE_TOOLSET,
   'risks',
   'measures',
   'vendors',
@@ -24,6 +23,11 @@ export function toolsetOf(tool: Tool): string | undefined {
   return tool.toolset;
 }
 
+/** Whether every connection lists it: the core toolset, and register tools marked core (listPeople, getPerson). */
+export function isCore(tool: Tool): boolean {
+  return tool.toolset === CORE_TOOLSET || tool.core === true;
+}
+
 /** Every toolset of a tool map, in the map's order, with its tools. */
 export function toolsetsOf(tools: Iterable<Tool>): Map<string, Tool[]> {
   const sets = new Map<string, Tool[]>();
@@ -34,25 +38,43 @@ export function toolsetsOf(tools: Iterable<Tool>): Map<string, Tool[]> {
   return sets;
 }
 
-/** What a connection asked for: toolsets (or all of them) and whether only read tools. */
+/**
+ * What a connection asked for: toolsets to list beside the core (none for the bare URL, in the order asked, or all
+ * of them) and whether only read tools.
+ */
 export interface ToolSelection {
   toolsets: ReadonlySet<string> | 'all';
   readonly: boolean;
 }
 
-/** Why a tool of the map is not on a connection (its selection, its token's scope), or null when it is. */
-export function exclusionOf(tool: Tool, selection: ToolSelection, tokenScope: TokenScope): string | null {
+/** Why a connection cannot call a tool at all (its token's scope, its read-only mode), or null when it can. */
+export function unreachableReason(
+  tool: Tool,
+  selection: ToolSelection,
+  tokenScope: TokenScope,
+): string | null {
   if (tool.scope === 'write' && tokenScope === 'read') return 'this API token is read-only (scope "read")';
   if (tool.scope === 'write' && selection.readonly) return 'this connection is read-only (readonly=true)';
-  const toolset = toolsetOf(tool);
-  if (selection.toolsets !== 'all' && (!toolset || !selection.toolsets.has(toolset))) {
-    return `it is in the toolset "${toolset}", not among this connection's (${[...selection.toolsets].join(', ')}); connect with ?toolsets=${toolset} or ?toolsets=all`;
-  }
   return null;
 }
 
-/** A stable key of what a connection lists (for caching the tools/list answer). */
+/** Whether a selection names the tool's toolset (the core is always named); the budget is not applied here. */
+export function isSelected(tool: Tool, selection: ToolSelection): boolean {
+  if (isCore(tool) || selection.toolsets === 'all') return true;
+  const toolset = toolsetOf(tool);
+  return toolset !== undefined && selection.toolsets.has(toolset);
+}
+
+/** Why a tool is not in a selection's documents (OpenAPI: scope, read-only, toolsets), or null when it is. */
+export function exclusionOf(tool: Tool, selection: ToolSelection, tokenScope: TokenScope): string | null {
+  const unreachable = unreachableReason(tool, selection, tokenScope);
+  if (unreachable) return unreachable;
+  if (isSelected(tool, selection)) return null;
+  return `it is in the toolset "${toolsetOf(tool)}", not among those asked for`;
+}
+
+/** A stable key of what a connection lists (for caching its tools/list answer and instructions). */
 export function selectionKey(selection: ToolSelection, tokenScope: TokenScope): string {
-  const sets = selection.toolsets === 'all' ? 'all' : [...selection.toolsets].sort().join(',');
+  const sets = selection.toolsets === 'all' ? 'all' : [...selection.toolsets].join(',');
   return `${sets}|${selection.readonly || tokenScope === 'read' ? 'read' : 'write'}`;
 }

@@ -76,6 +76,16 @@ export interface Tool {
    * builder sets it), organizations and the summary `core`. A tool in no toolset fails the tool-map test.
    */
   toolset?: string;
+  /**
+   * Listed on every connection though it belongs to a register's toolset (listPeople, getPerson: every owner is a
+   * person). The `core` toolset's tools are listed on every connection anyway.
+   */
+  core?: true;
+  /**
+   * A call tool (callReadTool, ...): the tool its input names and that tool's arguments. invokeTool then checks and
+   * runs that tool in its place, so its validation, scope, call log and history are the called tool's own.
+   */
+  dispatch?(input: unknown): { tool: Tool; arguments: unknown };
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;

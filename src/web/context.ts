@@ -4,8 +4,10 @@ import type { Principal, Role, TokenScope } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { ClientAddressOf } from '../http/client-address.ts';
 import type { AccountMail } from '../notify/account-mail.ts';
 import type { OAuthServices } from '../oauth/index.ts';
+import type { SecretKeyring } from '../secrets/keyring.ts';
 import type { InvokeDeps } from '../surfaces/invoke.ts';
 import type { ToolMap } from '../tools/index.ts';
 import type { UsageRecorder } from '../usage.ts';
@@ -21,6 +23,10 @@ export interface WebDeps {
   usageFlush?: 'after-response' | 'host';
   oauth: OAuthServices;
   accountMail: AccountMail;
+  /** The client's address as the host reads it (the sign-up, reset and sign-in throttles count per network). */
+  clientAddress: ClientAddressOf;
+  /** Webhook signing secrets are sealed with it (src/webhooks/secrets.ts). */
+  secrets: SecretKeyring;
 }
 
 export interface SignedInUser {
@@ -74,10 +80,14 @@ export function webWriterPrincipal(user: SignedInUser, memberships: Membership[]
   return webPrincipalWithScope(user, memberships, 'read_write');
 }
 
+/** Not an API token: web calls are logged (surface "web") and uploads counted under this pseudo token id, per user. */
+export function webTokenId(user: SignedInUser): string {
+  return `web:${user.id}`;
+}
+
 function webPrincipalWithScope(user: SignedInUser, memberships: Membership[], scope: TokenScope): Principal {
   return {
-    // Not an API token: web calls are logged under this pseudo token id (surface "web"), per user.
-    tokenId: `web:${user.id}`,
+    tokenId: webTokenId(user),
     userId: user.id,
     scope,
     roles: Object.fromEntries(memberships.map((membership) => [membership.organizationId, membership.role])),

@@ -8,7 +8,7 @@ import { receiveFile } from '../files/receive.ts';
 import { EVIDENCE_TARGETS } from '../tools/evidence.ts';
 import { REGISTERS } from '../tools/index.ts';
 import { kindOfId } from '../tools/registers/spec.ts';
-import type { Membership, WebDeps, WebEnv } from './context.ts';
+import { type Membership, type WebDeps, type WebEnv, webTokenId } from './context.ts';
 import { setFlash } from './flash.ts';
 import { CsrfField, type Viewer } from './layout.tsx';
 import { membershipOf } from './organizations/routes.tsx';
@@ -123,12 +123,17 @@ export function EvidenceDownload({ result }: { result: Row }) {
  * A file an upload form posted (readUploadForm: streamed, behind the form's CSRF check), stored for the organization
  * of the session's membership (never one a form names).
  */
-export function storeFormFile(deps: WebDeps, organizationId: string, file: NonNullable<UploadForm['file']>) {
+export function storeFormFile(
+  c: Context<WebEnv>,
+  deps: WebDeps,
+  organizationId: string,
+  file: NonNullable<UploadForm['file']>,
+) {
   return receiveFile(
     { db: deps.database.db, files: deps.invoke.files, now: deps.now },
     organizationId,
     file.stream,
-    { name: file.name || 'file' },
+    { name: file.name || 'file', uploader: webTokenId(c.get('user')) },
   );
 }
 
@@ -175,7 +180,7 @@ export function evidenceRoutes(deps: WebDeps): Hono<WebEnv> {
       ...(textOf(body.supersedes_id) ? { supersedes_id: textOf(body.supersedes_id) } : {}),
     };
     if (file) {
-      args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
+      args.file_id = (await storeFormFile(c, deps, membership.organizationId, file)).id;
     } else if (url) args.url = url;
     const outcome = await webCalls(c, deps).write(REGISTERS.evidence.add, args);
     setFlash(

@@ -92,9 +92,9 @@ function slugOf(text: string): string {
     .normalize('NFKD')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
+    .replace(/^-+|(?<!-)-+$/g, '')
     .slice(0, 40)
-    .replace(/-+$/, '');
+    .replace(/(?<!-)-+$/, '');
   return slug || 'organization';
 }
 

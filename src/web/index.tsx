@@ -2,7 +2,7 @@
 
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { AppError } from '../errors.ts';
+import { AppError, retryAfterOf } from '../errors.ts';
 import { uploadBodyLimit } from '../files/routes.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
@@ -62,8 +62,12 @@ export function createWebRoutes(deps: WebDeps) {
   const { db } = deps.database;
 
   web.onError((error, c) => {
-    if (error instanceof AppError && error.status < 500)
+    if (error instanceof AppError && error.status < 500) {
+      // An upload over its token's rate (src/files/upload-limits.ts) says when to retry, as the API does.
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter) c.header('retry-after', retryAfter);
       return errorPage(c, error.status as 400, 'Request refused', error.message);
+    }
     deps.invoke.logError(c.get('requestId') ?? '-', error);
     return errorPage(
       c,

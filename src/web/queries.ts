@@ -32,6 +32,19 @@ export async function setPasswordHash(
     .where(eq(users.id, userId));
 }
 
+/** A stronger hash of the same password, written only if the stored one is still `previous` (no change meanwhile). */
+export async function replacePasswordHash(
+  db: Db,
+  userId: string,
+  previous: string,
+  passwordHash: string,
+): Promise<void> {
+  await db
+    .update(users)
+    .set({ password_hash: passwordHash })
+    .where(and(eq(users.id, userId), eq(users.password_hash, previous)));
+}
+
 export async function passwordHashOf(db: Db, userId: string): Promise<string | undefined> {
   const [row] = await db.select({ hash: users.password_hash }).from(users).where(eq(users.id, userId));
   return row?.hash;

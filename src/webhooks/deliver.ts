@@ -2,6 +2,8 @@
 // each outcome, and schedules retries with exponential backoff until the message's retry window closes.
 import { sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
+import { type SecretKeyring, SecretUnreadableError } from '../secrets/keyring.ts';
+import { openEndpointSecret } from './secrets.ts';
 import { SEND_LIMITS, type SendLimits, WebhookSendError, type WebhookSender } from './send.ts';
 import { signWebhook } from './signing.ts';
 
@@ -34,6 +36,8 @@ export interface DeliveryOptions {
   /** At most this many messages in the run (the Worker's subrequest budget: one request each, plus two). */
   limit: number;
   allowLocal: boolean;
+  /** Opens the endpoints' signing secrets, kept encrypted (src/webhooks/secrets.ts). */
+  secrets: SecretKeyring;
   concurrency?: number;
   limits?: Partial<Pick<SendLimits, 'timeoutMs' | 'maxResponseBytes'>>;
 }
@@ -112,9 +116,19 @@ export async function deliverDueWebhooks(db: Db, options: DeliveryOptions): Prom
       const endpoint = byId.get(message.endpoint_id);
       if (!endpoint) return { message, status: null, error: 'The endpoint is disabled or was deleted.' };
       const timestamp = Math.floor(options.now().getTime() / 1000);
-      const secrets = [endpoint.secret];
+      const sealed = [endpoint.secret];
       if (endpoint.previous_secret && (endpoint.previous_secret_until ?? '') > options.now().toISOString())
-        secrets.push(endpoint.previous_secret);
+        sealed.push(endpoint.previous_secret);
+      let secrets: string[];
+      try {
+        secrets = await Promise.all(
+          sealed.map((stored) => openEndpointSecret(options.secrets, endpoint.id, stored)),
+        );
+      } catch (error) {
+        // Not sent unsigned: the log says why, and the retries go on (the operator may restore the key meanwhile).
+        if (!(error instanceof SecretUnreadableError)) throw error;
+        return { message, status: null, error: `The signing secret cannot be read. ${error.message}` };
+      }
       try {
         const { status } = await options.send(
           {

@@ -6,7 +6,9 @@ import { webhookEndpoints, webhookMessages } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { refusedHostname } from '../oauth/addresses.ts';
+import { NO_SECRETS_KEY_MESSAGE, type SecretKeyring } from '../secrets/keyring.ts';
 import { isEventChoice, retryUntil } from './events.ts';
+import { sealEndpointSecret } from './secrets.ts';
 import { newWebhookSecret } from './signing.ts';
 
 /** After a rotation the previous secret signs beside the new one this long. */
@@ -99,24 +101,36 @@ export async function getEndpoint(db: Db, organizationId: string, id: string): P
   return row;
 }
 
-/** Adds an endpoint; the answer carries its secret, which is never shown again. */
+/** Refuses at once, before any check of the input, when no key could store the secret. */
+function requireSecretsKey(secrets: SecretKeyring): void {
+  if (!secrets.available) throw new AppError('conflict', NO_SECRETS_KEY_MESSAGE);
+}
+
+/** Adds an endpoint; the answer carries its secret, which is never shown again (the row holds it encrypted). */
 export async function createEndpoint(
   db: Db,
   now: Date,
   organizationId: string,
   input: EndpointInput,
   // createdBy: the member adding it; when they leave the organization it is paused (removeMembership).
-  options: { kinds: readonly string[]; allowLocal: boolean; createdBy?: string | null },
+  options: {
+    kinds: readonly string[];
+    allowLocal: boolean;
+    secrets: SecretKeyring;
+    createdBy?: string | null;
+  },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+  requireSecretsKey(options.secrets);
   const checked = checkedInput(input, options.kinds, options.allowLocal);
   const at = now.toISOString();
   const secret = newWebhookSecret();
   const id = newId('whk');
+  const sealed = await sealEndpointSecret(options.secrets, id, secret);
   // Bounded per organization, counted in the insert itself so two at once cannot pass the limit.
   const inserted = await db.run(sql`
     INSERT INTO webhook_endpoints (id, organization_id, url, description, events, secret, enabled, created_by_user_id, created_at, updated_at)
     SELECT ${id}, ${organizationId}, ${checked.url}, ${checked.description}, ${JSON.stringify(checked.events)},
-      ${secret}, 1, ${options.createdBy ?? null}, ${at}, ${at}
+      ${sealed}, 1, ${options.createdBy ?? null}, ${at}, ${at}
     WHERE (SELECT count(*) FROM webhook_endpoints WHERE organization_id = ${organizationId}) < ${MAX_ENDPOINTS_PER_ORGANIZATION}`);
   if (inserted.rowsAffected === 0)
     throw new AppError(
@@ -156,14 +170,22 @@ export async function updateEndpoint(
  * A new secret for the endpoint, shown once; the one it replaces keeps signing beside it for 24 hours
  * (`webhook-signature` then carries both), so the receiver can switch without losing a delivery.
  */
-export async function rotateSecret(db: Db, now: Date, organizationId: string, id: string): Promise<string> {
+export async function rotateSecret(
+  db: Db,
+  now: Date,
+  organizationId: string,
+  id: string,
+  secrets: SecretKeyring,
+): Promise<string> {
+  requireSecretsKey(secrets);
   const secret = newWebhookSecret();
   const updated = await db
     .update(webhookEndpoints)
     .set({
+      // Sealed with the row's id, not the column's name: the current value moves over as it is.
       previous_secret: sql`${webhookEndpoints.secret}`,
       previous_secret_until: new Date(now.getTime() + SECRET_OVERLAP_MS).toISOString(),
-      secret,
+      secret: await sealEndpointSecret(secrets, id, secret),
       updated_at: now.toISOString(),
     })
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organization_id, organizationId)))

@@ -2,6 +2,7 @@
 // while a full batch was due. Worker (`after-response`): a write asks for a small run, which the app starts with
 // waitUntil once the response is sent; the Cron Trigger runs a larger one every minute (docs/worker.md).
 import type { Db } from '../db/client.ts';
+import type { SecretKeyring } from '../secrets/keyring.ts';
 import { type DeliveryRun, deliverDueWebhooks } from './deliver.ts';
 import type { WebhookSender } from './send.ts';
 
@@ -28,6 +29,7 @@ export function createWebhookRunner(options: {
   send: WebhookSender;
   now: () => Date;
   allowLocal: boolean;
+  secrets: SecretKeyring;
   mode: 'host' | 'after-response';
   log?: (message: string) => void;
 }): WebhookRunner {
@@ -41,6 +43,7 @@ export function createWebhookRunner(options: {
       now: options.now,
       limit,
       allowLocal: options.allowLocal,
+      secrets: options.secrets,
     });
   const loop = async () => {
     do {

@@ -1,6 +1,7 @@
 // Contract: every 401 form on every authenticated surface, health, scope and role refusals, origin checks.
 import { describe, expect, it } from 'vitest';
 import {
+  BASE,
   bearer,
   type ContractHost,
   callDirect,
@@ -128,15 +129,42 @@ export function describeAuthContract(hostRef: HostRef): void {
       expect(await response.json()).toEqual({ status: 'ok' });
     });
 
-    it('answers GET and DELETE on the MCP endpoint with 405 and Allow: POST', async () => {
+    it('answers an authenticated GET and DELETE on the MCP endpoint with 405 and Allow: POST', async () => {
       const host = hostRef();
-      for (const method of ['GET', 'DELETE']) {
-        const response = await send(host, '/api/mcp/v1', {
-          method,
-          headers: bearer(host.world.tokens.alice),
-        });
-        expect(response.status, method).toBe(405);
-        expect(response.headers.get('allow')).toBe('POST');
+      for (const path of ['/api/mcp/v1', '/mcp'])
+        for (const method of ['GET', 'DELETE']) {
+          const response = await send(host, path, { method, headers: bearer(host.world.tokens.alice) });
+          expect(response.status, `${method} ${path}`).toBe(405);
+          expect(response.headers.get('allow')).toBe('POST');
+        }
+    });
+
+    // Claude Desktop opens with a GET and starts OAuth only on a 401 with its challenge (a 405 there ends the
+    // connection); other clients open with POST, some with DELETE after a failure: each meets the same 401 first.
+    it('authenticates before the method: an unauthenticated GET, DELETE, PUT or POST gets 401 and an absolute resource_metadata', async () => {
+      const host = hostRef();
+      for (const [path, metadataPath] of [
+        ['/api/mcp/v1', '/.well-known/oauth-protected-resource/api/mcp/v1'],
+        ['/mcp', '/.well-known/oauth-protected-resource/mcp'],
+      ] as const) {
+        for (const method of ['GET', 'DELETE', 'PUT', 'POST']) {
+          const response = await send(host, `${path}?toolsets=all`, {
+            method,
+            headers: {
+              accept: 'application/json, text/event-stream',
+              ...(method === 'POST' || method === 'PUT' ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(method === 'POST' || method === 'PUT' ? { body: JSON.stringify(INITIALIZE) } : {}),
+          });
+          expect(response.status, `${method} ${path}`).toBe(401);
+          const challenge = response.headers.get('www-authenticate') ?? '';
+          const metadata = /resource_metadata="([^"]+)"/.exec(challenge)?.[1] ?? '';
+          expect(new URL(metadata).href, `${method} ${path}`).toBe(`${BASE}${metadataPath}`);
+          // The document it names answers without a token and names this endpoint as the resource.
+          const document = await send(host, new URL(metadata).pathname);
+          expect(document.status).toBe(200);
+          expect(((await document.json()) as { resource: string }).resource).toBe(`${BASE}${path}`);
+        }
       }
     });
 

@@ -5,12 +5,15 @@ import { TOOLS } from '../../src/tools/index.ts';
 import { type ContractHost, callDirect, type HostRef, mcpCallTool, ok } from './host.ts';
 import { type RecordIds, sampleArguments, seedRecords } from './samples.ts';
 
-const SCOPED = [...TOOLS.keys()].filter((name) => name !== 'listOrganizations');
+// Tools that take no id of an organization's: its own list, and findTools (the tool map's, the same for everyone).
+const SCOPED = [...TOOLS.keys()].filter((name) => !['listOrganizations', 'findTools'].includes(name));
 
-/** Replaces every id in the arguments with a well-formed id of the same kind that exists nowhere. */
+/** Replaces every id in the arguments (a call tool's nested ones too) with one of the same kind that exists nowhere. */
 function withUnknownIds(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(args).map(([key, value]) => {
+      if (typeof value === 'object' && value !== null && !Array.isArray(value))
+        return [key, withUnknownIds(value as Record<string, unknown>)];
       const match = typeof value === 'string' ? /^([a-z]{3})_[0-9a-z]{24}$/.exec(value) : null;
       return [key, match ? newId(match[1] as 'org') : value];
     }),

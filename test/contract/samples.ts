@@ -151,6 +151,18 @@ export async function sampleArguments(
 ): Promise<Record<string, unknown>> {
   if (toolName === 'listOrganizations') return {};
   if (toolName === 'getOrganization') return { id: organizationId };
+  if (toolName === 'findRecords') return { organization_id: organizationId, query: 'a' };
+  if (toolName === 'findTools') return { task: 'statement of applicability' };
+  // The call tools run another tool by name: a read, an update, and a delete of a vendor added for it.
+  if (toolName === 'callReadTool')
+    return { name: 'listRisks', arguments: { organization_id: organizationId } };
+  if (toolName === 'callWriteTool')
+    return { name: 'updateRisk', arguments: { id: ids.risk, ...UPDATE_SAMPLE.risk } };
+  if (toolName === 'callDestructiveTool') {
+    const spec = specOf('vendor');
+    const added = await ok(host, token, 'addVendor', exampleArguments(spec, organizationId, ids));
+    return { name: 'deleteVendor', arguments: { id: (added[spec.key] as { id: string }).id } };
+  }
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
@@ -212,6 +224,46 @@ export function answerMismatches(
   }
   if (toolName === 'getOrganization') {
     expectEqual('organization.id', (answer.organization as { id: string }).id, organizationId);
+    return problems;
+  }
+  if (toolName === 'findRecords') {
+    // The organization holds more records than a page shows (other tests add them): each kind's are its own.
+    const matches = answer.matches as { kind: string; total_count: number; records: { id: string }[] }[];
+    if (!matches.some((match) => match.kind === 'risk')) problems.push('findRecords: no risk found');
+    for (const match of matches) {
+      const prefix = `${specOf(match.kind).prefix}_`;
+      if (match.records.some((record) => !record.id.startsWith(prefix)))
+        problems.push(`findRecords: a ${match.kind} without the ${prefix} prefix`);
+      if (match.total_count < match.records.length) problems.push(`findRecords: ${match.kind} total_count`);
+    }
+    return problems;
+  }
+  if (toolName === 'findTools') {
+    const found = (answer.tools as { name: string; call_with: string }[])[0];
+    expectEqual('first tool found', found?.name, 'getStatementOfApplicability');
+    expectEqual('its call tool', found?.call_with, 'callReadTool');
+    return problems;
+  }
+  if (toolName === 'callReadTool') {
+    if (!(answer.risks as { id: string }[]).some((risk) => risk.id === ids.risk))
+      problems.push('callReadTool(listRisks): the seeded risk missing');
+    return problems;
+  }
+  if (toolName === 'callWriteTool') {
+    const risk = answer.risk as Record<string, unknown>;
+    expectEqual('risk.id', risk.id, ids.risk);
+    expectEqual('risk.note', risk.note, UPDATE_SAMPLE.risk.note);
+    return problems;
+  }
+  if (toolName === 'callDestructiveTool') {
+    expectEqual(
+      'deleted',
+      { id: answer.id, deleted: answer.deleted },
+      {
+        id: (args.arguments as { id: string }).id,
+        deleted: true,
+      },
+    );
     return problems;
   }
   if (toolName === 'getComplianceSummary') {

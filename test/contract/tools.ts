@@ -1,5 +1,7 @@
 // Contract: tools/list equals the tool map, and every tool answers on every surface with the right values.
 import { beforeAll, describe, expect, it } from 'vitest';
+import { connectionListing } from '../../src/surfaces/connection.ts';
+import { mcpCostOf } from '../../src/surfaces/mcp-server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { bearer, callDirect, type HostRef, mcpCallTool, mcpPost } from './host.ts';
 import { answerMismatches, type RecordIds, sampleArguments, seedRecords } from './samples.ts';
@@ -29,19 +31,32 @@ export function describeToolContract(hostRef: HostRef): void {
         result: {
           tools: {
             name: string;
+            title: string;
             inputSchema: { type: string };
             outputSchema?: { type: string };
             annotations: object;
           }[];
         };
       };
-      expect(body.result.tools.map((tool) => tool.name)).toEqual(NAMES);
+      // ?toolsets=all: the core, then whole toolsets while they fit the budget; findTools reaches the rest.
+      const listing = connectionListing(
+        TOOLS.values(),
+        { toolsets: 'all', readonly: false },
+        'read_write',
+        mcpCostOf,
+      );
+      expect(listing.leftOut.length).toBeGreaterThan(0);
+      expect(body.result.tools.map((tool) => tool.name)).toEqual(listing.tools.map((tool) => tool.name));
       for (const tool of body.result.tools) {
         const definition = TOOLS.get(tool.name);
         expect(tool.inputSchema.type).toBe('object');
         // Read tools describe their result; write tools return the record as the get tool describes it.
         expect(tool.outputSchema?.type, tool.name).toBe(definition?.scope === 'read' ? 'object' : undefined);
-        expect(tool.annotations, tool.name).toMatchObject({ ...definition?.annotations });
+        expect(tool.annotations, tool.name).toMatchObject({
+          title: definition?.title,
+          ...definition?.annotations,
+        });
+        expect(tool.title, tool.name).toBe(definition?.title);
       }
     });
 

@@ -146,7 +146,7 @@ describe('compliance-mcp CLI', () => {
     expect(Date.parse(String(year.expires_at)) - Date.now()).toBeGreaterThan(364 * 86_400_000);
   });
 
-  it('lists and revokes a person’s connected clients, and forgets registered clients unused for 90 days', async () => {
+  it('lists and revokes a person’s connected clients, and forgets clients unused for 90 days or never consented to in a day', async () => {
     const database = await openNodeDatabase(env.DATABASE_URL ?? '');
     try {
       const { db } = database;
@@ -162,10 +162,15 @@ describe('compliance-mcp CLI', () => {
         metadata: '{}',
         created_at: daysAgo(createdDaysAgo),
       });
-      // Old and unused; old but connected 10 days ago; new.
+      // Old and unused; old but connected 10 days ago; registered 5 days ago and never consented to; an hour old.
       await db
         .insert(oauthClients)
-        .values([client('cli_old', 120), client('cli_used', 120), client('cli_new', 5)]);
+        .values([
+          client('cli_old', 120),
+          client('cli_used', 120),
+          client('cli_unconsented', 5),
+          client('cli_new', 1 / 24),
+        ]);
       await db.insert(oauthGrants).values({
         id: 'grt_used',
         user_id: userId,
@@ -198,7 +203,11 @@ describe('compliance-mcp CLI', () => {
     expect(clients.map(({ id, clientName, state }) => ({ id, clientName, state }))).toEqual([
       { id: 'grt_used', clientName: 'Claude', state: 'active' },
     ]);
-    expect(await json('client', 'purge')).toEqual({ purged: ['cli_old'], unused_days: 90 });
+    const purge = (await json('client', 'purge')) as { purged: string[]; unused_days: number };
+    expect({ ...purge, purged: [...purge.purged].sort() }).toEqual({
+      purged: ['cli_old', 'cli_unconsented'],
+      unused_days: 90,
+    });
     expect(await json('client', 'revoke', '--email', 'owner@example.com', '--id', 'grt_used')).toEqual({
       ok: true,
     });
@@ -420,5 +429,38 @@ describe('compliance-mcp CLI', () => {
     expect(result.code).toBe(code);
     expect(result.out).toEqual([]);
     expect(result.err.join('\n')).toMatch(message as RegExp);
+  });
+});
+
+describe('compliance-mcp backup', () => {
+  it('copies the embedded database while it is open, and refuses to overwrite or to copy a remote one', async () => {
+    await json('seed', '--demo');
+    const to = join(dir, 'backup.db');
+    const answer = await json('backup', '--to', to);
+    expect(answer).toMatchObject({ ok: true, to });
+    expect(answer.bytes).toBeGreaterThan(100_000);
+
+    const copy = await openNodeDatabase(`file:${to}`);
+    const original = await openNodeDatabase(env.DATABASE_URL ?? '');
+    try {
+      const count = async (client: typeof copy.client, table: string) =>
+        Number((await client.execute(`select count(*) as n from ${table}`)).rows[0]?.n);
+      for (const table of ['users', 'organizations', 'risks', 'record_changes']) {
+        const n = await count(original.client, table);
+        expect(n, table).toBeGreaterThan(0);
+        expect(await count(copy.client, table), table).toBe(n);
+      }
+      expect((await copy.client.execute('pragma integrity_check')).rows[0]?.integrity_check).toBe('ok');
+    } finally {
+      copy.client.close();
+      original.client.close();
+    }
+
+    const again = await cli('backup', '--to', to);
+    expect(again.code).toBe(1);
+    expect(again.err.join('\n')).toContain('already exists');
+    const remote = await runCli({ DATABASE_URL: 'http://127.0.0.1:9' }, 'backup', '--to', join(dir, 'r.db'));
+    expect(remote.code).toBe(1);
+    expect(remote.err.join('\n')).toContain('a libSQL server (Turso, sqld) keeps its own backups');
   });
 });

@@ -2,10 +2,13 @@
 // Gemini CLI; 300 in a custom GPT's operations), tools per connection (Cursor sends the first 40, VS Code takes 128),
 // and GPT Actions (30 operations per action, parameter descriptions of 700 characters at most).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionListing } from '../../src/surfaces/connection.ts';
+import { mcpCostOf } from '../../src/surfaces/mcp-server.ts';
 import { MAX_GPT_ACTIONS_OPERATIONS } from '../../src/surfaces/openapi.ts';
 import { jsonSchemasOf } from '../../src/surfaces/schemas.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-import { DEFAULT_TOOLSETS, exclusionOf, toolsetsOf } from '../../src/tools/toolsets.ts';
+import { estimatedTokens } from '../../src/tools/pagination.ts';
+import { toolsetsOf } from '../../src/tools/toolsets.ts';
 import { BASE, callDirect, createTestRuntime, createWorld, mcpClient, type TestRuntime } from '../helpers.ts';
 
 type Json = Record<string, unknown>;
@@ -29,18 +32,12 @@ describe('tools as MCP clients take them', () => {
     expect(long).toEqual([]);
   });
 
-  it('at most 40 tools in the default toolsets (Cursor) and 128 in all (VS Code)', () => {
-    const defaults = tools.filter(
-      (tool) =>
-        exclusionOf(
-          tool,
-          { toolsets: new Set(['core', ...DEFAULT_TOOLSETS]), readonly: false },
-          'read_write',
-        ) === null,
-    );
-    expect(defaults.length).toBeLessThanOrEqual(40);
-    expect(defaults.length).toBeGreaterThan(20);
-    expect(tools.length).toBeLessThanOrEqual(128);
+  it('at most 40 tools at the bare URL (Cursor), 128 with ?toolsets=all (VS Code)', () => {
+    const count = (toolsets: ReadonlySet<string> | 'all') =>
+      connectionListing(tools, { toolsets, readonly: false }, 'read_write', mcpCostOf).tools.length;
+    expect(count(new Set())).toBeLessThanOrEqual(40);
+    expect(count(new Set())).toBeGreaterThan(5);
+    expect(count('all')).toBeLessThanOrEqual(128);
   });
 });
 
@@ -85,7 +82,7 @@ const GPT_SELECTIONS = [
     `?toolsets=${toolset}&readonly=true`,
   ]),
   '?readonly=true',
-  '?toolsets=risks,measures,vendors,obligations',
+  '?toolsets=risks,measures,vendors',
 ];
 
 describe('GPT Actions: the OpenAPI document of a toolset selection', () => {
@@ -180,6 +177,102 @@ describe('a tool result stays within 25,000 tokens (Claude Code) on the largest 
         expect(new Set(seen).size, tool).toBe(seen.length);
         expect(seen, tool).toHaveLength(RISKS);
       }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/** A result's text as an MCP client receives it: within 25,000 tokens (Claude Code) and 150,000 characters (Claude). */
+function expectWithinClientLimits(text: string, what: string) {
+  expect(estimatedTokens(text), what).toBeLessThanOrEqual(25_000);
+  expect(text.length, what).toBeLessThanOrEqual(150_000);
+}
+
+describe('the largest single results stay within what Claude and Claude Code take', () => {
+  it('an import report of 200 rows refused for their longest cells lists 100 errors of at most 300 characters', async () => {
+    const world = await createWorld(runtime);
+    const cell = prose(4000);
+    const rows = Array.from({ length: 200 }, (_, index) => `Obligation ${index},${cell}`).join('\n');
+    const client = await mcpClient(runtime, world.aliceToken);
+    try {
+      const result = await client.callTool({
+        name: 'importRecords',
+        arguments: {
+          organization_id: world.orgA,
+          kind: 'obligation',
+          csv: `requirement,due_date\n${rows}\n`,
+          dry_run: true,
+        },
+      });
+      const text = (result.content as { text: string }[])[0]?.text ?? '';
+      expectWithinClientLimits(text, 'importRecords');
+      const report = result.structuredContent as {
+        counts: { refused: number };
+        errors: { message: string }[];
+        errors_truncated: boolean;
+      };
+      expect(report.counts.refused).toBe(200);
+      expect(report.errors).toHaveLength(100);
+      expect(report.errors_truncated).toBe(true);
+      expect(Math.max(...report.errors.map((error) => error.message.length))).toBe(300);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the statement of applicability of 100 requirements with the longest titles and justifications, page by page', async () => {
+    const world = await createWorld(runtime);
+    const framework = await callDirect(runtime, world.aliceToken, 'addFramework', {
+      organization_id: world.orgA,
+      name: 'Long framework',
+    });
+    const frameworkId = (framework.body as { framework: { id: string } }).framework.id;
+    const catalog = Array.from({ length: 100 }, (_, index) => `R.${index},"${index} ${prose(490)}",,no`).join(
+      '\n',
+    );
+    const imported = await callDirect(runtime, world.aliceToken, 'importFrameworkCatalog', {
+      framework_id: frameworkId,
+      format: 'csv',
+      content: `ref,title,parent,section\n${catalog}\n`,
+    });
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+    const listed = await callDirect(runtime, world.aliceToken, 'listRequirements', {
+      organization_id: world.orgA,
+      filter: { framework_id: frameworkId },
+      size: 100,
+    });
+    const requirements = (listed.body as { requirements: { id: string }[] }).requirements;
+    for (const requirement of requirements) {
+      const updated = await callDirect(runtime, world.aliceToken, 'updateRequirement', {
+        id: requirement.id,
+        justification: prose(5000),
+      });
+      expect(updated.status).toBe(200);
+    }
+    const client = await mcpClient(runtime, world.aliceToken);
+    try {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const result = await client.callTool({
+          name: 'getStatementOfApplicability',
+          arguments: { framework_id: frameworkId, size: 100, ...(cursor ? { cursor } : {}) },
+        });
+        expectWithinClientLimits((result.content as { text: string }[])[0]?.text ?? '', 'SoA page');
+        const page = result.structuredContent as {
+          requirements: { id: string }[];
+          next_cursor: string | null;
+        };
+        seen.push(...page.requirements.map((row) => row.id));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      expect(new Set(seen).size).toBe(100);
+      const summary = await client.callTool({
+        name: 'getComplianceSummary',
+        arguments: { organization_id: world.orgA },
+      });
+      expectWithinClientLimits((summary.content as { text: string }[])[0]?.text ?? '', 'summary');
     } finally {
       await client.close();
     }

@@ -6,7 +6,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonSchemasOf } from '../../src/surfaces/schemas.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-import { toolsetOf } from '../../src/tools/toolsets.ts';
+import { isCore, toolsetOf } from '../../src/tools/toolsets.ts';
 import { type RecordIds, sampleArguments, seedRecords } from '../fixtures.ts';
 import { anthropicProblems, geminiProblems, openAiStrictProblems } from '../function-dialects.ts';
 import {
@@ -48,15 +48,28 @@ function definitionsOf(body: Json): Json[] {
 
 const VALIDATORS = { openai: openAiStrictProblems, gemini: geminiProblems, anthropic: anthropicProblems };
 
+/** Every tool's definition, asked for by name (?tools=) a few at a time, each request within the token budget. */
+async function everyDefinition(format: string): Promise<Json[]> {
+  const names = [...TOOLS.keys()];
+  const definitions: Json[] = [];
+  for (let start = 0; start < names.length; start += 20) {
+    const { status, body } = await functions(
+      `?format=${format}&tools=${names.slice(start, start + 20).join(',')}`,
+    );
+    expect(status, JSON.stringify(body)).toBe(200);
+    definitions.push(...definitionsOf(body));
+  }
+  return definitions;
+}
+
 describe('GET /api/mcp/functions.json', () => {
   it.each(Object.keys(VALIDATORS) as (keyof typeof VALIDATORS)[])(
-    '?format=%s&toolsets=all: every tool, each definition valid in that provider’s dialect',
+    '?format=%s: every tool by name, each definition valid in that provider’s dialect',
     async (format) => {
-      const { status, body } = await functions(`?format=${format}&toolsets=all`);
-      expect(status).toBe(200);
-      const definitions = definitionsOf(body);
+      const definitions = await everyDefinition(format);
       expect(definitions.map((definition) => definition.name)).toEqual([...TOOLS.keys()]);
       expect(definitions.flatMap(VALIDATORS[format])).toEqual([]);
+      const { body } = await functions(`?format=${format}`);
       expect(body.instructions).toContain('null means "not given"');
     },
   );
@@ -108,19 +121,22 @@ describe('GET /api/mcp/functions.json', () => {
   it('gives OpenAI every optional argument as nullable, Gemini a date format in words, Anthropic the published schema', async () => {
     const find = (body: Json, name: string) =>
       definitionsOf(body).find((definition) => definition.name === name);
-    const openAi = find((await functions('?format=openai&toolsets=all')).body, 'listRisks') as Json;
+    const openAi = find((await functions('?format=openai&toolsets=risks')).body, 'listRisks') as Json;
     const parameters = openAi.parameters as { required: string[]; properties: Record<string, Json> };
     expect(parameters.required).toEqual(['organization_id', 'filter', 'order_by', 'size', 'cursor']);
     expect(parameters.properties.size).toEqual({
       description: 'Default 20.',
       anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { type: 'null' }],
     });
-    const gemini = find((await functions('?format=gemini&toolsets=all')).body, 'addObligation') as Json;
+    const gemini = find(
+      (await functions('?format=gemini&toolsets=obligations')).body,
+      'addObligation',
+    ) as Json;
     expect((gemini.parameters as { properties: Record<string, Json> }).properties.due_date).toEqual({
       type: 'string',
       description: 'Date by which it must be met (a date, YYYY-MM-DD).',
     });
-    const anthropic = find((await functions('?format=anthropic&toolsets=all')).body, 'addRisk') as Json;
+    const anthropic = find((await functions('?format=anthropic&toolsets=risks')).body, 'addRisk') as Json;
     expect(anthropic.input_schema).toEqual(jsonSchemasOf(TOOLS.get('addRisk') as never).publishedInput);
   });
 
@@ -128,8 +144,14 @@ describe('GET /api/mcp/functions.json', () => {
     const { body } = await functions('?format=anthropic&toolsets=risks&readonly=true');
     expect(definitionsOf(body).map((definition) => definition.name)).toEqual(
       [...TOOLS.values()]
-        .filter((tool) => tool.scope === 'read' && ['core', 'risks'].includes(toolsetOf(tool) ?? ''))
+        .filter((tool) => tool.scope === 'read' && (isCore(tool) || toolsetOf(tool) === 'risks'))
         .map((tool) => tool.name),
+    );
+    // The bare document: the core, with findTools and the call tools that reach the rest.
+    const bare = definitionsOf((await functions('?format=openai')).body).map((definition) => definition.name);
+    expect(bare).toEqual([...TOOLS.values()].filter(isCore).map((tool) => tool.name));
+    expect(bare).toEqual(
+      expect.arrayContaining(['findTools', 'callReadTool', 'callWriteTool', 'listPeople']),
     );
     const unknown = await functions('?format=mistral');
     expect(unknown.status).toBe(400);
@@ -143,6 +165,10 @@ describe('GET /api/mcp/functions.json', () => {
 /** What an OpenAI strict wrapper sends: every property of every object given, null for the ones not given. */
 function strictArguments(schema: Json, value: unknown): unknown {
   const object = (schema.anyOf as Json[] | undefined)?.find((option) => option.type === 'object') ?? schema;
+  // A call tool's `arguments`, which strict mode takes as JSON text: the model writes the object as text.
+  const types = ((schema.anyOf as Json[] | undefined) ?? [schema]).map((option) => option.type);
+  if (types.includes('string') && !types.includes('object') && typeof value === 'object' && value !== null)
+    return JSON.stringify(value);
   if (object.type !== 'object' || typeof value !== 'object' || value === null || Array.isArray(value))
     return value;
   const given = value as Json;
@@ -172,7 +198,7 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
   (addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
 
   beforeAll(async () => {
-    for (const definition of definitionsOf((await functions('?format=openai&toolsets=all')).body)) {
+    for (const definition of await everyDefinition('openai')) {
       openAiParameters.set(String(definition.name), definition.parameters as Json);
     }
   });
@@ -184,7 +210,7 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       const plain = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
       // Add, delete and approve tools get arguments of their own for the second call (unique values, a fresh
       // record): a document is approved once, a second approval of the same one is an invalid transition.
-      const writesNew = /^(add|delete|approve)/.test(name);
+      const writesNew = /^(add|delete|approve|callDestructive)/.test(name);
       const second = writesNew
         ? await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids)
         : plain;

@@ -1,5 +1,7 @@
 // The Node host's HTTP edge over real sockets on 127.0.0.1: bodies over MAX_BODY_BYTES get a clean 413 (announced,
-// chunked, 100-continue), the keep-alive connection survives it, and slow or idle clients are cut off in bounded time.
+// chunked, 100-continue) that a client writing its whole body first still reads, the keep-alive connection survives
+// it, and slow or idle clients are cut off in bounded time.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -187,6 +189,121 @@ describe('Node host: bodies over MAX_BODY_BYTES', () => {
     expect(await closed).toBeLessThan(CLOSED_WITHIN_MS);
     expectTooLarge(responses(received())[0]);
   });
+});
+
+/**
+ * The client of the issue: a raw socket that writes the headers, then the body in 64 KB writes that wait for 'drain'
+ * when the socket says so (as Node's `http` under axios and got), and reads only once it has written everything.
+ * `size` bytes with Content-Length, or as chunks of 64 KB when `chunked`. Resolves to the status line and error code
+ * it read (`413 payload_too_large`), or to the error that stopped it and how many body bytes it had written.
+ */
+function writeWholeThenRead(
+  at: { port: number; token: string },
+  path: string,
+  size: number,
+  chunked = false,
+): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(at.port, '127.0.0.1');
+    let written = 0;
+    let data = '';
+    let settled = false;
+    const settle = (outcome: string) => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve(outcome);
+    };
+    socket.on('error', (error: NodeJS.ErrnoException) => settle(`${error.code} after ${written} bytes`));
+    socket.once('connect', async () => {
+      const framing = chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${size}`;
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${at.port}\r\nAuthorization: Bearer ${at.token}\r\n` +
+          `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n${framing}\r\n\r\n`,
+      );
+      const piece = Buffer.alloc(64 * 1024, 'a');
+      while (written < size && !settled) {
+        const part = piece.subarray(0, Math.min(piece.length, size - written));
+        const flowing = chunked
+          ? [`${part.length.toString(16)}\r\n`, part, '\r\n']
+              .map((bytes) => socket.write(bytes))
+              .every(Boolean)
+          : socket.write(part);
+        written += part.length;
+        if (!flowing) await new Promise((resume) => socket.once('drain', resume).once('close', resume));
+      }
+      if (settled) return;
+      if (chunked) socket.write('0\r\n\r\n');
+      // Only now does it read.
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => {
+        data += chunk;
+        const [answer] = responses(data);
+        if (answer) settle(`${answer.status} ${JSON.parse(answer.body || '{}').error?.code ?? answer.body}`);
+      });
+      socket.once('end', () => settle(`closed before an answer (${JSON.stringify(data.slice(0, 40))})`));
+    });
+  });
+}
+
+describe('Node host: a client that writes its whole body before reading, beside a CPU-bound process', () => {
+  let edge: RunningServer;
+  let edgeDir: string;
+  let busy: ChildProcess;
+  let at: { port: number; token: string };
+
+  beforeAll(async () => {
+    edgeDir = mkdtempSync(join(tmpdir(), 'cmcp-edge-whole-'));
+    // The defaults (MAX_BODY_BYTES 1 MiB, REQUEST_TIMEOUT_MS 30 s), as the issue's server ran.
+    edge = await startNodeServer(
+      loadConfig({
+        DATABASE_URL: `file:${join(edgeDir, 'edge.db')}`,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        RATE_LIMIT_PER_MINUTE: '0',
+      }),
+      () => undefined,
+    );
+    at = { port: Number(new URL(edge.url).port), token: edge.demo?.token ?? '' };
+    // A busy loop on another core: the load under which the issue saw the resets.
+    busy = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  });
+
+  afterAll(async () => {
+    busy.kill('SIGKILL');
+    await edge.close();
+    rmSync(edgeDir, { recursive: true, force: true });
+  });
+
+  it('reads the 413 in 40 of 40 bodies of 2 MB and 8 MB with Content-Length, one of 100 MB, and a chunked MCP body of 4 MB', async () => {
+    const attempts: Array<{ label: string; run: () => Promise<string> }> = [];
+    for (const path of ['/api/mcp/tools/listVendors', '/api/mcp/v1'])
+      for (const megabytes of [2, 8])
+        for (let index = 0; index < 10; index++)
+          attempts.push({
+            label: `${path} ${megabytes} MB`,
+            run: () => writeWholeThenRead(at, path, megabytes * 1024 * 1024),
+          });
+    // Over DRAIN_BEFORE_CLOSE_BYTES: answered, then the lingering close at once.
+    attempts.push({
+      label: '/api/mcp/tools/listVendors 100 MB',
+      run: () => writeWholeThenRead(at, '/api/mcp/tools/listVendors', 100 * 1024 * 1024),
+    });
+    attempts.push({
+      label: '/api/mcp/v1 4 MB chunked',
+      run: () => writeWholeThenRead(at, '/api/mcp/v1', 4 * 1024 * 1024, true),
+    });
+    // Four at a time.
+    const outcomes: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        for (let attempt = attempts[next++]; attempt; attempt = attempts[next++])
+          outcomes.push(`${attempt.label}: ${await attempt.run()}`);
+      }),
+    );
+    expect(outcomes.sort()).toEqual(attempts.map(({ label }) => `${label}: 413 payload_too_large`).sort());
+  }, 120_000);
 });
 
 describe('Node host: slow and idle clients', () => {

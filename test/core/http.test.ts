@@ -222,8 +222,10 @@ describe('MCP endpoint', () => {
       { ...auth(), 'mcp-protocol-version': '2025-06-18' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     );
-    const body = (await list.json()) as { result: { tools: unknown[] } };
-    expect(body.result.tools).toHaveLength(TOOLS.size);
+    const body = (await list.json()) as { result: { tools: { name: string }[] } };
+    // ?toolsets=all: the core first, then whole toolsets within the budget.
+    expect(body.result.tools.length).toBeGreaterThan(40);
+    expect(body.result.tools.map((tool) => tool.name)).toContain('findTools');
   });
 
   it('serves a client that only accepts application/json', async () => {
@@ -307,7 +309,12 @@ describe('tool routes', () => {
     }
     // Routes of their own keep answering.
     expect((await runtime.app.request(`${BASE}/api/mcp/openapi.json`)).status).toBe(200);
-    expect((await runtime.app.request(`${BASE}/api/mcp/v1`)).status).toBe(405);
+    // The MCP endpoint authenticates first (401 without a token), then refuses the method.
+    expect((await runtime.app.request(`${BASE}/api/mcp/v1`)).status).toBe(401);
+    const authorization = `Bearer ${world.aliceToken}`;
+    expect((await runtime.app.request(`${BASE}/api/mcp/v1`, { headers: { authorization } })).status).toBe(
+      405,
+    );
   });
 });
 

@@ -6,11 +6,16 @@ import {
 } from '@modelcontextprotocol/client';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeMembership } from '../../src/accounts.ts';
 import { IDEMPOTENCY_META_KEY, purgeExpiredIdempotencyKeys } from '../../src/surfaces/idempotency.ts';
 import {
+  addMember,
   BASE,
   callDirect,
+  createActor,
+  createOrg,
   createTestRuntime,
+  createToken,
   createWorld,
   mcpClient,
   mcpPost,
@@ -238,6 +243,69 @@ describe('Idempotency-Key on direct calls', () => {
     expect(again).toEqual(first);
     expect(await risksNamed('Answer lost')).toBe(1);
     expect((await keyRows('key-lost'))[0]?.answer).toBe(JSON.stringify(first.body));
+  });
+});
+
+describe('a replay reaches only what the caller reaches now', () => {
+  it("answers not_found to another token of the same user restricted to another organization, never org A's record", async () => {
+    const orgY = await createOrg(runtime, world.alice, 'Alice second org');
+    const restricted = await createToken(runtime, world.alice, { organizationIds: [orgY] });
+    const first = await keyedDirect(world.aliceToken, 'addRisk', addArgs('Kept in A'), 'key-restricted');
+    expect(first.status).toBe(200);
+    const id = (first.body.risk as { id: string }).id;
+    const replay = await keyedDirect(restricted, 'addRisk', addArgs('Kept in A'), 'key-restricted');
+    expect(replay).toEqual({
+      status: 404,
+      body: {
+        error: {
+          code: 'not_found',
+          message: 'Organization not found, or not reachable with this token.',
+        },
+      },
+    });
+    // The same call without a key answers alike: the key adds nothing to what the token reaches.
+    const unkeyed = await keyedDirect(restricted, 'addRisk', addArgs('Kept in A'));
+    expect(unkeyed).toEqual(replay);
+    // The key with its own organization's arguments: a conflict that does not name the tool used in org A.
+    const other = await keyedDirect(
+      restricted,
+      'addRisk',
+      { ...addArgs('Kept in A'), organization_id: orgY },
+      'key-restricted',
+    );
+    expect(other.status).toBe(409);
+    expect(JSON.stringify(other.body)).not.toContain('addRisk');
+    expect(JSON.stringify([replay, other])).not.toContain(id);
+    expect(await risksNamed('Kept in A')).toBe(1);
+    // The token that wrote still replays it.
+    expect(await keyedDirect(world.aliceToken, 'addRisk', addArgs('Kept in A'), 'key-restricted')).toEqual(
+      first,
+    );
+  });
+
+  it('answers not_found to the writer once their membership is removed, for an add and for an update', async () => {
+    const carol = await createActor(runtime, 'carol');
+    await addMember(runtime, world.orgA, carol, 'EDITOR');
+    const token = await createToken(runtime, carol);
+    const added = await keyedDirect(token, 'addRisk', addArgs('Carol risk'), 'key-carol-add');
+    const id = (added.body.risk as { id: string }).id;
+    const updated = await keyedDirect(token, 'updateRisk', { id, status: 'ACCEPTED' }, 'key-carol-update');
+    expect([added.status, updated.status]).toEqual([200, 200]);
+    await removeMembership(runtime.database.db, new Date(), world.orgA, carol.userId);
+    await runtime.tokens.invalidateUser(carol.userId);
+    const addAgain = await keyedDirect(token, 'addRisk', addArgs('Carol risk'), 'key-carol-add');
+    const updateAgain = await keyedDirect(
+      token,
+      'updateRisk',
+      { id, status: 'ACCEPTED' },
+      'key-carol-update',
+    );
+    for (const replay of [addAgain, updateAgain]) {
+      expect(replay.status).toBe(404);
+      expect(replay.body.error).toMatchObject({ code: 'not_found' });
+      expect(JSON.stringify(replay.body)).not.toContain(id);
+    }
+    expect(await risksNamed('Carol risk')).toBe(1);
   });
 });
 

@@ -5,8 +5,10 @@ import {
   StreamableHTTPClientTransport as ModernTransport,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionListing } from '../../src/surfaces/connection.ts';
+import { mcpCostOf } from '../../src/surfaces/mcp-server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-import { toolsetOf } from '../../src/tools/toolsets.ts';
+import { isCore, toolsetOf } from '../../src/tools/toolsets.ts';
 import {
   BASE,
   createTestRuntime,
@@ -87,7 +89,7 @@ describe('MCP 2026-07-28', () => {
     const { client, exchanges } = await modernClient(world.aliceReadToken, 'toolsets=risks');
     const { tools } = await client.listTools();
     const expected = [...TOOLS.values()]
-      .filter((tool) => tool.scope === 'read' && ['core', 'risks'].includes(toolsetOf(tool) ?? ''))
+      .filter((tool) => tool.scope === 'read' && (isCore(tool) || toolsetOf(tool) === 'risks'))
       .map((tool) => tool.name)
       .sort();
     expect(expected.length).toBeGreaterThan(3);
@@ -214,7 +216,13 @@ describe('2025 revisions beside it', () => {
     const client = await mcpClient(runtime, world.aliceToken);
     expect(client.getServerVersion()?.name).toBe('compliance-mcp');
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(TOOLS.size);
+    const listing = connectionListing(
+      TOOLS.values(),
+      { toolsets: 'all', readonly: false },
+      'read_write',
+      mcpCostOf,
+    );
+    expect(tools.map((tool) => tool.name)).toEqual(listing.tools.map((tool) => tool.name));
     const result = await client.callTool({ name: 'listOrganizations', arguments: {} });
     expect(result.isError).toBeFalsy();
     await client.close();

@@ -25,7 +25,6 @@ import {
   createMcpToolHandlers,
   MCP_CAPABILITIES,
   type McpServerOptions,
-  SERVER_INSTRUCTIONS,
   serverInfoOf,
 } from '../../src/surfaces/mcp-server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
@@ -48,7 +47,7 @@ function sdk1Serving(options: McpServerOptions): LegacyServing {
   return async (request, connection, parsedBody) => {
     const server = new Sdk1Server(serverInfoOf(options), {
       capabilities: MCP_CAPABILITIES,
-      instructions: SERVER_INSTRUCTIONS,
+      instructions: handlers.instructions(connection),
       jsonSchemaValidator: new Sdk1Validator(),
     });
     // The same JSON; the two SDK lines type JSON Schema properties differently.

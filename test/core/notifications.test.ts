@@ -70,6 +70,8 @@ async function startSmtp(): Promise<Smtp> {
 function mailSettings(port: number): MailSettings {
   const config = loadConfig({
     SMTP_URL: `smtp://127.0.0.1:${port}`,
+    // The loopback server offers no STARTTLS (test/core/smtp-tls.test.ts has the refusal without this).
+    SMTP_INSECURE: 'true',
     MAIL_FROM: 'Compliance <compliance@example.test>',
   });
   if (!config.mail) throw new Error('no mail settings');
@@ -696,6 +698,7 @@ describe('SMTP settings', () => {
       secure: true,
       user: 'u@x',
       password: 'p w',
+      insecure: false,
       from: 'a@example.com',
     });
     expect(
@@ -704,6 +707,7 @@ describe('SMTP settings', () => {
         SMTP_PORT: '2525',
         SMTP_USER: 'u',
         SMTP_PASSWORD: 'p',
+        SMTP_INSECURE: 'true',
         MAIL_FROM: 'a@example.com',
       }).mail,
     ).toEqual({
@@ -712,6 +716,7 @@ describe('SMTP settings', () => {
       secure: false,
       user: 'u',
       password: 'p',
+      insecure: true,
       from: 'a@example.com',
     });
     expect(() => loadConfig({ SMTP_HOST: 'mail.example.com' })).toThrow(/MAIL_FROM is required/);

@@ -1,8 +1,8 @@
-// What clients read, under review: tools/list of every toolset and the OpenAPI document are compared with the JSON
-// snapshots committed in test/snapshots/, as parsed JSON, and a difference is listed path by path. A change that is
+// What clients read, under review: every tool's tools/list entry and OpenAPI operation (one file per tool, as
+// github-mcp-server's __toolsnaps__), the OpenAPI document's shared part and each connection's tool names are
+// compared with the JSON snapshots committed in test/snapshots/, as parsed JSON, and a difference is listed path by path. A change that is
 // meant (a new field, a reworded description) is accepted with `UPDATE_TOOLSNAPS=true npm test`, which rewrites the
 // snapshots, and the reviewer reads it in the diff of those files.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,18 +15,58 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SNAPSHOTS = join(ROOT, 'test/snapshots');
 const UPDATE = process.env.UPDATE_TOOLSNAPS === 'true';
 
-/** Each snapshot: its file under test/snapshots/ and the request whose JSON answer it holds. */
-const TOOLS_LIST = [
+/** The connections whose tools/list the snapshots cover: the bare URL, the default set, each toolset, all, read-only. */
+const CONNECTIONS = [
+  ['bare', ''],
+  ['default', '?toolsets=default'],
   ...[...toolsetsOf(TOOLS.values()).keys()].map((toolset) => [toolset, `?toolsets=${toolset}`]),
-  ['default', ''],
   ['all', '?toolsets=all'],
   ['all-readonly', '?toolsets=all&readonly=true'],
-].map(([name, query]) => ({ file: `tools-list/${name}.json`, path: `/api/mcp/v1${query}`, rpc: true }));
-const OPENAPI = [
-  { file: 'openapi/default.json', path: '/api/mcp/openapi.json', rpc: false },
-  { file: 'openapi/all.json', path: '/api/mcp/openapi.json?toolsets=all', rpc: false },
-];
-const ALL = [...TOOLS_LIST, ...OPENAPI];
+] as const;
+
+interface ListedTool {
+  name: string;
+}
+interface OpenApiDocument {
+  paths: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/**
+ * What the server publishes, cut into the snapshot files: one per tool (its tools/list entry and its OpenAPI
+ * operation, so a change to one tool rewrites one file; a connection lists only what fits its budget, so the entries
+ * are gathered from every connection), the OpenAPI document's shared part, and which tools each connection lists.
+ */
+async function publishedFiles(): Promise<Map<string, unknown>> {
+  const files = new Map<string, unknown>();
+  const listed = new Map<string, ListedTool[]>();
+  const entries = new Map<string, ListedTool>();
+  const operations = new Map<string, unknown>();
+  let shared: OpenApiDocument | undefined;
+  for (const [name, query] of CONNECTIONS) {
+    const tools = await toolsList(`/api/mcp/v1${query}`);
+    listed.set(name, tools);
+    for (const tool of tools) entries.set(tool.name, tool);
+    const openapi = (await fetchJson(`/api/mcp/openapi.json${query}`)) as OpenApiDocument;
+    shared ??= openapi;
+    for (const [path, operation] of Object.entries(openapi.paths)) operations.set(path, operation);
+  }
+  expect([...entries.keys()].sort(), 'every tool is listed by some connection').toEqual(
+    [...TOOLS.keys()].sort(),
+  );
+  for (const name of TOOLS.keys())
+    files.set(`tools/${name}.json`, {
+      mcp: entries.get(name),
+      openapi: operations.get(`/api/mcp/tools/${name}`) ?? null,
+    });
+  const { paths: _paths, ...document } = shared ?? { paths: {} };
+  files.set('openapi.json', document);
+  files.set(
+    'connections.json',
+    Object.fromEntries([...listed].map(([name, tools]) => [name, tools.map((tool) => tool.name)])),
+  );
+  return files;
+}
 
 const MAX_SHOWN = 160;
 const shown = (value: unknown) => {
@@ -73,7 +113,6 @@ function jsonChanges(before: unknown, after: unknown, path = ''): string[] {
 
 let runtime: TestRuntime;
 let token: string;
-const written: string[] = [];
 
 beforeAll(async () => {
   runtime = await createTestRuntime();
@@ -82,63 +121,59 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await runtime.cleanup();
-  // Rewritten snapshots take the formatter's layout, so `npm run lint` accepts them as they are.
-  if (written.length > 0) {
-    const biome = join(ROOT, 'node_modules/.bin/biome');
-    const result = spawnSync(biome, ['format', '--write', ...written], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`biome format failed: ${result.stderr}`);
-  }
 });
 
-/** The live JSON answer a snapshot holds: tools/list's result (with a read_write token), or the document. */
-async function live(snapshot: (typeof ALL)[number]): Promise<unknown> {
-  const response = await runtime.app.request(`${BASE}${snapshot.path}`, {
-    method: snapshot.rpc ? 'POST' : 'GET',
-    headers: snapshot.rpc
-      ? {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        }
-      : {},
-    ...(snapshot.rpc ? { body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) } : {}),
-  });
-  expect(response.status, snapshot.path).toBe(200);
-  const body = (await response.json()) as { result?: unknown };
-  return snapshot.rpc ? body.result : body;
+async function fetchJson(path: string, init?: RequestInit): Promise<unknown> {
+  const response = await runtime.app.request(`${BASE}${path}`, init);
+  expect(response.status, path).toBe(200);
+  return response.json();
 }
 
-describe('schema snapshots (test/snapshots/)', () => {
-  it.each(ALL.map((snapshot) => [snapshot.file, snapshot] as const))(
-    '%s is what the server answers',
-    async (file, snapshot) => {
-      const path = join(SNAPSHOTS, file);
-      const actual = await live(snapshot);
-      if (UPDATE) {
-        const unchanged =
-          existsSync(path) && jsonChanges(JSON.parse(readFileSync(path, 'utf8')), actual).length === 0;
-        if (!unchanged) {
-          mkdirSync(dirname(path), { recursive: true });
-          writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
-          written.push(path);
-        }
-      }
-      expect(existsSync(path), `${file} is missing: run UPDATE_TOOLSNAPS=true npm test`).toBe(true);
-      const changes = jsonChanges(JSON.parse(readFileSync(path, 'utf8')), actual);
-      expect(
-        changes,
-        `${snapshot.path} differs from test/snapshots/${file} (- snapshot, + now): if that is meant, ` +
-          'run UPDATE_TOOLSNAPS=true npm test and commit the snapshots',
-      ).toEqual([]);
+/** tools/list's tools on a connection (a read_write token). */
+async function toolsList(path: string): Promise<ListedTool[]> {
+  const body = (await fetchJson(path, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
     },
-  );
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  })) as { result: { tools: ListedTool[] } };
+  return body.result.tools;
+}
 
-  it('holds no snapshot of a request that is no longer taken (a toolset renamed or removed)', () => {
-    const expected = new Set(ALL.map((snapshot) => snapshot.file));
+let published: Map<string, unknown>;
+
+describe('schema snapshots (test/snapshots/)', () => {
+  beforeAll(async () => {
+    published = await publishedFiles();
+  });
+
+  it('has a snapshot per tool, and each is what the server publishes', () => {
+    const differences: string[] = [];
+    for (const [file, actual] of published) {
+      const path = join(SNAPSHOTS, file);
+      const before = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as unknown) : undefined;
+      const changes = before === undefined ? ['(missing)'] : jsonChanges(before, actual);
+      if (changes.length === 0) continue;
+      if (UPDATE) {
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, `${JSON.stringify(actual, null, 2)}\n`);
+      } else differences.push(`test/snapshots/${file}:`, ...changes.map((change) => `  ${change}`));
+    }
+    expect(
+      differences,
+      'what the server publishes differs from test/snapshots/ (- snapshot, + now): if that is meant, run ' +
+        'UPDATE_TOOLSNAPS=true npm test and commit the snapshots',
+    ).toEqual([]);
+  });
+
+  it('holds no snapshot of a tool or file that is no longer published', () => {
     const present = readdirSync(SNAPSHOTS, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.json'))
       .map((file) => relative(SNAPSHOTS, join(SNAPSHOTS, file)));
-    const stale = present.filter((file) => !expected.has(file));
+    const stale = present.filter((file) => !published.has(file));
     if (UPDATE) for (const file of stale) rmSync(join(SNAPSHOTS, file));
     expect(UPDATE ? [] : stale, 'stale snapshots: run UPDATE_TOOLSNAPS=true npm test').toEqual([]);
   });

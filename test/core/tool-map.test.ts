@@ -3,7 +3,8 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ID_PREFIXES } from '../../src/ids.ts';
-import { SERVER_INSTRUCTIONS } from '../../src/surfaces/mcp-server.ts';
+import { SHARED_RULES as SERVER_INSTRUCTIONS } from '../../src/surfaces/instructions.ts';
+import { listedTools } from '../../src/surfaces/mcp-server.ts';
 import {
   COMMON_ARGUMENTS,
   jsonSchemasOf,
@@ -111,22 +112,36 @@ function isRecordSection(toolName: string, section: string): boolean {
   return schema !== undefined;
 }
 
+/** Every tool as tools/list shows it (a connection lists some of them; findTools reaches the others). */
+function everyListed() {
+  return {
+    tools: listedTools(TOOLS.values()) as unknown as Awaited<ReturnType<Client['listTools']>>['tools'],
+  };
+}
+
 describe('tools/list', () => {
-  it('lists exactly the tools of the map, in its order', async () => {
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual([...TOOLS.keys()]);
-    expect(tools).toHaveLength(92);
+  it('lists tools of the map in its order, and findTools names every other one', async () => {
+    const { tools } = everyListed();
+    const listed = tools.map((tool) => tool.name);
+    expect(listed).toEqual([...TOOLS.keys()].filter((name) => listed.includes(name)));
+    const catalogue = await client.callTool({ name: 'findTools', arguments: {} });
+    const { toolsets } = catalogue.structuredContent as { toolsets: { tools: { name: string }[] }[] };
+    const named = toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name));
+    expect(new Set([...listed, ...named])).toEqual(new Set(TOOLS.keys()));
+    expect(TOOLS.size).toBe(97);
   });
 
   it('gives every tool a description, an input schema, all four annotation hints, and read tools an output schema', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = everyListed();
     for (const tool of tools) {
       const definition = TOOLS.get(tool.name);
       expect(definition?.title.length ?? 0, tool.name).toBeGreaterThan(3);
       expect(tool.description?.length ?? 0, tool.name).toBeGreaterThan(15);
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe(definition?.scope === 'read' ? 'object' : undefined);
+      expect(tool.title, tool.name).toBe(definition?.title);
       expect(tool.annotations, tool.name).toEqual({
+        title: definition?.title,
         readOnlyHint: definition?.scope === 'read',
         destructiveHint: expect.any(Boolean),
         idempotentHint: expect.any(Boolean),
@@ -136,7 +151,7 @@ describe('tools/list', () => {
   });
 
   it("describes every input field of every tool, an update tool's fields in the add tool it names", async () => {
-    const { tools } = await client.listTools();
+    const { tools } = everyListed();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
     const missing = tools.flatMap((tool) => {
       const schema = tool.inputSchema as JsonSchema;
@@ -164,7 +179,7 @@ describe('tools/list', () => {
   });
 
   it('describes each section of every output and spells out each record kind once, in its get tool', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = everyListed();
     for (const tool of tools.filter((candidate) => candidate.outputSchema)) {
       const output = tool.outputSchema as JsonSchema & { required?: string[] };
       for (const [name, property] of Object.entries(output.properties ?? {})) {
@@ -200,17 +215,20 @@ describe('tools/list', () => {
   });
 
   it('marks delete, unlink and catalog import (remove_missing) tools destructive and only them', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = everyListed();
     const destructive = tools.filter((tool) => tool.annotations?.destructiveHint).map((tool) => tool.name);
     expect(destructive.sort()).toEqual(
       [...TOOLS.keys()]
-        .filter((name) => /^(delete|unlink)/.test(name) || name === 'importFrameworkCatalog')
+        .filter(
+          (name) =>
+            /^(delete|unlink)/.test(name) || ['importFrameworkCatalog', 'callDestructiveTool'].includes(name),
+        )
         .sort(),
     );
   });
 
   it('lists enum values in upper case and accepts them in any case', async () => {
-    const { tools } = await client.listTools();
+    const { tools } = everyListed();
     const listRisks = tools.find((tool) => tool.name === 'listRisks');
     expect(JSON.stringify(listRisks?.inputSchema)).toContain('"IN_TREATMENT"');
     const result = await callDirect(runtime, world.aliceToken, 'listRisks', {

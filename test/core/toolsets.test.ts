@@ -1,7 +1,9 @@
 // Toolsets: what a connection lists and may call, chosen by the token, the URL or headers; the same in OpenAPI.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectionListing, TOOL_TOKEN_BUDGETS } from '../../src/surfaces/connection.ts';
+import { mcpCostOf } from '../../src/surfaces/mcp-server.ts';
 import { TOOLS } from '../../src/tools/index.ts';
-import { DEFAULT_TOOLSETS, toolsetOf, toolsetsOf } from '../../src/tools/toolsets.ts';
+import { DEFAULT_TOOLSETS, isCore, toolsetOf, toolsetsOf } from '../../src/tools/toolsets.ts';
 import { BASE, createTestRuntime, createWorld, type TestRuntime, type World } from '../helpers.ts';
 
 let runtime: TestRuntime;
@@ -49,7 +51,7 @@ describe('toolsets as data', () => {
       [...toolsetsOf(TOOLS.values())].map(([name, tools]) => [name, tools.length]),
     );
     expect(counts).toEqual({
-      core: 5,
+      core: 9,
       vendors: 5,
       risks: 7,
       measures: 5,
@@ -65,25 +67,55 @@ describe('toolsets as data', () => {
       evidence: 5,
       import: 1,
       history: 1,
-      tasks: 5,
+      tasks: 6,
     });
   });
 });
 
+/** What connectionListing lists for a selection, as names. */
+function expectedListing(
+  toolsets: ReadonlySet<string> | 'all',
+  readonly = false,
+  scope: 'read' | 'read_write' = 'read_write',
+) {
+  return connectionListing(TOOLS.values(), { toolsets, readonly }, scope, mcpCostOf);
+}
+
 describe('tools/list per connection', () => {
-  it('lists the default toolsets without ?toolsets=: under 40 tools, organizations and summary included', async () => {
+  it('lists the core alone at the bare URL: organizations, summary, my work, people, findRecords, discovery', async () => {
     const listed = await listedNames(world.aliceToken, '/api/mcp/v1');
-    expect(listed).toEqual(names((tool) => DEFAULT_TOOLSETS.includes(toolsetOf(tool) ?? '')));
-    expect(listed.length).toBe(37);
-    expect(listed).toEqual(expect.arrayContaining(['listOrganizations', 'getComplianceSummary', 'addRisk']));
+    expect(listed).toEqual(names(isCore));
+    expect(listed).toEqual([
+      'listOrganizations',
+      'getOrganization',
+      'findRecords',
+      'findTools',
+      'callReadTool',
+      'callWriteTool',
+      'callDestructiveTool',
+      'listPeople',
+      'getPerson',
+      'getComplianceSummary',
+      'myWork',
+    ]);
   });
 
-  it('lists every tool with ?toolsets=all', async () => {
-    expect(await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=all')).toEqual([...TOOLS.keys()]);
+  it('lists the core and then whole toolsets, the default ones first, within the budget with ?toolsets=all', async () => {
+    const listing = expectedListing('all');
+    expect(await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=all')).toEqual(
+      listing.tools.map((tool) => tool.name),
+    );
+    expect(listing.toolsets.slice(0, DEFAULT_TOOLSETS.length)).toEqual(DEFAULT_TOOLSETS);
+    expect(listing.tokens).toBeLessThanOrEqual(TOOL_TOKEN_BUDGETS.selection);
+    // What did not fit is named, and stays reachable.
+    expect(listing.leftOut.length).toBeGreaterThan(0);
+    expect([...listing.toolsets, ...listing.leftOut].sort()).toEqual(
+      [...toolsetsOf(TOOLS.values()).keys()].filter((name) => name !== 'core').sort(),
+    );
   });
 
   it('lists core plus the asked toolsets, by query or by header', async () => {
-    const expected = names((tool) => ['core', 'risks', 'vendors'].includes(toolsetOf(tool) ?? ''));
+    const expected = names((tool) => isCore(tool) || ['risks', 'vendors'].includes(toolsetOf(tool) ?? ''));
     expect(await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=risks,vendors')).toEqual(expected);
     expect(
       await listedNames(world.aliceToken, '/api/mcp/v1', { 'x-mcp-toolsets': 'risks, vendors' }),
@@ -91,16 +123,22 @@ describe('tools/list per connection', () => {
     expect(await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=data-classifications')).toContain(
       'addDataClassification',
     );
+    expect(await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=default')).toEqual(
+      names((tool) => isCore(tool) || DEFAULT_TOOLSETS.includes(toolsetOf(tool) ?? '')),
+    );
   });
 
   it('lists only read tools to a read token, whatever the request asks', async () => {
     const listed = await listedNames(world.aliceReadToken, '/api/mcp/v1?toolsets=all&readonly=false');
-    expect(listed).toEqual(names((tool) => tool.scope === 'read'));
-    expect(listed).toHaveLength(39);
+    expect(listed).toEqual(expectedListing('all', false, 'read').tools.map((tool) => tool.name));
+    expect(listed.filter((name) => TOOLS.get(name)?.scope !== 'read')).toEqual([]);
+    expect(listed).not.toContain('callWriteTool');
+    expect(listed).toContain('callReadTool');
   });
 
   it('narrows a read_write token to read tools with readonly=true or X-MCP-Readonly', async () => {
-    const expected = names((tool) => tool.scope === 'read' && toolsetOf(tool) !== undefined);
+    const expected = expectedListing('all', true).tools.map((tool) => tool.name);
+    expect(expected.every((name) => TOOLS.get(name)?.scope === 'read')).toBe(true);
     expect(await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=all&readonly=true')).toEqual(expected);
     expect(
       await listedNames(world.aliceToken, '/api/mcp/v1?toolsets=all', { 'x-mcp-readonly': 'true' }),
@@ -124,16 +162,14 @@ describe('tools/list per connection', () => {
 describe('calling a tool the connection does not list', () => {
   const call = (token: string, path: string, name: string, args: unknown) =>
     rpc(token, path, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: args } });
+  const resultOf = (body: Record<string, unknown>) =>
+    body.result as { isError?: boolean; structuredContent: Record<string, unknown> };
 
-  it('is an unknown tool naming the toolset and how to get it', async () => {
+  it('answers a tool outside the listed toolsets: toolsets choose what is listed, not what is reachable', async () => {
     const { body } = await call(world.aliceToken, '/api/mcp/v1?toolsets=risks', 'listVendors', {
       organization_id: world.orgA,
     });
-    expect(body.error).toEqual({
-      code: -32602,
-      message:
-        'Unknown tool: listVendors is not available on this connection: it is in the toolset "vendors", not among this connection\'s (core, risks); connect with ?toolsets=vendors or ?toolsets=all.',
-    });
+    expect(resultOf(body).structuredContent.total_count).toBe(0);
   });
 
   it('is an unknown tool for a write tool on a read token or a read-only connection, and nothing is written', async () => {
@@ -152,9 +188,33 @@ describe('calling a tool the connection does not list', () => {
     const { body } = await call(world.aliceToken, '/api/mcp/v1', 'listVendors', {
       organization_id: world.orgA,
     });
-    expect(
-      (body.result as { structuredContent: { total_count: number } }).structuredContent.total_count,
-    ).toBe(0);
+    expect(resultOf(body).structuredContent.total_count).toBe(0);
+  });
+
+  it('never reaches a write through the call tools on a read-only token or connection', async () => {
+    const args = { organization_id: world.orgA, name: 'Smuggled vendor' };
+    // callWriteTool itself is a write: unknown on both.
+    for (const [token, path] of [
+      [world.aliceReadToken, '/api/mcp/v1'],
+      [world.aliceToken, '/api/mcp/v1?readonly=true'],
+    ] as const) {
+      const viaWrite = await call(token, path, 'callWriteTool', { name: 'addVendor', arguments: args });
+      expect((viaWrite.body.error as { message: string }).message).toMatch(
+        /^Unknown tool: callWriteTool is not available on this connection/,
+      );
+      // callReadTool runs read tools only: a write named to it is refused as the wrong call tool.
+      const viaRead = await call(token, path, 'callReadTool', { name: 'addVendor', arguments: args });
+      expect(resultOf(viaRead.body).isError).toBe(true);
+      expect(resultOf(viaRead.body).structuredContent.error).toMatchObject({
+        code: 'invalid_arguments',
+        message:
+          'addVendor is a tool that adds or changes records (add*, update*, link*, approvals, imports) without deleting any: run it with callWriteTool.',
+      });
+    }
+    const { body } = await call(world.aliceToken, '/api/mcp/v1', 'listVendors', {
+      organization_id: world.orgA,
+    });
+    expect(resultOf(body).structuredContent.total_count).toBe(0);
   });
 });
 
@@ -168,22 +228,27 @@ describe('OpenAPI mirrors the toolsets', () => {
     expect(Object.keys((await operations('')).body.paths ?? {})).toHaveLength(TOOLS.size);
     const chosen = Object.keys((await operations('?toolsets=risks')).body.paths ?? {});
     expect(chosen).toEqual(
-      names((tool) => ['core', 'risks'].includes(toolsetOf(tool) ?? '')).map(
-        (name) => `/api/mcp/tools/${name}`,
-      ),
+      names((tool) => isCore(tool) || toolsetOf(tool) === 'risks').map((name) => `/api/mcp/tools/${name}`),
     );
   });
 
   it('narrows to read tools with ?readonly=true and combines with ?tools=', async () => {
     const readOnly = Object.keys((await operations('?toolsets=risks&readonly=true')).body.paths ?? {});
-    expect(readOnly).toEqual([
-      '/api/mcp/tools/listOrganizations',
-      '/api/mcp/tools/getOrganization',
-      '/api/mcp/tools/listRisks',
-      '/api/mcp/tools/getRisk',
-      '/api/mcp/tools/getComplianceSummary',
-      '/api/mcp/tools/myWork',
-    ]);
+    expect(readOnly).toEqual(
+      [
+        'listOrganizations',
+        'getOrganization',
+        'findRecords',
+        'findTools',
+        'callReadTool',
+        'listRisks',
+        'getRisk',
+        'listPeople',
+        'getPerson',
+        'getComplianceSummary',
+        'myWork',
+      ].map((name) => `/api/mcp/tools/${name}`),
+    );
     const both = Object.keys(
       (await operations('?toolsets=risks&tools=listRisks,listVendors')).body.paths ?? {},
     );

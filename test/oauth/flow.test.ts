@@ -782,7 +782,9 @@ describe('connector pitfalls', () => {
     expect(viaAlias).not.toContain('listVendors');
     expect(await listedAt(runtime, '/api/mcp/v1?toolsets=risks', access)).toEqual(viaAlias);
     expect(await listedAt(runtime, '/mcp', access)).toEqual(await listedAt(runtime, '/api/mcp/v1', access));
-    expect((await runtime.app.request(`${BASE}/mcp`)).status).toBe(405);
+    expect((await runtime.app.request(`${BASE}/mcp`)).status).toBe(401);
+    const authorized = { headers: { authorization: `Bearer ${access}` } };
+    expect((await runtime.app.request(`${BASE}/mcp`, authorized)).status).toBe(405);
   });
 
   it('no invalid_client (401) for an unknown or purged client, so the client never re-registers: the token endpoint says invalid_client', async () => {

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUser, findUserByEmail, setMembership } from '../../src/accounts.ts';
-import type { Config } from '../../src/config.ts';
+import type { Config, MailSettings } from '../../src/config.ts';
 import {
   accountLinks,
   invitations,
@@ -49,10 +49,11 @@ afterEach(async () => {
 /** SMTP settings (never dialled: the mailer below keeps what it is given). */
 const MAIL_ENV = { SMTP_HOST: '127.0.0.1', SMTP_PORT: '2525', MAIL_FROM: 'Compliance <c@example.com>' };
 
-const MAIL_SETTINGS = {
+const MAIL_SETTINGS: MailSettings = {
   host: '127.0.0.1',
   port: 2525,
   secure: false,
+  insecure: false,
   user: undefined,
   password: undefined,
   from: 'c@example.com',

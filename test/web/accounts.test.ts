@@ -49,7 +49,7 @@ describe('sign-up', () => {
       .from(memberships)
       .where(eq(memberships.user_id, user?.id ?? ''));
     expect(rows).toEqual([expect.objectContaining({ organization_id: organizationId, role: 'OWNER' })]);
-    expect(user?.password_hash).toMatch(/^pbkdf2-sha256\$100000\$[0-9a-f]{32}\$[0-9a-f]{64}$/);
+    expect(user?.password_hash).toMatch(/^scrypt\$n=\d+,r=8,p=\d+\$[0-9a-f]{32}\$[0-9a-f]{64}$/);
 
     const home = await client.get(`/orgs/${organizationId}`);
     expect(home.status).toBe(200);

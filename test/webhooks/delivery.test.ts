@@ -20,7 +20,8 @@ import { createNodeWebhookSender, nodeWebhookSender } from '../../src/webhooks/s
 import { createActor, createOrg, createTestRuntime, createToken, ok, type TestRuntime } from '../helpers.ts';
 
 const KINDS = REGISTER_SPECS.map((spec) => spec.kind);
-const OPTIONS = { kinds: KINDS, allowLocal: true };
+/** The endpoint options of this file's runtime: local receivers allowed, secrets sealed under its key. */
+const options = () => ({ kinds: KINDS, allowLocal: true, secrets: runtime.secrets });
 
 let runtime: TestRuntime;
 let org: string;
@@ -40,14 +41,21 @@ async function endpointFor(target: Receiver, events: string[], organizationId = 
     new Date(),
     organizationId,
     { url: target.url, description: null, events },
-    OPTIONS,
+    options(),
   );
   target.secrets.push(created.secret);
   return created;
 }
 
 function run(send: WebhookSender = nodeWebhookSender, now = () => new Date(), extra = {}) {
-  return deliverDueWebhooks(runtime.database.db, { send, now, limit: 50, allowLocal: true, ...extra });
+  return deliverDueWebhooks(runtime.database.db, {
+    send,
+    now,
+    limit: 50,
+    allowLocal: true,
+    secrets: runtime.secrets,
+    ...extra,
+  });
 }
 
 async function messages() {
@@ -134,7 +142,7 @@ describe('events from the change history', () => {
       org,
       vendorEndpoint.endpoint.id,
       { url: vendors.url, description: null, events: ['vendor.created'], enabled: false },
-      OPTIONS,
+      options(),
     );
     await ok(runtime, token, 'addVendor', { organization_id: org, name: 'Globex' });
     await run();
@@ -233,7 +241,7 @@ describe('secrets', () => {
     const target = await receiver();
     const { endpoint, secret: first } = await endpointFor(target, ['risk.created']);
     expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const second = await rotateSecret(runtime.database.db, new Date(), org, endpoint.id);
+    const second = await rotateSecret(runtime.database.db, new Date(), org, endpoint.id, runtime.secrets);
     target.secrets.splice(0, target.secrets.length, first, second);
     await addRisk('Rotated');
     await run();
@@ -245,6 +253,7 @@ describe('secrets', () => {
       new Date(Date.now() - 25 * 3600_000),
       org,
       endpoint.id,
+      runtime.secrets,
     );
     target.secrets.splice(0, target.secrets.length, second, later);
     await addRisk('Rotated again');
@@ -281,7 +290,7 @@ describe('bounds and refusals', () => {
         new Date(),
         org,
         { url: 'https://10.0.0.8/hooks', description: null, events: ['*'] },
-        { kinds: KINDS, allowLocal: false },
+        { kinds: KINDS, allowLocal: false, secrets: runtime.secrets },
       ),
     ).rejects.toThrow('The URL points at a private address, which is refused.');
     const target = await receiver();

@@ -17,7 +17,7 @@ import { createActor, createOrg, createTestRuntime, createToken, ok, type TestRu
 type Row = Record<string, unknown>;
 
 const NOW = new Date('2026-06-10T08:00:00.000Z');
-const OPTIONS = { kinds: REGISTER_SPECS.map((spec) => spec.kind), allowLocal: true };
+const KINDS = REGISTER_SPECS.map((spec) => spec.kind);
 
 let runtime: TestRuntime;
 let org: string;
@@ -51,7 +51,7 @@ async function endpoint(events: string[], organizationId = org) {
     NOW,
     organizationId,
     { url: receiver.url, description: null, events },
-    OPTIONS,
+    { kinds: KINDS, allowLocal: true, secrets: runtime.secrets },
   );
   receiver.secrets.push(created.secret);
   return created;
@@ -186,6 +186,7 @@ describe('scheduled webhook events', () => {
       now: () => new Date(),
       limit: 50,
       allowLocal: true,
+      secrets: runtime.secrets,
     });
     expect(run).toMatchObject({ sent: 4, delivered: 4 });
     expect(receiver.badSignatures).toBe(0);

@@ -147,3 +147,17 @@ export async function signUpOnWorker(
   const path = linkPath('signup', secret);
   return person.submit(path, path, {});
 }
+
+/** Calls the default export as the runtime does, with its own env and execution context. */
+export async function fetchWith(request: Request, bindings: Env): Promise<Response> {
+  const ctx = createExecutionContext();
+  // workers-types' handler signature wants its own Request/Response declarations; they are the same classes here.
+  const fetch = worker.fetch as unknown as (
+    request: Request,
+    env: Env,
+    ctx: ExecutionContext,
+  ) => Promise<Response>;
+  const response = await fetch(request, bindings, ctx);
+  await waitOnExecutionContext(ctx);
+  return response;
+}

@@ -1,5 +1,6 @@
 // Idempotent writes on the Worker: the key row in the write's batch over Hrana HTTP, so parallel retries with one key
-// write once; direct calls and both MCP eras; the same key with other arguments is a conflict.
+// write once; direct calls and both MCP eras; the same key with other arguments is a conflict; a replay reaches only
+// what the calling token reaches.
 
 import { exports } from 'cloudflare:workers';
 import {
@@ -20,11 +21,11 @@ const database = testDatabase();
 const workerFetch = (input: RequestInfo | URL, init?: RequestInit) =>
   exports.default.fetch(new Request(input, init));
 
-async function keyedAdd(name: string, key: string) {
+async function keyedAdd(name: string, key: string, token = world.tokens.alice) {
   const response = await workerFetch(`${BASE}/api/mcp/tools/addRisk`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${world.tokens.alice}`,
+      authorization: `Bearer ${token}`,
       'content-type': 'application/json',
       'idempotency-key': key,
     },
@@ -65,6 +66,20 @@ describe('idempotent writes on the Worker', () => {
     expect(other.status).toBe(409);
     expect(other.body.error).toMatchObject({ code: 'conflict' });
     expect(await risksNamed(`Worker second ${run}`)).toBe(0);
+  });
+
+  it("answers not_found to Alice's token restricted to another organization replaying her key, never the record", async () => {
+    const name = `Worker restricted ${run}`;
+    const first = await keyedAdd(name, `restricted-${run}`);
+    expect(first.status).toBe(200);
+    const replay = await keyedAdd(name, `restricted-${run}`, world.tokens.aliceRestricted);
+    expect(replay).toEqual({
+      status: 404,
+      body: {
+        error: { code: 'not_found', message: 'Organization not found, or not reachable with this token.' },
+      },
+    });
+    expect(await risksNamed(name)).toBe(1);
   });
 
   it('takes the key in _meta on MCP 2025 and 2026-07-28', async () => {

@@ -1,5 +1,6 @@
-// Notifications on the Worker: the Cron Trigger's run makes them, and worker-mailer sends the email over a TCP
-// socket (cloudflare:sockets) to a real SMTP server on loopback, started by the global setup (node/smtp-sink.ts).
+// Notifications on the Worker: the Cron Trigger's run makes them, and the Worker's SMTP session (mailer-worker.ts)
+// sends the email over a TCP socket (cloudflare:sockets) to a real SMTP server on loopback without STARTTLS, started
+// by the global setup (node/smtp-sink.ts): refused without SMTP_INSECURE before any password is sent.
 import { createScheduledController } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
@@ -8,6 +9,7 @@ import { createOrganization, createUser, setMembership } from '../../src/account
 import { notifications, people } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { SETTLE_MS } from '../../src/notify/engine.ts';
+import { SMTP_TLS_REQUIRED_MESSAGE } from '../../src/notify/mailer.ts';
 import { type Env, runNotificationsOnWorker, runtimeFor } from '../../src/worker.ts';
 import { BASE } from '../contract/host.ts';
 import { cliTokenService, runScheduled, testDatabase } from './helpers.ts';
@@ -71,6 +73,11 @@ function setup() {
   return setupOnce;
 }
 
+/** The user names the loopback SMTP server accepted AUTH for, in order. */
+async function signedInUsers(): Promise<string[]> {
+  return (await (await fetch(`${inject('smtpInboxUrl')}auths`)).json()) as string[];
+}
+
 /** An obligation the member's person owns, added by the owner through the Worker. */
 async function addOwnedObligation(requirement: string): Promise<string> {
   const { organizationId, personId, token } = await setup();
@@ -121,11 +128,37 @@ describe('notifications on the Worker', () => {
     );
   });
 
-  it('are emailed by worker-mailer to the SMTP server on loopback, once', async () => {
+  it('are not emailed to an SMTP server without STARTTLS: the password is never sent', async () => {
+    const id = await addOwnedObligation('Encrypt backups at rest');
+    const authsBefore = await signedInUsers();
+    const runtime = runtimeFor({
+      ...env,
+      SMTP_URL: `smtp://notify:loopback%20secret@127.0.0.1:${inject('smtpPort')}`,
+      MAIL_FROM: 'Compliance <compliance@example.test>',
+    });
+    expect(runtime.config.mail).toMatchObject({ secure: false, insecure: false, user: 'notify' });
+    const report = await runNotificationsOnWorker(runtime, new Date(Date.now() + SETTLE_MS + 1000));
+    runtimeFor(env);
+    expect(report.emails_sent).toBe(0);
+    const rows = await rowsFor(id);
+    const email = rows.find((row) => row.channel === 'email');
+    expect(email?.status).toBe('pending');
+    expect(email?.last_error).toContain(SMTP_TLS_REQUIRED_MESSAGE);
+    // The server would have taken AUTH over plain TCP: it never got one.
+    expect(await signedInUsers()).toEqual(authsBefore);
+    // Not left for the next test's run to send.
+    await database.db
+      .update(notifications)
+      .set({ status: 'skipped' })
+      .where(and(eq(notifications.channel, 'email'), eq(notifications.status, 'pending')));
+  });
+
+  it('are emailed to the SMTP server on loopback, signed in, with SMTP_INSECURE, once', async () => {
     const id = await addOwnedObligation('Report breaches within 72 hours');
     const bindings: Env = {
       ...env,
       SMTP_URL: `smtp://notify:loopback%20secret@127.0.0.1:${inject('smtpPort')}`,
+      SMTP_INSECURE: 'true',
       MAIL_FROM: 'Compliance <compliance@example.test>',
     };
     const runtime = runtimeFor(bindings);
@@ -133,15 +166,18 @@ describe('notifications on the Worker', () => {
       host: '127.0.0.1',
       port: inject('smtpPort'),
       secure: false,
+      insecure: true,
       user: 'notify',
       password: 'loopback secret',
     });
+    const authsBefore = await signedInUsers();
     const at = new Date(Date.now() + SETTLE_MS + 1000);
     const first = await runNotificationsOnWorker(runtime, at);
     const second = await runNotificationsOnWorker(runtime, at);
     runtimeFor(env);
     expect(first.emails_sent).toBeGreaterThanOrEqual(1);
     expect(second.emails_sent).toBe(0);
+    expect((await signedInUsers()).slice(authsBefore.length)).toEqual(['notify']);
 
     const rows = await rowsFor(id);
     expect(rows.map((row) => [row.channel, row.status])).toEqual([

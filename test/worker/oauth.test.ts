@@ -1,13 +1,15 @@
 // OAuth on the Worker host in workerd: metadata, consent, token exchange, refusals; grants in libSQL, cache in KV.
 import { env, exports } from 'cloudflare:workers';
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.ts';
-import { apiTokens, oauthGrants } from '../../src/db/schema.ts';
+import { apiTokens, oauthClients, oauthGrants } from '../../src/db/schema.ts';
+import { METADATA_FETCH_LIMITS, REGISTRATION_LIMITS } from '../../src/oauth/clients.ts';
+import { runtimeFor } from '../../src/worker.ts';
 import { csrfOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
-import { signUpOnWorker, testDatabase, workerBrowser } from './helpers.ts';
+import { fetchWith, runScheduled, signUpOnWorker, testDatabase, workerBrowser } from './helpers.ts';
 
 const REDIRECT = 'https://chatgpt.com/connector_platform_oauth_redirect';
 const MCP = `${BASE}/api/mcp/v1`;
@@ -186,5 +188,171 @@ describe('OAuth on the Worker', () => {
       client_id: clientId,
     });
     expect(current.body.error).toBe('invalid_grant');
+  });
+});
+
+/** A request as Cloudflare's edge hands it over: CF-Connecting-IP names the visitor. */
+function fromVisitor(path: string, address: string, init: RequestInit = {}) {
+  const headers = new Headers(init.headers);
+  headers.set('cf-connecting-ip', address);
+  return exports.default.fetch(new Request(`${BASE}${path}`, { ...init, headers }));
+}
+
+function registerFrom(address: string) {
+  return fromVisitor('/oauth/register', address, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+}
+
+/** A visitor address of its own for each run (the database outlives a run's files). */
+function freshAddress(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(2));
+  return `2001:db8:${bytes[0]?.toString(16)}:${bytes[1]?.toString(16)}::1`;
+}
+
+describe('OAuth on the Worker under anonymous load', () => {
+  it('refuses a flood of registrations from one visitor while another still registers', async () => {
+    const flooder = freshAddress();
+    const statuses: number[] = [];
+    for (let i = 0; i < REGISTRATION_LIMITS.perKey; i++) {
+      const answer = await registerFrom(flooder);
+      statuses.push(answer.status);
+      await answer.body?.cancel();
+    }
+    const last = await registerFrom(flooder);
+    expect(statuses).toEqual(Array(REGISTRATION_LIMITS.perKey).fill(201));
+    expect(last.status).toBe(429);
+    expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await last.json()) as { error: string }).error).toBe('temporarily_unavailable');
+    const other = await registerFrom(freshAddress());
+    expect(other.status).toBe(201);
+    expect(((await other.json()) as { client_id: string }).client_id).toMatch(/^cli_/);
+  });
+
+  it('stores nothing for anonymous authorize requests with fresh client metadata URLs, and limits their fetches per visitor', async () => {
+    const flooder = freshAddress();
+    const prefix = `https://agent-${crypto.randomUUID()}`;
+    // The documents' hosts answer 404 (no network here); every other fetch (the database) goes through.
+    const realFetch = globalThis.fetch;
+    const documentFetches: string[] = [];
+    const fetched = vi.spyOn(globalThis, 'fetch').mockImplementation((input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (!url.startsWith(prefix)) return realFetch(input, init);
+      documentFetches.push(url);
+      return Promise.resolve(new Response('not here', { status: 404 }));
+    });
+    const statuses: number[] = [];
+    try {
+      for (let i = 0; i < METADATA_FETCH_LIMITS.perKey + 5; i++) {
+        const query = new URLSearchParams({
+          response_type: 'code',
+          client_id: `${prefix}-${i}.example.com/client.json`,
+          redirect_uri: REDIRECT,
+          code_challenge: 'c'.repeat(43),
+          code_challenge_method: 'S256',
+        });
+        const answer = await fromVisitor(`/oauth/authorize?${query}`, flooder);
+        await answer.body?.cancel();
+        statuses.push(answer.status);
+      }
+      // Each fetched document is refused (HTTP 404: 400 page); past the visitor's limit nothing is fetched: 429.
+      expect(statuses).toEqual([...Array(METADATA_FETCH_LIMITS.perKey).fill(400), ...Array(5).fill(429)]);
+      expect(documentFetches).toHaveLength(METADATA_FETCH_LIMITS.perKey);
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id: `${prefix}-other.example.com/c.json`,
+      });
+      const other = await fromVisitor(`/oauth/authorize?${query}`, freshAddress());
+      await other.body?.cancel();
+      expect(other.status).toBe(400);
+      expect(documentFetches).toHaveLength(METADATA_FETCH_LIMITS.perKey + 1);
+    } finally {
+      fetched.mockRestore();
+    }
+    const database = testDatabase();
+    const stored = await database.db
+      .select({ id: oauthClients.client_id })
+      .from(oauthClients)
+      .where(like(oauthClients.client_id, `${prefix}%`));
+    expect(stored).toEqual([]);
+    database.client.close();
+  });
+
+  it('does not end a grant for a made-up refresh token naming it', async () => {
+    const { person, clientId } = await setup();
+    const { exchange } = await connect(person, clientId);
+    const first = (await form('/oauth/token', exchange)).body;
+    const refresh = first.refresh_token as string;
+    const grantId = /^cmcpr_(grt_[a-z0-9]+)\./.exec(refresh)?.[1] ?? '';
+    const forged = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: `cmcpr_${grantId}.${'A'.repeat(43)}`,
+      client_id: clientId,
+    });
+    expect(forged.body.error).toBe('invalid_grant');
+    expect((await listOrganizations(first.access_token as string)).status).toBe(200);
+    const renewed = await form('/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refresh,
+      client_id: clientId,
+    });
+    expect(renewed.status).toBe(200);
+  });
+
+  it('takes its issuer from PUBLIC_URL, never from the Host; without PUBLIC_URL it serves only as a loopback dev server', async () => {
+    const spoofed = await exports.default.fetch(
+      new Request('http://evil.example/.well-known/oauth-authorization-server'),
+    );
+    expect(((await spoofed.json()) as { issuer: string }).issuer).toBe(BASE);
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      const unset = await fetchWith(new Request(`${BASE}/.well-known/oauth-authorization-server`), {
+        ...env,
+        PUBLIC_URL: undefined,
+      });
+      expect(unset.status).toBe(500);
+      expect(logged).toHaveBeenCalledWith(expect.stringContaining('PUBLIC_URL is not set'));
+      const dev = await fetchWith(
+        new Request('http://evil.example:8787/.well-known/oauth-authorization-server'),
+        {
+          ...env,
+          PUBLIC_URL: undefined,
+          LOOPBACK_ONLY: 'true',
+        },
+      );
+      expect(((await dev.json()) as { issuer: string }).issuer).toBe('http://127.0.0.1:8787');
+    } finally {
+      logged.mockRestore();
+      // Later tests use the runtime of the real bindings again.
+      runtimeFor(env);
+    }
+  });
+
+  it('forgets clients nobody used from its hourly Cron Trigger', async () => {
+    const database = testDatabase();
+    const clientId = `cli_${crypto.randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    await database.db.insert(oauthClients).values({
+      client_id: clientId,
+      kind: 'registered',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      metadata: '{}',
+      created_at: new Date(Date.now() - 25 * 3_600_000).toISOString(),
+    });
+    const logged = vi.spyOn(console, 'log').mockImplementation(() => {});
+    try {
+      await runScheduled(env);
+      expect(logged).toHaveBeenCalledWith(
+        expect.stringMatching(/^upkeep: unused OAuth clients forgotten: [1-9]/),
+      );
+    } finally {
+      logged.mockRestore();
+    }
+    expect(await database.db.select().from(oauthClients).where(eq(oauthClients.client_id, clientId))).toEqual(
+      [],
+    );
+    database.client.close();
   });
 });

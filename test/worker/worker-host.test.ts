@@ -1,14 +1,14 @@
 // The Worker entry itself: one runtime per isolate, configuration errors, the call log written after the response.
 
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
+import { createScheduledController } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { apiTokens, toolCalls } from '../../src/db/schema.ts';
 import { searchIndexSegments } from '../../src/db/search-maintenance.ts';
-import worker, { type Env, runtimeFor } from '../../src/worker.ts';
+import { type Env, runtimeFor } from '../../src/worker.ts';
 import { BASE } from '../contract/host.ts';
-import { cliTokenService, newAliceToken, runScheduled, testDatabase, world } from './helpers.ts';
+import { cliTokenService, fetchWith, newAliceToken, runScheduled, testDatabase, world } from './helpers.ts';
 
 function listVendors(token: string): Request {
   return new Request(`${BASE}/api/mcp/tools/listVendors`, {
@@ -16,20 +16,6 @@ function listVendors(token: string): Request {
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ organization_id: world.orgTools, size: 1 }),
   });
-}
-
-/** Calls the default export as the runtime does, with its own env and execution context. */
-async function fetchWith(request: Request, bindings: Env): Promise<Response> {
-  const ctx = createExecutionContext();
-  // workers-types' handler signature wants its own Request/Response declarations; they are the same classes here.
-  const fetch = worker.fetch as unknown as (
-    request: Request,
-    env: Env,
-    ctx: ExecutionContext,
-  ) => Promise<Response>;
-  const response = await fetch(request, bindings, ctx);
-  await waitOnExecutionContext(ctx);
-  return response;
 }
 
 describe('Worker entry', () => {

@@ -14,7 +14,7 @@ import { nextUpdatedAt } from '../registers/records.ts';
 import { referenceKey } from '../requirements.ts';
 import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
 import { parseCatalogCsv } from './csv.ts';
-import { type Catalog, type CatalogEntry, checkedCatalog } from './entries.ts';
+import { type Catalog, type CatalogEntry, checkedCatalog, topsOf } from './entries.ts';
 import { parseOscalCatalog } from './oscal.ts';
 
 export const CATALOG_FORMATS = ['oscal', 'csv'] as const;
@@ -87,12 +87,11 @@ export async function importCatalog(
   const idOfEntry = new Map(
     catalog.entries.map((entry) => [entry.reference, byReference.get(entry.reference)?.id ?? newId('req')]),
   );
-  const entryOf = new Map(catalog.entries.map((entry) => [entry.reference, entry]));
+  const tops = topsOf(catalog.entries);
   /** The id of the entry's top-level ancestor; null for a top-level entry. */
   const sectionOf = (entry: CatalogEntry): string | null => {
-    let top = entry;
-    for (let parent = entry.parent; parent !== null; parent = top.parent) top = entryOf.get(parent) ?? top;
-    return top === entry ? null : (idOfEntry.get(top.reference) ?? null);
+    const top = tops.get(entry.reference);
+    return top == null || top === entry.reference ? null : (idOfEntry.get(top) ?? null);
   };
   const planned = catalog.entries.map((entry) => {
     const values = {

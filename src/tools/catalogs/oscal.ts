@@ -1,7 +1,19 @@
 // Reads an OSCAL catalog (JSON, as NIST publishes SP 800-53, SP 800-171 and CSF 2.0): groups become sections,
-// controls and their enhancements requirements, each statement's prose (with its parameters) the description.
+// controls and their enhancements requirements, each statement's prose (with its parameters) the description. The
+// JSON is measured against a parse budget first, and a description is built no longer than its limit (parameters
+// inserted a thousand times over must not grow a small file into gigabytes).
 import { invalidArguments } from '../../errors.ts';
-import type { Catalog, CatalogEntry } from './entries.ts';
+import { type Catalog, type CatalogEntry, ENTRY_LIMITS } from './entries.ts';
+import { checkJsonBudget, type JsonBudget } from './json-budget.ts';
+
+/**
+ * The parse budget of an OSCAL catalog, the CLI's files included: NIST's SP 800-53 rev. 5 catalog is about 10 MB and
+ * nests about 15 levels; JSON.parse takes a few tens of bytes a value, so 4 million values are some 200 MB at most.
+ */
+export const OSCAL_BUDGET: JsonBudget = { maxLength: 64 * 1024 * 1024, maxDepth: 64, maxValues: 4_000_000 };
+
+/** A description is built at most one character past its limit: longer, it is refused (entries.ts) whatever follows. */
+const MAX_TEXT = ENTRY_LIMITS.description + 1;
 
 type Json = Record<string, unknown>;
 
@@ -46,32 +58,56 @@ function referenceOf(node: Json, id: string | undefined): string | undefined {
   return label ?? id;
 }
 
-/** `{{ insert: param, ac-1_prm_1 }}` as the parameter's label or choices, in brackets. */
+/**
+ * `{{ insert: param, ac-1_prm_1 }}` as the parameter's label or choices, in brackets. The id stops at a brace, so an
+ * insertion never closed is read only up to the next one (linear).
+ */
 function withParameters(prose: string, params: Map<string, Json>): string {
-  return prose.replace(/\{\{\s*insert:\s*param,\s*([^}\s]+)\s*\}\}/g, (_whole, id: string) => {
+  // What the insertions have added over the placeholders they replaced: past the limit, placeholders stay as they are.
+  let grown = 0;
+  return prose.replace(/\{\{\s*insert:\s*param,\s*([^{}\s]+)\s*\}\}/g, (whole, id: string, at: number) => {
+    if (at + grown > MAX_TEXT) return whole;
     const param = params.get(id);
     const select = param && isObject(param.select) ? param.select : undefined;
-    if (select && Array.isArray(select.choice))
-      return `[Selection: ${select.choice.filter((choice) => typeof choice === 'string').join('; ')}]`;
-    if (param && typeof param.label === 'string') return `[Assignment: ${param.label}]`;
-    return '[Assignment: organization-defined value]';
+    const text =
+      select && Array.isArray(select.choice)
+        ? `[Selection: ${select.choice.filter((choice) => typeof choice === 'string').join('; ')}]`
+        : param && typeof param.label === 'string'
+          ? `[Assignment: ${param.label}]`
+          : '[Assignment: organization-defined value]';
+    grown += text.length - whole.length;
+    return text;
   });
 }
 
-/** A statement part's prose and its items' ("a. ...", "1. ..."), one per line, indented by depth. */
-function statementText(part: Json, params: Map<string, Json>, depth: number, path: string): string[] {
+/**
+ * A statement part's prose and its items' ("a. ...", "1. ..."), one per line, indented by depth; no more lines once
+ * `room` (the characters left for the description) is spent.
+ */
+function statementText(
+  part: Json,
+  params: Map<string, Json>,
+  depth: number,
+  path: string,
+  room: { left: number },
+): string[] {
   const lines: string[] = [];
+  if (room.left < 0) return lines;
   const label = prop(part, 'label');
   const prose = typeof part.prose === 'string' ? withParameters(part.prose, params) : '';
-  if (label || prose)
-    lines.push(`${'  '.repeat(Math.max(0, depth - 1))}${label ? `${label} ` : ''}${prose}`.trimEnd());
+  if (label || prose) {
+    const line = `${'  '.repeat(Math.max(0, depth - 1))}${label ? `${label} ` : ''}${prose}`.trimEnd();
+    room.left -= line.length + 1;
+    lines.push(line);
+  }
   listAt(part, 'parts', path).forEach((child, index) => {
-    lines.push(...statementText(child, params, depth + 1, `${path}.parts[${index}]`));
+    lines.push(...statementText(child, params, depth + 1, `${path}.parts[${index}]`, room));
   });
   return lines;
 }
 
-export function parseOscalCatalog(text: string): Catalog {
+export function parseOscalCatalog(text: string, budget: JsonBudget = OSCAL_BUDGET): Catalog {
+  checkJsonBudget(text, budget, 'The catalog');
   let root: unknown;
   try {
     root = JSON.parse(text);
@@ -98,8 +134,9 @@ export function parseOscalCatalog(text: string): Catalog {
     const statement = listAt(control, 'parts', path)
       .map((part, index) => ({ part, index }))
       .filter(({ part }) => part.name === 'statement');
+    const room = { left: MAX_TEXT };
     const description = statement
-      .flatMap(({ part, index }) => statementText(part, params, 0, `${path}.parts[${index}]`))
+      .flatMap(({ part, index }) => statementText(part, params, 0, `${path}.parts[${index}]`, room))
       .join('\n');
     entries.push({
       reference,

@@ -134,7 +134,7 @@ function newPerson(
         .normalize('NFKD')
         .toLowerCase()
         .replace(/[^a-z0-9]+/g, '.')
-        .replace(/^\.+|\.+$/g, '') || 'person'
+        .replace(/^\.+|(?<!\.)\.+$/g, '') || 'person'
     }.${randomBase32(6)}@unknown.invalid`;
   const planned = planAdd(run, people, { full_name: fullName, email });
   if (!planned.ok) {

@@ -196,13 +196,27 @@ export function startRun(
   };
 }
 
-/** Counts the row refused and lists its errors (up to LISTED_ERRORS). */
+/**
+ * Characters of a listed error's message and column, at most: a message quotes the cell it refuses, and 100 long
+ * cells would make a report of hundreds of thousands of characters (over what Claude and Claude Code take).
+ */
+export const LISTED_ERROR_CHARACTERS = 300;
+
+const shortened = (text: string) =>
+  text.length > LISTED_ERROR_CHARACTERS ? `${text.slice(0, LISTED_ERROR_CHARACTERS - 1)}…` : text;
+
+/** Counts the row refused and lists its errors (up to LISTED_ERRORS, each shortened). */
 export function refuseRow(run: ImportRun, row: ParsedRow) {
   const { report } = run;
   report.counts.refused++;
   for (const error of row.errors) {
-    if (report.errors.length < LISTED_ERRORS) report.errors.push(error);
-    else report.errors_truncated = true;
+    if (report.errors.length >= LISTED_ERRORS) report.errors_truncated = true;
+    else
+      report.errors.push({
+        ...error,
+        message: shortened(error.message),
+        ...(error.column === null ? {} : { column: shortened(error.column) }),
+      });
   }
 }
 

@@ -16,6 +16,7 @@ import {
   importTable,
   type TableRows,
 } from './engine.ts';
+import { MAX_IMPORT_ROWS, withinImportLimits } from './limits.ts';
 import { isGuardFailure } from './statements.ts';
 import { DATE_FORMATS } from './values.ts';
 
@@ -112,7 +113,7 @@ export function importRecordsTool(registers: Registers): Tool {
     name: 'importRecords',
     title: 'Import records from CSV',
     description:
-      'Create or update many records of one register from CSV (header row; columns by field name or label; references by id or name). All rows or none; dry_run: the report only.',
+      'Create or update many records of one register from CSV (header row; columns by field name or label; references by id or name; at most 10,000 rows). All rows or none; dry_run: the report only.',
     scope: 'write',
     toolset: IMPORT_TOOLSET,
     annotations: CREATE_ANNOTATIONS,
@@ -180,7 +181,8 @@ export function importRecordsTool(registers: Registers): Tool {
         ...(input.columns ? { columns: ignoredAsNull(input.columns) } : {}),
         ...(input.date_format ? { dateFormat: input.date_format } : {}),
       };
-      return importInOneBatch(ctx, registers, input.kind, csvRows(input.csv), options);
+      const rows = withinImportLimits(csvRows(input.csv), { maxRows: MAX_IMPORT_ROWS });
+      return importInOneBatch(ctx, registers, input.kind, rows, options);
     },
   });
 }

@@ -1,12 +1,12 @@
 // XLSX (Office Open XML) workbooks read as rows of text, on Node and in workerd alike: the zip's directory read by
-// hand, its parts inflated with fflate, their XML read with saxes. The sheet is inflated and parsed as a stream (the
-// workbook itself, compressed, is in memory). Every cell comes out as text: shared and inline strings, numbers as
-// JavaScript writes them, booleans TRUE/FALSE, cells with a date format as ISO dates; a formula cell gives its cached
-// value and is never evaluated.
-import { Inflate, inflateSync } from 'fflate';
+// hand, its parts inflated with fflate under a byte budget (inflate.ts: a zip bomb stops at its limit), their XML read
+// with saxes as it inflates (the workbook itself, compressed, is in memory; of its parts only the shared strings are
+// kept). Every cell comes out as text: shared and inline strings, numbers as JavaScript writes them, booleans
+// TRUE/FALSE, cells with a date format as ISO dates; a formula cell gives its cached value and is never evaluated.
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import { invalidArguments } from '../../errors.ts';
 import { CSV_LIMITS, type TableRow } from './csv-reader.ts';
+import { type InflateBudget, type InflateLimits, inflateBudget } from './inflate.ts';
 
 interface ZipEntry {
   method: number;
@@ -53,13 +53,16 @@ function zipEntries(bytes: Uint8Array): Map<string, ZipEntry> {
   return entries;
 }
 
-function entryBytes(bytes: Uint8Array, entry: ZipEntry): Uint8Array {
-  const data = bytes.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
-  if (entry.method === 0) return data;
-  if (entry.method === 8) return inflateSync(data);
-  throw invalidArguments(
-    `The workbook uses a compression this reader does not know (method ${entry.method}).`,
-  );
+const MIB = 1024 * 1024;
+
+/**
+ * What a workbook of `fileBytes` bytes may inflate to (docs/security.md, "Input limits"): 16 times its size a part
+ * and 32 times in all (counted from 1 MiB for a smaller file: 16 and 32 MiB), and no part more than 100 times its
+ * compressed size once past 1 MiB. A spreadsheet program's parts compress 3 to 30 times; a zip bomb 1,000.
+ */
+export function xlsxInflateLimits(fileBytes: number): InflateLimits {
+  const base = Math.max(fileBytes, MIB);
+  return { maxEntryBytes: 16 * base, maxTotalBytes: 32 * base, maxRatio: 100 };
 }
 
 const localName = (name: string) => name.slice(name.indexOf(':') + 1);
@@ -89,8 +92,41 @@ function xmlParser(handlers: {
   return parser;
 }
 
-function parseXml(text: string, handlers: Parameters<typeof xmlParser>[0]): void {
-  xmlParser(handlers).write(text).close();
+/**
+ * An entry inflated into `parser` through the budget: each call pushes the next `piece` compressed bytes (the last
+ * call the rest) and answers whether any are left.
+ */
+function entryFeeder(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  budget: InflateBudget,
+  name: string,
+  parser: SaxesParser,
+): (piece: number) => boolean {
+  const decoder = new TextDecoder();
+  const inflating = budget.entry(name, entry.method, (chunk, final) => {
+    parser.write(decoder.decode(chunk, { stream: !final }));
+    if (final) parser.close();
+  });
+  const data = bytes.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
+  let at = 0;
+  return (piece) => {
+    const end = Math.min(at + piece, data.byteLength);
+    inflating.push(data.subarray(at, end), end >= data.byteLength);
+    at = end;
+    return at < data.byteLength;
+  };
+}
+
+/** Parses a part's XML as it inflates: only what `handlers` keep stays in memory. */
+function parsePart(
+  bytes: Uint8Array,
+  entry: ZipEntry,
+  budget: InflateBudget,
+  name: string,
+  handlers: Parameters<typeof xmlParser>[0],
+): void {
+  entryFeeder(bytes, entry, budget, name, xmlParser(handlers))(Number.POSITIVE_INFINITY);
 }
 
 /** Built-in number formats that show dates or times. */
@@ -99,19 +135,28 @@ const DATE_FORMAT_IDS = new Set([
   55, 56, 57, 58,
 ]);
 
-/** A custom format code that shows a date or time: d, m, y, h or s outside quotes, brackets and escapes. */
+/** Excel keeps a custom number format to 255 characters: a longer code is no format it wrote. */
+const MAX_FORMAT_CODE_LENGTH = 255;
+
+/**
+ * A custom format code that shows a date or time: d, m, y, h or s outside quotes, brackets and escapes. A quote or
+ * bracket left open runs to the end of the code (so the pattern never reads the rest again from each one: linear).
+ */
 function isDateFormatCode(code: string): boolean {
-  const bare = code.replace(/"[^"]*"|\[[^\]]*\]|\\.|_.|\*./g, '');
+  if (code.length > MAX_FORMAT_CODE_LENGTH) return false;
+  const bare = code.replace(/"[^"]*(?:"|$)|\[[^\]]*(?:\]|$)|\\.|_.|\*./g, '');
   return /[dmyhs]/i.test(bare) && !/^general$/i.test(bare.trim());
 }
 
+/** Parses the named part of the workbook as it inflates, if the workbook has it (answers whether it does). */
+type PartReader = (name: string, handlers: Parameters<typeof xmlParser>[0]) => boolean;
+
 /** For each cell style index, whether it formats its number as a date. */
-function dateStyles(xml: string | null): boolean[] {
-  if (!xml) return [];
+function dateStyles(readPart: PartReader): boolean[] {
   const custom = new Map<number, string>();
   const styles: boolean[] = [];
   let inCellXfs = false;
-  parseXml(xml, {
+  readPart('xl/styles.xml', {
     open(name, attributes) {
       if (name === 'numFmt') custom.set(Number(attributes.numFmtId), attributes.formatCode ?? '');
       else if (name === 'cellXfs') inCellXfs = true;
@@ -128,13 +173,13 @@ function dateStyles(xml: string | null): boolean[] {
   return styles;
 }
 
-function sharedStrings(xml: string | null): string[] {
-  if (!xml) return [];
+/** The shared strings (their total bounded by the part's inflate limit). */
+function sharedStrings(readPart: PartReader): string[] {
   const strings: string[] = [];
   let current: string | null = null;
   let inText = false;
   let phonetic = 0;
-  parseXml(xml, {
+  readPart('xl/sharedStrings.xml', {
     open(name) {
       if (name === 'si') current = '';
       else if (name === 'rPh') phonetic++;
@@ -178,18 +223,24 @@ export interface WorkbookSheets {
   names: string[];
 }
 
+/** The zip's entries and a reader of its parts, all inflated under one budget (xlsxInflateLimits). */
+function workbookParts(bytes: Uint8Array) {
+  const entries = zipEntries(bytes);
+  const budget = inflateBudget(xlsxInflateLimits(bytes.byteLength), 'The workbook');
+  const readPart: PartReader = (name, handlers) => {
+    const entry = entries.get(name);
+    if (entry) parsePart(bytes, entry, budget, name, handlers);
+    return entry !== undefined;
+  };
+  return { entries, budget, readPart };
+}
+
 /** Where a workbook keeps a sheet, and what its cells need: strings, date styles, date system. */
 function openWorkbook(bytes: Uint8Array, sheet: string | undefined) {
-  const entries = zipEntries(bytes);
-  const text = (name: string): string | null => {
-    const entry = entries.get(name);
-    return entry ? new TextDecoder().decode(entryBytes(bytes, entry)) : null;
-  };
-  const workbook = text('xl/workbook.xml');
-  if (!workbook) throw notXlsx();
+  const { entries, budget, readPart } = workbookParts(bytes);
   const sheets: { name: string; relation: string }[] = [];
   let date1904 = false;
-  parseXml(workbook, {
+  const hasWorkbook = readPart('xl/workbook.xml', {
     open(name, attributes) {
       if (name === 'sheet')
         sheets.push({
@@ -199,8 +250,9 @@ function openWorkbook(bytes: Uint8Array, sheet: string | undefined) {
       else if (name === 'workbookPr') date1904 = ['1', 'true'].includes(attributes.date1904 ?? '');
     },
   });
+  if (!hasWorkbook) throw notXlsx();
   const targets = new Map<string, string>();
-  parseXml(text('xl/_rels/workbook.xml.rels') ?? '<Relationships/>', {
+  readPart('xl/_rels/workbook.xml.rels', {
     open(name, attributes) {
       if (name === 'Relationship' && attributes.Id && attributes.Target)
         targets.set(attributes.Id, attributes.Target);
@@ -222,9 +274,11 @@ function openWorkbook(bytes: Uint8Array, sheet: string | undefined) {
   const entry = entries.get(path);
   if (!entry) throw notXlsx();
   return {
+    path,
     entry,
-    strings: sharedStrings(text('xl/sharedStrings.xml')),
-    dates: dateStyles(text('xl/styles.xml')),
+    budget,
+    strings: sharedStrings(readPart),
+    dates: dateStyles(readPart),
     date1904,
     sheets: sheets.map((item) => item.name),
   };
@@ -233,14 +287,12 @@ function openWorkbook(bytes: Uint8Array, sheet: string | undefined) {
 /** The names of a workbook's sheets, in order. */
 export function xlsxSheetNames(bytes: Uint8Array): string[] {
   const names: string[] = [];
-  const entries = zipEntries(bytes);
-  const entry = entries.get('xl/workbook.xml');
-  if (!entry) throw notXlsx();
-  parseXml(new TextDecoder().decode(entryBytes(bytes, entry)), {
+  const found = workbookParts(bytes).readPart('xl/workbook.xml', {
     open(name, attributes) {
       if (name === 'sheet') names.push(attributes.name ?? '');
     },
   });
+  if (!found) throw notXlsx();
   return names;
 }
 
@@ -281,10 +333,7 @@ export async function* readXlsxRows(bytes: Uint8Array, sheet?: string): AsyncGen
     text(text) {
       if (inValue) {
         value += text;
-        if (value.length > CSV_LIMITS.maxFieldLength)
-          throw invalidArguments(
-            `A cell of row ${rowNumber} is longer than ${CSV_LIMITS.maxFieldLength} characters.`,
-          );
+        if (value.length > CSV_LIMITS.maxFieldLength) throw cellTooLong();
       }
     },
     close(name) {
@@ -292,7 +341,10 @@ export async function* readXlsxRows(bytes: Uint8Array, sheet?: string): AsyncGen
       else if (name === 'is') inline = false;
       else if (name === 'rPh') phonetic--;
       else if (name === 'c' && cell && row) {
-        row[cell.column] = cellText(cell.type, cell.style, value);
+        const text = cellText(cell.type, cell.style, value);
+        // A shared string is as long as its part allows: the cell that shows it is held to a cell's limit.
+        if (text.length > CSV_LIMITS.maxFieldLength) throw cellTooLong();
+        row[cell.column] = text;
         cell = null;
       } else if (name === 'row' && row) {
         const cells = Array.from(row, (item) => item ?? '');
@@ -301,6 +353,11 @@ export async function* readXlsxRows(bytes: Uint8Array, sheet?: string): AsyncGen
       }
     },
   });
+  function cellTooLong() {
+    return invalidArguments(
+      `A cell of row ${rowNumber} is longer than ${CSV_LIMITS.maxFieldLength} characters.`,
+    );
+  }
   function cellText(type: string, style: number, raw: string): string {
     switch (type) {
       case 's':
@@ -320,26 +377,10 @@ export async function* readXlsxRows(bytes: Uint8Array, sheet?: string): AsyncGen
       }
     }
   }
-  const decoder = new TextDecoder();
-  const feed = (chunk: Uint8Array, final: boolean) => {
-    parser.write(decoder.decode(chunk, { stream: !final }));
-    if (final) parser.close();
-  };
-  const { entry } = book;
-  const data = bytes.subarray(entry.dataStart, entry.dataStart + entry.compressedSize);
-  if (entry.method === 0) {
-    for (let at = 0; at < data.length; at += PIECE) {
-      feed(data.subarray(at, at + PIECE), at + PIECE >= data.length);
-      yield* rows;
-      rows = [];
-    }
-    return;
-  }
-  if (entry.method !== 8) throw notXlsx();
-  const inflater = new Inflate(feed);
-  for (let at = 0; at < data.length; at += PIECE) {
-    inflater.push(data.subarray(at, at + PIECE), at + PIECE >= data.length);
+  const feed = entryFeeder(bytes, book.entry, book.budget, book.path, parser);
+  while (feed(PIECE)) {
     yield* rows;
     rows = [];
   }
+  yield* rows;
 }

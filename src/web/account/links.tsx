@@ -15,14 +15,13 @@ import {
 import { checkEmail, findUserByEmail, markEmailVerified, normalizeEmail } from '../../accounts.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../auth/passwords.ts';
 import { AppError } from '../../errors.ts';
-import { clientAddressOf } from '../../http/client-address.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
 import { Input, text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
 import { setPasswordHash } from '../queries.ts';
 import { sendPage } from '../render.tsx';
 import { resetEmail } from './emails.ts';
-import { NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
+import { clientNetworkOf, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
 import { limitMessage, safeNext } from './routes.tsx';
 import { createSession, endAllSessions, formToken } from './sessions.ts';
 import {
@@ -211,7 +210,7 @@ export function linkRoutes(deps: WebDeps): Hono<WebEnv> {
     const now = deps.now();
     const fail = (status: 422 | 429, error: string) =>
       sendPage(c, <ResetRequestPage csrf={formToken(c)} email={typed} error={error} />, status);
-    const client = clientAddressOf(c, deps.config.clientAddressHeader);
+    const client = clientNetworkOf(c, deps);
     // Every request counts, whether or not the address has an account: from this network, and for the address.
     const limited = await reserveAttempts(db, now, [
       { key: RESET_CLIENT_KEY, limit: RESET_CLIENT_LIMIT, client },

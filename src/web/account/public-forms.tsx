@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../auth/passwords.ts';
+import { clientAddressKey } from '../../http/client-address.ts';
 import type { WebDeps } from '../context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from '../csrf.ts';
 import { type FormBody, Input } from '../forms.tsx';
@@ -21,6 +22,11 @@ export async function decoy(): Promise<string> {
 export function minutes(seconds: number): string {
   const value = Math.max(1, Math.ceil(seconds / 60));
   return value === 1 ? '1 minute' : `${value} minutes`;
+}
+
+/** The key the per-network counters use for this request's client (IPv6 by its /64; src/http/client-address.ts). */
+export function clientNetworkOf(c: Context, deps: WebDeps): string {
+  return clientAddressKey(deps.clientAddress(c.req.raw, c.env));
 }
 
 /** The checks every pre-session form gets: same origin, then the double-submit token. */

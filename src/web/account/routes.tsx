@@ -9,18 +9,29 @@ import {
   findUserByEmail,
   normalizeEmail,
 } from '../../accounts.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../../auth/passwords.ts';
+import {
+  hashPassword,
+  MIN_PASSWORD_LENGTH,
+  passwordNeedsRehash,
+  verifyPassword,
+} from '../../auth/passwords.ts';
 import { AppError } from '../../errors.ts';
-import { clientAddressOf } from '../../http/client-address.ts';
 import { hasOpenInvitation, invitationBySecret, invitationSecretOf } from '../../invitations.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
 import { Input, text } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice } from '../layout.tsx';
-import { countUsers, passwordHashOf, setPasswordHash } from '../queries.ts';
+import { countUsers, passwordHashOf, replacePasswordHash, setPasswordHash } from '../queries.ts';
 import { sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
 import { alreadyRegisteredEmail, signUpEmail, verifyEmail } from './emails.ts';
-import { decoy, minutes, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
+import {
+  clientNetworkOf,
+  decoy,
+  minutes,
+  NewPasswordFields,
+  refusePublicPost,
+  sendMessage,
+} from './public-forms.tsx';
 import {
   createSession,
   deleteEndedSessions,
@@ -409,7 +420,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
     if (policy === 'closed') return fail('Sign-up is closed on this instance.', 403);
     const now = deps.now();
     const email = normalizeEmail(values.email).slice(0, 320);
-    const client = clientAddressOf(c, deps.config.clientAddressHeader);
+    const client = clientNetworkOf(c, deps);
     // Every attempt counts, whatever its outcome, before anything is checked: from this network, on the instance
     // (each costs a password hash), and for the address typed (each may send it a message).
     const limited = await reserveAttempts(db, now, [
@@ -516,7 +527,7 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
     const password = text(body, 'password');
     const next = safeNext(text(body, 'next'));
     const now = deps.now();
-    const client = clientAddressOf(c, deps.config.clientAddressHeader);
+    const client = clientNetworkOf(c, deps);
     const page = (status: 422 | 429, error: string) =>
       sendPage(c, <SignInPage csrf={formToken(c)} email={email} next={next} error={error} />, status);
     const locked = async () => {
@@ -544,6 +555,9 @@ export function accountRoutes(deps: WebDeps): Hono<WebEnv> {
       return page(422, 'The email or the password is not correct.');
     }
     await markAttemptSucceeded(db, attempt);
+    // A hash of an earlier kind or setting is replaced now that the password is known (src/auth/passwords.ts).
+    if (passwordNeedsRehash(user.password_hash))
+      await replacePasswordHash(db, user.id, user.password_hash, await hashPassword(password));
     await deleteEndedSessions(db, user.id, now);
     await createSession(c, db, user.id, now);
     return c.redirect(next, 303);

@@ -35,8 +35,8 @@ interface AuthorizeRequest {
 
 type Parsed =
   | { kind: 'ok'; request: AuthorizeRequest }
-  /** Shown here: the client or redirect URI cannot be trusted, so nothing is sent back to it. */
-  | { kind: 'page'; message: string }
+  /** Shown here: the client or redirect URI cannot be trusted, so nothing is sent back to it (429: too many). */
+  | { kind: 'page'; message: string; retryAfterSeconds?: number }
   /** Sent back to the client's registered redirect URI (RFC 6749 §4.1.2.1). */
   | { kind: 'redirect'; location: string };
 
@@ -51,15 +51,21 @@ function redirectTo(redirectUri: string, params: Record<string, string | undefin
 async function parseAuthorizeRequest(
   read: (name: string) => string | undefined,
   deps: WebDeps,
-  base: string,
+  c: Context<WebEnv>,
 ): Promise<Parsed> {
+  const base = baseUrlOf(deps.config, c.req.url);
   const clientId = read('client_id') ?? '';
   if (!clientId) return { kind: 'page', message: 'The request names no client (client_id is missing).' };
   let client: OAuthClient | null;
   try {
-    client = await deps.oauth.clients.resolve(clientId);
+    client = await deps.oauth.clients.resolve(clientId, deps.oauth.originOf(c.req.raw, c.env));
   } catch (error) {
-    if (error instanceof OAuthError) return { kind: 'page', message: error.description };
+    if (error instanceof OAuthError)
+      return {
+        kind: 'page',
+        message: error.description,
+        ...(error.status === 429 ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+      };
     throw error;
   }
   if (!client)
@@ -205,28 +211,40 @@ async function sendConsentPage(c: Context<WebEnv>, request: AuthorizeRequest, er
 export function refuseUnusableAuthorizeRequest(deps: WebDeps): MiddlewareHandler<WebEnv> {
   return async (c, next) => {
     if (c.req.method !== 'GET') return next();
-    const parsed = await parseAuthorizeRequest(
-      (name) => c.req.query(name),
-      deps,
-      baseUrlOf(deps.config, c.req.url),
-    );
+    const parsed = await parseAuthorizeRequest((name) => c.req.query(name), deps, c);
     // No session is loaded yet: the page is shown as to a signed-out visitor.
-    if (parsed.kind === 'page')
-      return errorPage(c, 400, 'This connection request cannot be used', parsed.message);
+    if (parsed.kind === 'page') return refusedPage(c, parsed);
     if (parsed.kind === 'redirect') return c.redirect(parsed.location, 303);
     return next();
   };
 }
 
+/** The page of a request that cannot be used: 400, or 429 with Retry-After past a limit. */
+async function refusedPage(
+  c: Context<WebEnv>,
+  parsed: Extract<Parsed, { kind: 'page' }>,
+  viewer?: Viewer,
+): Promise<Response> {
+  const limited = parsed.retryAfterSeconds !== undefined;
+  const response = await errorPage(
+    c,
+    limited ? 429 : 400,
+    limited ? 'Too many connection requests' : 'This connection request cannot be used',
+    parsed.message,
+    viewer,
+  );
+  if (limited) response.headers.set('retry-after', String(parsed.retryAfterSeconds));
+  return response;
+}
+
 export function consentRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
-  const refused = (c: Context<WebEnv>, message: string) =>
-    errorPage(c, 400, 'This connection request cannot be used', message, viewerOf(c));
+  const refused = (c: Context<WebEnv>, parsed: Extract<Parsed, { kind: 'page' }>) =>
+    refusedPage(c, parsed, viewerOf(c));
 
   web.get(OAUTH_PATHS.authorize, async (c) => {
-    const base = baseUrlOf(deps.config, c.req.url);
-    const parsed = await parseAuthorizeRequest((name) => c.req.query(name), deps, base);
-    if (parsed.kind === 'page') return refused(c, parsed.message);
+    const parsed = await parseAuthorizeRequest((name) => c.req.query(name), deps, c);
+    if (parsed.kind === 'page') return refused(c, parsed);
     if (parsed.kind === 'redirect') return c.redirect(parsed.location, 303);
     return sendConsentPage(c, parsed.request);
   });
@@ -237,9 +255,9 @@ export function consentRoutes(deps: WebDeps): Hono<WebEnv> {
     const parsed = await parseAuthorizeRequest(
       (name) => (typeof body[name] === 'string' ? (body[name] as string) : undefined),
       deps,
-      base,
+      c,
     );
-    if (parsed.kind === 'page') return refused(c, parsed.message);
+    if (parsed.kind === 'page') return refused(c, parsed);
     if (parsed.kind === 'redirect') return c.redirect(parsed.location, 303);
     const { request } = parsed;
     const back = (params: Record<string, string>) =>
@@ -257,6 +275,8 @@ export function consentRoutes(deps: WebDeps): Hono<WebEnv> {
       : DEFAULT_GRANT_EXPIRY_DAYS;
     let code: string;
     try {
+      // A client known by its metadata document is stored from now on: a person consented to it.
+      await deps.oauth.clients.remember(request.client);
       code = await deps.oauth.grants.createCode({
         userId: c.get('user').id,
         client: request.client,

@@ -312,7 +312,7 @@ function lengthProblem(field: FormField, text: string): string | null {
 /** For a number field, why the typed text is not a number of its kind (it goes to the tool as typed). */
 function numberProblem(field: FormField, text: string): string | null {
   if (field.kind === 'integer') return /^[-+]?\d+$/.test(text) ? null : 'Enter a whole number.';
-  if (field.kind === 'number') return /^[-+]?(\d+\.?\d*|\.\d+)$/.test(text) ? null : 'Enter a number.';
+  if (field.kind === 'number') return /^[-+]?(?:\d+(?:\.\d*)?|\.\d+)$/.test(text) ? null : 'Enter a number.';
   return null;
 }
 

@@ -405,7 +405,7 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
     const expected = typeof body.expected_updated_at === 'string' ? body.expected_updated_at : '';
     const args: Row = { id, ...(expected ? { expected_updated_at: expected } : {}) };
     if (body.remove === 'true') args.clear = ['file_id'];
-    else if (file) args.file_id = (await storeFormFile(deps, membership.organizationId, file)).id;
+    else if (file) args.file_id = (await storeFormFile(c, deps, membership.organizationId, file)).id;
     const outcome =
       args.file_id || args.clear ? await webCalls(c, deps).write(REGISTERS.document.update, args) : null;
     if (outcome && !outcome.ok && outcome.error.code === 'not_found') return notFoundPage(c, viewerOf(c));

@@ -4,6 +4,7 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { emailHeaderOf, importFieldsOf, matchColumns, matchedField } from '../../tools/imports/columns.ts';
 import type { ImportReport } from '../../tools/imports/engine.ts';
+import { importCharactersFor, MAX_IMPORT_ROWS, withinImportLimits } from '../../tools/imports/limits.ts';
 import { DATE_FORMATS } from '../../tools/imports/values.ts';
 import { importRecords } from '../../tools/index.ts';
 import { createCsvReader, decodeTableBytes } from '../../tools/tables/csv-reader.ts';
@@ -37,13 +38,20 @@ interface Upload {
   fileName: string;
 }
 
-/** The uploaded file as CSV text: CSV as saved (UTF-8 or UTF-16), or an XLSX workbook's sheet. */
-async function csvOfFile(file: File, sheet: string): Promise<string> {
+/**
+ * The uploaded file as CSV text: CSV as saved (UTF-8 or UTF-16), or an XLSX workbook's sheet, whose text is held to
+ * the rows an import takes and to 8 characters per byte of the upload limit (an XLSX inflates).
+ */
+async function csvOfFile(file: File, sheet: string, maxBodyBytes: number): Promise<string> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   const isZip = bytes[0] === 0x50 && bytes[1] === 0x4b;
   if (!isZip && !/\.xlsx$/i.test(file.name)) return decodeTableBytes(bytes);
   let csv = '';
-  for await (const row of readXlsxRows(bytes, sheet || undefined)) csv += csvLine(row.cells);
+  const rows = withinImportLimits(readXlsxRows(bytes, sheet || undefined), {
+    maxRows: MAX_IMPORT_ROWS,
+    maxCharacters: importCharactersFor(maxBodyBytes),
+  });
+  for await (const row of rows) csv += csvLine(row.cells);
   return csv;
 }
 
@@ -371,7 +379,7 @@ export function importRoutes(deps: WebDeps): Hono<WebEnv> {
     try {
       upload =
         file instanceof File && file.size > 0
-          ? { csv: await csvOfFile(file, options.sheet), fileName: file.name }
+          ? { csv: await csvOfFile(file, options.sheet, deps.config.maxBodyBytes), fileName: file.name }
           : { csv: text(body, 'csv'), fileName: text(body, 'file_name') || 'The file' };
     } catch (error) {
       return refusedFile(error instanceof Error ? error.message : 'The file could not be read.');

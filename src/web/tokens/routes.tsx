@@ -4,6 +4,7 @@ import type { TokenScope } from '../../auth/principal.ts';
 import type { TokenSummary } from '../../auth/tokens.ts';
 import { AppError } from '../../errors.ts';
 import type { ConnectedClient } from '../../oauth/grants.ts';
+import { baseUrlOf } from '../../oauth/resource.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { type FormBody, Input, Select, text, texts } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
@@ -489,7 +490,7 @@ export function tokenRoutes(deps: WebDeps): Hono<WebEnv> {
       }
       throw error;
     }
-    const baseUrl = deps.config.publicUrl ?? new URL(c.req.url).origin;
+    const baseUrl = baseUrlOf(deps.config, c.req.url);
     return sendPage(
       c,
       <TokenCreatedPage

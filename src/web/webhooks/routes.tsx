@@ -3,6 +3,7 @@
 import { type Context, Hono } from 'hono';
 import { AppError } from '../../errors.ts';
 import { isIdOf } from '../../ids.ts';
+import { NO_SECRETS_KEY_MESSAGE } from '../../secrets/keyring.ts';
 import { REGISTER_SPECS } from '../../tools/index.ts';
 import {
   createEndpoint,
@@ -101,6 +102,8 @@ function EndpointsPage(props: {
   error?: string | undefined;
   form?: EndpointInput | undefined;
   secret?: string | undefined;
+  /** Why no endpoint can be added now (the server has no SECRETS_KEY), shown until the operator sets it. */
+  unavailable?: string | undefined;
 }) {
   const { membership, viewer } = props;
   const base = `/orgs/${membership.organizationId}/webhooks`;
@@ -117,6 +120,9 @@ function EndpointsPage(props: {
       </p>
       {props.notice && <Notice kind="ok">{props.notice}</Notice>}
       {props.error && <Notice kind="error">{props.error}</Notice>}
+      {props.unavailable && props.unavailable !== props.error && (
+        <Notice kind="warn">{props.unavailable}</Notice>
+      )}
       {props.secret && <SecretNotice secret={props.secret} />}
       {props.endpoints.length === 0 ? (
         <p class="muted">No endpoint yet.</p>
@@ -390,7 +396,7 @@ function formInput(body: FormBody): EndpointInput {
 export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
   const { db } = deps.database;
-  const options = { kinds: KINDS, allowLocal: deps.config.webhooksAllowLocal };
+  const options = { kinds: KINDS, allowLocal: deps.config.webhooksAllowLocal, secrets: deps.secrets };
 
   /** The membership if the viewer manages the organization in the URL; otherwise the page to send. */
   function managed(c: Context<WebEnv>): Membership | Response | Promise<Response> {
@@ -417,7 +423,13 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
     const endpoints = await listEndpoints(db, membership.organizationId);
     return sendPage(
       c,
-      <EndpointsPage viewer={viewerOf(c)} membership={membership} endpoints={endpoints} {...extra} />,
+      <EndpointsPage
+        viewer={viewerOf(c)}
+        membership={membership}
+        endpoints={endpoints}
+        unavailable={deps.secrets.available ? undefined : NO_SECRETS_KEY_MESSAGE}
+        {...extra}
+      />,
       status,
     );
   }
@@ -526,7 +538,14 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
     if (membership instanceof Response) return membership;
     const endpoint = await endpointOf(c, membership);
     if (endpoint instanceof Response) return endpoint;
-    const secret = await rotateSecret(db, deps.now(), membership.organizationId, endpoint.id);
+    let secret: string;
+    try {
+      secret = await rotateSecret(db, deps.now(), membership.organizationId, endpoint.id, deps.secrets);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict')
+        return endpointPage(c, membership, endpoint, 409, { error: error.message });
+      throw error;
+    }
     const rotated = await getEndpoint(db, membership.organizationId, endpoint.id);
     return endpointPage(c, membership, rotated, 200, { notice: 'A new secret was made.', secret });
   });

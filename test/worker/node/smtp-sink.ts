@@ -1,5 +1,6 @@
-// Node side of the Worker's email test: a real SMTP server on loopback (smtp-server) that parses each message with
-// mailparser, and an HTTP page on loopback listing what it received, which the test in workerd reads with fetch.
+// Node side of the Worker's email test: a real SMTP server on loopback (smtp-server, no STARTTLS) that parses each
+// message with mailparser, and an HTTP page on loopback listing what it received (`/`) and the user names that
+// signed in (`/auths`), which the tests in workerd read with fetch.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
@@ -23,12 +24,15 @@ export async function startSmtpSink(): Promise<{
   close(): Promise<void>;
 }> {
   const received: ReceivedMessage[] = [];
+  const auths: string[] = [];
   const smtp = new SMTPServer({
-    // The Worker signs in (AUTH PLAIN or LOGIN over plain TCP, as on a loopback relay) with these credentials.
+    // The Worker signs in (AUTH PLAIN or LOGIN over plain TCP, as on a loopback relay, with SMTP_INSECURE=true) with
+    // these credentials; without SMTP_INSECURE it must not sign in at all.
     allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
     onAuth(auth, _session, callback) {
+      auths.push(auth.username ?? '');
       if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD)
         callback(null, { user: auth.username });
       else callback(new Error('535 authentication failed'));
@@ -51,9 +55,9 @@ export async function startSmtpSink(): Promise<{
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const inbox = createServer((_request, response) => {
+  const inbox = createServer((request, response) => {
     response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(received));
+    response.end(JSON.stringify(request.url === '/auths' ? auths : received));
   });
   await new Promise<void>((resolve) => inbox.listen(0, '127.0.0.1', resolve));
   return {
