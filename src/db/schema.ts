@@ -12,6 +12,8 @@ export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   description: text('description'),
+  /** The organization's settings (src/tools/settings.ts), JSON; a setting left out has its default. */
+  settings: text('settings', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
   ...timestamps,
 });
 
@@ -1128,4 +1130,401 @@ export const webhookScheduledEvents = sqliteTable(
     created_at: text('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.organization_id, t.event_key] })],
+);
+
+// ---- incidents and their regulatory clocks; the privacy registers (GDPR Art. 30, 35, 15-22) ---------------------
+
+export const incidents = sqliteTable(
+  'incidents',
+  {
+    ...scoped,
+    title: text('title').notNull(),
+    description: text('description'),
+    /** When it happened, if known (ISO time). */
+    occurred_at: text('occurred_at'),
+    /** When the organization became aware of it (ISO time): every first-stage regulatory clock starts here. */
+    detected_at: text('detected_at').notNull(),
+    reported_by_id: text('reported_by_id'),
+    owner_id: text('owner_id'),
+    severity: text('severity').notNull(),
+    category: text('category').notNull(),
+    status: text('status').notNull(),
+    personal_data: integer('personal_data', { mode: 'boolean' }).notNull().default(false),
+    affected_people: integer('affected_people'),
+    gdpr_risk: text('gdpr_risk'),
+    nis2_significant: integer('nis2_significant', { mode: 'boolean' }).notNull().default(false),
+    /** DORA: when it was classified as a major ICT-related incident (ISO time); null = not major. */
+    dora_major_at: text('dora_major_at'),
+    /** The regimes whose clocks apply to it (JSON list); null = the organization's setting. */
+    regimes: text('regimes', { mode: 'json' }).$type<string[]>(),
+    root_cause: text('root_cause'),
+    lessons_learned: text('lessons_learned'),
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('incidents_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('incidents_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('incidents_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('incidents_org_detected_idx').on(t.organization_id, t.detected_at, t.id),
+    index('incidents_org_status_idx').on(t.organization_id, t.status, t.detected_at),
+    index('incidents_org_severity_idx').on(t.organization_id, t.severity, t.detected_at),
+    index('incidents_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const incidentAssets = sqliteTable(
+  'incident_assets',
+  {
+    incident_id: text('incident_id').notNull(),
+    asset_id: text('asset_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.asset_id] }),
+    index('incident_assets_asset_idx').on(t.asset_id),
+  ],
+);
+export const incidentVendors = sqliteTable(
+  'incident_vendors',
+  {
+    incident_id: text('incident_id').notNull(),
+    vendor_id: text('vendor_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.vendor_id] }),
+    index('incident_vendors_vendor_idx').on(t.vendor_id),
+  ],
+);
+export const incidentDataClassifications = sqliteTable(
+  'incident_data_classifications',
+  {
+    incident_id: text('incident_id').notNull(),
+    data_classification_id: text('data_classification_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.data_classification_id] }),
+    index('incident_data_classifications_data_classification_idx').on(t.data_classification_id),
+  ],
+);
+export const incidentRisks = sqliteTable(
+  'incident_risks',
+  {
+    incident_id: text('incident_id').notNull(),
+    risk_id: text('risk_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.risk_id] }),
+    index('incident_risks_risk_idx').on(t.risk_id),
+  ],
+);
+export const incidentProcessingActivities = sqliteTable(
+  'incident_processing_activities',
+  {
+    incident_id: text('incident_id').notNull(),
+    processing_activity_id: text('processing_activity_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.processing_activity_id] }),
+    index('incident_processing_activities_processing_activity_idx').on(t.processing_activity_id),
+  ],
+);
+export const incidentObligations = sqliteTable(
+  'incident_obligations',
+  {
+    incident_id: text('incident_id').notNull(),
+    obligation_id: text('obligation_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.obligation_id] }),
+    index('incident_obligations_obligation_idx').on(t.obligation_id),
+  ],
+);
+
+/** An incident's timeline: what was done, when, by whom. */
+export const incidentActions = sqliteTable(
+  'incident_actions',
+  {
+    ...scoped,
+    incident_id: text('incident_id').notNull(),
+    at: text('at').notNull(),
+    actor_id: text('actor_id'),
+    action: text('action').notNull(),
+    outcome: text('outcome'),
+    ...timestamps,
+  },
+  (t) => [
+    index('incident_actions_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('incident_actions_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('incident_actions_org_at_idx').on(t.organization_id, t.at, t.id),
+    index('incident_actions_incident_idx').on(t.incident_id, t.at),
+  ],
+);
+
+/** A notification sent to an authority or to the people affected: it stops the clock of its regime and stage. */
+export const incidentNotifications = sqliteTable(
+  'incident_notifications',
+  {
+    ...scoped,
+    incident_id: text('incident_id').notNull(),
+    regime: text('regime').notNull(),
+    stage: text('stage').notNull(),
+    recipient: text('recipient').notNull(),
+    sent_at: text('sent_at').notNull(),
+    reference: text('reference'),
+    document_id: text('document_id'),
+    note: text('note'),
+    ...timestamps,
+  },
+  (t) => [
+    index('incident_notifications_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('incident_notifications_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('incident_notifications_org_sent_idx').on(t.organization_id, t.sent_at, t.id),
+    index('incident_notifications_incident_idx').on(t.incident_id, t.regime, t.stage),
+  ],
+);
+
+/**
+ * Each incident's clocks as last computed (src/tools/incidents/clocks.ts), rewritten with every write to the incident
+ * or its notifications: what the deadline scans, My work and the summary read without computing every incident.
+ * `open` is 1 while the clock still asks for a notification (running, missed or waiting), 0 once it is sent.
+ */
+export const incidentDeadlines = sqliteTable(
+  'incident_deadlines',
+  {
+    organization_id: text('organization_id').notNull(),
+    incident_id: text('incident_id').notNull(),
+    regime: text('regime').notNull(),
+    stage: text('stage').notNull(),
+    due_at: text('due_at'),
+    /** The deadline's calendar date in the organization's time zone. */
+    due_on: text('due_on'),
+    sent_at: text('sent_at'),
+    open: integer('open', { mode: 'boolean' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.incident_id, t.regime, t.stage] }),
+    index('incident_deadlines_open_idx').on(t.organization_id, t.open, t.due_at),
+  ],
+);
+
+/**
+ * Incidents whose clocks must be computed again (a write to the incident or its notifications, or a change of the
+ * organization's settings, queues it by trigger, in the same transaction): readers refresh them first. `token` changes
+ * with every queueing, so a refresh removes only the entry it computed.
+ */
+export const incidentClockQueue = sqliteTable(
+  'incident_clock_queue',
+  {
+    incident_id: text('incident_id').primaryKey(),
+    organization_id: text('organization_id').notNull(),
+    token: text('token').notNull(),
+  },
+  (t) => [index('incident_clock_queue_org_idx').on(t.organization_id)],
+);
+
+export const processingActivities = sqliteTable(
+  'processing_activities',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    role: text('role').notNull(),
+    /** For a processor: the controllers on whose behalf it processes (Art. 30(2)(a)). */
+    controllers: text('controllers'),
+    purposes: text('purposes').notNull(),
+    lawful_bases: text('lawful_bases', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    special_category_condition: text('special_category_condition'),
+    data_subject_categories: text('data_subject_categories', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    personal_data_categories: text('personal_data_categories', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    recipients: text('recipients'),
+    transfer_countries: text('transfer_countries', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    transfer_safeguard: text('transfer_safeguard'),
+    retention: text('retention'),
+    owner_id: text('owner_id'),
+    ...reviewColumns(),
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('processing_activities_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('processing_activities_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('processing_activities_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('processing_activities_org_role_idx').on(t.organization_id, t.role),
+    index('processing_activities_org_owner_idx').on(t.organization_id, t.owner_id),
+    index('processing_activities_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
+  ],
+);
+
+export const processingActivityVendors = sqliteTable(
+  'processing_activity_vendors',
+  {
+    processing_activity_id: text('processing_activity_id').notNull(),
+    vendor_id: text('vendor_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.processing_activity_id, t.vendor_id] }),
+    index('processing_activity_vendors_vendor_idx').on(t.vendor_id),
+  ],
+);
+export const processingActivityDataClassifications = sqliteTable(
+  'processing_activity_data_classifications',
+  {
+    processing_activity_id: text('processing_activity_id').notNull(),
+    data_classification_id: text('data_classification_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.processing_activity_id, t.data_classification_id] }),
+    index('processing_activity_data_classifications_data_classification_idx').on(t.data_classification_id),
+  ],
+);
+export const processingActivityMeasures = sqliteTable(
+  'processing_activity_measures',
+  {
+    processing_activity_id: text('processing_activity_id').notNull(),
+    measure_id: text('measure_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.processing_activity_id, t.measure_id] }),
+    index('processing_activity_measures_measure_idx').on(t.measure_id),
+  ],
+);
+
+export const dpias = sqliteTable(
+  'dpias',
+  {
+    ...scoped,
+    title: text('title').notNull(),
+    description: text('description'),
+    status: text('status').notNull(),
+    screening_criteria: text('screening_criteria', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    necessity: text('necessity'),
+    dpo_advice: text('dpo_advice'),
+    decision: text('decision'),
+    prior_consultation: integer('prior_consultation', { mode: 'boolean' }).notNull().default(false),
+    owner_id: text('owner_id'),
+    approver_id: text('approver_id'),
+    approved_on: text('approved_on'),
+    ...reviewColumns(),
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('dpias_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('dpias_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('dpias_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('dpias_org_status_idx').on(t.organization_id, t.status),
+    index('dpias_org_owner_idx').on(t.organization_id, t.owner_id),
+    index('dpias_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
+  ],
+);
+
+export const dpiaProcessingActivities = sqliteTable(
+  'dpia_processing_activities',
+  {
+    dpia_id: text('dpia_id').notNull(),
+    processing_activity_id: text('processing_activity_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.dpia_id, t.processing_activity_id] }),
+    index('dpia_processing_activities_processing_activity_idx').on(t.processing_activity_id),
+  ],
+);
+export const dpiaRisks = sqliteTable(
+  'dpia_risks',
+  {
+    dpia_id: text('dpia_id').notNull(),
+    risk_id: text('risk_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.dpia_id, t.risk_id] }), index('dpia_risks_risk_idx').on(t.risk_id)],
+);
+export const dpiaMeasures = sqliteTable(
+  'dpia_measures',
+  {
+    dpia_id: text('dpia_id').notNull(),
+    measure_id: text('measure_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.dpia_id, t.measure_id] }),
+    index('dpia_measures_measure_idx').on(t.measure_id),
+  ],
+);
+
+export const dataSubjectRequests = sqliteTable(
+  'data_subject_requests',
+  {
+    ...scoped,
+    reference: text('reference').notNull(),
+    request_type: text('request_type').notNull(),
+    received_on: text('received_on').notNull(),
+    identity_verified_on: text('identity_verified_on'),
+    verification_method: text('verification_method'),
+    /** Derived: one month from receipt, plus the extension (Art. 12(3)). */
+    due_on: text('due_on').notNull(),
+    extension_months: integer('extension_months').notNull().default(0),
+    extension_reason: text('extension_reason'),
+    status: text('status').notNull(),
+    response_sent_on: text('response_sent_on'),
+    owner_id: text('owner_id'),
+    note: text('note'),
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('data_subject_requests_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('data_subject_requests_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('data_subject_requests_org_reference_idx').on(t.organization_id, t.reference, t.id),
+    index('data_subject_requests_org_due_idx').on(t.organization_id, t.due_on, t.id),
+    index('data_subject_requests_org_received_idx').on(t.organization_id, t.received_on, t.id),
+    index('data_subject_requests_org_status_idx').on(t.organization_id, t.status, t.due_on),
+    index('data_subject_requests_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+export const dataSubjectRequestProcessingActivities = sqliteTable(
+  'data_subject_request_processing_activities',
+  {
+    data_subject_request_id: text('data_subject_request_id').notNull(),
+    processing_activity_id: text('processing_activity_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.data_subject_request_id, t.processing_activity_id] }),
+    index('data_subject_request_processing_activities_processing_activity_idx').on(t.processing_activity_id),
+  ],
+);
+export const dataSubjectRequestAssets = sqliteTable(
+  'data_subject_request_assets',
+  {
+    data_subject_request_id: text('data_subject_request_id').notNull(),
+    asset_id: text('asset_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.data_subject_request_id, t.asset_id] }),
+    index('data_subject_request_assets_asset_idx').on(t.asset_id),
+  ],
 );

@@ -41,6 +41,10 @@ export const EVIDENCE_TARGETS: readonly RegisterKind[] = [
   'audit',
   'nonconformity',
   'obligation',
+  'incident',
+  'processing_activity',
+  'dpia',
+  'data_subject_request',
 ];
 
 /** The read-only `evidence_ids` of a record that can carry evidence: the other side of evidence's record_ids. */
@@ -171,7 +175,7 @@ export const evidenceSpec: RegisterSpec = {
       target: EVIDENCE_TARGETS,
       writable: true,
       description:
-        'Records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations.',
+        'Records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations, incidents, processing activities, DPIAs, data-subject requests.',
       label: 'Records',
       hint: 'The records this evidence supports.',
     },
@@ -191,7 +195,7 @@ export const evidenceSpec: RegisterSpec = {
         EVIDENCE_TARGETS.map((target) => ID_PREFIXES[target]),
         'record',
       ).describe(
-        'Only evidence for this record (`msr_`, `rsk_`, `req_`, `ven_`, `aud_`, `ncf_`, `obl_...`).',
+        'Only evidence for this record (`msr_`, `rsk_`, `req_`, `ven_`, `aud_`, `ncf_`, `obl_`, `inc_`, `pra_`, `dpi_`, `dsr_...`).',
       ),
     ),
     supersedes_id: filter(idOf('evd', 'Evidence').describe('Only those that replace this item.'), (value) =>

@@ -167,3 +167,26 @@ export const cursorSchema = z
   .describe("Opaque cursor from the previous page's `next_cursor`; omit for the first page.");
 
 export const directionSchema = caseInsensitiveEnum(['ASC', 'DESC']).describe('Sort direction: ASC or DESC.');
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A moment, as ISO 8601 with a time zone (`2026-11-28T09:30:00Z`, `2026-11-28T10:30+01:00`), stored in UTC with
+ * milliseconds (`toISOString`), so text order is time order. Checked on length before the (linear) pattern.
+ */
+export const instantSchema = z.preprocess(
+  (value) => {
+    if (typeof value !== 'string' || value.length > 40) return value;
+    const text = value.trim();
+    if (!INSTANT.test(text)) return value;
+    const time = Date.parse(text);
+    return Number.isNaN(time) ? value : new Date(time).toISOString();
+  },
+  z
+    .string()
+    .max(40)
+    .regex(
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/,
+      'Expected a time as ISO 8601 with a zone, e.g. 2026-11-28T09:30:00Z',
+    ),
+);

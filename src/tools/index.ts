@@ -13,6 +13,8 @@ import { evidenceSpec } from './evidence.ts';
 import { findRecordsTool } from './find-records.ts';
 import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
+import { incidentActionSpec, incidentNotificationSpec } from './incidents/incident-records.ts';
+import { incidentSpec } from './incidents/incidents.ts';
 import { markReviewedTool } from './mark-reviewed.ts';
 import { measureSpec } from './measures.ts';
 import { myWorkTool } from './my-work.ts';
@@ -20,10 +22,14 @@ import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
 import { organizationTools } from './organizations.ts';
 import { personSpec } from './people.ts';
+import { dataSubjectRequestSpec } from './privacy/data-subject-requests.ts';
+import { dpiaSpec } from './privacy/dpias.ts';
+import { processingActivitySpec } from './privacy/processing-activities.ts';
 import { buildRegisters, type Registers, type RegisterTools } from './registers/builder.ts';
 import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 import { requirementSpec } from './requirements.ts';
 import { riskSpec } from './risks.ts';
+import { settingsTools } from './settings.ts';
 import { summaryTool } from './summary.ts';
 import { taskSpec } from './tasks.ts';
 import type { Tool } from './types.ts';
@@ -45,6 +51,12 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   documentSpec,
   evidenceSpec,
   taskSpec,
+  incidentSpec,
+  incidentActionSpec,
+  incidentNotificationSpec,
+  processingActivitySpec,
+  dpiaSpec,
+  dataSubjectRequestSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -80,6 +92,7 @@ export const DISCOVERY = discoveryTools(() => TOOLS);
 const registerTools = REGISTER_SPECS.map((spec) => REGISTERS[spec.kind]);
 const allTools: Tool[] = [
   ...organizationTools,
+  ...settingsTools,
   findRecords,
   DISCOVERY.findTools,
   DISCOVERY.callRead,

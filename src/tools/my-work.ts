@@ -3,10 +3,21 @@
 import { and, eq, inArray, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { continualImprovements, nonconformities, obligations, people, tasks, users } from '../db/schema.ts';
+import {
+  continualImprovements,
+  dataSubjectRequests,
+  incidentDeadlines,
+  incidents,
+  nonconformities,
+  obligations,
+  people,
+  tasks,
+  users,
+} from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
+import { refreshClocks } from './incidents/clock-store.ts';
 import { addDays, dueState, todayOf } from './overdue.ts';
 import { decodeCursor, encodeCursor } from './pagination.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from './reviews.ts';
@@ -14,7 +25,7 @@ import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
-export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED'] as const;
+export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE'] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
 export interface MyWorkItem {
@@ -24,6 +35,10 @@ export interface MyWorkItem {
   title: string;
   reason: MyWorkReason;
   due_on: string | null;
+  /** A deadline to the hour (an incident's notification), as an ISO time; null for a day's due date. */
+  due_at: string | null;
+  /** Whole hours to due_at (negative once passed); null without due_at. */
+  hours_left: number | null;
   status: string | null;
   overdue: boolean;
   due_soon: boolean;
@@ -42,7 +57,15 @@ function part(
   reason: SQL,
   where: SQL | undefined,
 ): SQL {
-  return sql`select ${kind} as kind, ${table.id} as id, ${table.organization_id} as organization_id, ${title} as title, ${reason} as reason, ${due} as due_on, ${status ?? sql`null`} as status from ${table} where ${where ?? sql`1`}`;
+  return sql`select ${kind} as kind, ${table.id} as id, ${table.organization_id} as organization_id, ${title} as title, ${reason} as reason, ${due} as due_on, null as due_at, ${status ?? sql`null`} as status from ${table} where ${where ?? sql`1`}`;
+}
+
+/**
+ * The incidents the caller manages with a notification still due: one item each, at its earliest open deadline
+ * (`incident_deadlines`, refreshed before the read), titled with what is due.
+ */
+function incidentDeadlinePart(personIds: string[]): SQL {
+  return sql`select 'incident' as kind, ${incidents.id} as id, ${incidents.organization_id} as organization_id, 'Notification due: ' || ${incidents.title} as title, 'DEADLINE' as reason, min(${incidentDeadlines.due_on}) as due_on, min(${incidentDeadlines.due_at}) as due_at, ${incidents.status} as status from ${incidentDeadlines} join ${incidents} on ${incidents.id} = ${incidentDeadlines.incident_id} where ${incidentDeadlines.open} = 1 and ${incidentDeadlines.due_on} is not null and ${inArray(incidents.owner_id, personIds)} group by ${incidents.id}`;
 }
 
 /** The work of the caller, people being the records of the caller's email in each organization. */
@@ -86,6 +109,19 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         owner,
         and(owned(nonconformities.owner_id), sql`${nonconformities.status} <> 'CLOSED'`),
       ),
+      part(
+        'data_subject_request',
+        dataSubjectRequests,
+        dataSubjectRequests.reference,
+        dataSubjectRequests.due_on,
+        dataSubjectRequests.status,
+        owner,
+        and(
+          owned(dataSubjectRequests.owner_id),
+          notInArray(dataSubjectRequests.status, ['COMPLETED', 'REJECTED']),
+        ),
+      ),
+      incidentDeadlinePart(personIds),
       part(
         'continual_improvement',
         continualImprovements,
@@ -141,8 +177,18 @@ const itemSchema = z
     id: z.string().describe('Record id.'),
     organization_id: z.string().describe('`org_...`'),
     title: z.string().describe('Name or title.'),
-    reason: z.enum(MY_WORK_REASONS).describe('ASSIGNED to you, REVIEW due, or OWNED by you and open.'),
+    reason: z
+      .enum(MY_WORK_REASONS)
+      .describe(
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, or a DEADLINE of an incident you manage.',
+      ),
     due_on: z.string().nullable().describe('Due or next review date.'),
+    due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),
+    hours_left: z
+      .number()
+      .int()
+      .nullable()
+      .describe('For a DEADLINE: whole hours left (negative once missed).'),
     status: z.string().nullable().describe('Status or state.'),
     overdue: z.boolean().describe('due_on is before today.'),
     due_soon: z.boolean().describe('Due from today to within_days.'),
@@ -164,6 +210,7 @@ export async function myWorkPage(
     throw invalidArguments('The cursor is not valid.', [{ path: 'cursor', message: 'Malformed cursor' }]);
   if (organizationIds.length === 0) return { items: [], next_cursor: null, total_count: 0, today };
   const personIds = await peopleOfCaller(ctx, organizationIds);
+  await refreshClocks(ctx.db, organizationIds, ctx.now());
   const union = workUnion(ctx.principal.userId, personIds, organizationIds, addDays(today, withinDays));
   // Due dates first, earliest first, then the undated; ties by id. A cursor is the last item's (due_on, id).
   const after = !cursor
@@ -172,14 +219,22 @@ export async function myWorkPage(
       ? sql`due_on is null and id > ${cursor.i}`
       : sql`(due_on > ${cursor.v} or (due_on = ${cursor.v} and id > ${cursor.i}) or due_on is null)`;
   const [rows, counted] = await ctx.db.batch([
-    ctx.db.all<Omit<MyWorkItem, 'overdue' | 'due_soon'>>(
+    ctx.db.all<Omit<MyWorkItem, 'overdue' | 'due_soon' | 'hours_left'>>(
       sql`select * from (${union}) where ${after} order by due_on is null, due_on, id limit ${size + 1}`,
     ),
     ctx.db.all<{ n: number }>(sql`select count(*) as n from (${union})`),
   ]);
   const items = rows.slice(0, size).map((row) => {
     const state = dueState(row.due_on, today, withinDays);
-    return { ...row, overdue: state === 'overdue', due_soon: state === 'due_soon' };
+    const hoursLeft =
+      row.due_at === null ? null : Math.floor((Date.parse(row.due_at) - ctx.now().getTime()) / 3_600_000);
+    const overdue = hoursLeft === null ? state === 'overdue' : hoursLeft < 0;
+    return {
+      ...row,
+      hours_left: hoursLeft,
+      overdue,
+      due_soon: !overdue && (state === 'due_soon' || state === 'overdue'),
+    };
   });
   const last = items.at(-1);
   return {
@@ -197,7 +252,7 @@ export const myWorkTool: Tool = defineTool({
   name: NAME,
   title: 'My work',
   description:
-    'Your work by due date: tasks assigned to you, reviews due and open items you own (as the person with your email), with overdue flags.',
+    'Your work by due date: tasks assigned to you, reviews due, open items you own (as the person with your email) and notification deadlines of incidents you manage (with hours_left), with overdue flags.',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   toolset: CORE_TOOLSET,

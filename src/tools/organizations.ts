@@ -23,6 +23,15 @@ const organizationRecord = z
   .describe('An organization.');
 RECORD_SCHEMAS.set(organizationRecord, { label: 'organization', spelledOutIn: 'getOrganization' });
 
+/** The columns an organization record shows (its settings have their own tool, getOrganizationSettings). */
+const RECORD_COLUMNS = {
+  id: organizations.id,
+  name: organizations.name,
+  description: organizations.description,
+  created_at: organizations.created_at,
+  updated_at: organizations.updated_at,
+};
+
 /** The list tool's name, which its cursors carry. */
 const LIST_ORGANIZATIONS = 'listOrganizations';
 
@@ -58,7 +67,7 @@ export const organizationTools: Tool[] = [
         : undefined;
       const [rows, totals] = await ctx.db.batch([
         ctx.db
-          .select()
+          .select(RECORD_COLUMNS)
           .from(organizations)
           .where(and(reachable, after))
           .orderBy(asc(organizations.name), asc(organizations.id))
@@ -88,7 +97,11 @@ export const organizationTools: Tool[] = [
     output: z.object({ organization: organizationRecord }),
     async run(ctx, input) {
       requireOrganization(ctx, input.id, 'read');
-      const [row] = await ctx.db.select().from(organizations).where(eq(organizations.id, input.id)).limit(1);
+      const [row] = await ctx.db
+        .select(RECORD_COLUMNS)
+        .from(organizations)
+        .where(eq(organizations.id, input.id))
+        .limit(1);
       if (!row) throw notFound('Organization');
       return { organization: { ...row, role: roleIn(ctx.principal, row.id) ?? 'VIEWER' } };
     },

@@ -3,7 +3,15 @@
 import { and, isNotNull, lt, lte, notInArray, type SQL } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { documents, measures, requirements, risks, vendors } from '../db/schema.ts';
+import {
+  documents,
+  dpias,
+  measures,
+  processingActivities,
+  requirements,
+  risks,
+  vendors,
+} from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { dateSchema, longText } from './fields.ts';
 import { addDays, dueState } from './overdue.ts';
@@ -57,6 +65,18 @@ export const REVIEW_CYCLES = {
     next: documents.next_review_on,
     owners: [documents.owner_id],
     retired: { column: documents.status, values: ['RETIRED'] },
+  },
+  processing_activity: {
+    table: processingActivities,
+    title: processingActivities.name,
+    next: processingActivities.next_review_on,
+    owners: [processingActivities.owner_id],
+  },
+  dpia: {
+    table: dpias,
+    title: dpias.title,
+    next: dpias.next_review_on,
+    owners: [dpias.owner_id],
   },
 } as const satisfies Record<string, ReviewCycle>;
 

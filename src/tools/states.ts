@@ -111,3 +111,95 @@ export function checkTransition(
 
 /** Evidence kinds: a stored file or a link. */
 export const EVIDENCE_KINDS = ['FILE', 'LINK'] as const;
+
+// ---- incidents and the privacy registers -------------------------------------------------------------------
+
+export const INCIDENT_STATUSES = ['OPEN', 'CONTAINED', 'ERADICATED', 'RECOVERED', 'CLOSED'] as const;
+
+export const INCIDENT_SEVERITIES = ['LOW', 'MEDIUM', 'HIGH', 'CRITICAL'] as const;
+
+export const INCIDENT_CATEGORIES = [
+  'MALWARE',
+  'PHISHING',
+  'UNAUTHORIZED_ACCESS',
+  'DATA_LEAK',
+  'LOST_OR_STOLEN_DEVICE',
+  'DENIAL_OF_SERVICE',
+  'SYSTEM_FAILURE',
+  'HUMAN_ERROR',
+  'THIRD_PARTY',
+  'PHYSICAL',
+  'OTHER',
+] as const;
+
+export const PROCESSING_ROLES = ['CONTROLLER', 'JOINT_CONTROLLER', 'PROCESSOR'] as const;
+
+/** GDPR Art. 6(1)(a)-(f), in order. */
+export const LAWFUL_BASES = [
+  'CONSENT',
+  'CONTRACT',
+  'LEGAL_OBLIGATION',
+  'VITAL_INTERESTS',
+  'PUBLIC_TASK',
+  'LEGITIMATE_INTERESTS',
+] as const;
+
+/** GDPR Art. 9(2)(a)-(j), in order: the condition that allows processing special categories of data. */
+export const SPECIAL_CATEGORY_CONDITIONS = [
+  'EXPLICIT_CONSENT',
+  'EMPLOYMENT_AND_SOCIAL_PROTECTION',
+  'VITAL_INTERESTS',
+  'NOT_FOR_PROFIT_BODY',
+  'MADE_PUBLIC_BY_SUBJECT',
+  'LEGAL_CLAIMS',
+  'SUBSTANTIAL_PUBLIC_INTEREST',
+  'HEALTH_OR_SOCIAL_CARE',
+  'PUBLIC_HEALTH',
+  'ARCHIVING_RESEARCH_STATISTICS',
+] as const;
+
+/** GDPR Chapter V: what makes a transfer outside the EEA lawful. */
+export const TRANSFER_SAFEGUARDS = [
+  'ADEQUACY_DECISION',
+  'STANDARD_CONTRACTUAL_CLAUSES',
+  'BINDING_CORPORATE_RULES',
+  'DEROGATION',
+] as const;
+
+export const DPIA_STATUSES = ['DRAFT', 'IN_REVIEW', 'APPROVED', 'REJECTED'] as const;
+
+/**
+ * The nine criteria of processing likely to result in a high risk, as the EDPB's guidelines on DPIAs (WP248 rev.01,
+ * endorsed by the EDPB) list them; two or more usually call for a DPIA.
+ */
+export const DPIA_CRITERIA = [
+  'EVALUATION_OR_SCORING',
+  'AUTOMATED_DECISION_WITH_LEGAL_EFFECT',
+  'SYSTEMATIC_MONITORING',
+  'SENSITIVE_OR_HIGHLY_PERSONAL_DATA',
+  'LARGE_SCALE',
+  'MATCHED_OR_COMBINED_DATASETS',
+  'VULNERABLE_DATA_SUBJECTS',
+  'INNOVATIVE_TECHNOLOGY',
+  'PREVENTS_EXERCISING_RIGHTS',
+] as const;
+
+export const DPIA_SCREENING_RESULTS = ['REQUIRED', 'RECOMMENDED', 'NOT_REQUIRED'] as const;
+
+/** The rights of Art. 15-22, in order. */
+export const REQUEST_TYPES = [
+  'ACCESS',
+  'RECTIFICATION',
+  'ERASURE',
+  'RESTRICTION',
+  'PORTABILITY',
+  'OBJECTION',
+  'AUTOMATED_DECISION',
+] as const;
+
+export const REQUEST_STATUSES = ['RECEIVED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED'] as const;
+
+export const REGIMES = ['GDPR', 'NIS2', 'DORA'] as const;
+
+/** How likely a personal data breach is to result in a risk to people's rights and freedoms (GDPR Art. 33, 34). */
+export const GDPR_RISK_LEVELS = ['UNLIKELY', 'RISK', 'HIGH_RISK'] as const;

@@ -20,6 +20,8 @@ export interface ContractWorld {
   aliceUserId: string;
   tokens: {
     alice: string;
+    /** Alice's token for the pagination suite: the tools suite spends most of \`alice\`'s calls per minute. */
+    alicePaging: string;
     aliceRead: string;
     /** Alice's token restricted to orgAuth. */
     aliceRestricted: string;

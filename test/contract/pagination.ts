@@ -7,14 +7,14 @@ const ORIGINALS = 25;
 type Page = { vendors: { id: string; name: string }[]; next_cursor: string | null; total_count: number };
 
 function page(host: ContractHost, args: Record<string, unknown>): Promise<Page> {
-  return ok<Page>(host, host.world.tokens.alice, 'listVendors', {
+  return ok<Page>(host, host.world.tokens.alicePaging, 'listVendors', {
     organization_id: host.world.orgPaging,
     ...args,
   });
 }
 
 async function addVendor(host: ContractHost, name: string): Promise<string> {
-  const result = await ok<{ vendor: { id: string } }>(host, host.world.tokens.alice, 'addVendor', {
+  const result = await ok<{ vendor: { id: string } }>(host, host.world.tokens.alicePaging, 'addVendor', {
     organization_id: host.world.orgPaging,
     name,
   });
@@ -66,7 +66,7 @@ export function describePaginationContract(hostRef: HostRef): void {
           originals.filter((id) => !seen.includes(id)),
           `gaps with order ${JSON.stringify(order)}`,
         ).toEqual([]);
-        for (const id of inserted) await ok(host, host.world.tokens.alice, 'deleteVendor', { id });
+        for (const id of inserted) await ok(host, host.world.tokens.alicePaging, 'deleteVendor', { id });
       }
     });
 
@@ -85,7 +85,7 @@ export function describePaginationContract(hostRef: HostRef): void {
 
     it.each([0, 101, -1, 2.5, '10'])('refuses size %s as invalid_arguments naming size', async (size) => {
       const host = hostRef();
-      const result = await callDirect(host, host.world.tokens.alice, 'listVendors', {
+      const result = await callDirect(host, host.world.tokens.alicePaging, 'listVendors', {
         organization_id: host.world.orgPaging,
         size,
       });
@@ -96,7 +96,7 @@ export function describePaginationContract(hostRef: HostRef): void {
 
     it('refuses a malformed cursor', async () => {
       const host = hostRef();
-      const result = await callDirect(host, host.world.tokens.alice, 'listVendors', {
+      const result = await callDirect(host, host.world.tokens.alicePaging, 'listVendors', {
         organization_id: host.world.orgPaging,
         cursor: 'not-a-cursor',
       });

@@ -40,6 +40,8 @@ export function exampleArguments(
   const args: Record<string, unknown> = { ...spec.example, organization_id: organizationId };
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
+  if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
+    args.incident_id = ids.incident;
   // People's emails are unique within an organization, requirements' references within a framework.
   return { ...args, ...freshUniqueValues(spec) };
 }
@@ -61,6 +63,12 @@ const ORDER: RegisterKind[] = [
   'document',
   'evidence',
   'task',
+  'processing_activity',
+  'incident',
+  'incident_action',
+  'incident_notification',
+  'dpia',
+  'data_subject_request',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -91,6 +99,12 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   document: { next_review_on: '2027-06-30' },
   evidence: { description: 'updated by the contract' },
   task: { description: 'updated by the contract' },
+  incident: { root_cause: 'updated by the contract' },
+  incident_action: { action: 'updated by the contract' },
+  incident_notification: { note: 'updated by the contract' },
+  processing_activity: { retention: 'updated by the contract' },
+  dpia: { necessity: 'updated by the contract' },
+  data_subject_request: { note: 'updated by the contract' },
 };
 
 /** A small CSV catalog for importFrameworkCatalog's samples. */
@@ -166,6 +180,9 @@ export async function sampleArguments(
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
+  if (toolName === 'getOrganizationSettings') return { organization_id: organizationId };
+  if (toolName === 'updateOrganizationSettings')
+    return { organization_id: organizationId, time_zone: 'Europe/Paris', incident_regimes: ['GDPR', 'NIS2'] };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
   if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')
@@ -273,6 +290,15 @@ export function answerMismatches(
   if (toolName === 'markReviewed') {
     expectEqual('id', answer.id, args.id);
     expectEqual('last_review_note', answer.last_review_note, args.note);
+    return problems;
+  }
+  if (toolName === 'getOrganizationSettings' || toolName === 'updateOrganizationSettings') {
+    const settings = answer.settings as { time_zone: string; incident_regimes: string[] };
+    if (toolName === 'updateOrganizationSettings') {
+      expectEqual('settings.time_zone', settings.time_zone, args.time_zone);
+      expectEqual('settings.incident_regimes', settings.incident_regimes, args.incident_regimes);
+    } else if (typeof settings.time_zone !== 'string' || !Array.isArray(settings.incident_regimes))
+      problems.push('settings: time_zone and incident_regimes expected');
     return problems;
   }
   if (toolName === 'myWork') {

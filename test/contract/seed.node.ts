@@ -46,6 +46,7 @@ export async function seedContractWorld(runtime: Runtime): Promise<ContractWorld
     aliceUserId: alice.userId,
     tokens: {
       alice: await createToken(runtime, alice),
+      alicePaging: await createToken(runtime, alice),
       aliceRead: await createToken(runtime, alice, { scope: 'read' }),
       aliceRestricted: await createToken(runtime, alice, { organizationIds: [orgAuth] }),
       bob: await createToken(runtime, bob),

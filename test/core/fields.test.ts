@@ -45,6 +45,19 @@ const TEXTS = [
   'e\u0301'.repeat(101),
 ];
 
+/** Dates and times: valid, impossible, in other zones and forms, before and after the examples' own dates. */
+const DATES = [
+  '2026-01-31',
+  '2026-02-30',
+  '2026-12-31',
+  '2026-01-31T10:00:00Z',
+  '2026-12-30T10:00:00+01:00',
+  ' 2026-12-30T23:59:59.5-05:00 ',
+  '2026-12-31T10:00Z',
+  '2026-13-01T00:00:00Z',
+  '2026-12-30 10:00:00Z',
+];
+
 type Schema = Record<string, unknown>;
 
 /** Values to try for a field, from its published input schema, with the hostile texts in every string position. */
@@ -76,7 +89,7 @@ function candidates(schema: Schema): unknown[] {
       const prefix = /`([a-z]{3})_\.\.\.`/.exec(String(schema.description ?? ''))?.[1];
       const own = prefix ? (pool.get(prefix) ?? (prefix === 'org' ? [world.orgA] : [])) : [];
       const special = schema.format === 'uri' ? URLS : schema.format === 'email' ? EMAILS : [];
-      return [...own, ...special, '2026-01-31', '2026-02-30', 'DE', ' fr ', ...TEXTS];
+      return [...own, ...special, ...DATES, 'DE', ' fr ', ...TEXTS];
     }
     default:
       return TEXTS;

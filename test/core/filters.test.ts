@@ -7,11 +7,18 @@ import {
   AUDIT_STATES,
   CLASSIFICATIONS,
   DOCUMENT_TYPES,
+  INCIDENT_CATEGORIES,
+  INCIDENT_SEVERITIES,
+  INCIDENT_STATUSES,
   MEASURE_STATES,
   OBLIGATION_STATUSES,
   OBLIGATION_TYPES,
   PERSON_KINDS,
   PRIORITIES,
+  PROCESSING_ROLES,
+  REGIMES,
+  REQUEST_STATUSES,
+  REQUEST_TYPES,
   RISK_STATUSES,
   RISK_TREATMENTS,
   TASK_STATUSES,
@@ -55,6 +62,7 @@ async function newScope() {
   const org = await createOrg(runtime, alice, 'Filter Org');
   const token = await createToken(runtime, alice, { organizationIds: [org] });
   let frameworkId: string | null = null;
+  let incidentId: string | null = null;
 
   async function add(kind: string, fields: Row = {}): Promise<Row> {
     const spec = specOf(kind);
@@ -62,6 +70,10 @@ async function newScope() {
     if (args.framework_id === 'fwk_...') {
       frameworkId ??= String((await add('framework', { name: 'Default framework' })).id);
       args.framework_id = frameworkId;
+    }
+    if (args.incident_id === 'inc_...') {
+      incidentId ??= String((await add('incident', { title: 'Default incident' })).id);
+      args.incident_id = incidentId;
     }
     for (const [field, value] of Object.entries(freshUniqueValues(spec)))
       if (!(field in fields)) args[field] = value;
@@ -178,6 +190,13 @@ const ENUM_FILTERS: Record<string, readonly string[]> = {
   'requirement.applicability': APPLICABILITIES,
   'document.type': DOCUMENT_TYPES,
   'task.status': TASK_STATUSES,
+  'incident.status': INCIDENT_STATUSES,
+  'incident.severity': INCIDENT_SEVERITIES,
+  'incident.category': INCIDENT_CATEGORIES,
+  'incident_notification.regime': REGIMES,
+  'processing_activity.role': PROCESSING_ROLES,
+  'data_subject_request.status': REQUEST_STATUSES,
+  'data_subject_request.request_type': REQUEST_TYPES,
 };
 
 /** Fields some values need on creation (a CLOSED nonconformity needs a corrective action). */
@@ -186,6 +205,17 @@ function extraFor(kind: string, field: string, value: string): Row {
     return { corrective_action: 'Fixed' };
   if (kind === 'requirement' && field === 'applicability' && value === 'EXCLUDED')
     return { justification: 'Out of scope' };
+  // A notification's stage is one of its regime's.
+  if (kind === 'incident_notification' && field === 'regime')
+    return { stage: { GDPR: 'AUTHORITY', NIS2: 'EARLY_WARNING', DORA: 'INITIAL_NOTIFICATION' }[value] };
+  if (kind === 'processing_activity' && field === 'role' && value === 'PROCESSOR')
+    return { controllers: 'Acme Retail Ltd' };
+  if (
+    kind === 'data_subject_request' &&
+    field === 'status' &&
+    (value === 'COMPLETED' || value === 'REJECTED')
+  )
+    return { response_sent_on: '2026-03-01' };
   return {};
 }
 
@@ -758,6 +788,132 @@ describe('filter argument', () => {
       expect(JSON.stringify(errorOf(refused).details)).toContain('filter');
     });
   }
+
+  filterTest(
+    ['incident.personal_data', 'incident.open_deadlines'],
+    'incident personal_data finds the breaches, and open_deadlines those still owing a notification',
+    async () => {
+      const scope = await newScope();
+      const breach = await scope.add('incident', { title: 'Breach', personal_data: true });
+      const outage = await scope.add('incident', { title: 'Outage', personal_data: false });
+      expect(await scope.ids('incident', { personal_data: true })).toEqual(idsOf(breach));
+      expect(await scope.ids('incident', { personal_data: false })).toEqual(idsOf(outage));
+      // The breach's GDPR clock runs (the organization follows GDPR by default) until its notice is recorded.
+      expect(await scope.ids('incident', { open_deadlines: true })).toEqual(idsOf(breach));
+      await scope.add('incident_notification', {
+        incident_id: breach.id,
+        regime: 'GDPR',
+        stage: 'AUTHORITY',
+        sent_at: '2026-11-29T09:00:00Z',
+      });
+      expect(await scope.ids('incident', { open_deadlines: true })).toEqual([]);
+      expect(await scope.ids('incident', { open_deadlines: false })).toEqual(idsOf(breach, outage));
+    },
+  );
+
+  const incidentLinks: [string, string, string][] = [
+    ['asset_id', 'asset_ids', 'asset'],
+    ['vendor_id', 'vendor_ids', 'vendor'],
+    ['data_classification_id', 'data_classification_ids', 'data_classification'],
+    ['risk_id', 'risk_ids', 'risk'],
+    ['processing_activity_id', 'processing_activity_ids', 'processing_activity'],
+    ['obligation_id', 'obligation_ids', 'obligation'],
+  ];
+  filterTest(
+    incidentLinks.map(([filter]) => `incident.${filter}`),
+    'incident link filters return the incidents linked to that record',
+    async () => {
+      const scope = await newScope();
+      for (const [filter, list, kind] of incidentLinks) {
+        const first = await scope.add(kind);
+        const second = await scope.add(kind);
+        const one = await scope.add('incident', { title: `One ${kind}`, [list]: [first.id] });
+        const both = await scope.add('incident', { title: `Both ${kind}s`, [list]: [first.id, second.id] });
+        expect(await scope.ids('incident', { [filter]: first.id }), filter).toEqual(idsOf(one, both));
+        expect(await scope.ids('incident', { [filter]: second.id }), filter).toEqual(idsOf(both));
+      }
+    },
+  );
+
+  filterTest(
+    ['incident_action.incident_id', 'incident_notification.incident_id'],
+    "incident_id returns an incident's timeline and notifications only",
+    async () => {
+      const scope = await newScope();
+      const [a, b] = [await scope.add('incident'), await scope.add('incident')];
+      const stepA = await scope.add('incident_action', { incident_id: a.id, action: 'Isolated the host' });
+      await scope.add('incident_action', { incident_id: b.id, action: 'Called the vendor' });
+      const noticeB = await scope.add('incident_notification', { incident_id: b.id });
+      expect(await scope.ids('incident_action', { incident_id: a.id })).toEqual(idsOf(stepA));
+      expect(await scope.ids('incident_notification', { incident_id: b.id })).toEqual(idsOf(noticeB));
+      expect(await scope.ids('incident_notification', { incident_id: a.id })).toEqual([]);
+    },
+  );
+
+  filterTest(
+    ['processing_activity.transfers', 'processing_activity.vendor_id'],
+    'processing_activity transfers finds those sending data outside the EEA, vendor_id those a processor serves',
+    async () => {
+      const scope = await newScope();
+      const payroll = await scope.add('vendor', { name: 'Payroll Co' });
+      const abroad = await scope.add('processing_activity', {
+        name: 'Support',
+        transfer_countries: ['US'],
+        transfer_safeguard: 'STANDARD_CONTRACTUAL_CLAUSES',
+      });
+      const home = await scope.add('processing_activity', { name: 'Payroll', vendor_ids: [payroll.id] });
+      expect(await scope.ids('processing_activity', { transfers: true })).toEqual(idsOf(abroad));
+      expect(await scope.ids('processing_activity', { transfers: false })).toEqual(idsOf(home));
+      expect(await scope.ids('processing_activity', { vendor_id: payroll.id })).toEqual(idsOf(home));
+    },
+  );
+
+  filterTest(
+    ['dpia.status', 'dpia.processing_activity_id'],
+    'dpia status finds drafts and decided ones, processing_activity_id those assessing that processing',
+    async () => {
+      const scope = await newScope();
+      const cctv = await scope.add('processing_activity', { name: 'CCTV' });
+      const approver = await scope.add('person');
+      const draft = await scope.add('dpia', { title: 'Draft', processing_activity_ids: [cctv.id] });
+      const approved = await scope.add('dpia', {
+        title: 'Approved',
+        status: 'APPROVED',
+        approver_id: approver.id,
+        decision: 'Go ahead with masking',
+      });
+      expect(approved.approved_on).toBe(today());
+      expect(await scope.ids('dpia', { status: 'draft' })).toEqual(idsOf(draft));
+      expect(await scope.ids('dpia', { status: ['APPROVED', 'REJECTED'] })).toEqual(idsOf(approved));
+      expect(await scope.ids('dpia', { processing_activity_id: cctv.id })).toEqual(idsOf(draft));
+    },
+  );
+
+  filterTest(
+    ['data_subject_request.overdue', 'data_subject_request.processing_activity_id'],
+    'data_subject_request overdue finds the unanswered ones past their month, processing_activity_id their processing',
+    async () => {
+      const scope = await newScope();
+      const crm = await scope.add('processing_activity', { name: 'CRM' });
+      const late = await scope.add('data_subject_request', {
+        received_on: PAST,
+        processing_activity_ids: [crm.id],
+      });
+      await scope.add('data_subject_request', {
+        received_on: PAST,
+        status: 'COMPLETED',
+        response_sent_on: PAST,
+      });
+      const fresh = await scope.add('data_subject_request', { received_on: today() });
+      expect(late.overdue).toBe(true);
+      expect(await scope.ids('data_subject_request', { overdue: true })).toEqual(idsOf(late));
+      expect(await scope.ids('data_subject_request', { overdue: false })).toHaveLength(2);
+      expect(await scope.ids('data_subject_request', { overdue: false })).toContain(String(fresh.id));
+      expect(await scope.ids('data_subject_request', { processing_activity_id: crm.id })).toEqual(
+        idsOf(late),
+      );
+    },
+  );
 
   it('every declared filter of every register is exercised by a test in this file', () => {
     expect([...exercised].sort()).toEqual(declaredFilters());

@@ -57,6 +57,19 @@ interface LiteralCase {
 /** The patterns of src/ that repeat without bound and read user input. */
 const LITERALS: LiteralCase[] = [
   {
+    pattern: String.raw`/^::ffff:(\d+\.\d+\.\d+\.\d+)$/`,
+    input: 'a client address from CLIENT_ADDRESS_HEADER',
+    limit: HEADER,
+    worst: [run('::ffff:', '1'), run('::ffff:1.1.1.', '1', 'x'), run('::ffff:', '1.', 'x')],
+  },
+  {
+    pattern: '/[^a-z0-9]+/',
+    input: "findTools' task text",
+    limit: BODY,
+    use: 'split',
+    worst: [run('', ' '), run('', 'a '), run('a', '-', 'a')],
+  },
+  {
     pattern: String.raw`/^[^\s@]{1,64}@[^\s@.]+(?:\.[^\s@.]+)+$/`,
     input: 'sign-up email',
     limit: FORM,
@@ -504,7 +517,13 @@ const NOT_USER_INPUT: { files: string[]; why: string; patterns: string[] }[] = [
     patterns: ['/=+$/'],
   },
   {
-    files: ['src/config.ts', 'src/files/links.ts', 'src/files/s3.ts', 'src/notify/mailer.ts'],
+    files: [
+      'src/config.ts',
+      'src/files/links.ts',
+      'src/files/s3.ts',
+      'src/notify/mailer.ts',
+      'src/secrets/node-key.ts',
+    ],
     why: "the operator's environment (URLs, MAIL_FROM)",
     patterns: [
       String.raw`/\/\/[^@/]*@/`,
@@ -525,6 +544,21 @@ const NOT_USER_INPUT: { files: string[]; why: string; patterns: string[] }[] = [
     ],
   },
   { files: ['src/errors.ts'], why: "an error's stack frames", patterns: [String.raw`/^\s+at /`] },
+  {
+    files: ['src/auth/crypto.ts'],
+    why: 'base64 keys from the environment (SECRETS_KEY) and bytes the service stored itself',
+    patterns: [String.raw`/^[A-Za-z0-9+/_-]*={0,2}$/`],
+  },
+  {
+    files: ['src/auth/passwords.ts'],
+    why: 'password hashes the service stored itself',
+    patterns: [String.raw`/^(?:[0-9a-f]{2})+$/`],
+  },
+  {
+    files: ['src/notify/mailer-worker.ts'],
+    why: "the operator's SMTP server's replies, each at most MAX_REPLY_BYTES",
+    patterns: [String.raw`/^(\d{3})([ -]?)(.*)$/`, String.raw`/\s+/`],
+  },
   {
     files: ['src/files/s3.ts'],
     why: "the S3 store's own Content-Range",

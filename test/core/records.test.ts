@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import {
   article,
+  enumValuesOf,
   type FieldSpec,
   type RegisterKind,
   type RegisterSpec,
@@ -59,6 +60,7 @@ async function newScope() {
       }
       args.framework_id = frameworks.get(organizationId);
     }
+    if (args.incident_id === 'inc_...') args.incident_id = (await addIn(organizationId, 'incident')).id;
     return { ...args, ...freshUniqueValues(spec) };
   }
 
@@ -102,16 +104,28 @@ type Scope = Awaited<ReturnType<typeof newScope>>;
  * schema accepts; an account field gets Alice's account, a member of every organization she adds.
  */
 function optionalSamples(spec: RegisterSpec): Row {
-  const candidates: unknown[] = ['Some text', '2026-03-01', 'https://example.com/page', 3, alice.userId];
+  const candidates: unknown[] = [
+    'Some text',
+    '2026-03-01',
+    '2026-03-01T09:00:00.000Z',
+    'https://example.com/page',
+    3,
+    alice.userId,
+    [],
+  ];
   const samples: Row = {};
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.mode !== 'optional' || field.ref || field.derived || field.fixed) continue;
     if (spec.kind === 'risk' && name.startsWith('residual_')) continue; // clearing resets these to the inherent values
     if (name === 'file_id') continue; // a stored file's id: test/core/document-files.test.ts sets and clears it
-    const sample = candidates.find((candidate) => field.schema.safeParse(candidate).success);
+    const sample = [...candidates, enumValuesOf(spec, name)?.[0]].find(
+      (candidate) => candidate !== undefined && field.schema.safeParse(candidate).success,
+    );
     if (sample === undefined) throw new Error(`No sample value for ${spec.kind}.${name}`);
     samples[name] = sample;
   }
+  // An incident is classified as major after it was detected (the example's detected_at).
+  if (spec.kind === 'incident') samples.dora_major_at = '2026-11-28T12:00:00.000Z';
   // With an interval, the next review follows from the last one: 2026-03-01 + 3 days.
   if (samples.review_interval_days === 3 && samples.last_reviewed_on === '2026-03-01')
     samples.next_review_on = '2026-03-04';

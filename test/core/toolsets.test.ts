@@ -68,6 +68,9 @@ describe('toolsets as data', () => {
       import: 1,
       history: 1,
       tasks: 6,
+      settings: 2,
+      incidents: 15,
+      privacy: 15,
     });
   });
 });

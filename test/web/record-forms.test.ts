@@ -153,6 +153,8 @@ describe('record forms', () => {
       const location = response.location ?? '';
       expect(location).toMatch(new RegExp(`^${base}/${page.slug}/${page.spec.prefix}_`));
       const id = location.split('/').at(-1) ?? '';
+      // An incident's timeline entries and notifications, added later, belong to it.
+      if (page.kind === 'incident') refs.incident = id;
       const stored = (
         await ok<Record<string, Record<string, unknown>>>(runtime, token, `get${page.spec.noun}`, { id })
       )[page.spec.key];
@@ -580,7 +582,7 @@ describe('record forms', () => {
     ).vendor;
     const vendorConfirm = textOf((await client.get(`${base}/vendors/${vendor.id}/delete`)).html);
     expect(vendorConfirm).toContain(
-      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks.',
+      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks, the vendors involved of incidents, the processors of processing activities.',
     );
 
     // What the page promised happens: the owner and the audit are cleared.

@@ -25,7 +25,7 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the fifteen kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twenty-one kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
@@ -44,6 +44,12 @@ describe('register pages', () => {
       'documents',
       'evidence',
       'tasks',
+      'incidents',
+      'incident-actions',
+      'incident-notifications',
+      'processing-activities',
+      'dpias',
+      'data-subject-requests',
     ]);
     for (const page of REGISTER_PAGES) {
       const response = await client.get(`/orgs/${organizationId}/${page.slug}`);

@@ -58,6 +58,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
+      await spec.beforeRead?.(ctx, input.organization_id);
       const conditions: (SQL | undefined)[] = [];
       const countConditions: (SQL | undefined)[] = [];
       let search: TextSearch | null = null;

@@ -124,6 +124,11 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
       if (!values) throw notFound(title);
       const row = byIdRow(values);
       requireOrganization(ctx, String(row.organization_id), mode, title);
+      if (spec.beforeRead && (await spec.beforeRead(ctx, String(row.organization_id))) > 0) {
+        const [again] = (await byId.values({ id })) as ArrayLike<unknown>[];
+        if (!again) throw notFound(title);
+        return byIdRow(again);
+      }
       return row;
     },
     historyValues(row) {

@@ -24,7 +24,13 @@ export type RegisterKind =
   | 'requirement'
   | 'document'
   | 'evidence'
-  | 'task';
+  | 'task'
+  | 'incident'
+  | 'incident_action'
+  | 'incident_notification'
+  | 'processing_activity'
+  | 'dpia'
+  | 'data_subject_request';
 
 export type Row = Record<string, unknown>;
 
@@ -230,6 +236,11 @@ export interface RegisterSpec {
   };
   /** Review cycles (src/tools/reviews.ts): the spec also spreads reviewFields(), reviewFilters() and the sort. */
   review?: ReviewCycle;
+  /**
+   * Brings derived tables up to date before the register is read (an incident's clocks): called by the list tool and
+   * when a record is loaded; answers how many records it changed (a loaded record is read again when any).
+   */
+  beforeRead?(ctx: ToolContext, organizationId: string): Promise<number>;
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */

@@ -74,11 +74,39 @@ const COLUMNS: Record<
     defaultOrder: { field: 'due_on', direction: 'ASC' },
     hiddenByDefault: { field: 'status', values: ['DONE', 'CANCELLED'], label: 'done and cancelled tasks' },
   },
+  incident: {
+    columns: ['title', 'severity', 'status', 'detected_at', 'next_deadline_at', 'owner_id'],
+    defaultOrder: { field: 'detected_at', direction: 'DESC' },
+    hiddenByDefault: { field: 'status', values: ['CLOSED'], label: 'closed incidents' },
+    quickFilters: [{ label: 'Notifications due', filter: () => ({ open_deadlines: 'true' }) }],
+  },
+  incident_action: {
+    columns: ['action', 'incident_id', 'at', 'actor_id'],
+    defaultOrder: { field: 'at', direction: 'DESC' },
+  },
+  incident_notification: {
+    columns: ['recipient', 'incident_id', 'regime', 'stage', 'sent_at', 'reference'],
+    defaultOrder: { field: 'sent_at', direction: 'DESC' },
+  },
+  processing_activity: {
+    columns: ['name', 'role', 'lawful_bases', 'transfer_countries', 'owner_id'],
+    defaultOrder: { field: 'name', direction: 'ASC' },
+  },
+  dpia: {
+    columns: ['title', 'status', 'screening_result', 'prior_consultation', 'next_review_on', 'owner_id'],
+    defaultOrder: { field: 'title', direction: 'ASC' },
+  },
+  data_subject_request: {
+    columns: ['reference', 'request_type', 'received_on', 'due_on', 'status', 'overdue', 'owner_id'],
+    defaultOrder: { field: 'due_on', direction: 'ASC' },
+    hiddenByDefault: { field: 'status', values: ['COMPLETED', 'REJECTED'], label: 'answered requests' },
+    quickFilters: [{ label: 'Overdue', filter: () => ({ overdue: 'true' }) }],
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({
   kind: spec.kind,
-  slug: spec.labelPlural.replace(/\s+/g, '-'),
+  slug: spec.labelPlural.toLowerCase().replace(/\s+/g, '-'),
   title: spec.labelPlural.charAt(0).toUpperCase() + spec.labelPlural.slice(1),
   spec,
   tools: REGISTERS[spec.kind],
@@ -101,7 +129,16 @@ export function displayName(record: Record<string, unknown>): string {
   // A framework's requirement: its reference code and title ("A.5.15 Access control").
   if (typeof record.reference === 'string' && typeof record.title === 'string')
     return `${record.reference} ${record.title}`;
-  for (const key of ['name', 'full_name', 'reference_id', 'requirement', 'title']) {
+  for (const key of [
+    'name',
+    'full_name',
+    'reference_id',
+    'requirement',
+    'title',
+    'reference',
+    'recipient',
+    'action',
+  ]) {
     const value = record[key];
     if (typeof value === 'string' && value) return value;
   }
