@@ -178,7 +178,8 @@ export function renderPdf(doc: PdfDocument, createdAt: Date): Uint8Array {
         let x = MARGIN.left;
         const top = y;
         wrapped.forEach((lines, index) => {
-          lines.forEach((line, at) => text(line, x + 3, top - 2 - (at + 1) * leading + 2, size, bold));
+          for (const [at, line] of lines.entries())
+            text(line, x + 3, top - 2 - (at + 1) * leading + 2, size, bold);
           x += widths[index] ?? 0;
         });
         y -= height;
