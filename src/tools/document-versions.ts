@@ -1,5 +1,5 @@
 // A document's versions: approval by a listed approver, the list of versions, and the version in force on a date.
-import { and, asc, desc, eq, getTableColumns, gte, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gte, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { documentApprovers, documents, documentVersions, people, storedFiles, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -80,14 +80,23 @@ export async function versionsOf(
   return rows as DocumentVersion[];
 }
 
-/** The listed approver of the document whose email is the caller's account's, else null. */
+/**
+ * The listed approver of the document whose email is the caller's account's, else null. Only an account whose
+ * address is confirmed approves as the person of that address (anyone could make an account with someone's address).
+ */
 async function approverOf(ctx: ToolContext, documentId: string): Promise<string | null> {
   const [row] = await ctx.db
     .select({ id: people.id })
     .from(documentApprovers)
     .innerJoin(people, eq(people.id, documentApprovers.person_id))
     .innerJoin(users, sql`lower(${users.email}) = lower(${people.email})`)
-    .where(and(eq(documentApprovers.document_id, documentId), eq(users.id, ctx.principal.userId)))
+    .where(
+      and(
+        eq(documentApprovers.document_id, documentId),
+        eq(users.id, ctx.principal.userId),
+        isNotNull(users.email_verified_at),
+      ),
+    )
     .orderBy(asc(people.id))
     .limit(1);
   return row?.id ?? null;
@@ -250,7 +259,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
       if (!personId) {
         throw new AppError(
           'forbidden',
-          "Only an approver of this document can approve it: your account's email is not that of any of its approver_ids.",
+          "Only an approver of this document can approve it: your account's email is not that of any of its approver_ids, or it is not confirmed yet (the account's settings show how).",
         );
       }
       await approveLatestVersion(ctx, document, personId);
