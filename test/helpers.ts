@@ -188,9 +188,9 @@ export function ok<T = Record<string, unknown>>(
 }
 
 /** An SDK 1.x MCP client whose HTTP goes to `app.fetch` in process. */
-export async function mcpClient(runtime: Runtime, token: string): Promise<Client> {
+export async function mcpClient(runtime: Runtime, token: string, query = '?toolsets=all'): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1?toolsets=all`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1${query}`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
     fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
   });

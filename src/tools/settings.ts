@@ -50,7 +50,6 @@ const regimes = z
 const privacyContact = z
   .string()
   .max(2000)
-  .nullable()
   .describe(
     'Controller and DPO names and contact details for the Art. 30 record, e.g. "Acme Ltd, privacy@acme.example; DPO: Jo Doe"; "" clears it.',
   );

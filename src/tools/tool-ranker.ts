@@ -22,6 +22,11 @@ const STOPWORDS = new Set(
 /** Words a person uses for the verbs of the tool names. */
 const SYNONYMS: Record<string, string[]> = {
   create: ['add'],
+  report: ['add'],
+  correct: ['update'],
+  extend: ['update'],
+  enable: ['update'],
+  turn: ['update'],
   new: ['add'],
   record: ['add'],
   register: ['add'],

@@ -293,6 +293,11 @@ export function answerMismatches(
     expectEqual('last_review_note', answer.last_review_note, args.note);
     return problems;
   }
+  if (toolName === 'listMembers') {
+    const members = answer.members as { organization_id?: string; user_id?: string; role?: string }[];
+    if (!Array.isArray(members) || members.length === 0) problems.push('members: the owner missing');
+    return problems;
+  }
   if (toolName === 'getOrganizationSettings' || toolName === 'updateOrganizationSettings') {
     const settings = answer.settings as { time_zone: string; incident_regimes: string[] };
     if (toolName === 'updateOrganizationSettings') {

@@ -5,6 +5,7 @@
 // The function-calling dialects keep their strict schemas.
 import { validate } from '@cfworker/json-schema';
 import { loadMcpTools } from '@langchain/mcp-adapters';
+import { toolsetsOf } from '../../src/tools/toolsets.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionDefinitionOf } from '../../src/surfaces/functions.ts';
@@ -21,18 +22,26 @@ let world: World;
 let ids: RecordIds;
 let client: Client;
 let tools: Map<string, LangChainTool>;
+const connections: Client[] = [];
 
 beforeAll(async () => {
   runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   world = await createWorld(runtime);
   ids = await seedRecords(runtime, world.aliceToken, world.orgA);
   client = await mcpClient(runtime, world.aliceToken);
-  const loaded = await loadMcpTools('compliance', client as never, { throwOnLoadError: true });
-  tools = new Map(loaded.map((tool) => [tool.name, tool]));
+  // A connection lists what fits its budget: the tools of every toolset, each loaded on a connection naming it.
+  tools = new Map();
+  for (const toolset of ['all', ...toolsetsOf(TOOLS.values()).keys()]) {
+    const connection = await mcpClient(runtime, world.aliceToken, `?toolsets=${toolset}`);
+    const loaded = await loadMcpTools('compliance', connection as never, { throwOnLoadError: true });
+    for (const tool of loaded) tools.set(tool.name, tool);
+    connections.push(connection);
+  }
 });
 
 afterAll(async () => {
   await client?.close();
+  for (const connection of connections) await connection.close();
   await runtime?.cleanup();
 });
 

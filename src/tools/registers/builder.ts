@@ -49,7 +49,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
     const get = defineTool({
       name: `get${spec.noun}`,
       title: `Get ${spec.label}`,
-      description: `Get one ${spec.label} by id.`,
+      description: [`Get one ${spec.label} by id.`, spec.hints?.get ?? ''].filter(Boolean).join(' '),
       scope: 'read',
       annotations: READ_ANNOTATIONS,
       toolset: toolsetOf(spec),

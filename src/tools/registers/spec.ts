@@ -248,7 +248,7 @@ export interface RegisterSpec {
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */
-  hints?: { list?: string; add?: string; update?: string; delete?: string };
+  hints?: { list?: string; get?: string; add?: string; update?: string; delete?: string };
   /** A realistic add example, shown in the OpenAPI document of the add tool. */
   example: Record<string, unknown>;
   /** The toolset its tools are in; default its listKey (`risks`). */
