@@ -22,8 +22,7 @@ export const auditSpec: RegisterSpec = {
   key: 'audit',
   listKey: 'audits',
   table: audits,
-  about:
-    'An audit assesses the organization against one framework.',
+  about: 'An audit assesses the organization against one framework.',
   fields: {
     framework_id: required(
       idOf('fwk', 'Framework').describe('Framework audited against (`fwk_...`).'),

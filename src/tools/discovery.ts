@@ -1,9 +1,9 @@
 // Progressive discovery (docs/mcp.md): findTools returns the tools for a task with their input schemas, and three call
 // tools run any tool by name, each for one class of tools so that its annotations stay honest.
 import { z } from 'zod';
-import { createToolRanker } from './tool-ranker.ts';
 import { AppError } from '../errors.ts';
 import { jsonSchemasOf } from '../surfaces/schemas.ts';
+import { createToolRanker } from './tool-ranker.ts';
 import { toolsetsOf } from './toolsets.ts';
 import { READ_ANNOTATIONS, type Tool, type ToolAnnotations } from './types.ts';
 

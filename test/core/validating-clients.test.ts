@@ -5,12 +5,12 @@
 // The function-calling dialects keep their strict schemas.
 import { validate } from '@cfworker/json-schema';
 import { loadMcpTools } from '@langchain/mcp-adapters';
-import { toolsetsOf } from '../../src/tools/toolsets.ts';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionDefinitionOf } from '../../src/surfaces/functions.ts';
 import { jsonSchemasOf } from '../../src/surfaces/schemas.ts';
 import { TOOLS } from '../../src/tools/index.ts';
+import { toolsetsOf } from '../../src/tools/toolsets.ts';
 import { type RecordIds, sampleArguments, seedRecords } from '../fixtures.ts';
 import { createTestRuntime, createWorld, mcpClient, type TestRuntime, type World } from '../helpers.ts';
 

@@ -84,8 +84,7 @@ export const dpiaSpec: RegisterSpec = {
   table: dpias,
   toolset: 'privacy',
   nameFields: ['title'],
-  about:
-    'A DPIA (GDPR Art. 35) assesses processing likely to put people at high risk, up to a decision.',
+  about: 'A DPIA (GDPR Art. 35) assesses processing likely to put people at high risk, up to a decision.',
   fields: {
     title: required(shortText().describe('What is assessed, e.g. "Video surveillance of the warehouse".')),
     description: descriptionField('processing assessed'),
