@@ -1,5 +1,5 @@
 // Users, organizations and memberships: the operations the CLI and the web interface share.
-import { and, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import { hashPassword, MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import type { Role } from './auth/principal.ts';
 import type { Db } from './db/client.ts';
@@ -302,4 +302,10 @@ export async function roleOf(db: Db, organizationId: string, userId: string): Pr
     .from(memberships)
     .where(and(eq(memberships.organization_id, organizationId), eq(memberships.user_id, userId)));
   return row?.role;
+}
+
+/** How many accounts exist (the first one made by `npm start` or the CLI is confirmed). */
+export async function countUsers(db: Db): Promise<number> {
+  const [row] = await db.select({ n: count() }).from(users);
+  return row?.n ?? 0;
 }

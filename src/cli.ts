@@ -10,6 +10,7 @@ import {
   signUpOf,
 } from './account-links.ts';
 import {
+  countUsers,
   createOrganization,
   createUser,
   findUserByEmail,
@@ -39,7 +40,6 @@ import { addEvidenceFile } from './tools/evidence-cli.ts';
 import { importRecordsFile } from './tools/imports/cli-import.ts';
 import { REGISTER_SPECS } from './tools/index.ts';
 import { kindNamed } from './tools/registers/spec.ts';
-import { countUsers } from './web/queries.ts';
 
 export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DATABASE_URL, default file:./data/compliance.db)
 

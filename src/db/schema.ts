@@ -194,7 +194,7 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_idx').on(t.user_id)],
 );
 
-/** Attempts counted by the throttles of src/web/account/sign-in-throttle.ts, under keys such as `signin:<email>`. */
+/** Attempts counted by the throttles of src/web/throttle.ts, under keys such as `signin:<email>`. */
 export const signInAttempts = sqliteTable(
   'sign_in_attempts',
   {

@@ -14,8 +14,8 @@ import {
 import { newId } from '../ids.ts';
 import { REGISTER_SPECS } from '../tools/index.ts';
 import { addDays, localTime } from '../tools/overdue.ts';
+import { displayName, recordPath } from '../tools/registers/naming.ts';
 import type { RegisterSpec, Row } from '../tools/registers/spec.ts';
-import { displayName, registerPageByKind } from '../web/registers/pages.ts';
 import type { Mailer } from './mailer.ts';
 import { type Preferences, preferencesOf } from './preferences.ts';
 import { assigneeFieldOf, type DueItem, itemIsOverdue, listDueSources } from './sources.ts';
@@ -465,8 +465,8 @@ export function notificationPath(row: {
   record_kind: string | null;
   record_id: string | null;
 }): string {
-  const page = row.record_kind ? registerPageByKind(row.record_kind) : undefined;
-  if (page && row.record_id) return `/orgs/${row.organization_id}/${page.slug}/${row.record_id}`;
+  const spec = REGISTER_SPECS.find((candidate) => candidate.kind === row.record_kind);
+  if (spec && row.record_id) return recordPath(row.organization_id, spec, row.record_id);
   return '/notifications';
 }
 

@@ -8,12 +8,12 @@ import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
 import { linkRoutes } from './account/links.tsx';
 import { accountRoutes } from './account/routes.tsx';
-import { clearSessionCookie, loadSession } from './account/sessions.ts';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
 import { takeFlash } from './flash.ts';
+import { frameworkDetailsOf } from './frameworks/details.tsx';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
 import { myWorkRoutes } from './my-work.tsx';
@@ -27,6 +27,7 @@ import { documentRoutes } from './registers/document-details.tsx';
 import { importRoutes } from './registers/import-page.tsx';
 import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
+import { clearSessionCookie, loadSession } from './sessions.ts';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
 import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
@@ -178,7 +179,7 @@ export function createWebRoutes(deps: WebDeps) {
     documentRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
-    registerPageRoutes(deps),
+    registerPageRoutes(deps, { framework: frameworkDetailsOf }),
     myWorkRoutes(deps),
   ])
     web.route('/', pages);

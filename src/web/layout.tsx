@@ -5,7 +5,7 @@ import type { Child, PropsWithChildren } from 'hono/jsx';
 import { ASSET_PATHS } from './assets.ts';
 import type { Membership, SignedInUser } from './context.ts';
 import { CSRF_FIELD } from './csrf.ts';
-import { REGISTER_PAGES } from './registers/pages.ts';
+import { REGISTER_PAGES } from './register-pages.ts';
 
 export interface Viewer {
   user: SignedInUser;

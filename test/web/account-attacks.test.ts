@@ -17,7 +17,7 @@ import {
 import { seedDemo } from '../../src/demo/seed.ts';
 import { runNotifications, SETTLE_MS } from '../../src/notify/engine.ts';
 import type { MailerFactory, OutgoingEmail } from '../../src/notify/mailer.ts';
-import { reserveSignIn } from '../../src/web/account/sign-in-throttle.ts';
+import { reserveSignIn } from '../../src/web/throttle.ts';
 import {
   ACTOR_PASSWORD,
   callDirect,

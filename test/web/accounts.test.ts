@@ -5,7 +5,7 @@ import { findUserByEmail } from '../../src/accounts.ts';
 import { sha256Hex } from '../../src/auth/crypto.ts';
 import { accountLinks, memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
 import { safeNext } from '../../src/web/account/routes.tsx';
-import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/account/sessions.ts';
+import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
 import { createTestRuntime, type TestRuntime } from '../helpers.ts';
 import {
   csrfOf,

@@ -16,14 +16,12 @@ import { checkEmail, findUserByEmail, markEmailVerified, normalizeEmail } from '
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../auth/passwords.ts';
 import { AppError } from '../../errors.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
+import { resetEmail } from '../emails.ts';
 import { Input, text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
 import { setPasswordHash } from '../queries.ts';
 import { sendPage } from '../render.tsx';
-import { resetEmail } from './emails.ts';
-import { clientNetworkOf, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
-import { limitMessage, safeNext } from './routes.tsx';
-import { createSession, endAllSessions, formToken } from './sessions.ts';
+import { createSession, endAllSessions, formToken } from '../sessions.ts';
 import {
   attemptWaitSeconds,
   MAIL_LIMIT,
@@ -31,7 +29,9 @@ import {
   RESET_CLIENT_KEY,
   RESET_CLIENT_LIMIT,
   reserveAttempts,
-} from './sign-in-throttle.ts';
+} from '../throttle.ts';
+import { clientNetworkOf, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
+import { limitMessage, safeNext } from './routes.tsx';
 
 const REFUSALS: Record<LinkRefusal, { status: 404 | 410; title: string; text: string }> = {
   unknown: {

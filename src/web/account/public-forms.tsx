@@ -9,7 +9,7 @@ import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from '../csrf.ts';
 import { type FormBody, Input } from '../forms.tsx';
 import { Layout, Notice } from '../layout.tsx';
 import { errorPage, sendPage } from '../render.tsx';
-import { formCookie } from './sessions.ts';
+import { formCookie } from '../sessions.ts';
 
 // Verifying (or hashing) with a real hash when there is no account keeps both answers equally slow. The hash is
 // kept, not its promise: on a Worker a request must not await a promise made by another request, which may end first.
@@ -17,11 +17,6 @@ let decoyHash: string | undefined;
 export async function decoy(): Promise<string> {
   decoyHash ??= await hashPassword('decoy password that never matches');
   return decoyHash;
-}
-
-export function minutes(seconds: number): string {
-  const value = Math.max(1, Math.ceil(seconds / 60));
-  return value === 1 ? '1 minute' : `${value} minutes`;
 }
 
 /** The key the per-network counters use for this request's client (IPv6 by its /64; src/http/client-address.ts). */

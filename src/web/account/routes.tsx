@@ -4,6 +4,7 @@ import { type Context, Hono } from 'hono';
 import { issueLink, LINK_HOURS, linkPath, type PendingSignUp } from '../../account-links.ts';
 import {
   checkEmail,
+  countUsers,
   createOrganization,
   createUser,
   findUserByEmail,
@@ -18,20 +19,11 @@ import {
 import { AppError } from '../../errors.ts';
 import { hasOpenInvitation, invitationBySecret, invitationSecretOf } from '../../invitations.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
+import { alreadyRegisteredEmail, signUpEmail, verifyEmail } from '../emails.ts';
 import { Input, text } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice } from '../layout.tsx';
-import { countUsers, passwordHashOf, replacePasswordHash, setPasswordHash } from '../queries.ts';
+import { passwordHashOf, replacePasswordHash, setPasswordHash } from '../queries.ts';
 import { sendPage } from '../render.tsx';
-import { viewerOf } from '../viewer.ts';
-import { alreadyRegisteredEmail, signUpEmail, verifyEmail } from './emails.ts';
-import {
-  clientNetworkOf,
-  decoy,
-  minutes,
-  NewPasswordFields,
-  refusePublicPost,
-  sendMessage,
-} from './public-forms.tsx';
 import {
   createSession,
   deleteEndedSessions,
@@ -39,13 +31,14 @@ import {
   endSession,
   formToken,
   loadSession,
-} from './sessions.ts';
+} from '../sessions.ts';
 import {
   type AttemptLimit,
   attemptWaitSeconds,
   MAIL_LIMIT,
   mailKey,
   markAttemptSucceeded,
+  minutes,
   PASSWORD_CHANGE_LIMIT,
   passwordChangeKey,
   reserveAttempt,
@@ -59,7 +52,9 @@ import {
   signInWait,
   VERIFY_LIMIT,
   verifyKey,
-} from './sign-in-throttle.ts';
+} from '../throttle.ts';
+import { viewerOf } from '../viewer.ts';
+import { clientNetworkOf, decoy, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
 
 const LOCAL_ORIGIN = 'http://local.invalid';
 /** Control characters (browsers drop tabs and newlines from URLs; a newline breaks the header), backslashes. */

@@ -17,21 +17,16 @@ import {
   listOrganizationInvitations,
   withdrawInvitation,
 } from '../../invitations.ts';
-import { invitationEmail } from '../account/emails.ts';
-import { minutes } from '../account/public-forms.tsx';
-import {
-  attemptWaitSeconds,
-  INVITATION_LIMIT,
-  invitationKey,
-  reserveAttempt,
-} from '../account/sign-in-throttle.ts';
+import { membershipOf } from '../access.ts';
+import { activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
+import { invitationEmail } from '../emails.ts';
 import { setFlash } from '../flash.ts';
 import { Input, Select, text } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
 import { callActivity, listMembers, type MemberRow } from '../queries.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
-import { activitySince, CallsPerDay, RecentCalls } from '../tokens/activity.tsx';
+import { attemptWaitSeconds, INVITATION_LIMIT, invitationKey, minutes, reserveAttempt } from '../throttle.ts';
 import { viewerOf } from '../viewer.ts';
 
 const INVITATION_DAYS_TEXT = `${INVITATION_DAYS} days`;
@@ -42,11 +37,6 @@ const ROLE_HELP: Record<Role, string> = {
   EDITOR: 'read and change records',
   VIEWER: 'read records',
 };
-
-/** The viewer's membership of the organization in the URL; undefined (so a 404) for any other organization. */
-export function membershipOf(c: Context<WebEnv>, organizationId: string): Membership | undefined {
-  return c.get('memberships').find((membership) => membership.organizationId === organizationId);
-}
 
 function NoOrganizationPage({ viewer, invitations }: { viewer: Viewer; invitations: number }) {
   return (

@@ -1,10 +1,11 @@
 // An incident page's regulatory clocks: each notification that applies, when it is due in the organization's time
 // zone, how many hours are left or that it was missed, and a link that records the notice (which stops the clock).
+
+import { mayWrite } from '../access.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
-import { mayWrite } from '../record-forms/pages.tsx';
-import { registerPageByKind } from './pages.ts';
+import { registerPageByKind } from '../register-pages.ts';
 
 interface Clock {
   regime: string;

@@ -6,10 +6,10 @@ import type { Tool } from '../../tools/types.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel, valuesLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
-import { AddRecordLink } from '../record-forms/pages.tsx';
+import { AddRecordLink } from '../record-actions.tsx';
+import { displayName, type RegisterPage } from '../register-pages.ts';
 import type { NameIndex } from '../tool-calls.ts';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
-import { displayName, type RegisterPage } from './pages.ts';
 import { refKinds, Value } from './values.tsx';
 
 type Row = Record<string, unknown>;

@@ -5,14 +5,14 @@ import type { TokenSummary } from '../../auth/tokens.ts';
 import { AppError } from '../../errors.ts';
 import type { ConnectedClient } from '../../oauth/grants.ts';
 import { baseUrlOf } from '../../oauth/resource.ts';
+import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { type FormBody, Input, Select, text, texts } from '../forms.tsx';
+import { OrganizationsFieldset, ScopeFieldset } from '../grant-fields.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
-import { OrganizationsFieldset, ScopeFieldset } from '../oauth/grant-fields.tsx';
 import { callActivity } from '../queries.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
-import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
 import { ConnectedClients } from './connected-clients.tsx';
 
 export const EXPIRY_CHOICES = [7, 30, 90, 365] as const;

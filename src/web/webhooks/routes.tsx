@@ -19,10 +19,10 @@ import {
   type WebhookEndpoint,
   type WebhookMessage,
 } from '../../webhooks/endpoints.ts';
+import { membershipOf } from '../access.ts';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
 import { type FormBody, Input, text, texts } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
-import { membershipOf } from '../organizations/routes.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
 

@@ -1,6 +1,6 @@
 // The form fields shared by "Generate New Token" and the OAuth consent page: scope and organizations.
-import type { TokenScope } from '../../auth/principal.ts';
-import type { Membership } from '../context.ts';
+import type { TokenScope } from '../auth/principal.ts';
+import type { Membership } from './context.ts';
 
 export function ScopeFieldset(props: {
   idPrefix: string;

@@ -2,10 +2,10 @@
 import { and, eq, lte, ne, or } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { randomBase64Url, sha256Hex } from '../../auth/crypto.ts';
-import type { Db } from '../../db/client.ts';
-import { sessions, users } from '../../db/schema.ts';
-import type { SignedInUser, WebSession } from '../context.ts';
+import { randomBase64Url, sha256Hex } from '../auth/crypto.ts';
+import type { Db } from '../db/client.ts';
+import { sessions, users } from '../db/schema.ts';
+import type { SignedInUser, WebSession } from './context.ts';
 
 /** A session unused for this long is over. */
 export const SESSION_IDLE_SECONDS = 12 * 60 * 60;

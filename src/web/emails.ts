@@ -1,5 +1,5 @@
 // The words of the account emails: confirm a sign-up or an address, reset a password, an invitation.
-import type { AccountEmail } from '../../notify/account-mail.ts';
+import type { AccountEmail } from '../notify/account-mail.ts';
 
 const IGNORE = 'If you did not ask for this, ignore this email: nothing happens without the link.';
 

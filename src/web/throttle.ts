@@ -5,8 +5,8 @@
 // An attempt is reserved (recorded as a failure) in one statement before anything is checked, so parallel requests
 // cannot all pass the check; every attempt counts, whatever its outcome, so the counts say nothing about accounts.
 import { and, desc, eq, gt, lt, or, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.ts';
-import { signInAttempts } from '../../db/schema.ts';
+import type { Db } from '../db/client.ts';
+import { signInAttempts } from '../db/schema.ts';
 
 /** Failed sign-ins for an email from one client address before the backoff starts. */
 export const SIGN_IN_FREE_FAILURES = 5;
@@ -275,4 +275,10 @@ export async function signInWait(
   return pairSeconds >= accountSeconds
     ? { seconds: Math.max(1, pairSeconds), reason: 'client' }
     : { seconds: accountSeconds, reason: 'account' };
+}
+
+/** A wait in whole minutes, as a refusal page says it ("3 minutes"). */
+export function minutes(seconds: number): string {
+  const value = Math.max(1, Math.ceil(seconds / 60));
+  return value === 1 ? '1 minute' : `${value} minutes`;
 }
