@@ -1,4 +1,5 @@
 // Organizations: the switcher, creating one, members (OWNER/ADMIN manage them) and the activity page.
+
 import { type Context, Hono } from 'hono';
 import {
   changeRole,
@@ -19,6 +20,7 @@ import {
 } from '../../invitations.ts';
 import { membershipOf } from '../access.ts';
 import { activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
+import { ConfirmPage } from '../confirm-page.tsx';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
 import { invitationEmail } from '../emails.ts';
 import { setFlash } from '../flash.ts';
@@ -324,7 +326,7 @@ function MembersPage(props: {
   );
 }
 
-/** The confirmation before someone loses the organization (removed by a manager, or leaving): one danger button. */
+/** The confirmation before someone loses the organization (removed by a manager, or leaving). */
 function MembershipEndPage(props: {
   viewer: Viewer;
   membership: Membership;
@@ -334,27 +336,19 @@ function MembershipEndPage(props: {
   action: string;
   button: string;
 }) {
-  const { membership, viewer } = props;
+  const { membership } = props;
   return (
-    <Layout
+    <ConfirmPage
+      viewer={props.viewer}
       title={props.title}
-      viewer={viewer}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: 'members' }}
+      heading={props.heading}
+      action={props.action}
+      button={props.button}
+      cancelHref={`/orgs/${membership.organizationId}/members`}
     >
-      <h1>{props.heading}</h1>
-      <div class="card">
-        <p>{props.explanation}</p>
-        <form method="post" action={props.action}>
-          <CsrfField token={viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              {props.button}
-            </button>
-            <a href={`/orgs/${membership.organizationId}/members`}>Cancel</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+      <p>{props.explanation}</p>
+    </ConfirmPage>
   );
 }
 

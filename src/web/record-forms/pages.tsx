@@ -3,10 +3,11 @@
 import type { ChangeRow } from '../../tools/changes.ts';
 import type { DeleteEffects, PointingField } from '../../tools/registers/references.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
+import { ConfirmPage } from '../confirm-page.tsx';
 import type { Membership } from '../context.ts';
 import { HistoryTable } from '../history-table.tsx';
 import { valueLabel } from '../labels.ts';
-import { CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
+import { CsrfField, Layout, type Viewer } from '../layout.tsx';
 import { displayName, type RegisterPage, registerPageByKind } from '../register-pages.ts';
 import type { Pickers } from '../tool-calls.ts';
 import { controlId, FieldControl } from './controls.tsx';
@@ -206,34 +207,27 @@ export function DeletePage(props: {
   const recordHref = `${base}/${String(record.id)}`;
   const name = displayName(record);
   return (
-    <Layout
-      title={`Delete ${page.spec.label} · ${page.title}`}
+    <ConfirmPage
       viewer={props.viewer}
+      title={`Delete ${page.spec.label} · ${page.title}`}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: page.slug }}
+      crumbs={
+        <>
+          <a href={base}>{page.title}</a> › <a href={recordHref}>{name}</a> ›
+        </>
+      }
+      heading={`Delete ${page.spec.label} “${name}”?`}
+      error={props.error}
+      action={`${recordHref}/delete`}
+      button={`Delete ${page.spec.label}`}
+      cancelHref={recordHref}
+      cancelLabel="Cancel, keep it"
     >
-      <p class="small">
-        <a href={base}>{page.title}</a> › <a href={recordHref}>{name}</a> ›
-      </p>
-      <h1>
-        Delete {page.spec.label} “{name}”?
-      </h1>
-      {props.error && <Notice kind="error">{props.error}</Notice>}
-      <div class="card">
-        <p>This permanently deletes the {page.spec.label}. It cannot be undone.</p>
-        {deleteConsequences(props.effects).map((sentence) => (
-          <p>{sentence}</p>
-        ))}
-        <form method="post" action={`${recordHref}/delete`}>
-          <CsrfField token={props.viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              Delete {page.spec.label}
-            </button>
-            <a href={recordHref}>Cancel, keep it</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+      <p>This permanently deletes the {page.spec.label}. It cannot be undone.</p>
+      {deleteConsequences(props.effects).map((sentence) => (
+        <p>{sentence}</p>
+      ))}
+    </ConfirmPage>
   );
 }
 
