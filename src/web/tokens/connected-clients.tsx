@@ -5,6 +5,7 @@ import type { ConnectedClient } from '../../oauth/grants.ts';
 import { redirectHostOf } from '../../oauth/redirect-uris.ts';
 import { ConfirmPage } from '../confirm-page.tsx';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { DataTable } from '../data-table.tsx';
 import { Badge, Time, type Viewer } from '../layout.tsx';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
@@ -32,63 +33,37 @@ export function ConnectedClients({ clients, viewer }: { clients: ConnectedClient
         Apps you connected by signing in (OAuth), such as Claude or ChatGPT connectors. They get one-hour
         tokens with the scope and organizations you chose, renewed until the access ends or you revoke it.
       </p>
-      <div class="table-wrap">
-        {clients.length === 0 ? (
-          <p class="empty">No connected clients.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Client</th>
-                <th scope="col">Returns to</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Organizations</th>
-                <th scope="col">Connected</th>
-                <th scope="col">Access ends</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {clients.map((client) => (
-                <tr>
-                  <td>{client.clientName}</td>
-                  <td>
-                    <code>{redirectHostOf(client.redirectUri)}</code>
-                  </td>
-                  <td>{client.scope === 'read' ? 'read' : 'read & write'}</td>
-                  <td>{organizationNames(client, viewer.memberships)}</td>
-                  <td>
-                    <Time iso={client.createdAt} />
-                  </td>
-                  <td>
-                    <Time iso={client.revokedAt ?? client.expiresAt} />
-                  </td>
-                  <td>
-                    {client.lastUsedAt ? <Time iso={client.lastUsedAt} /> : <span class="muted">never</span>}
-                  </td>
-                  <td>
-                    <StateBadge client={client} />
-                  </td>
-                  <td>
-                    {client.state === 'active' && (
-                      <a
-                        href={`/settings/connected-clients/${client.id}/revoke`}
-                        aria-label={`Revoke ${client.clientName}`}
-                      >
-                        Revoke
-                      </a>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        items={clients}
+        empty="No connected clients."
+        columns={[
+          { header: 'Client', cell: (client) => client.clientName },
+          { header: 'Returns to', cell: (client) => <code>{redirectHostOf(client.redirectUri)}</code> },
+          { header: 'Scope', cell: (client) => (client.scope === 'read' ? 'read' : 'read & write') },
+          { header: 'Organizations', cell: (client) => organizationNames(client, viewer.memberships) },
+          { header: 'Connected', cell: (client) => <Time iso={client.createdAt} /> },
+          { header: 'Access ends', cell: (client) => <Time iso={client.revokedAt ?? client.expiresAt} /> },
+          {
+            header: 'Last used',
+            cell: (client) =>
+              client.lastUsedAt ? <Time iso={client.lastUsedAt} /> : <span class="muted">never</span>,
+          },
+          { header: 'State', cell: (client) => <StateBadge client={client} /> },
+          {
+            header: 'Actions',
+            hiddenHeader: true,
+            cell: (client) =>
+              client.state === 'active' && (
+                <a
+                  href={`/settings/connected-clients/${client.id}/revoke`}
+                  aria-label={`Revoke ${client.clientName}`}
+                >
+                  Revoke
+                </a>
+              ),
+          },
+        ]}
+      />
     </section>
   );
 }
