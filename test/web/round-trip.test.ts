@@ -165,6 +165,8 @@ async function snapshot(
           organization_id: _org,
           created_at: _created,
           updated_at: _updated,
+          // Names by id: the ids differ between the two organizations, the names are compared in their fields.
+          labels: _labels,
           evidence_ids: evidenceIds,
           ...rest
         } = record;

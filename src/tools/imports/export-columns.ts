@@ -83,7 +83,10 @@ export function exportColumnsOf(
   book: NameBook,
 ): ExportColumn[] {
   const { spec } = tools;
-  const names = Object.keys(recordSchema(spec).shape).filter((name) => name !== 'organization_id');
+  // `labels` names the referenced records for a reader of one answer; an export writes names in their own columns.
+  const names = Object.keys(recordSchema(spec).shape).filter(
+    (name) => name !== 'organization_id' && name !== 'labels',
+  );
   if (headers === 'api') return names.map((name) => ({ header: name, cell: (row) => apiCell(row[name]) }));
   const importable = new Map(importFieldsOf(tools).map((field) => [field.name, field]));
   const columns: ExportColumn[] = [];

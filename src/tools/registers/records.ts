@@ -1,13 +1,20 @@
 // One register's records as the tools read them: the selected columns, a record by id, and its presented form.
-import { eq, getTableColumns, type SQL, sql } from 'drizzle-orm';
-import type { SelectedFields, SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { eq, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
+import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { rowMapper } from '../../db/rows.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
 import { todayOf } from '../overdue.ts';
 import { reviewOverdue } from '../reviews.ts';
 import type { ToolContext } from '../types.ts';
-import { capitalize, type RegisterSpec, type RegisterTable, type Row, type TableOf } from './spec.ts';
+import {
+  capitalize,
+  type RegisterSpec,
+  type RegisterTable,
+  type Row,
+  singleTargetOf,
+  type TableOf,
+} from './spec.ts';
 
 export interface RegisterRecords {
   spec: RegisterSpec;
@@ -46,18 +53,21 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
       sql<string>`(select json_group_array(${relation.targetColumn}) from ${relation.table} where ${relation.ownerColumn} = ${table.id})`,
     ]),
   );
-  const selection = { ...columns, ...relationColumns, ...spec.computed };
+  const labelColumns = labelSelection(spec, tableOf);
+  const selection = { ...columns, ...relationColumns, ...spec.computed, ...labelColumns };
   const listSelection = {
     ...Object.fromEntries(
       Object.entries(columns).map(([name, column]) => [name, sql`${column}`.mapWith(column)]),
     ),
     ...relationColumns,
     ...spec.computed,
+    ...labelColumns,
   };
   const title = capitalize(spec.label);
   // Columns the tools keep for themselves (a sort key): read with a list page's rows, never answered.
   const shown = new Set(['id', 'organization_id', 'created_at', 'updated_at', ...Object.keys(spec.fields)]);
   const internalSet = new Set(Object.keys(columns).filter((name) => !shown.has(name)));
+  const hasLabels = carriesLabels(spec);
   const relationsByField = new Map((spec.relations ?? []).map((relation) => [relation.field, relation]));
   const maintained = new Set(
     Object.entries(spec.fields)
@@ -102,11 +112,17 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
       // Built key by key in the row's order (no copy then delete: a deleted key makes every later read of the object
       // slow), the relations parsed in place, today read once.
       const out: Row = {};
+      let labels: Record<string, string> | undefined;
       for (const name in row) {
         if (internalSet.has(name)) continue;
+        if (name.startsWith(LABEL_PREFIX)) {
+          labels = addLabels(labels, row[name]);
+          continue;
+        }
         const relation = relationsByField.get(name);
         out[name] = relation ? presentedIds(row[name]) : row[name];
       }
+      if (hasLabels) out.labels = labels ?? {};
       // A relation the row does not carry (read through `selection`, it always does) is answered empty.
       for (const relation of spec.relations ?? []) if (!(relation.field in row)) out[relation.field] = [];
       if (!spec.review && !spec.present) return out;
@@ -163,4 +179,75 @@ function presentedIds(raw: unknown): string[] {
 function idList(raw: unknown): string[] {
   const ids = typeof raw === 'string' ? (JSON.parse(raw) as unknown[]) : Array.isArray(raw) ? raw : [];
   return [...new Set(ids.filter((id): id is string => typeof id === 'string'))].sort();
+}
+
+/** Whether a register's records answer `labels`: it has a field holding an id, or a relation list of one kind. */
+export function carriesLabels(spec: RegisterSpec): boolean {
+  return (
+    Object.values(spec.fields).some((field) => field.ref !== undefined) ||
+    (spec.relations ?? []).some((relation) => singleTargetOf(relation) !== undefined)
+  );
+}
+
+/** Columns holding the names of referenced records (`{id: label}` as JSON), read with a record, answered as `labels`. */
+const LABEL_PREFIX = '__labels_';
+
+/** What a person calls a record of this table, as SQL over its alias: a requirement's reference and title, else its name. */
+function labelExpression(table: SQLiteTable, as: string): SQL | undefined {
+  const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
+  const ref = (name: string) => sql`${sql.identifier(as)}.${sql.identifier(columns[name]?.name ?? name)}`;
+  if (columns.reference && columns.title) return sql`${ref('reference')} || ' ' || ${ref('title')}`;
+  const found = ['name', 'full_name', 'reference_id', 'title', 'reference'].find((name) => columns[name]);
+  return found ? ref(found) : undefined;
+}
+
+/** `"table"."column"` of the register's own row, for a subquery that looks beside it. */
+function outer(table: SQLiteTable, column: SQLiteColumn): SQL {
+  return sql`${sql.identifier(getTableName(table))}.${sql.identifier(column.name)}`;
+}
+
+/**
+ * For each field that holds another record's id and each relation list of one kind, a subquery answering the
+ * referenced records' names as a JSON object by id (primary-key lookups: a page of 100 records stays flat).
+ */
+export function labelSelection(spec: RegisterSpec, tableOf: TableOf): Record<string, SQL> {
+  const out: Record<string, SQL> = {};
+  const self = getTableColumns(spec.table) as Record<string, SQLiteColumn>;
+  const idColumn = self.id as SQLiteColumn;
+  for (const [name, field] of Object.entries(spec.fields)) {
+    const column = self[name];
+    if (!field.ref || !column) continue;
+    const target = tableOf(field.ref);
+    const label = labelExpression(target, 'label_target');
+    if (!label) continue;
+    out[`${LABEL_PREFIX}${name}`] =
+      sql<string>`(select json_object("label_target"."id", ${label}) from ${sql.identifier(getTableName(target))} "label_target" where "label_target"."id" = ${outer(spec.table, column)})`;
+  }
+  for (const relation of spec.relations ?? []) {
+    const kind = singleTargetOf(relation);
+    if (!kind) continue;
+    const target = tableOf(kind);
+    const label = labelExpression(target, 'label_target');
+    if (!label) continue;
+    const link = sql.identifier(getTableName(relation.table));
+    out[`${LABEL_PREFIX}${relation.field}`] =
+      sql<string>`(select json_group_object("label_target"."id", ${label}) from ${link} "label_link" join ${sql.identifier(getTableName(target))} "label_target" on "label_target"."id" = "label_link".${sql.identifier(relation.targetColumn.name)} where "label_link".${sql.identifier(relation.ownerColumn.name)} = ${outer(spec.table, idColumn)})`;
+  }
+  return out;
+}
+
+function addLabels(
+  labels: Record<string, string> | undefined,
+  value: unknown,
+): Record<string, string> | undefined {
+  if (typeof value !== 'string' || value === '{}') return labels;
+  const parsed = JSON.parse(value) as Record<string, string | null>;
+  let out = labels;
+  for (const id in parsed) {
+    const label = parsed[id];
+    if (typeof label !== 'string' || label === '') continue;
+    out ??= {};
+    out[id] = label;
+  }
+  return out;
 }

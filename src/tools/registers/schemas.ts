@@ -12,6 +12,7 @@ import {
 } from '../fields.ts';
 import { article } from '../id-kinds.ts';
 import { SAME_AS_ADD } from '../types.ts';
+import { carriesLabels } from './records.ts';
 import {
   capitalize,
   type FieldSpec,
@@ -33,6 +34,12 @@ export function recordSchema(spec: RegisterSpec): z.ZodObject {
   for (const [name, field] of Object.entries(spec.fields)) shape[name] = outputFieldSchema(field);
   for (const relation of spec.relations ?? [])
     shape[relation.field] = z.array(z.string()).describe(relation.description);
+  if (carriesLabels(spec))
+    shape.labels = z
+      .record(z.string(), z.string())
+      .describe(
+        'What the records it refers to are called, by id (a person\'s full name, a requirement\'s reference and title, a record\'s name), so no further call is needed to name them, e.g. {"per_...": "Alice Martin"}.',
+      );
   shape.created_at = timestampSchema.describe('When it was created (ISO 8601).');
   shape.updated_at = timestampSchema.describe(
     'When it was last changed (ISO 8601); pass as expected_updated_at.',
