@@ -25,7 +25,11 @@ function main(): void {
     );
     return;
   }
-  const lines = git('log', '--format=%h %s', `${BASELINE}..HEAD`).split('\n').filter(Boolean);
+  // Commits made after the rule came in (a branch started earlier and merged later keeps its older subjects).
+  const since = git('log', '-1', '--format=%ct', BASELINE).trim();
+  const lines = git('log', '--format=%h %s', `--since=@${since}`, `${BASELINE}..HEAD`)
+    .split('\n')
+    .filter(Boolean);
   const long = tooLong(lines);
   if (long.length === 0) {
     console.log(
