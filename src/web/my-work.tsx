@@ -5,7 +5,7 @@ import { myWorkTool } from '../tools/my-work.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { valueLabel } from './labels.ts';
 import { Badge, Layout, Notice, Pager, type Viewer } from './layout.tsx';
-import { registerPageByKind } from './registers/pages.ts';
+import { registerPageByKind } from './register-pages.ts';
 import { sendPage } from './render.tsx';
 import { webCalls } from './tool-calls.ts';
 import { viewerOf } from './viewer.ts';

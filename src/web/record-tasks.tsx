@@ -3,11 +3,11 @@
 import { REGISTERS } from '../tools/index.ts';
 import type { RegisterKind } from '../tools/registers/spec.ts';
 import { TASK_RECORD_KINDS } from '../tools/tasks.ts';
+import { mayWrite } from './access.ts';
 import type { Membership } from './context.ts';
 import { valueLabel } from './labels.ts';
 import { Badge } from './layout.tsx';
-import { mayWrite } from './record-forms/pages.tsx';
-import { registerPageByKind } from './registers/pages.ts';
+import { registerPageByKind } from './register-pages.ts';
 import type { WebCalls } from './tool-calls.ts';
 
 type Row = Record<string, unknown>;

@@ -9,19 +9,17 @@ import { DATE_FORMATS } from '../../tools/imports/values.ts';
 import { importRecords } from '../../tools/index.ts';
 import { createCsvReader, decodeTableBytes } from '../../tools/tables/csv-reader.ts';
 import { readXlsxRows } from '../../tools/tables/xlsx-reader.ts';
+import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { csvLine } from '../export.ts';
 import { setFlash } from '../flash.ts';
 import { text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
-import { membershipOf } from '../organizations/routes.tsx';
-import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
+import { REGISTER_PATH, type RegisterPage, registerPageBySlug } from '../register-pages.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
 import { readWholeForm } from '../uploads.ts';
 import { viewerOf } from '../viewer.ts';
-import { type RegisterPage, registerPageBySlug } from './pages.ts';
-import { REGISTER_PATH } from './routes.tsx';
 
 /** Rows shown under the column matches. */
 const PREVIEW_ROWS = 5;
@@ -153,7 +151,7 @@ function Report({ report }: { report: ImportReport }) {
               {report.errors.map((error) => (
                 <tr>
                   <td>{error.row}</td>
-                  <td>{error.column ?? '—'}</td>
+                  <td>{error.column ?? (error.field ? `${error.field} (no column)` : '—')}</td>
                   <td>{error.message}</td>
                 </tr>
               ))}

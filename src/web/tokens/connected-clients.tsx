@@ -1,16 +1,18 @@
 // Settings > API Tokens, "Connected clients": OAuth grants with scope, organizations, last use; revoking ends a grant.
+
 import { Hono } from 'hono';
 import type { ConnectedClient } from '../../oauth/grants.ts';
 import { redirectHostOf } from '../../oauth/redirect-uris.ts';
+import { ConfirmPage } from '../confirm-page.tsx';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
-import { Badge, CsrfField, Layout, Time, type Viewer } from '../layout.tsx';
+import { Badge, Time, type Viewer } from '../layout.tsx';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
 
 const SECTION = { kind: 'settings', page: 'tokens' } as const;
 
 function organizationNames(client: ConnectedClient, memberships: Membership[]): string {
-  if (!client.organizationIds) return 'All (yours now and later)';
+  if (!client.organizationIds) return 'All yours when it was connected (and any you opened to it)';
   const names = new Map(memberships.map((membership) => [membership.organizationId, membership.name]));
   return client.organizationIds.map((id) => names.get(id) ?? 'a former organization').join(', ');
 }
@@ -93,24 +95,20 @@ export function ConnectedClients({ clients, viewer }: { clients: ConnectedClient
 
 function RevokePage({ viewer, client }: { viewer: Viewer; client: ConnectedClient }) {
   return (
-    <Layout title="Revoke connected client" viewer={viewer} section={SECTION}>
-      <h1>Revoke “{client.clientName}”?</h1>
-      <div class="card">
-        <p>
-          Its access and refresh tokens stop working at once: it gets <strong>401 Unauthorized</strong> and
-          must ask you again to connect.
-        </p>
-        <form method="post" action={`/settings/connected-clients/${client.id}/revoke`}>
-          <CsrfField token={viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              Revoke access
-            </button>
-            <a href="/settings/tokens">Cancel</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+    <ConfirmPage
+      viewer={viewer}
+      title="Revoke connected client"
+      section={SECTION}
+      heading={`Revoke “${client.clientName}”?`}
+      action={`/settings/connected-clients/${client.id}/revoke`}
+      button="Revoke access"
+      cancelHref="/settings/tokens"
+    >
+      <p>
+        Its access and refresh tokens stop working at once: it gets <strong>401 Unauthorized</strong> and must
+        ask you again to connect.
+      </p>
+    </ConfirmPage>
   );
 }
 

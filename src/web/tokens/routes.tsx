@@ -1,18 +1,20 @@
 // Settings > API Tokens: list, "Generate New Token" (secret shown once, with client config), token use, revoke.
+
 import { type Context, Hono } from 'hono';
 import type { TokenScope } from '../../auth/principal.ts';
 import type { TokenSummary } from '../../auth/tokens.ts';
 import { AppError } from '../../errors.ts';
 import type { ConnectedClient } from '../../oauth/grants.ts';
 import { baseUrlOf } from '../../oauth/resource.ts';
+import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
+import { ConfirmPage } from '../confirm-page.tsx';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { type FormBody, Input, Select, text, texts } from '../forms.tsx';
+import { OrganizationsFieldset, ScopeFieldset } from '../grant-fields.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
-import { OrganizationsFieldset, ScopeFieldset } from '../oauth/grant-fields.tsx';
 import { callActivity } from '../queries.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
-import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
 import { ConnectedClients } from './connected-clients.tsx';
 
 export const EXPIRY_CHOICES = [7, 30, 90, 365] as const;
@@ -57,7 +59,7 @@ function StateBadge({ token, now }: { token: TokenSummary; now: Date }) {
 }
 
 function organizationNames(token: TokenSummary, memberships: Membership[]): string {
-  if (!token.organization_ids) return 'All (yours now and later)';
+  if (!token.organization_ids) return 'All yours when it was made (and any you opened to it)';
   const names = new Map(memberships.map((membership) => [membership.organizationId, membership.name]));
   return token.organization_ids.map((id) => names.get(id) ?? 'a former organization').join(', ');
 }
@@ -408,24 +410,20 @@ function TokenPage(props: {
 
 function RevokePage({ viewer, token }: { viewer: Viewer; token: TokenSummary }) {
   return (
-    <Layout title="Revoke token" viewer={viewer} section={SECTION}>
-      <h1>Revoke “{token.name}”?</h1>
-      <div class="card">
-        <p>
-          Clients using <code>{token.prefix}…</code> get <strong>401 Unauthorized</strong> from the next call
-          on. This cannot be undone.
-        </p>
-        <form method="post" action={`/settings/tokens/${token.id}/revoke`}>
-          <CsrfField token={viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              Revoke token
-            </button>
-            <a href={`/settings/tokens/${token.id}`}>Cancel</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+    <ConfirmPage
+      viewer={viewer}
+      title="Revoke token"
+      section={SECTION}
+      heading={`Revoke “${token.name}”?`}
+      action={`/settings/tokens/${token.id}/revoke`}
+      button="Revoke token"
+      cancelHref={`/settings/tokens/${token.id}`}
+    >
+      <p>
+        Clients using <code>{token.prefix}…</code> get <strong>401 Unauthorized</strong> from the next call
+        on. This cannot be undone.
+      </p>
+    </ConfirmPage>
   );
 }
 
