@@ -5,9 +5,9 @@ import { listCatalogsTool, listCrosswalkMappingsTool } from './catalogs/catalog-
 import { importCatalogTool } from './catalogs/import-tool.ts';
 import {
   acceptMappingProposalsTool,
+  declineMappingProposalsTool,
   listMappingProposalsTool,
   proposeMappingsTool,
-  rejectMappingProposalsTool,
 } from './catalogs/proposal-tools.ts';
 import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
@@ -126,7 +126,7 @@ const allTools: Tool[] = [
   proposeMappingsTool,
   listMappingProposalsTool,
   acceptMappingProposalsTool,
-  rejectMappingProposalsTool,
+  declineMappingProposalsTool,
   importRecords,
   summaryTool,
   listChanges,

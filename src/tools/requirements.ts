@@ -272,7 +272,7 @@ export const requirementSpec: RegisterSpec = {
     ];
   },
   hints: {
-    list: 'One reference: filter.reference (filter.query lists an exact reference first). Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability, getFrameworkCoverage.',
+    list: 'filter.reference: one. Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability, getFrameworkCoverage.',
     add: 'A clause or criterion of a framework. EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
     update: 'E.g. applicability EXCLUDED (not applicable) with its justification.',
   },

@@ -83,7 +83,7 @@ export function catalogKeyOf(given: string): string | null {
   const key = given
     .trim()
     .toLowerCase()
-    .replace(/[\s_]+/g, '-');
+    .replace(/[\s_-]+/g, '-');
   return key in CATALOG_LOADERS ? key : null;
 }
 

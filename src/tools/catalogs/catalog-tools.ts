@@ -46,7 +46,7 @@ export const listCatalogsTool: Tool = defineTool({
   name: 'listCatalogs',
   title: 'List built-in catalogues',
   description:
-    'The framework catalogues that ship with the service (ISO/IEC 27001:2022, SOC 2, NIST CSF 2.0, GDPR, NIS2, DORA, HIPAA Security, PCI DSS 4.0): key, name, edition, counts and the crosswalks between them; with organization_id, which it adopted. Adopt one with importFrameworkCatalog {catalog}.',
+    'The framework catalogues that ship with the service (ISO/IEC, SOC 2, NIST CSF 2.0, GDPR, NIS2, DORA, HIPAA Security, PCI DSS 4.0): key, name, edition, counts and the crosswalks between them; with organization_id, which it adopted. Adopt one with importFrameworkCatalog {catalog}.',
   scope: 'read',
   toolset: CATALOGS_TOOLSET,
   annotations: READ_ANNOTATIONS,
@@ -185,7 +185,7 @@ export const listCrosswalkMappingsTool: Tool = defineTool({
   name: MAPPINGS_NAME,
   title: 'Crosswalk mappings',
   description:
-    'What else a requirement or a measure covers through the crosswalks between built-in catalogues (ISO 27001-SOC 2, CSF-ISO, NIS2-ISO, DORA-ISO, HIPAA-CSF), with the relationship and your matching requirements; or every pair two catalogues share (catalog + to_catalog). Read-only: proposals to map are listMappingProposals.',
+    'Crosswalk: which criteria of another built-in catalogue correspond to a requirement (e.g. the SOC 2 criteria paired with A.8.5), each with its relationship (equal, subset, superset, intersects) and your matching requirements; or every pair two catalogues share (catalog + to_catalog), or what a measure_id reaches. Read-only.',
   scope: 'read',
   toolset: CATALOGS_TOOLSET,
   annotations: READ_ANNOTATIONS,

@@ -106,7 +106,7 @@ export const importCatalogTool: Tool = defineTool({
   name: IMPORT_TOOL_NAME,
   title: "Import a framework's requirements",
   description:
-    'Adopt a built-in catalogue (catalog: ISO 27001, SOC 2, NIST CSF, GDPR, NIS2, DORA, HIPAA, PCI DSS; listCatalogs) or load OSCAL/CSV (content inline, or file_id of a stored file of any size), matched by reference: new requirements added, changed ones updated, applicability and measure links kept. Adopting proposes crosswalk mappings (listMappingProposals). dry_run: the plan only.',
+    "Load a built-in catalogue in full as the organization's framework (catalog: ISO/IEC, SOC 2, NIST CSF, GDPR, NIS2, DORA, HIPAA, PCI DSS; listCatalogs) or load OSCAL/CSV (content inline, or file_id of a stored file of any size), matched by reference: new requirements added, changed ones updated, applicability and measure links kept. Adopting proposes crosswalk mappings (listMappingProposals). dry_run: the plan only.",
   scope: 'write',
   toolset: 'frameworks',
   // remove_missing deletes requirements: a client asks before it calls.
@@ -126,7 +126,14 @@ export const importCatalogTool: Tool = defineTool({
       framework_id: idOf('fwk', 'Framework')
         .optional()
         .describe('The framework to load (`fwk_...`); needed with content or file_id.'),
-      format: z.enum(CATALOG_FORMATS).optional().describe('With content or file_id: oscal (JSON) or csv.'),
+      // Read in any letter case (published as a type and the values in words, as the upper-case enums are).
+      format: z
+        .preprocess(
+          (value) => (typeof value === 'string' ? value.trim().toLowerCase() : value),
+          z.enum(CATALOG_FORMATS),
+        )
+        .optional()
+        .describe('With content or file_id: oscal (JSON) or csv.'),
       content: longText(2_000_000, 1)
         .optional()
         .describe('The catalog as text, within the request size limit.'),

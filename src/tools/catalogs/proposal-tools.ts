@@ -1,5 +1,5 @@
 // The tools of crosswalk proposals: proposeMappings (again, after more measures are mapped), listMappingProposals,
-// and acceptMappingProposals / rejectMappingProposals in bulk (by ids, or every pending one of a framework).
+// and acceptMappingProposals / declineMappingProposals in bulk (by ids, or every pending one of a framework).
 import { and, asc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import { alias } from 'drizzle-orm/sqlite-core';
@@ -48,7 +48,7 @@ export const proposeMappingsTool: Tool = defineTool({
   name: 'proposeMappings',
   title: 'Propose crosswalk mappings',
   description:
-    'Propose, for frameworks adopted from built-in catalogues, the measure mappings the crosswalks suggest (a measure covering ISO A.8.5 may cover SOC 2 CC6.1). Nothing is mapped: review with listMappingProposals, then accept or reject. Adopting a catalogue proposes by itself; run again after mapping more measures.',
+    'Suggest mappings of existing measures into frameworks adopted from built-in catalogues, through the crosswalks: a measure mapped in one framework is proposed for the paired requirements of another. Nothing is mapped until accepted (listMappingProposals to review). Adopting a catalogue proposes by itself; run again after mapping more measures.',
   scope: 'write',
   toolset: CATALOGS_TOOLSET,
   annotations: UPDATE_ANNOTATIONS,
@@ -124,7 +124,7 @@ export const listMappingProposalsTool: Tool = defineTool({
   name: LIST_NAME,
   title: 'List proposed mappings',
   description:
-    'Mappings the crosswalks propose (measure -> requirement of another adopted framework, with the requirement it comes from and the relationship), to accept or reject in bulk. Default: the pending ones (PROPOSED), in the target framework’s order.',
+    'Mappings the crosswalks propose (measure -> requirement of another adopted framework, with the requirement it comes from and the relationship), to accept or decline in bulk. Default: the pending ones (PROPOSED), in the target framework’s order.',
   scope: 'read',
   toolset: CATALOGS_TOOLSET,
   annotations: READ_ANNOTATIONS,
@@ -268,7 +268,7 @@ export const listMappingProposalsTool: Tool = defineTool({
   },
 });
 
-// ---- acceptMappingProposals, rejectMappingProposals -------------------------------------------------------------
+// ---- acceptMappingProposals, declineMappingProposals -------------------------------------------------------------
 
 /** The most proposals named in one call. */
 const MAX_IDS = 1000;
@@ -402,11 +402,11 @@ export const acceptMappingProposalsTool: Tool = defineTool({
   },
 });
 
-export const rejectMappingProposalsTool: Tool = defineTool({
-  name: 'rejectMappingProposals',
+export const declineMappingProposalsTool: Tool = defineTool({
+  name: 'declineMappingProposals',
   title: 'Reject proposed mappings',
   description:
-    'Reject crosswalk proposals in bulk (ids, or all pending of a framework): nothing is mapped, and they are not proposed again. An accepted one stays (unlinkRequirementMeasure removes its mapping).',
+    'Decline proposed crosswalk mappings in bulk (ids, or all pending of a framework): nothing is mapped, and they are not proposed again. An accepted one stays (unlinkRequirementMeasure removes its mapping).',
   scope: 'write',
   toolset: CATALOGS_TOOLSET,
   annotations: UPDATE_ANNOTATIONS,
