@@ -166,6 +166,9 @@ async function snapshot(
           created_at: _created,
           updated_at: _updated,
           evidence_ids: evidenceIds,
+          // Which built-in catalogue a framework was adopted from: its provenance, not a value an import writes.
+          catalog_key: _catalog,
+          catalog_revision: _revision,
           ...rest
         } = record;
         if (Array.isArray(evidenceIds)) evidenceLinks[kind] = (evidenceLinks[kind] ?? 0) + evidenceIds.length;
