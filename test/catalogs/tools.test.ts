@@ -1,7 +1,7 @@
 // The catalogue tools: listing the built-in catalogues, adopting one as a framework (idempotent, exact references and
 // tree), requirements named by reference, crosswalk lookups, and mapping proposals accepted or rejected in bulk.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callDirect, errorOf, ok, type TestRuntime, twoOrganizations } from '../helpers.ts';
+import { BASE, callDirect, errorOf, ok, type TestRuntime, twoOrganizations } from '../helpers.ts';
 
 type Row = Record<string, unknown>;
 
@@ -207,5 +207,46 @@ describe('built-in catalogues', () => {
       dry_run: true,
     });
     expect(intoIso.created).toBeGreaterThan(0);
+  });
+});
+
+describe('a catalog from a stored file', () => {
+  it("loads a CSV stored with the upload route, read as a stream, and refuses another organization's file", async () => {
+    const rows = Array.from(
+      { length: 300 },
+      (_, index) => `S.${index + 1},Stored requirement ${index + 1},S,no`,
+    );
+    const csv = `ref,title,parent,section\nS,Stored section,,yes\n${rows.join('\n')}\n`;
+    const response = await runtime.app.fetch(
+      new Request(`${BASE}/api/v1/orgs/${org}/files?name=catalog.csv`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
+        body: csv,
+      }),
+    );
+    expect(response.status).toBe(201);
+    const fileId = ((await response.json()) as { file: { id: string } }).file.id;
+    const framework = ((await run('addFramework', { organization_id: org, name: 'Stored' })).framework as Row)
+      .id as string;
+    const loaded = await run('importFrameworkCatalog', {
+      framework_id: framework,
+      format: 'csv',
+      file_id: fileId,
+    });
+    expect(loaded.counts).toEqual({ created: 301, updated: 0, unchanged: 0, removed: 0, skipped: 0 });
+    expect((await allRequirements(framework)).find((row) => row.reference === 'S.300')?.title).toBe(
+      'Stored requirement 300',
+    );
+
+    const theirs = (
+      (await ok(runtime, otherToken, 'addFramework', { organization_id: otherOrg, name: 'Theirs' }))
+        .framework as Row
+    ).id as string;
+    const refused = await callDirect(runtime, otherToken, 'importFrameworkCatalog', {
+      framework_id: theirs,
+      format: 'csv',
+      file_id: fileId,
+    });
+    expect(refused.status).toBe(404);
   });
 });
