@@ -32,6 +32,7 @@ export const ID_PREFIXES = {
   oauth_client: 'cli',
   notification: 'ntf',
   stored_file: 'fil',
+  mapping_proposal: 'mpp',
   webhook_endpoint: 'whk',
   /** A webhook message: one event for one endpoint, its `webhook-id`. */
   webhook_message: 'msg',

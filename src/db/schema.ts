@@ -497,9 +497,13 @@ export const frameworks = sqliteTable(
     name: text('name').notNull(),
     description: text('description'),
     version: text('version'),
+    /** The built-in catalogue it was adopted from (src/catalogs/<key>.json), and that file's revision; null if none. */
+    catalog_key: text('catalog_key'),
+    catalog_revision: integer('catalog_revision'),
     ...timestamps,
   },
   (t) => [
+    index('frameworks_org_catalog_idx').on(t.organization_id, t.catalog_key),
     index('frameworks_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('frameworks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('frameworks_org_name_idx').on(t.organization_id, t.name, t.id),
@@ -573,6 +577,37 @@ export const requirementMeasures = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.requirement_id, t.measure_id] }),
     index('requirement_measures_measure_idx').on(t.measure_id),
+  ],
+);
+
+/**
+ * Mappings the crosswalks propose (src/tools/catalogs/proposals.ts): a measure that covers `source_requirement_id`
+ * may cover `requirement_id` too (of another framework, with the crosswalk's relationship read from the source). A
+ * person or an assistant accepts (the link is made) or rejects it; one proposal per measure and target, ever.
+ * Deleting the measure or either requirement deletes it (triggers, migrations/0021_mapping_proposal_triggers.sql).
+ */
+export const mappingProposals = sqliteTable(
+  'mapping_proposals',
+  {
+    ...scoped,
+    measure_id: text('measure_id').notNull(),
+    requirement_id: text('requirement_id').notNull(),
+    /** The target's framework, for a framework's proposals in one index range. */
+    framework_id: text('framework_id').notNull(),
+    source_requirement_id: text('source_requirement_id').notNull(),
+    relationship: text('relationship', { enum: ['equal', 'subset', 'superset', 'intersects'] }).notNull(),
+    status: text('status', { enum: ['PROPOSED', 'ACCEPTED', 'REJECTED'] }).notNull(),
+    /** Who decided (a user id) and when; null while PROPOSED. */
+    decided_by: text('decided_by'),
+    decided_at: text('decided_at'),
+    ...timestamps,
+  },
+  (t) => [
+    uniqueIndex('mapping_proposals_measure_requirement_idx').on(t.measure_id, t.requirement_id),
+    index('mapping_proposals_org_framework_idx').on(t.organization_id, t.framework_id, t.status, t.id),
+    index('mapping_proposals_org_status_idx').on(t.organization_id, t.status, t.id),
+    index('mapping_proposals_requirement_idx').on(t.requirement_id),
+    index('mapping_proposals_source_idx').on(t.source_requirement_id),
   ],
 );
 

@@ -271,19 +271,6 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
     },
   },
   {
-    kind: 'framework',
-    key: 'iso',
-    values: {
-      name: 'ISO/IEC 27001',
-      version: '2022',
-      description: 'Information security management systems.',
-    },
-  },
-  {
-    kind: 'framework',
-    values: { name: 'SOC 2', version: '2017 TSC', description: 'Trust Services Criteria.' },
-  },
-  {
     kind: 'audit',
     key: 'stage-1',
     values: {
@@ -404,94 +391,30 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
 ];
 
-/** The demo's ISO/IEC 27001 Annex A: sections and controls, titles in the project's own words. */
-const ANNEX_A: readonly [section: string, title: string, controls: [string, string][]][] = [
-  [
-    'A.5',
-    'Organizational controls',
-    [
-      ['A.5.1', 'Information security policies are approved and published'],
-      ['A.5.2', 'Security roles and responsibilities are assigned'],
-      ['A.5.3', 'Conflicting duties are separated'],
-      ['A.5.7', 'Threat intelligence is collected and used'],
-      ['A.5.9', 'An inventory of information assets is kept'],
-      ['A.5.10', 'Acceptable use of information is defined'],
-      ['A.5.15', 'Access to information is controlled'],
-      ['A.5.17', 'Authentication information is managed'],
-      ['A.5.19', 'Security in supplier relationships'],
-      ['A.5.23', 'Security of cloud services'],
-      ['A.5.24', 'Incident management is planned and prepared'],
-      ['A.5.30', 'ICT readiness for business continuity'],
-      ['A.5.34', 'Privacy and protection of personal data'],
-    ],
-  ],
-  [
-    'A.6',
-    'People controls',
-    [
-      ['A.6.1', 'Candidates are screened before joining'],
-      ['A.6.3', 'Staff receive security awareness training'],
-      ['A.6.5', 'Responsibilities after leaving are kept'],
-      ['A.6.7', 'Remote working is secured'],
-    ],
-  ],
-  [
-    'A.7',
-    'Physical controls',
-    [
-      ['A.7.1', 'Physical security perimeters are defined'],
-      ['A.7.2', 'Physical entry is controlled'],
-      ['A.7.9', 'Assets off the premises are protected'],
-      ['A.7.13', 'Equipment is maintained'],
-      ['A.7.14', 'Equipment is disposed of or reused securely'],
-    ],
-  ],
-  [
-    'A.8',
-    'Technological controls',
-    [
-      ['A.8.1', 'User endpoint devices are protected'],
-      ['A.8.2', 'Privileged access rights are restricted'],
-      ['A.8.5', 'Authentication is secure'],
-      ['A.8.7', 'Protection against malware'],
-      ['A.8.8', 'Technical vulnerabilities are managed'],
-      ['A.8.13', 'Information is backed up'],
-      ['A.8.15', 'Activities are logged'],
-      ['A.8.24', 'Cryptography is used effectively'],
-      ['A.8.30', 'Outsourced development is supervised'],
-    ],
-  ],
-];
+/**
+ * The built-in catalogues the demo organization adopts before its records (src/demo/seed.ts): the framework's id
+ * under `key`, and with `references`, each requirement's id under its reference (records and links name them so).
+ * `excluded`: requirements it excludes, with why (its statement of applicability says so).
+ */
+export interface DemoCatalog {
+  key: string;
+  catalog: string;
+  references: boolean;
+  excluded: Record<string, string>;
+  /** Accept the mappings the crosswalks propose into it once the demo's measures are mapped. */
+  acceptProposals: boolean;
+}
 
-/** Annex A controls the demo organization excludes, with why (its statement of applicability says so). */
+/** Annex A controls the demo organization excludes, with why. */
 const EXCLUDED: Record<string, string> = {
   'A.7.13': 'No equipment of our own is on premises: production runs on AWS, offices use leased devices.',
   'A.8.30': 'No development is outsourced; all engineers are employees.',
 };
 
-const annexA: DemoRecord[] = ANNEX_A.flatMap(([section, title, controls], sectionIndex) => [
-  {
-    kind: 'requirement' as const,
-    key: section,
-    values: { framework_id: ref('iso'), reference: section, title, is_section: true, position: sectionIndex },
-  },
-  ...controls.map(
-    ([reference, controlTitle], index): DemoRecord => ({
-      kind: 'requirement',
-      key: reference,
-      values: {
-        framework_id: ref('iso'),
-        reference,
-        title: controlTitle,
-        parent_id: ref(section),
-        position: index,
-        ...(EXCLUDED[reference]
-          ? { applicability: 'EXCLUDED', justification: EXCLUDED[reference] }
-          : { justification: 'Required to treat the risks of our risk assessment.' }),
-      },
-    }),
-  ),
-]);
+export const DEMO_CATALOGS: readonly DemoCatalog[] = [
+  { key: 'iso', catalog: 'iso-27001-2022', references: true, excluded: EXCLUDED, acceptProposals: false },
+  { key: 'soc', catalog: 'soc2-2017', references: false, excluded: {}, acceptProposals: true },
+];
 
 const ACCESS_POLICY_V1 = `# Access control policy
 
@@ -606,12 +529,7 @@ const EVIDENCE: DemoRecord[] = [
   },
 ];
 
-export const DEMO_RECORDS: readonly DemoRecord[] = [
-  ...REGISTER_RECORDS,
-  ...annexA,
-  ...DOCUMENTS,
-  ...EVIDENCE,
-];
+export const DEMO_RECORDS: readonly DemoRecord[] = [...REGISTER_RECORDS, ...DOCUMENTS, ...EVIDENCE];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */
 const ANNEX_A_MAPPING: [measure: string, controls: string[]][] = [

@@ -1,20 +1,25 @@
 // Seeds the demo: a user, an organization holding the demo records (DEMO_RECORDS, added through the tool map) and
 // a token. addDemoRecords also fills any organization, for tests and benchmarks.
-import { count } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { createOrganization, createUser } from '../accounts.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Db } from '../db/client.ts';
-import { users } from '../db/schema.ts';
+import { requirements, users } from '../db/schema.ts';
 import { randomBase32 } from '../ids.ts';
+import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
+import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
+import { proposeMappings } from '../tools/catalogs/proposals.ts';
 import { approveLatestVersion } from '../tools/document-versions.ts';
 import { REGISTERS } from '../tools/index.ts';
 import type { RegisterKind } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
+  DEMO_CATALOGS,
   DEMO_LINKS,
   DEMO_RECORDS,
   DEMO_USER,
+  type DemoCatalog,
   type DemoDays,
   type DemoLink,
   type DemoRecord,
@@ -94,10 +99,12 @@ export async function addDemoRecords(
   organizationId: string,
   records: readonly DemoRecord[] = DEMO_RECORDS,
   links: readonly DemoLink[] = DEMO_LINKS,
+  catalogs: readonly DemoCatalog[] = DEMO_CATALOGS,
 ): Promise<Map<string, string>> {
   // The account seeding the demo is the one its tasks are assigned to.
   const ids = new Map<string, string>([[DEMO_USER, ctx.principal.userId]]);
   const today = ctx.now();
+  for (const catalog of catalogs) await adoptDemoCatalog(ctx, organizationId, catalog, ids);
   for (const record of records) {
     const { add, spec } = REGISTERS[record.kind];
     const values = resolvedValues(record.values, ids, today);
@@ -119,7 +126,48 @@ export async function addDemoRecords(
     };
     await tools.link.run(ctx, tools.link.input.parse(args));
   }
+  const accepting = catalogs.filter((catalog) => catalog.acceptProposals);
+  if (accepting.length > 0)
+    await proposeMappings(ctx, organizationId, null, { dryRun: false, withExtras: false });
+  for (const catalog of accepting)
+    await acceptMappingProposalsTool.run(
+      ctx,
+      acceptMappingProposalsTool.input.parse({
+        organization_id: organizationId,
+        framework_id: ids.get(catalog.key),
+      }),
+    );
   return ids;
+}
+
+/** Adopts a built-in catalogue as a framework, keyed as `catalog.key`, its references too; excludes what it says. */
+async function adoptDemoCatalog(
+  ctx: ToolContext,
+  organizationId: string,
+  catalog: DemoCatalog,
+  ids: Map<string, string>,
+) {
+  const adopted = await adoptCatalog(ctx, {
+    key: catalog.catalog,
+    organizationId,
+    frameworkId: null,
+    dryRun: false,
+    removeMissing: false,
+  });
+  const frameworkId = adopted.framework.id as string;
+  ids.set(catalog.key, frameworkId);
+  const rows = await ctx.db
+    .select({ id: requirements.id, reference: requirements.reference })
+    .from(requirements)
+    .where(eq(requirements.framework_id, frameworkId));
+  const byReference = new Map(rows.map((row) => [row.reference, row.id]));
+  if (catalog.references) for (const [reference, id] of byReference) ids.set(reference, id);
+  const update = REGISTERS.requirement.update;
+  for (const [reference, justification] of Object.entries(catalog.excluded))
+    await update.run(
+      ctx,
+      update.input.parse({ id: byReference.get(reference), applicability: 'EXCLUDED', justification }),
+    );
 }
 
 export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): Promise<DemoAccount> {

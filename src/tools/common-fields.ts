@@ -1,14 +1,15 @@
 // Field specs that several registers share (owner, name, description).
 
-import { eq, exists, sql } from 'drizzle-orm';
+import { exists, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { z } from 'zod';
 import type { IdPrefix } from '../ids.ts';
 import { idOf, longText, shortText } from './fields.ts';
+import { personCondition, personRefSchema } from './people-refs.ts';
 import { type FilterSpec, filter, optional, required } from './registers/spec.ts';
 
 export const ownerField = (role = 'Owner', hint = 'The person accountable for it.') =>
-  optional(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), 'person', { label: role, hint });
+  optional(personRefSchema(role), 'person', { label: role, hint });
 
 export const nameField = (example: string) => required(shortText().describe(`Name, e.g. "${example}".`));
 
@@ -47,4 +48,4 @@ export const linkedFilter = (link: Link, target: { prefix: IdPrefix; what: strin
 
 /** The `owner_id` filter every owned register has. */
 export const ownerFilter = (column: SQLiteColumn, role = 'Owner') =>
-  filter(idOf('per', 'Person').describe(`${role} (\`per_...\`).`), (value) => eq(column, value));
+  filter(personRefSchema(role), (value) => personCondition(column, value));

@@ -2,7 +2,7 @@
 // statement of applicability (every requirement in document order with applicability, justification, measures).
 import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { frameworks, measures, requirementMeasures, requirements } from '../db/schema.ts';
+import { frameworks, mappingProposals, measures, requirementMeasures, requirements } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
@@ -111,7 +111,7 @@ export const frameworkCoverageTool: Tool = defineTool({
   name: 'getFrameworkCoverage',
   title: 'Framework coverage',
   description:
-    "How far a framework's requirements are met: counts by applicability and implementation_status, shares implemented and covered, for the framework and per top-level section.",
+    "How far a framework's requirements are met: counts by applicability and implementation_status, shares implemented and covered, for the framework and per top-level section, and what pending crosswalk proposals would add.",
   scope: 'read',
   toolset: 'frameworks',
   annotations: READ_ANNOTATIONS,
@@ -134,6 +134,19 @@ export const frameworkCoverageTool: Tool = defineTool({
           .describe('A top-level section.'),
       )
       .describe('Per top-level section, in document order.'),
+    crosswalk: z
+      .object({
+        pending: z.number().int().describe('Proposed mappings into it waiting for a decision.'),
+        requirements: z
+          .number()
+          .int()
+          .describe('Applicable NOT_COVERED requirements that accepting them would cover.'),
+        covered_share_if_accepted: z
+          .number()
+          .nullable()
+          .describe('covered_share once they are accepted, 0..1.'),
+      })
+      .describe('What the crosswalk proposals would give (listMappingProposals).'),
   }),
   async run(ctx, input) {
     const framework = await loadFramework(ctx, input.framework_id);
@@ -168,15 +181,42 @@ export const frameworkCoverageTool: Tool = defineTool({
             .from(requirements)
             .where(inArray(requirements.id, ids))
             .orderBy(asc(requirements.reference_key));
+    const [proposed] = await ctx.db
+      .select({
+        pending: count(),
+        gaps: sql<number>`count(distinct case when ${requirements.applicability} = 'APPLICABLE' and ${requirements.implementation_status} = 'NOT_COVERED' then ${requirements.id} end)`,
+      })
+      .from(mappingProposals)
+      .innerJoin(requirements, eq(requirements.id, mappingProposals.requirement_id))
+      .innerJoin(measures, eq(measures.id, mappingProposals.measure_id))
+      .where(
+        and(
+          // The organization loadFramework checked (its index leads with the organization).
+          eq(mappingProposals.organization_id, ctx.organizationId ?? ''),
+          eq(mappingProposals.framework_id, framework.id),
+          eq(mappingProposals.status, 'PROPOSED'),
+          sql`${measures.state} != 'NOT_APPLICABLE'`,
+        ),
+      );
+    const coverage = coverageOf(rows);
+    const gaps = Number(proposed?.gaps ?? 0);
     return {
       framework,
-      coverage: coverageOf(rows),
+      coverage,
       sections: [
         ...sections.map((section) => ({ ...section, coverage: coverageOf(bySection.get(section.id) ?? []) })),
         ...(bySection.has(null)
           ? [{ id: null, reference: null, title: null, coverage: coverageOf(bySection.get(null) ?? []) }]
           : []),
       ],
+      crosswalk: {
+        pending: Number(proposed?.pending ?? 0),
+        requirements: gaps,
+        covered_share_if_accepted: share(
+          coverage.applicable - coverage.by_status.NOT_COVERED + gaps,
+          coverage.applicable,
+        ),
+      },
     };
   },
 });

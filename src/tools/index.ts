@@ -1,7 +1,14 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it; other code holds handles.
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
-import { importCatalogTool } from './catalogs/import.ts';
+import { listCatalogsTool, listCrosswalkMappingsTool } from './catalogs/catalog-tools.ts';
+import { importCatalogTool } from './catalogs/import-tool.ts';
+import {
+  acceptMappingProposalsTool,
+  declineMappingProposalsTool,
+  listMappingProposalsTool,
+  proposeMappingsTool,
+} from './catalogs/proposal-tools.ts';
 import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
@@ -114,6 +121,12 @@ const allTools: Tool[] = [
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   importCatalogTool,
+  listCatalogsTool,
+  listCrosswalkMappingsTool,
+  proposeMappingsTool,
+  listMappingProposalsTool,
+  acceptMappingProposalsTool,
+  declineMappingProposalsTool,
   importRecords,
   summaryTool,
   listChanges,

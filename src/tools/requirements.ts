@@ -18,6 +18,7 @@ import {
   required,
   withDefault,
 } from './registers/spec.ts';
+import { requirementRefSchema, resolveRequirementRef } from './requirement-refs.ts';
 import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES } from './states.ts';
 import type { ToolContext } from './types.ts';
@@ -44,6 +45,39 @@ async function parentOf(ctx: ToolContext, parentId: string, id: string | null) {
     .from(requirements)
     .where(eq(requirements.id, parentId));
   return parent;
+}
+
+/** How many of a section's assessable requirements a refusal to map a measure to it names. */
+const NAMED_CHILDREN = 12;
+
+/**
+ * A measure maps to requirements, never to a section (it is not assessed): refused, naming the assessable requirements
+ * under it to map instead.
+ */
+async function refuseSection(ctx: ToolContext, requirementId: string) {
+  const [requirement] = await ctx.db
+    .select({ reference: requirements.reference, is_section: requirements.is_section })
+    .from(requirements)
+    .where(eq(requirements.id, requirementId));
+  if (!requirement?.is_section) return;
+  const under = await ctx.db
+    .select({ reference: requirements.reference })
+    .from(requirements)
+    .where(
+      and(sql`${requirements.id} in ${descendantsOf(requirementId)}`, eq(requirements.is_section, false)),
+    )
+    .orderBy(requirements.reference_key)
+    .limit(NAMED_CHILDREN + 1);
+  const named = under.slice(0, NAMED_CHILDREN).map((row) => row.reference);
+  throw new AppError(
+    'invalid_arguments',
+    `${requirement.reference} is a section: it is not assessed, so measures are mapped to its requirements${
+      named.length > 0
+        ? `: ${named.join(', ')}${under.length > NAMED_CHILDREN ? ', ...' : ''} (listRequirements with filter.parent_id lists them)`
+        : ' (it has none yet)'
+    }.`,
+    [{ path: 'requirement_id', message: `${requirement.reference} is a section` }],
+  );
 }
 
 /** The ids of a requirement's descendants (its subtree without itself). */
@@ -125,12 +159,13 @@ export const requirementSpec: RegisterSpec = {
         'Ids of the measures that cover it (change with linkRequirementMeasure / unlinkRequirementMeasure).',
       label: 'Measures',
       hint: 'The measures that cover this requirement.',
+      beforeLink: (ctx, requirementId) => refuseSection(ctx, requirementId),
       links: {
         link: {
           name: 'linkRequirementMeasure',
           title: 'Map a measure to a requirement',
           description:
-            'Record that a measure covers a requirement (same organization; any framework, so one measure serves several). Harmless twice. Updates implementation_status.',
+            'Record that a measure covers a requirement (same organization; any framework, so one measure serves several); the requirement by id or {framework, reference}, never a section. Harmless twice. Updates implementation_status.',
         },
         unlink: {
           name: 'unlinkRequirementMeasure',
@@ -142,11 +177,23 @@ export const requirementSpec: RegisterSpec = {
     },
     evidenceIdsRelation(),
   ],
+  namedBy: {
+    argument: 'requirement',
+    schema: requirementRefSchema,
+    resolve: async (ctx, value, organizationId) =>
+      (await resolveRequirementRef(ctx, value as never, organizationId, 'write')).id,
+  },
   unique: [{ field: 'reference', within: 'framework_id' }],
+  importKey: { field: 'reference', within: 'framework_id' },
+  exactFirst: requirements.reference,
   search: [requirements.reference, requirements.title, requirements.description],
   filters: {
     framework_id: filter(idOf('fwk', 'Framework').describe('Only this framework (`fwk_...`).'), (value) =>
       eq(requirements.framework_id, value),
+    ),
+    reference: filter(
+      shortText(50).describe('Exactly this reference, in any letter case (e.g. "A.5.1": not A.5.10).'),
+      (value) => sql`lower(${requirements.reference}) = lower(${value})`,
     ),
     parent_id: filter(idOf('req', 'Requirement').describe('Only the children of this one.'), (value) =>
       eq(requirements.parent_id, value),
@@ -225,7 +272,7 @@ export const requirementSpec: RegisterSpec = {
     ];
   },
   hints: {
-    list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability, getFrameworkCoverage.',
+    list: 'filter.reference: one. Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability, getFrameworkCoverage.',
     add: 'A clause or criterion of a framework. EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
     update: 'E.g. applicability EXCLUDED (not applicable) with its justification.',
   },

@@ -24,7 +24,9 @@ function withUnknownIds(args: Record<string, unknown>): Record<string, unknown> 
 async function aliceSnapshot(host: ContractHost): Promise<string> {
   const parts: unknown[] = [];
   for (const [name, tool] of TOOLS) {
-    if (name.startsWith('list') && 'organization_id' in tool.input.shape) {
+    // The lists of one organization's records (organization_id required; listCatalogs lists the built-in ones).
+    const organization = tool.input.shape.organization_id as { isOptional(): boolean } | undefined;
+    if (name.startsWith('list') && organization && !organization.isOptional()) {
       parts.push(
         await ok(host, host.world.tokens.alice, name, {
           organization_id: host.world.orgIsolation,

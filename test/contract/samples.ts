@@ -191,6 +191,19 @@ export async function sampleArguments(
   // A dry run: the plan only, so the seeded framework stays as it is for the other tools.
   if (toolName === 'importFrameworkCatalog')
     return { framework_id: ids.framework, format: 'csv', content: CATALOG_SAMPLE, dry_run: true };
+  if (toolName === 'listCatalogs') return { organization_id: organizationId };
+  if (toolName === 'listCrosswalkMappings')
+    return {
+      organization_id: organizationId,
+      catalog: 'iso-27001-2022',
+      reference: 'A.8.5',
+      to_catalog: 'soc2-2017',
+    };
+  // The sample organization adopted no catalogue: no proposals to make, list or decide.
+  if (toolName === 'proposeMappings') return { organization_id: organizationId, dry_run: true };
+  if (toolName === 'listMappingProposals') return { organization_id: organizationId };
+  if (toolName === 'acceptMappingProposals' || toolName === 'declineMappingProposals')
+    return { organization_id: organizationId, framework_id: ids.framework };
   // A dry run: the report only.
   if (toolName === 'importRecords')
     return {
@@ -336,6 +349,40 @@ export function answerMismatches(
       const listed = (answer.requirements as { id: string }[]).map((row) => row.id);
       if (!listed.includes(ids.requirement)) problems.push('requirements: seeded requirement missing');
     }
+    return problems;
+  }
+  if (toolName === 'listCatalogs') {
+    const catalogs = answer.catalogs as { key: string; adopted: unknown }[];
+    expectEqual('first catalog', catalogs[0]?.key, 'iso-27001-2022');
+    expectEqual('catalogs', catalogs.length, 8);
+    if (catalogs.some((item) => item.adopted !== null)) problems.push('a catalog adopted by the sample org');
+    return problems;
+  }
+  if (toolName === 'listCrosswalkMappings') {
+    const pairs = (answer.mappings as { to: { reference: string }; relationship: string }[]).map((pair) => [
+      pair.to.reference,
+      pair.relationship,
+    ]);
+    expectEqual('mappings', pairs, [
+      ['CC6.1', 'subset'],
+      ['CC6.6', 'intersects'],
+    ]);
+    return problems;
+  }
+  if (toolName === 'proposeMappings') {
+    expectEqual('answer', answer, { created: 0, pending: 0, dry_run: true });
+    return problems;
+  }
+  if (toolName === 'listMappingProposals') {
+    expectEqual('proposals', answer.proposals, []);
+    return problems;
+  }
+  if (toolName === 'acceptMappingProposals') {
+    expectEqual('accepted', [answer.accepted, answer.linked, answer.skipped_count], [0, 0, 0]);
+    return problems;
+  }
+  if (toolName === 'declineMappingProposals') {
+    expectEqual('rejected', [answer.rejected, answer.skipped_count], [0, 0]);
     return problems;
   }
   if (toolName === 'importRecords') {

@@ -8,8 +8,9 @@ let runtime: TestRuntime;
 let host: ContractHost;
 
 beforeAll(async () => {
-  // Not loopback-only: the Worker's default, so both hosts answer Origin checks alike.
-  runtime = await createTestRuntime({ loopbackOnly: false });
+  // Not loopback-only: the Worker's default, so both hosts answer Origin checks alike. No rate limit: Alice's token
+  // calls every tool several times within a minute (the limit has tests of its own).
+  runtime = await createTestRuntime({ loopbackOnly: false, env: { RATE_LIMIT_PER_MINUTE: '0' } });
   const world = await seedContractWorld(runtime);
   host = { fetch: async (request) => runtime.app.fetch(request), world };
 });

@@ -263,10 +263,11 @@ describe('from a bare connection, as an assistant works', () => {
       });
       expect(updated.isError ?? false).toBe(false);
       expect((updated.structuredContent as { risk: { owner_id: string } }).risk.owner_id).toBe(person.id);
-      // A mistake answers as the tool's own validation does, naming the called tool.
+      // A mistake (an id of another kind: a person may be named by email or name, not by a risk's id) answers as the
+      // tool's own validation does, naming the called tool.
       const wrong = await client.callTool({
         name: 'callWriteTool',
-        arguments: { name: 'updateRisk', arguments: { id: risk.id, owner_id: 'usr_nope' } },
+        arguments: { name: 'updateRisk', arguments: { id: risk.id, owner_id: risk.id } },
       });
       expect(wrong.isError).toBe(true);
       expect((wrong.structuredContent as { error: { code: string; message: string } }).error).toMatchObject({

@@ -744,6 +744,26 @@ describe('requirement filters', () => {
   );
 
   filterTest(
+    ['requirement.reference'],
+    'requirement reference selects exactly that reference, in any letter case, in every framework',
+    async () => {
+      const scope = await newScope();
+      const iso = await scope.add('framework', { name: 'ISO 27001' });
+      const soc = await scope.add('framework', { name: 'SOC 2' });
+      const a51 = await scope.add('requirement', { framework_id: iso.id, reference: 'A.5.1' });
+      await scope.add('requirement', { framework_id: iso.id, reference: 'A.5.10' });
+      const cc = await scope.add('requirement', { framework_id: iso.id, reference: 'CC1.1' });
+      const socCc = await scope.add('requirement', { framework_id: soc.id, reference: 'CC1.1' });
+      expect(await scope.ids('requirement', { reference: 'A.5.1' })).toEqual(idsOf(a51));
+      expect(await scope.ids('requirement', { reference: 'cc1.1' })).toEqual(idsOf(cc, socCc));
+      expect(await scope.ids('requirement', { reference: 'cc1.1', framework_id: soc.id })).toEqual(
+        idsOf(socCc),
+      );
+      expect(await scope.ids('requirement', { reference: 'A.5' })).toEqual([]);
+    },
+  );
+
+  filterTest(
     ['requirement.implementation_status', 'requirement.measure_id'],
     'requirement implementation_status and measure_id find the gaps and what a measure covers',
     async () => {

@@ -71,6 +71,7 @@ describe('toolsets as data', () => {
       settings: 2,
       incidents: 15,
       privacy: 15,
+      catalogs: 6,
     });
   });
 });

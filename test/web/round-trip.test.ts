@@ -168,6 +168,9 @@ async function snapshot(
           // Names by id: the ids differ between the two organizations, the names are compared in their fields.
           labels: _labels,
           evidence_ids: evidenceIds,
+          // Which built-in catalogue a framework was adopted from: its provenance, not a value an import writes.
+          catalog_key: _catalog,
+          catalog_revision: _revision,
           ...rest
         } = record;
         if (Array.isArray(evidenceIds)) evidenceLinks[kind] = (evidenceLinks[kind] ?? 0) + evidenceIds.length;

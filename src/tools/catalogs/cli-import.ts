@@ -8,30 +8,7 @@ import { frameworks, memberships } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { REGISTERS } from '../index.ts';
 import { contextOutsideSeam } from '../types.ts';
-import type { Catalog } from './entries.ts';
-import { type CatalogFormat, type ImportOutcome, importCatalog, LISTED, parseCatalog } from './import.ts';
-
-/** What importing `catalog` into a new, empty framework would do (its id is null: not made by a dry run). */
-function newFrameworkPlan(name: string, catalog: Catalog) {
-  const created = catalog.entries.map((entry) => entry.reference);
-  return {
-    framework: { id: null, name },
-    dry_run: true,
-    counts: {
-      created: created.length,
-      updated: 0,
-      unchanged: 0,
-      removed: 0,
-      skipped: catalog.skipped.length,
-    },
-    created: created.slice(0, LISTED),
-    updated: [],
-    removed: [],
-    removed_deleted: false,
-    skipped: catalog.skipped.slice(0, LISTED),
-    lists_truncated: created.length > LISTED || catalog.skipped.length > LISTED,
-  };
-}
+import { type CatalogFormat, type ImportOutcome, importCatalog, parseCatalog } from './import.ts';
 
 /** The CLI acts in an organization as its first owner (there is no token). */
 export async function ownerPrincipal(db: Db, organizationId: string): Promise<Principal> {
@@ -63,35 +40,42 @@ export async function importFrameworkFile(
     dryRun: boolean;
     removeMissing: boolean;
   },
-): Promise<ImportOutcome | ReturnType<typeof newFrameworkPlan>> {
+): Promise<ImportOutcome> {
   const principal = await ownerPrincipal(db, options.organizationId);
   const ctx = contextOutsideSeam(db, principal, now, 'cli');
   // The whole file is read and parsed in memory: a few times its size (README, "Frameworks").
   const catalog = parseCatalog(options.format, await readFile(options.file, 'utf8'));
-  let frameworkId = options.frameworkId;
-  if (!frameworkId) {
-    if (!options.name) throw new AppError('invalid_arguments', 'Give --framework FWK_ID or --name NAME.');
-    const [found] = await db
-      .select({ id: frameworks.id })
-      .from(frameworks)
-      .where(and(eq(frameworks.organization_id, options.organizationId), eq(frameworks.name, options.name)));
-    frameworkId = found?.id;
-    if (!frameworkId && !options.dryRun) {
-      const add = REGISTERS.framework.add;
-      const added = await add.run(
-        ctx,
-        add.input.parse({
-          organization_id: options.organizationId,
-          name: options.name,
-          ...(options.version ? { version: options.version } : {}),
-        }),
-      );
-      frameworkId = (added.framework as { id: string }).id;
-    }
-    // A dry run for a framework not made yet: everything would be created.
-    if (!frameworkId) return newFrameworkPlan(options.name, catalog);
-  }
-  return importCatalog(ctx, frameworkId, catalog, {
+  if (options.frameworkId)
+    return importCatalog(ctx, { frameworkId: options.frameworkId }, catalog, {
+      dryRun: options.dryRun,
+      removeMissing: options.removeMissing,
+      tool: 'importFrameworkCatalog',
+    });
+  if (!options.name) throw new AppError('invalid_arguments', 'Give --framework FWK_ID or --name NAME.');
+  const [found] = await db
+    .select({ id: frameworks.id })
+    .from(frameworks)
+    .where(and(eq(frameworks.organization_id, options.organizationId), eq(frameworks.name, options.name)));
+  // Not found: made in the import's batch (a dry run plans against an empty one and makes nothing), with the
+  // values addFramework would accept.
+  const values = found
+    ? null
+    : (REGISTERS.framework.add.input.parse({
+        organization_id: options.organizationId,
+        name: options.name,
+        ...(options.version ? { version: options.version } : {}),
+      }) as { name: string; version?: string });
+  const target = values
+    ? {
+        create: {
+          organizationId: options.organizationId,
+          name: values.name,
+          version: values.version ?? null,
+          description: null,
+        },
+      }
+    : { frameworkId: (found as { id: string }).id };
+  return importCatalog(ctx, target, catalog, {
     dryRun: options.dryRun,
     removeMissing: options.removeMissing,
     tool: 'importFrameworkCatalog',

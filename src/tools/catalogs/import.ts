@@ -1,18 +1,17 @@
-// Imports a framework's catalog (OSCAL or CSV) by reference: new references are added, changed titles,
-// descriptions and places in the tree updated, applicability, justifications and measure links kept; references
-// no longer in the catalog are reported and kept unless asked. One batch, all or nothing, with history rows.
+// Imports a framework's catalog (OSCAL or CSV, or a built-in catalogue) by reference: new references are added,
+// changed titles, descriptions and places in the tree updated, applicability, justifications and measure links kept;
+// references no longer in the catalog are reported and kept unless asked. One batch, all or nothing, with history
+// rows; adopting a built-in catalogue creates the organization's framework in the same batch.
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { z } from 'zod';
 import { frameworks, requirementMeasures, requirements } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite, changesOfRows } from '../changes.ts';
-import { idOf, longText } from '../fields.ts';
 import { nextUpdatedAt } from '../registers/records.ts';
 import { referenceKey } from '../requirements.ts';
-import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
+import type { ToolContext } from '../types.ts';
 import { parseCatalogCsv } from './csv.ts';
 import { type Catalog, type CatalogEntry, checkedCatalog, topsOf } from './entries.ts';
 import { parseOscalCatalog } from './oscal.ts';
@@ -28,7 +27,9 @@ export function parseCatalog(format: CatalogFormat, content: string): Catalog {
 export const LISTED = 500;
 
 export interface ImportOutcome {
-  framework: { id: string; name: string };
+  framework: { id: string | null; name: string; created: boolean };
+  /** The built-in catalogue imported, if one was. */
+  catalog: { key: string; revision: number } | null;
   dry_run: boolean;
   counts: { created: number; updated: number; unchanged: number; removed: number; skipped: number };
   created: string[];
@@ -56,33 +57,78 @@ type Existing = {
 /** The fields an import writes, as the history shows them (the tool's own names). */
 const WRITTEN = ['reference', 'title', 'description', 'parent_id', 'is_section', 'position'] as const;
 
-export async function importCatalog(
-  ctx: ToolContext,
-  frameworkId: string,
-  catalog: Catalog,
-  options: { dryRun: boolean; removeMissing: boolean; tool: string },
-): Promise<ImportOutcome> {
+/** A framework to make in the import's batch (adopting a built-in catalogue for the first time). */
+export interface NewFramework {
+  organizationId: string;
+  name: string;
+  version: string | null;
+  description: string | null;
+}
+
+/** Where an import goes: a framework of the organization, or one it makes; with the built-in catalogue it reads. */
+export type ImportTarget =
+  | { frameworkId: string; catalog?: { key: string; revision: number } }
+  | { create: NewFramework; catalog?: { key: string; revision: number } };
+
+/** The framework of an id, if the caller may write in its organization; else not_found or insufficient_scope. */
+export async function writableFramework(ctx: ToolContext, frameworkId: string) {
   const [framework] = await ctx.db
-    .select({ id: frameworks.id, name: frameworks.name, organization_id: frameworks.organization_id })
+    .select({
+      id: frameworks.id,
+      name: frameworks.name,
+      organization_id: frameworks.organization_id,
+      catalog_key: frameworks.catalog_key,
+      catalog_revision: frameworks.catalog_revision,
+    })
     .from(frameworks)
     .where(eq(frameworks.id, frameworkId));
   if (!framework) throw notFound('Framework');
   requireOrganization(ctx, framework.organization_id, 'write', 'Framework');
-  const existing: Existing[] = await ctx.db
-    .select({
-      id: requirements.id,
-      reference: requirements.reference,
-      title: requirements.title,
-      description: requirements.description,
-      parent_id: requirements.parent_id,
-      section_id: requirements.section_id,
-      is_section: requirements.is_section,
-      position: requirements.position,
-      applicability: requirements.applicability,
-      justification: requirements.justification,
-    })
-    .from(requirements)
-    .where(eq(requirements.framework_id, framework.id));
+  return framework;
+}
+
+export async function importCatalog(
+  ctx: ToolContext,
+  target: ImportTarget,
+  catalog: Catalog,
+  options: { dryRun: boolean; removeMissing: boolean; tool: string },
+): Promise<ImportOutcome> {
+  const catalogRef = target.catalog ?? null;
+  let framework: {
+    id: string;
+    name: string;
+    organization_id: string;
+    catalog_key: string | null;
+    catalog_revision: number | null;
+  };
+  const created = 'create' in target ? target.create : null;
+  if (created) {
+    requireOrganization(ctx, created.organizationId, 'write');
+    framework = {
+      id: newId('fwk'),
+      name: created.name,
+      organization_id: created.organizationId,
+      catalog_key: null,
+      catalog_revision: null,
+    };
+  } else framework = await writableFramework(ctx, (target as { frameworkId: string }).frameworkId);
+  const existing: Existing[] = created
+    ? []
+    : await ctx.db
+        .select({
+          id: requirements.id,
+          reference: requirements.reference,
+          title: requirements.title,
+          description: requirements.description,
+          parent_id: requirements.parent_id,
+          section_id: requirements.section_id,
+          is_section: requirements.is_section,
+          position: requirements.position,
+          applicability: requirements.applicability,
+          justification: requirements.justification,
+        })
+        .from(requirements)
+        .where(eq(requirements.framework_id, framework.id));
   const byReference = new Map(existing.map((row) => [row.reference, row]));
   const idOfEntry = new Map(
     catalog.entries.map((entry) => [entry.reference, byReference.get(entry.reference)?.id ?? newId('req')]),
@@ -113,7 +159,7 @@ export async function importCatalog(
       changed,
     };
   });
-  const created = planned.filter((item) => !item.current);
+  const added = planned.filter((item) => !item.current);
   const updated = planned.filter((item) => item.current && item.changed.length > 0);
   // Moved under another section by a change above them: written, but nothing of their own changed.
   const resectioned = planned.filter(
@@ -124,25 +170,36 @@ export async function importCatalog(
     .filter((row) => !inCatalog.has(row.reference))
     .sort((a, b) => (referenceKey(a.reference) < referenceKey(b.reference) ? -1 : 1));
   const outcome: ImportOutcome = {
-    framework: { id: framework.id, name: framework.name },
+    // A dry run makes no framework: it has no id yet.
+    framework: {
+      id: created && options.dryRun ? null : framework.id,
+      name: framework.name,
+      created: !!created,
+    },
+    catalog: catalogRef,
     dry_run: options.dryRun,
     counts: {
-      created: created.length,
+      created: added.length,
       updated: updated.length,
-      unchanged: planned.length - created.length - updated.length,
+      unchanged: planned.length - added.length - updated.length,
       removed: removed.length,
       skipped: catalog.skipped.length,
     },
-    created: created.slice(0, LISTED).map((item) => item.entry.reference),
+    created: added.slice(0, LISTED).map((item) => item.entry.reference),
     updated: updated.slice(0, LISTED).map((item) => item.entry.reference),
     removed: removed.slice(0, LISTED).map((row) => row.reference),
     removed_deleted: !options.dryRun && options.removeMissing && removed.length > 0,
     skipped: catalog.skipped.slice(0, LISTED),
-    lists_truncated: [created, updated, removed, catalog.skipped].some((list) => list.length > LISTED),
+    lists_truncated: [added, updated, removed, catalog.skipped].some((list) => list.length > LISTED),
   };
+  const catalogChanged =
+    catalogRef !== null &&
+    (framework.catalog_key !== catalogRef.key || framework.catalog_revision !== catalogRef.revision);
   if (
     options.dryRun ||
-    created.length + updated.length + resectioned.length + (options.removeMissing ? removed.length : 0) === 0
+    (!created &&
+      !catalogChanged &&
+      added.length + updated.length + resectioned.length + (options.removeMissing ? removed.length : 0) === 0)
   )
     return outcome;
 
@@ -164,7 +221,42 @@ export async function importCatalog(
       at: now,
     });
   const statements: BatchItem<'sqlite'>[] = [];
-  for (const item of created) {
+  if (created) {
+    const values = { name: created.name, description: created.description, version: created.version };
+    statements.push(
+      ctx.db.insert(frameworks).values({
+        id: framework.id,
+        organization_id: framework.organization_id,
+        ...values,
+        catalog_key: catalogRef?.key ?? null,
+        catalog_revision: catalogRef?.revision ?? null,
+        created_at: now,
+        updated_at: now,
+      }),
+      changeAfterWrite(ctx, {
+        tool: options.tool,
+        kind: 'framework',
+        recordId: framework.id,
+        organizationId: framework.organization_id,
+        action: 'add',
+        before: null,
+        after: values,
+        at: now,
+      }),
+    );
+  } else if (catalogRef && catalogChanged) {
+    statements.push(
+      ctx.db
+        .update(frameworks)
+        .set({
+          catalog_key: catalogRef.key,
+          catalog_revision: catalogRef.revision,
+          updated_at: nextUpdatedAt(frameworks.updated_at, now),
+        } as never)
+        .where(eq(frameworks.id, framework.id)),
+    );
+  }
+  for (const item of added) {
     const row = {
       id: item.id,
       organization_id: framework.organization_id,
@@ -239,59 +331,3 @@ export async function importCatalog(
   ]);
   return outcome;
 }
-
-export const importCatalogTool: Tool = defineTool({
-  name: 'importFrameworkCatalog',
-  title: "Import a framework's requirements",
-  description:
-    "Load a framework's requirements from an OSCAL catalog (JSON, e.g. NIST SP 800-53) or CSV (ref, title, description, parent, section), matched by reference: new ones added, changed titles, descriptions and tree places updated, applicability and measure links kept. dry_run: the plan only.",
-  scope: 'write',
-  toolset: 'frameworks',
-  // remove_missing deletes requirements: a client asks before it calls.
-  annotations: DELETE_ANNOTATIONS,
-  input: z.strictObject({
-    framework_id: idOf('fwk', 'Framework').describe('The framework to load (`fwk_...`).'),
-    format: z.enum(CATALOG_FORMATS).describe('oscal (an OSCAL catalog in JSON) or csv.'),
-    content: longText(2_000_000, 1).describe('The catalog as text, within the request size limit.'),
-    dry_run: z.boolean().default(false).describe('true: answer what would change, write nothing.'),
-    remove_missing: z
-      .boolean()
-      .default(false)
-      .describe('true: delete the requirements the catalog no longer has (else kept and listed).'),
-  }),
-  output: z.object({
-    framework: z
-      .object({ id: z.string().describe('`fwk_...`'), name: z.string().describe('Name.') })
-      .describe('The framework.'),
-    dry_run: z.boolean().describe('Nothing was written.'),
-    counts: z
-      .object({
-        created: z.number().int().describe('New requirements.'),
-        updated: z.number().int().describe('Changed title, description or place.'),
-        unchanged: z.number().int().describe('Already as in the catalog.'),
-        removed: z.number().int().describe('In the framework, not in the catalog.'),
-        skipped: z.number().int().describe('Read but not imported (withdrawn).'),
-      })
-      .describe('How many.'),
-    created: z.array(z.string()).describe('Their references.'),
-    updated: z.array(z.string()).describe('Their references.'),
-    removed: z.array(z.string()).describe('Their references.'),
-    removed_deleted: z.boolean().describe('True: the removed ones were deleted (remove_missing).'),
-    skipped: z
-      .array(
-        z
-          .object({ reference: z.string().describe('Reference.'), reason: z.string().describe('Why.') })
-          .describe('Skipped.'),
-      )
-      .describe('Entries not imported.'),
-    lists_truncated: z.boolean().describe('True: a list holds only its first 500 references.'),
-  }),
-  async run(ctx, input) {
-    const catalog = parseCatalog(input.format, input.content);
-    return importCatalog(ctx, input.framework_id, catalog, {
-      dryRun: input.dry_run,
-      removeMissing: input.remove_missing,
-      tool: 'importFrameworkCatalog',
-    });
-  },
-});

@@ -114,6 +114,33 @@ export function parseOscalCatalog(text: string, budget: JsonBudget = OSCAL_BUDGE
   } catch (error) {
     fail('content', `not JSON (${error instanceof Error ? error.message : 'unreadable'})`);
   }
+  return oscalCatalogOf(root);
+}
+
+/** The members of an OSCAL document the reader uses: a streamed catalog keeps these only (json-stream.ts). */
+export const OSCAL_MEMBERS: ReadonlySet<string> = new Set([
+  'catalog',
+  'groups',
+  'controls',
+  'params',
+  'parts',
+  'props',
+  'id',
+  'title',
+  'class',
+  'name',
+  'value',
+  'prose',
+  'label',
+  'select',
+  'choice',
+]);
+
+/** The parts whose text a description or overview holds: a streamed catalog drops the others' (guidance) at once. */
+export const OSCAL_TEXT_PARTS: ReadonlySet<string> = new Set(['statement', 'item', 'overview']);
+
+/** An OSCAL catalog already parsed (as JSON.parse or a stream builds it). */
+export function oscalCatalogOf(root: unknown): Catalog {
   if (!isObject(root) || !isObject(root.catalog))
     fail('catalog', 'expected an object with a "catalog" member');
   const catalog = root.catalog;

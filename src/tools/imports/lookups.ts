@@ -28,11 +28,14 @@ export async function lookUp(run: ImportRun, rows: ParsedRow[]): Promise<Lookups
   const emails = new Set<string>();
   const own = new Set<string>();
   const unique = new Map<string, Set<string>>();
+  const keyField = spec.importKey?.field;
+  const keys = new Set<string>();
   const add = (map: Map<RegisterKind, Set<string>>, target: RegisterKind, value: string) =>
     map.set(target, (map.get(target) ?? new Set()).add(value));
   for (const row of rows) {
     if (row.errors.length > 0) continue;
     if (row.id) own.add(row.id);
+    else if (keyField && typeof row.values[keyField] === 'string') keys.add(row.values[keyField] as string);
     for (const ref of row.refs) {
       const target = ref.field.target as RegisterKind;
       for (const token of ref.tokens) {
@@ -124,6 +127,21 @@ export async function lookUp(run: ImportRun, rows: ParsedRow[]): Promise<Lookups
         .where(sql`${spec.table.id} in ${json(own)}`),
       apply: (result) => {
         for (const item of result) found.current.set(String(item.id), item);
+      },
+    });
+  }
+  const keyColumn = keyField ? records.columns[keyField] : undefined;
+  if (keyField && keyColumn && keys.size > 0) {
+    queries.push({
+      query: ctx.db
+        .select(records.selection)
+        .from(spec.table)
+        .where(and(eq(spec.table.organization_id, organizationId), sql`${keyColumn} in ${json(keys)}`)),
+      apply: (result) => {
+        for (const item of result) {
+          const value = String(item[keyField]);
+          found.byKey.set(value, [...(found.byKey.get(value) ?? []), item]);
+        }
       },
     });
   }

@@ -98,6 +98,8 @@ export interface Lookups {
   emails: Map<string, string>;
   current: Map<string, Row>;
   taken: Map<string, string>;
+  /** Records of this register by the value of spec.importKey's field (rows without an id are matched by it). */
+  byKey: Map<string, Row[]>;
 }
 
 /** A new record placed in the tree by this file (for its children later in the file). */
@@ -149,7 +151,14 @@ export interface ImportRun {
 }
 
 export function emptyLookups(): Lookups {
-  return { ids: new Map(), names: new Map(), emails: new Map(), current: new Map(), taken: new Map() };
+  return {
+    ids: new Map(),
+    names: new Map(),
+    emails: new Map(),
+    current: new Map(),
+    taken: new Map(),
+    byKey: new Map(),
+  };
 }
 
 /** A new run: checks the caller may write to the organization. */

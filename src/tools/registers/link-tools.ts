@@ -30,10 +30,16 @@ export function buildLinkTools(
   const [single] = targets.length === 1 ? targets : [];
   const targetArgument = single ? `${single.kind}_id` : 'record_id';
   const targetLabel = single?.label ?? 'record';
-  const input = z.strictObject({
-    [ownerArgument]: idOf(owner.prefix, capitalize(owner.label)).describe(
-      `The ${owner.label} (\`${owner.prefix}_...\`).`,
-    ),
+  // A requirement may be named by framework and reference instead of its id: one of the two arguments.
+  const named = owner.namedBy;
+  const ownerId = idOf(owner.prefix, capitalize(owner.label)).describe(
+    named
+      ? `The ${owner.label} (\`${owner.prefix}_...\`), or give ${named.argument}.`
+      : `The ${owner.label} (\`${owner.prefix}_...\`).`,
+  );
+  const shape = z.strictObject({
+    [ownerArgument]: named ? ownerId.optional() : ownerId,
+    ...(named ? { [named.argument]: named.schema.optional() } : {}),
     [targetArgument]: idOfAny(
       targets.map((target) => target.prefix),
       capitalize(targetLabel),
@@ -43,6 +49,17 @@ export function buildLinkTools(
         : `The record: ${targets.map((target) => `${target.label} (\`${target.prefix}_...\`)`).join(', ')}.`,
     ),
   });
+  const input = named
+    ? shape.superRefine((value, issues) => {
+        const given = [ownerArgument, named.argument].filter((name) => value[name] !== undefined);
+        if (given.length !== 1)
+          issues.addIssue({
+            code: 'custom',
+            path: [ownerArgument],
+            message: `Give ${ownerArgument} or ${named.argument}${given.length === 2 ? ', not both' : ''}`,
+          });
+      })
+    : shape;
   const output = z.object({
     [ownerArgument]: z.string().describe(`The ${owner.label}.`),
     [relation.field]: z
@@ -50,10 +67,21 @@ export function buildLinkTools(
       .describe(`All ${single?.labelPlural ?? 'records'} linked to the ${owner.label} after the change.`),
   });
   type Pair = { ownerId: string; targetId: string };
-  const pairOf = (values: Record<string, unknown>): Pair => ({
-    ownerId: String(values[ownerArgument]),
-    targetId: String(values[targetArgument]),
-  });
+  /** The owner's id: given, or named otherwise and resolved in the target's organization. */
+  async function pairOf(ctx: ToolContext, values: Record<string, unknown>): Promise<Pair> {
+    const targetId = String(values[targetArgument]);
+    if (typeof values[ownerArgument] === 'string' || !named)
+      return { ownerId: String(values[ownerArgument]), targetId };
+    const target = targets.find((spec) => targetId.startsWith(`${spec.prefix}_`));
+    const [other] = target
+      ? await ctx.db
+          .select({ organization_id: target.table.organization_id })
+          .from(target.table)
+          .where(eq(target.table.id, targetId))
+      : [];
+    const organizationId = (other?.organization_id as string | undefined) ?? null;
+    return { ownerId: await named.resolve(ctx, values[named.argument], organizationId), targetId };
+  }
 
   /** The owner's organization, once the caller may write there and the target is of the same organization. */
   async function loadPair(ctx: ToolContext, { ownerId, targetId }: Pair): Promise<string> {
@@ -136,8 +164,9 @@ export function buildLinkTools(
     input,
     output,
     async run(ctx, values) {
-      const pair = pairOf(values);
+      const pair = await pairOf(ctx, values);
       const organizationId = await loadPair(ctx, pair);
+      await relation.beforeLink?.(ctx, pair.ownerId, pair.targetId);
       const row = {
         [relation.ownerColumn.name]: pair.ownerId,
         [relation.targetColumn.name]: pair.targetId,
@@ -155,7 +184,7 @@ export function buildLinkTools(
       ]);
       return answer(ctx, pair.ownerId);
     },
-    answerAgain: (ctx, values) => answer(ctx, pairOf(values).ownerId),
+    answerAgain: async (ctx, values) => answer(ctx, (await pairOf(ctx, values)).ownerId),
   });
   const unlink = defineTool({
     ...links.unlink,
@@ -165,7 +194,7 @@ export function buildLinkTools(
     input,
     output,
     async run(ctx, values) {
-      const pair = pairOf(values);
+      const pair = await pairOf(ctx, values);
       await loadPair(ctx, pair);
       await ctx.db.batch([
         ctx.db
@@ -177,7 +206,7 @@ export function buildLinkTools(
       ]);
       return answer(ctx, pair.ownerId);
     },
-    answerAgain: (ctx, values) => answer(ctx, pairOf(values).ownerId),
+    answerAgain: async (ctx, values) => answer(ctx, (await pairOf(ctx, values)).ownerId),
   });
   return { relation, link, unlink, ownerArgument, targetArgument };
 }

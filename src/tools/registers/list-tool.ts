@@ -1,5 +1,5 @@
 // A register's list tool: server-side filters, keyset pages in any sort order, total_count counted once per walk.
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
@@ -25,6 +25,9 @@ import type { RegisterRecords } from './records.ts';
 import { listInput } from './schemas.ts';
 import { orderFieldsOf, type Row, toolsetOf } from './spec.ts';
 import { indexedTextPage, type ListPage, walkedPage } from './text-pages.ts';
+
+/** The most rows an exact value of spec.exactFirst leads a page with (one per framework, in practice). */
+const EXACT_FIRST_LIMIT = 50;
 
 export function buildListTool(records: RegisterRecords, record: z.ZodObject): Tool {
   const { spec, table } = records;
@@ -62,10 +65,20 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       const conditions: (SQL | undefined)[] = [];
       const countConditions: (SQL | undefined)[] = [];
       let search: TextSearch | null = null;
+      // The text may be a record's exact value of spec.exactFirst (a reference): those rows lead the first page and
+      // every page's walk leaves them out, so they appear once.
+      let exact: SQL | undefined;
+      let notExact: SQL | undefined;
       for (const [filterName, value] of Object.entries((input.filter ?? {}) as Row)) {
         if (value === undefined) continue;
         if (filterName === 'query') {
           search = textSearch(table, spec.search ?? [], String(value));
+          if (spec.exactFirst) {
+            exact = sql`lower(${spec.exactFirst}) = lower(${String(value)})`;
+            notExact = sql`not (${exact})`;
+            conditions.push(notExact);
+            countConditions.push(notExact);
+          }
           continue;
         }
         const filterSpec = spec.filters?.[filterName];
@@ -84,6 +97,22 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
       const filters = and(...conditions);
       const filtered = and(eq(table.organization_id, input.organization_id), filters);
+      const size = input.size ?? PAGE_SIZE.default;
+      const leading =
+        exact && !cursor
+          ? await ctx.db
+              .select(records.selection)
+              .from(table)
+              .where(
+                and(
+                  eq(table.organization_id, input.organization_id),
+                  ...conditions.filter((condition) => condition !== notExact),
+                  exact,
+                ),
+              )
+              .orderBy(orderField.column, table.id)
+              .limit(EXACT_FIRST_LIMIT)
+          : [];
       const page: ListPage = {
         organizationId: input.organization_id,
         orderField,
@@ -96,7 +125,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           ? filtered
           : and(eq(table.organization_id, input.organization_id), ...countConditions),
         filters,
-        size: input.size ?? PAGE_SIZE.default,
+        size: Math.max(1, size - leading.length),
         ranges: pageRanges(orderField, table.id, direction, cursor),
         // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
         carried: carriedCount(cursor, fingerprint, cap),
@@ -106,11 +135,13 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       const { rows, counted } = search?.index
         ? await indexedTextPage(ctx, records, page, { ...search, index: search.index })
         : await walkedPage(ctx, records, page, search?.rowTest);
-      const { total: total_count, capped: total_count_capped } = counted;
-      const presented = rows.slice(0, page.size).map((row) => records.present(row, ctx));
-      const kept = itemsWithinBudget(presented);
+      const { capped: total_count_capped } = counted;
+      const total_count = counted.total + leading.length;
+      const presented = [...leading, ...rows.slice(0, page.size)].map((row) => records.present(row, ctx));
+      // The leading rows and one walked row are never cut: the cursor carries on after the last walked row shown.
+      const kept = Math.max(itemsWithinBudget(presented), Math.min(presented.length, leading.length + 1));
       const shortened = kept < presented.length;
-      const last = rows[kept - 1];
+      const last = rows[kept - leading.length - 1];
       const payload = (row: Row): CursorPayload => ({
         l: name,
         f: fieldName,

@@ -5,6 +5,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { AppError } from '../../errors.ts';
 import { changesOfRows } from '../changes.ts';
+import { resolvePersonFields } from '../people-refs.ts';
 import type { ToolContext } from '../types.ts';
 import {
   kindOfId,
@@ -112,7 +113,10 @@ export function deleteEffectsOf(references: readonly Reference[]): DeleteEffects
   };
 }
 
-/** Checks that referenced records exist in the same organization (one round trip for all of them). */
+/**
+ * Checks that referenced records exist in the same organization (one round trip for all of them), once people named
+ * by email or full name are replaced in `values` by their ids.
+ */
 export async function checkReferences(
   ctx: ToolContext,
   spec: RegisterSpec,
@@ -120,6 +124,7 @@ export async function checkReferences(
   organizationId: string,
   values: Row,
 ): Promise<void> {
+  await resolvePersonFields(ctx, spec, organizationId, values);
   const checks: { path: string; kind: RegisterKind; ids: string[] }[] = [];
   for (const [name, field] of Object.entries(spec.fields)) {
     const value = values[name];

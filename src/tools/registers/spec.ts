@@ -122,6 +122,8 @@ export interface RelationSpec extends FieldText {
   writable: boolean;
   description: string;
   links?: LinkToolsSpec;
+  /** A check before a link is made (a requirement that is a section is refused): throws to refuse. */
+  beforeLink?(ctx: ToolContext, ownerId: string, targetId: string): Promise<void>;
   /**
    * The other side of another register's relation, shown read-only (a measure's risk_ids from the risks' measure_ids):
    * the owning side keeps the links, their history and their clean-up.
@@ -192,10 +194,20 @@ export interface RegisterSpec {
   idNote?: string;
   fields: Record<string, FieldSpec>;
   relations?: RelationSpec[];
+  /**
+   * What an import row without an id is matched by (a requirement's reference, within its framework when the file
+   * names one): a row naming an existing record's key updates it, as a row with its id would.
+   */
+  importKey?: { field: string; within: string };
   /** Fields unique within an organization (e.g. a person's email) or within a field: a duplicate is a `conflict`. */
   unique?: UniqueField[];
   /** Columns searched by `filter.query` (case-insensitive substring). */
   search?: SQLiteColumn[];
+  /**
+   * A column whose exact value (any letter case) `filter.query` may be (a requirement's reference): those records
+   * come first on the first page, and not again after it.
+   */
+  exactFirst?: SQLiteColumn;
   filters?: Record<string, FilterSpec>;
   /** Sort fields besides created_at and updated_at, which every register has. */
   orderFields: Record<string, OrderField>;
@@ -258,6 +270,15 @@ export interface RegisterSpec {
    * find a reference written as a name by them, and readable exports write references with them.
    */
   nameFields?: string[];
+  /**
+   * Its records named another way than by id (a requirement by framework and reference): its link tools take
+   * `argument` beside `<kind>_id`, resolved in the organization of the other record of the link.
+   */
+  namedBy?: {
+    argument: string;
+    schema: z.ZodType;
+    resolve(ctx: ToolContext, value: unknown, organizationId: string | null): Promise<string>;
+  };
   /**
    * Records in a tree (a requirement's parent): `parent` points at a record of the same register that shares the
    * `within` field's value, and `top` (derived) holds the top-level ancestor's id, null at the top level. Imports
