@@ -40,6 +40,7 @@ export function exampleArguments(
   const args: Record<string, unknown> = { ...spec.example, organization_id: organizationId };
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
+  if (spec.kind === 'risk_acceptance') Object.assign(args, { risk_id: ids.risk, approver_id: ids.person });
   if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
     args.incident_id = ids.incident;
   // People's emails are unique within an organization, requirements' references within a framework.
@@ -51,6 +52,7 @@ const ORDER: RegisterKind[] = [
   'person',
   'vendor',
   'risk',
+  'risk_acceptance',
   'measure',
   'obligation',
   'framework',
@@ -86,6 +88,7 @@ export async function seedRecords(host: Fetcher, token: string, organizationId: 
 export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   vendor: { description: 'updated by the contract' },
   risk: { note: 'updated by the contract' },
+  risk_acceptance: { note: 'updated by the contract' },
   measure: { description: 'updated by the contract' },
   obligation: { area: 'updated by the contract' },
   person: { position: 'updated by the contract' },

@@ -10,6 +10,7 @@ import { invalidArguments } from '../../errors.ts';
 import { isIdOf } from '../../ids.ts';
 import type { Registers } from '../registers/builder.ts';
 import { article, type RegisterKind, type Row } from '../registers/spec.ts';
+import { readSettings } from '../settings.ts';
 import type { TableRow } from '../tables/csv-reader.ts';
 import type { ToolContext } from '../types.ts';
 import { lookUp } from './lookups.ts';
@@ -70,6 +71,7 @@ export async function importTable(
 ): Promise<ImportReport> {
   const run = startRun(ctx, registers, kind, options);
   const { spec, report } = run;
+  if (spec.usesSettings) run.settings = await readSettings(ctx.db, run.organizationId);
   let chunk: TableRow[] = [];
   for await (const row of table) {
     if (!run.header) {

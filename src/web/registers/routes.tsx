@@ -13,6 +13,8 @@ import {
 import { listChanges, REGISTERS, type RegisterTools } from '../../tools/index.ts';
 import { addDays } from '../../tools/overdue.ts';
 import type { RegisterKind } from '../../tools/registers/spec.ts';
+import type { RiskMethod } from '../../tools/risk-method.ts';
+import { getSettingsTool } from '../../tools/settings.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
@@ -167,7 +169,9 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     // The heat map of the organization's risks, from the summary tool (one grouped query over an index).
     const heatMapOf = async (): Promise<HeatMap | undefined> => {
       const outcome = await calls.read(summaryTool, { organization_id: membership.organizationId });
-      return outcome.ok ? (outcome.result as unknown as Summary).risks.heat_map : undefined;
+      if (!outcome.ok) return undefined;
+      const { risks } = outcome.result as unknown as Summary;
+      return { ...risks.heat_map, method: risks.method };
     };
     const [outcome, names, heatMap] = await Promise.all([
       calls.read(page.tools.list, toolArguments(membership.organizationId, page, query, options)),
@@ -344,7 +348,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
     if (!record || record.organization_id !== membership.organizationId) return notFoundPage(c, viewerOf(c));
     const kinds = kindsOf(page, Object.keys(record));
     const tasksShown = carriesTasks(page.kind);
-    const [names, changes, details, backlinks, linkedTasks] = await Promise.all([
+    const [names, changes, details, backlinks, linkedTasks, levels] = await Promise.all([
       kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
       calls.read(listChanges, {
         organization_id: membership.organizationId,
@@ -360,6 +364,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
           : Promise.resolve(undefined),
       backlinksOf(calls, membership.organizationId, page, id, tasksShown ? ['task'] : []),
       tasksShown ? tasksOfRecord(calls, membership.organizationId, id) : Promise.resolve(null),
+      page.kind === 'risk' ? riskLevelsOf(calls, membership.organizationId) : Promise.resolve(undefined),
     ]);
     const carriesEvidence = (page.spec.relations ?? []).some((relation) => relation.field === 'evidence_ids');
     const evidence = carriesEvidence ? await evidenceOfRecord(calls, membership.organizationId, id) : null;
@@ -376,6 +381,7 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         viewer={viewerOf(c)}
         membership={membership}
         page={page}
+        levels={levels}
         record={record}
         names={names}
         history={history}
@@ -398,4 +404,10 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
   });
 
   return web;
+}
+
+/** The organization's risk levels (its risk method), for a risk's page; undefined when the settings cannot be read. */
+async function riskLevelsOf(calls: ReturnType<typeof webCalls>, organizationId: string) {
+  const outcome = await calls.read(getSettingsTool, { organization_id: organizationId });
+  return outcome.ok ? (outcome.result.settings as { risk_method: RiskMethod }).risk_method.levels : undefined;
 }
