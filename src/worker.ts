@@ -72,6 +72,8 @@ export interface Env {
   FILES_S3_REGION?: string;
   /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
   WEBHOOKS_ALLOW_LOCAL?: string;
+  /** Who may sign up in the web interface: `open` (default), `invite-only`, `closed` (docs/security.md). */
+  SIGNUP?: string;
   /**
    * Secret (`wrangler secret put SECRETS_KEY`): encrypts webhook signing secrets in the database (docs/security.md).
    * Without it the Worker serves everything else and refuses to add webhook endpoints or rotate their secrets.
@@ -111,6 +113,7 @@ const STRING_SETTINGS = [
   'FILES_S3_SECRET_ACCESS_KEY',
   'FILES_S3_REGION',
   'WEBHOOKS_ALLOW_LOCAL',
+  'SIGNUP',
   'SECRETS_KEY',
   'SECRETS_KEY_PREVIOUS',
 ] as const;
@@ -165,6 +168,7 @@ function buildRuntime(env: Env): Runtime {
     FILES_S3_SECRET_ACCESS_KEY: env.FILES_S3_SECRET_ACCESS_KEY,
     FILES_S3_REGION: env.FILES_S3_REGION,
     WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
+    SIGNUP: env.SIGNUP,
     SECRETS_KEY: env.SECRETS_KEY,
     SECRETS_KEY_PREVIOUS: env.SECRETS_KEY_PREVIOUS,
   });
@@ -185,6 +189,7 @@ function buildRuntime(env: Env): Runtime {
     loopbackOnly: env.LOOPBACK_ONLY === 'true',
     usageFlush: 'after-response',
     files: fileRuntime(config, workerBlobStore(env, config)),
+    mailer: workerMailer,
     clientAddress: cloudflareClientAddress,
   });
 }

@@ -347,7 +347,8 @@ export const riskSpec: RegisterSpec = {
   hints: {
     list: 'Above the appetite: filter.above_appetite true, order_by residual_score DESC. A heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair). Acceptances run out: filter.acceptance_due true.',
     add: "Scores are likelihood x impact on the organization's scales; residual values default to the inherent ones and may not exceed them. To accept a risk, record addRiskAcceptance.",
-    update: 'Scores and levels are recomputed.',
+    update:
+      'Status, treatment, owner, or lower the residual likelihood and impact once measures work; scores and levels are recomputed.',
   },
   example: {
     organization_id: 'org_...',

@@ -33,6 +33,8 @@ export interface OrganizationSettings {
   time_zone: string;
   /** The regulatory regimes whose incident notification clocks apply, unless an incident names its own. */
   incident_regimes: Regime[];
+  /** The controller's and data protection officer's names and contact details (GDPR Art. 30(1)(a)), or null. */
+  privacy_contact: string | null;
   /** Scales, levels and appetite of risk scoring (src/tools/risk-method.ts). */
   risk_method: RiskMethod;
   /** The people who may approve a risk acceptance; empty: any person of the organization. */
@@ -47,6 +49,7 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   risk_method: DEFAULT_RISK_METHOD,
   risk_acceptance_approver_ids: [],
   independent_risk_acceptance: true,
+  privacy_contact: null,
 };
 
 const timeZone = z
@@ -61,6 +64,12 @@ const regimes = z
     `Regimes whose incident clocks apply: ${REGIMES.join(', ')} (default ["GDPR"]); an incident may name its own.`,
   );
 
+const privacyContact = z
+  .string()
+  .max(2000)
+  .describe(
+    'Controller and DPO names and contact details for the Art. 30 record, e.g. "Acme Ltd, privacy@acme.example; DPO: Jo Doe"; "" clears it.',
+  );
 const approverIds = z
   .array(idOf('per', 'Person'))
   .max(50)
@@ -75,6 +84,7 @@ const settingsOutput = z
   .object({
     time_zone: z.string().describe('IANA time zone of the organization.'),
     incident_regimes: z.array(z.enum(REGIMES)).describe('Regimes whose incident clocks apply.'),
+    privacy_contact: z.string().nullable().describe('Controller and DPO contact for the Art. 30 record.'),
     risk_method: z
       .object({
         likelihood: z.array(z.string()).describe('Likelihood labels; value 1 = first.'),
@@ -120,9 +130,11 @@ export function settingsFrom(stored: unknown): OrganizationSettings {
   const listed = regimes.safeParse(value.incident_regimes);
   const method = riskMethodSchema.safeParse(value.risk_method);
   const approvers = approverIds.safeParse(value.risk_acceptance_approver_ids);
+  const contact = privacyContact.safeParse(value.privacy_contact);
   return {
     time_zone: zone.success ? zone.data : DEFAULT_SETTINGS.time_zone,
     incident_regimes: listed.success ? [...new Set(listed.data)] : [...DEFAULT_SETTINGS.incident_regimes],
+    privacy_contact: contact.success ? contact.data?.trim() || null : null,
     risk_method: method.success ? normalizedMethod(method.data as RiskMethod) : DEFAULT_RISK_METHOD,
     risk_acceptance_approver_ids: approvers.success ? approvers.data : [],
     independent_risk_acceptance:
@@ -148,7 +160,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'getOrganizationSettings',
     title: 'Get organization settings',
     description:
-      "The organization's settings: time zone, the regimes (GDPR, NIS2, DORA) whose incident clocks apply, the risk method (scales, levels, appetite) and who approves risk acceptances.",
+      "The organization's settings: time zone, the regimes (GDPR, NIS2, DORA) whose incident clocks apply, the privacy contact of the Art. 30 record, the risk method (scales, levels, appetite) and who approves risk acceptances.",
     scope: 'read',
     toolset: 'settings',
     annotations: READ_ANNOTATIONS,
@@ -171,6 +183,7 @@ const SETTINGS_TOOLS: Tool[] = [
       organization_id: idOf('org', 'Organization').describe('Organization id.'),
       time_zone: timeZone.optional(),
       incident_regimes: regimes.optional(),
+      privacy_contact: privacyContact.optional(),
       risk_method: riskMethodSchema.optional(),
       risk_acceptance_approver_ids: approverIds.optional(),
       independent_risk_acceptance: independent.optional(),

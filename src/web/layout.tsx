@@ -77,6 +77,7 @@ export function Layout({
             {viewer && (
               <nav class="topnav" aria-label="Account">
                 <a href="/my-work">My work</a>
+                <a href="/invitations">Invitations</a>
                 <a href="/orgs/new">New organization</a>
                 <a
                   href="/notifications"

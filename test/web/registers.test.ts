@@ -234,6 +234,7 @@ describe('register pages', () => {
     }
     expect(await steps()).toBe('1');
     const colleague = await createUser(runtime.database.db, new Date(), {
+      emailVerified: true,
       email: 'grace@example.com',
       password: 'a long enough password',
     });

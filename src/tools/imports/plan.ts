@@ -10,13 +10,13 @@ import { changedValues } from '../registers/write-tools.ts';
 import {
   failureOf,
   fieldLabel,
-  headerOfField,
   type ImportRun,
   LISTED_ERRORS,
   nameOf,
   type ParsedRow,
   type Placed,
   type PlannedRow,
+  placeOf,
   uniqueKey,
   uniqueParts,
 } from './run.ts';
@@ -36,7 +36,10 @@ export function planAdd(
   const parsed = target.add.input.safeParse({ organization_id: organizationId, ...given });
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
-    return { ok: false, message: issue?.message ?? 'Invalid', path: String(issue?.path[0] ?? '') };
+    const path = String(issue?.path[0] ?? '');
+    // A required field the row leaves empty (or the file has no column for): said so, not as a type error.
+    const missing = issue?.code === 'invalid_type' && path !== '' && given[path] === undefined;
+    return { ok: false, message: missing ? 'Required: no value given' : (issue?.message ?? 'Invalid'), path };
   }
   const input = parsed.data as Row;
   const next: Row = {};
@@ -80,7 +83,7 @@ function reportWarnings(run: ImportRun, row: ParsedRow, warnings: RowWarning[]) 
     if (run.report.warnings.length < LISTED_ERRORS)
       run.report.warnings.push({
         row: row.number,
-        column: headerOfField(run, warning.field) ?? warning.field,
+        ...placeOf(run, warning.field),
         message: warning.message,
       });
   }
@@ -91,7 +94,7 @@ export function planNew(run: ImportRun, row: ParsedRow, linkValues: Row): Planne
   const { tools, spec, kind, selfRef, placed, placedById } = run;
   const planned = planAdd(run, tools, row.values);
   if (!planned.ok) {
-    row.errors.push({ row: row.number, column: headerOfField(run, planned.path), message: planned.message });
+    row.errors.push({ row: row.number, ...placeOf(run, planned.path), message: planned.message });
     return 'refused';
   }
   const record = planned.row;
@@ -141,7 +144,7 @@ function placeInTree(run: ImportRun, row: ParsedRow, record: Row): boolean {
   if (!known) {
     row.errors.push({
       row: row.number,
-      column: headerOfField(run, tree.parent),
+      ...placeOf(run, tree.parent),
       message: `The parent ${parentId} is not in this organization`,
     });
     return false;
@@ -149,7 +152,7 @@ function placeInTree(run: ImportRun, row: ParsedRow, record: Row): boolean {
   if (known.within !== record[tree.within]) {
     row.errors.push({
       row: row.number,
-      column: headerOfField(run, tree.parent),
+      ...placeOf(run, tree.parent),
       message: `The parent must be ${spec.label === 'requirement' ? 'a requirement' : `a ${spec.label}`} of the same ${tree.within.replace(/_id$/, '')}`,
     });
     return false;
@@ -187,7 +190,7 @@ function checkUnique(run: ImportRun, row: ParsedRow, next: Row, exceptId: string
     if ((taken && taken !== exceptId) || earlier !== undefined) {
       row.errors.push({
         row: row.number,
-        column: headerOfField(run, field),
+        ...placeOf(run, field),
         message:
           earlier !== undefined
             ? `The same ${fieldLabel(run, field)} as row ${earlier}`
@@ -210,7 +213,7 @@ export async function planUpdate(
   const { ctx, tools, spec, kind, fields, at } = run;
   const { records } = tools;
   const fail = (field: string | undefined, message: string) => {
-    row.errors.push({ row: row.number, column: headerOfField(run, field), message });
+    row.errors.push({ row: row.number, ...placeOf(run, field), message });
     return 'refused' as const;
   };
   const values = { ...row.values };

@@ -9,6 +9,7 @@ import { AppError, invalidArguments } from '../../errors.ts';
 import { newId, randomBase32 } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
+import { article } from '../id-kinds.ts';
 import { readSettings } from '../settings.ts';
 import { checkTransition } from '../states.ts';
 import {
@@ -22,16 +23,8 @@ import {
 import { prepareRecord } from './prepare.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
-import { addInput, updateInput } from './schemas.ts';
-import {
-  article,
-  kindOfId,
-  type RegisterSpec,
-  type Row,
-  type RuleContext,
-  targetsOf,
-  toolsetOf,
-} from './spec.ts';
+import { addInput, refusedFieldHints, updateInput } from './schemas.ts';
+import { kindOfId, type RegisterSpec, type Row, type RuleContext, targetsOf, toolsetOf } from './spec.ts';
 
 /** The `warnings` of a write's answer: the record was written, and these softer problems remain. */
 export const warningsSchema = z
@@ -70,6 +63,7 @@ async function rulesFor(
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
   const { spec } = records;
   const name = `add${spec.noun}`;
+  const input = addInput(spec);
   return defineTool({
     name,
     title: `Add ${spec.label}`,
@@ -79,7 +73,8 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
     toolset: toolsetOf(spec),
-    input: addInput(spec),
+    input,
+    argumentHints: refusedFieldHints(spec, 'add', input),
     example: spec.example,
     output: writeOutput(single),
     run: (ctx, input) => addRecord(ctx, records, name, input as Row),
@@ -170,6 +165,7 @@ export async function addRecord(
 export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): Tool {
   const { spec } = records;
   const name = `update${spec.noun}`;
+  const input = updateInput(spec);
   return defineTool({
     name,
     title: `Update ${spec.label}`,
@@ -182,7 +178,8 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: toolsetOf(spec),
-    input: updateInput(spec),
+    input,
+    argumentHints: refusedFieldHints(spec, 'update', input),
     output: writeOutput(single),
     run: (ctx, input) => updateRecord(ctx, records, name, input as Row),
     async answerAgain(ctx, input) {
@@ -229,7 +226,14 @@ export async function updateRecord(
   await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
   const next: Row = { ...current, ...provided };
   for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
-    checkTransition(spec.label, field, String(current[field]), String(next[field]), transitions);
+    checkTransition(
+      spec.label,
+      field,
+      String(current[field]),
+      String(next[field]),
+      transitions,
+      spec.stateTools?.[field],
+    );
   const rules = await rulesFor(ctx, spec, organizationId, records.today(ctx), provided, tool);
   const warnings = prepareRecord(spec, next, current, rules);
   await spec.settle?.(ctx, next, current, rules);

@@ -153,7 +153,7 @@ function Report({ report }: { report: ImportReport }) {
               {report.errors.map((error) => (
                 <tr>
                   <td>{error.row}</td>
-                  <td>{error.column ?? '—'}</td>
+                  <td>{error.column ?? (error.field ? `${error.field} (no column)` : '—')}</td>
                   <td>{error.message}</td>
                 </tr>
               ))}

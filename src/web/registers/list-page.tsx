@@ -385,6 +385,16 @@ export function RegisterListPage(props: {
           CSV with API names
         </a>
         <span class="muted">(every {page.spec.label} matching these filters)</span>
+        {page.kind === 'processing_activity' && (
+          <>
+            <a href={`${base}/art30.pdf`} download>
+              Art. 30 record (PDF)
+            </a>
+            <a href={`${base}/art30.xlsx`} download>
+              Art. 30 record (XLSX)
+            </a>
+          </>
+        )}
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
           History of {page.spec.labelPlural}
         </a>

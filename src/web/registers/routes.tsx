@@ -8,6 +8,7 @@ import {
   cellText,
   exportColumnsOf,
   nameBookOf,
+  recordName,
   referencedKinds,
 } from '../../tools/imports/export-columns.ts';
 import { listChanges, REGISTERS, type RegisterTools } from '../../tools/index.ts';
@@ -31,6 +32,7 @@ import { viewerOf } from '../viewer.ts';
 import { Backlinks, backlinksOf } from './backlinks.tsx';
 import { DOCUMENT_OWN_FIELDS, DocumentDetails, documentDetailsOf } from './document-details.tsx';
 import type { HeatMap } from './heat-map.tsx';
+import { IncidentClocks } from './incident-clocks.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
 import {
   EXPIRING_DAYS,
@@ -39,6 +41,7 @@ import {
   type RegisterPage,
   registerPageBySlug,
 } from './pages.ts';
+import { recordOfProcessingPdf, recordOfProcessingXlsx } from './record-of-processing.ts';
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
 import { type RegisterMatches, SEARCH_MATCHES_PER_REGISTER, SearchPage } from './search-page.tsx';
 import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
@@ -285,6 +288,47 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
   web.get(`${REGISTER_PATH}/export.xlsx`, (c) => exportRegister(c, 'xlsx'));
   web.get(`${REGISTER_PATH}/export.json`, (c) => exportRegister(c, 'json'));
 
+  /** The GDPR Art. 30 record of the organization's processing activities, as XLSX or PDF. */
+  async function recordOfProcessingDownload(c: Context<WebEnv>, format: 'xlsx' | 'pdf') {
+    const found = pageOfUrl(c);
+    if (found?.page.kind !== 'processing_activity') return notFoundPage(c, viewerOf(c));
+    const { membership } = found;
+    const calls = webCalls(c, deps);
+    const settings = await calls.read(getSettingsTool, { organization_id: membership.organizationId });
+    if (!settings.ok) return toolErrorPage(c, settings.error, membership);
+    const collect = async (tools: RegisterTools) => {
+      const rows: Row[] = [];
+      for await (const row of everyRecord(calls, tools, membership.organizationId)) rows.push(row);
+      return rows;
+    };
+    const names = new Map<string, string>();
+    for (const tools of [REGISTERS.vendor, REGISTERS.measure])
+      for (const row of await collect(tools)) names.set(String(row.id), recordName(tools.spec, row));
+    const activities = (await collect(REGISTERS.processing_activity)).sort((a, b) =>
+      String(a.name).localeCompare(String(b.name)),
+    );
+    const record = {
+      organization: membership.name,
+      contact: ((settings.result.settings as Row | undefined)?.privacy_contact as string | null) ?? null,
+      activities,
+      names,
+      createdAt: deps.now(),
+    };
+    const body = format === 'pdf' ? [recordOfProcessingPdf(record)] : recordOfProcessingXlsx(record);
+    return downloadResponse(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of body) controller.enqueue(chunk);
+          controller.close();
+        },
+      }),
+      { organizationName: membership.name, what: 'art30-record', date: deps.now(), format },
+    );
+  }
+
+  web.get(`${REGISTER_PATH}/art30.xlsx`, (c) => recordOfProcessingDownload(c, 'xlsx'));
+  web.get(`${REGISTER_PATH}/art30.pdf`, (c) => recordOfProcessingDownload(c, 'pdf'));
+
   // Every register's text filter at once: the first matches of each, linking to the register filtered the same way.
   web.get('/orgs/:org/search', async (c) => {
     const membership = membershipOf(c, c.req.param('org'));
@@ -388,6 +432,14 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         hiddenFields={page.kind === 'document' ? DOCUMENT_OWN_FIELDS : []}
         details={
           <>
+            {page.kind === 'incident' && (
+              <IncidentClocks
+                membership={membership}
+                incidentId={id}
+                clocks={outcome.result.clocks as never}
+                timeZone={String(outcome.result.time_zone)}
+              />
+            )}
             <Backlinks links={backlinks} />
             {page.kind === 'evidence' && <EvidenceDownload result={outcome.result} />}
             {linkedTasks && (

@@ -10,7 +10,7 @@ import { viewerOf } from '../viewer.ts';
 const SECTION = { kind: 'settings', page: 'tokens' } as const;
 
 function organizationNames(client: ConnectedClient, memberships: Membership[]): string {
-  if (!client.organizationIds) return 'All (yours now and later)';
+  if (!client.organizationIds) return 'All yours when it was connected (and any you opened to it)';
   const names = new Map(memberships.map((membership) => [membership.organizationId, membership.name]));
   return client.organizationIds.map((id) => names.get(id) ?? 'a former organization').join(', ');
 }

@@ -57,7 +57,7 @@ function StateBadge({ token, now }: { token: TokenSummary; now: Date }) {
 }
 
 function organizationNames(token: TokenSummary, memberships: Membership[]): string {
-  if (!token.organization_ids) return 'All (yours now and later)';
+  if (!token.organization_ids) return 'All yours when it was made (and any you opened to it)';
   const names = new Map(memberships.map((membership) => [membership.organizationId, membership.name]));
   return token.organization_ids.map((id) => names.get(id) ?? 'a former organization').join(', ');
 }
