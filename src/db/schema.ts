@@ -412,7 +412,7 @@ export const risks = sqliteTable(
     note: text('note'),
     /**
      * The latest risk acceptance not revoked (risk_acceptances): its expiry and the score it accepted. Kept by
-     * triggers (the risk_acceptances migration), never written by the tools.
+     * triggers (migrations/0024_risk_acceptance_backfill.sql), never written by the tools.
      */
     accepted_until: text('accepted_until'),
     accepted_score: integer('accepted_score'),

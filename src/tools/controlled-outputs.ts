@@ -370,14 +370,14 @@ async function statementRendering(
 }
 
 function slugOf(text: string): string {
-  return (
-    text
-      .normalize('NFKD')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 60) || 'document'
-  );
+  // Each run of other characters is one dash, so at most one leads and one trails.
+  const dashed = text
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-');
+  const start = dashed.startsWith('-') ? 1 : 0;
+  const end = dashed.endsWith('-') ? dashed.length - 1 : dashed.length;
+  return dashed.slice(start, Math.max(start, end)).slice(0, 60) || 'document';
 }
 
 // ---- the risk register and treatment plan ----------------------------------------------------------------------

@@ -51,6 +51,12 @@ interface RiskRead {
 function checkDates(next: Row, current: Row | null, rules: RuleContext): void {
   const today = rules.today;
   if (!current) {
+    if (next.revoked_on || next.revocation_reason)
+      throw ruleRefusal(
+        next.revoked_on ? 'revoked_on' : 'revocation_reason',
+        'A new acceptance is not revoked.',
+        'Record it without revoked_on and revocation_reason; revoke it later with updateRiskAcceptance.',
+      );
     next.accepted_on ??= today;
     if (String(next.accepted_on) > today)
       throw ruleRefusal(
@@ -299,14 +305,17 @@ export const riskAcceptanceSpec: RegisterSpec = {
   },
   hints: {
     list: 'Running out: filter.expires_before a date; of one risk: filter.risk_id.',
-    add: 'Sets the risk ACCEPTED (treatment ACCEPT) at its current residual level. Above the appetite the risk needs an owner and the approver may not be that owner.',
-    update: 'Only revoked_on (with revocation_reason) and note change; revoking re-opens an ACCEPTED risk.',
+    add: 'Sets the risk ACCEPTED (treatment ACCEPT) at its current residual level. Above the appetite, the approver is someone other than the person accountable for the risk.',
+    get: 'With its approver, rationale, the level accepted, its expiry and its status (CURRENT, EXPIRED, SUPERSEDED, REVOKED).',
+    update:
+      'Revoke an acceptance: revoked_on with revocation_reason (final; the ACCEPTED risk re-opens). Otherwise only note changes.',
   },
   example: {
     organization_id: 'org_...',
     risk_id: 'rsk_...',
     approver_id: 'per_...',
     rationale: 'Standard contractual clauses signed; the residual risk is within our appetite.',
+    accepted_on: '2026-11-02',
     expires_on: '2029-12-31',
   },
 };

@@ -175,7 +175,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'updateOrganizationSettings',
     title: 'Update organization settings',
     description:
-      "Change the organization's settings (OWNER or ADMIN): only the settings given change. Regimes or time zone recompute incident clocks; a new risk_method (give it whole) re-derives every risk's levels.",
+      "Change the organization's settings (OWNER or ADMIN), only those given: time zone, the regimes whose incident clocks apply (changing them recomputes every incident's clocks), privacy contact, the risk method (the risk matrix: scales, levels, appetite; give it whole, every risk's levels are re-derived) and risk acceptance approvers.",
     scope: 'write',
     toolset: 'settings',
     annotations: UPDATE_ANNOTATIONS,

@@ -158,6 +158,23 @@ async function documentToApprove(
   return (added.document as { id: string }).id;
 }
 
+/** A framework whose every requirement has a justification, for publishing its statement of applicability. */
+async function justifiedFramework(host: Fetcher, token: string, organizationId: string): Promise<string> {
+  const framework = await ok(host, token, 'addFramework', {
+    organization_id: organizationId,
+    name: 'Published',
+  });
+  const id = (framework.framework as { id: string }).id;
+  await ok(host, token, 'addRequirement', {
+    organization_id: organizationId,
+    framework_id: id,
+    reference: 'P.1',
+    title: 'Published requirement',
+    justification: 'Required by the customer contract.',
+  });
+  return id;
+}
+
 /** Valid arguments for a tool. Delete tools get a record added for them, so the shared ones stay. */
 export async function sampleArguments(
   host: Fetcher,
@@ -206,6 +223,14 @@ export async function sampleArguments(
   if (toolName === 'getDocumentInForce') return { document_id: ids.document, on: '2026-06-30' };
   if (toolName === 'approveDocument')
     return { id: await documentToApprove(host, token, organizationId, ids) };
+  // A framework of its own whose one requirement has its justification: publishing refuses a row without one.
+  if (toolName === 'publishStatementOfApplicability')
+    return {
+      framework_id: await justifiedFramework(host, token, organizationId),
+      approver_ids: [ids.person],
+    };
+  if (toolName === 'publishRiskRegister' || toolName === 'publishRiskTreatmentPlan')
+    return { organization_id: organizationId, owner_id: ids.person, approver_ids: [ids.person] };
   const link = LINKS[toolName];
   if (link) return { [`${link.owner}_id`]: ids[link.owner], [`${link.target}_id`]: ids[link.target] };
   for (const spec of REGISTER_SPECS) {
