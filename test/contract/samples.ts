@@ -246,6 +246,13 @@ export async function sampleArguments(
   throw new Error(`No sample arguments for ${toolName}: add a case to test/contract/samples.ts`);
 }
 
+/** The document type each publish tool writes a version of. */
+const PUBLISHED_TYPES: Record<string, string> = {
+  publishStatementOfApplicability: 'STATEMENT_OF_APPLICABILITY',
+  publishRiskRegister: 'RISK_REGISTER',
+  publishRiskTreatmentPlan: 'RISK_TREATMENT_PLAN',
+};
+
 /**
  * What a successful answer must contain, beyond matching the output schema: the record asked for, the fields
  * written, the organization listed. Returns a list of mismatches (empty = fine).
@@ -374,6 +381,7 @@ export function answerMismatches(
       unchanged: 0,
       refused: 0,
       people_created: 0,
+      warnings: 0,
     });
     expectEqual('written', answer.written, false);
     return problems;
@@ -389,6 +397,17 @@ export function answerMismatches(
   }
   if (toolName === 'getDocumentInForce') {
     expectEqual('version', answer.version, null);
+    return problems;
+  }
+  const published = PUBLISHED_TYPES[toolName];
+  if (published) {
+    const document = answer.document as { type: string; status: string; source: string | null };
+    const version = answer.version as { status: string; file_id: string | null; data_file_id: string | null };
+    expectEqual('document', [document.type, document.status], [published, 'IN_REVIEW']);
+    expectEqual('version', version.status, 'IN_REVIEW');
+    if (!document.source) problems.push('document.source: not generated');
+    if (!version.file_id?.startsWith('fil_')) problems.push('version.file_id: no PDF');
+    if (!version.data_file_id?.startsWith('fil_')) problems.push('version.data_file_id: no JSON copy');
     return problems;
   }
   if (toolName === 'approveDocument') {
