@@ -108,7 +108,8 @@ async function currentDocument(
     )
     .orderBy(desc(documents.created_at), desc(documents.id))
     .limit(1);
-  return found ? register.records.load(ctx, found.id, 'write') : null;
+  // As the tools answer it: its relations (approver_ids) as lists.
+  return found ? register.records.present(await register.records.load(ctx, found.id, 'write'), ctx) : null;
 }
 
 /**

@@ -141,7 +141,12 @@ export const requirementSpec: RegisterSpec = {
           name: 'linkRequirementMeasure',
           title: 'Map a measure to a requirement',
           description:
-            'Record that a measure covers a requirement (same organization; any framework, so one measure serves several). Harmless twice. Updates implementation_status.',
+            'Record that a measure covers a requirement (same organization; any framework, so one measure serves several; not a section heading). Harmless twice. Updates implementation_status.',
+        },
+        refusedOwner: {
+          column: requirements.is_section,
+          message: 'This requirement is a section heading, which no measure covers.',
+          fix: 'Map the measure to the requirements under it (listRequirements filter.parent_id).',
         },
         unlink: {
           name: 'unlinkRequirementMeasure',

@@ -8,7 +8,14 @@ import { changesOfRows } from '../changes.ts';
 import { idOf, idOfAny } from '../fields.ts';
 import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from '../types.ts';
 import { nextUpdatedAt } from './records.ts';
-import { capitalize, type LinkToolsSpec, type RegisterSpec, type RelationSpec, toolsetOf } from './spec.ts';
+import {
+  capitalize,
+  type LinkToolsSpec,
+  type RegisterSpec,
+  type RelationSpec,
+  ruleRefusal,
+  toolsetOf,
+} from './spec.ts';
 
 export interface LinkTools {
   relation: RelationSpec;
@@ -56,13 +63,19 @@ export function buildLinkTools(
   });
 
   /** The owner's organization, once the caller may write there and the target is of the same organization. */
-  async function loadPair(ctx: ToolContext, { ownerId, targetId }: Pair): Promise<string> {
+  async function loadPair(ctx: ToolContext, { ownerId, targetId }: Pair, linking = false): Promise<string> {
+    const refused = relation.links.refusedOwner;
     const [found] = await ctx.db
-      .select({ organization_id: ownerTable.organization_id })
+      .select({
+        organization_id: ownerTable.organization_id,
+        refused: refused ? refused.column : sql`0`,
+      })
       .from(ownerTable)
       .where(eq(ownerTable.id, ownerId));
     if (!found) throw notFound(capitalize(owner.label));
     requireOrganization(ctx, found.organization_id as string, 'write', capitalize(owner.label));
+    if (linking && refused && (found.refused === true || found.refused === 1))
+      throw ruleRefusal(ownerArgument, refused.message, refused.fix);
     const target = targets.find((spec) => targetId.startsWith(`${spec.prefix}_`));
     const [other] = target
       ? await ctx.db
@@ -137,7 +150,7 @@ export function buildLinkTools(
     output,
     async run(ctx, values) {
       const pair = pairOf(values);
-      const organizationId = await loadPair(ctx, pair);
+      const organizationId = await loadPair(ctx, pair, true);
       const row = {
         [relation.ownerColumn.name]: pair.ownerId,
         [relation.targetColumn.name]: pair.targetId,

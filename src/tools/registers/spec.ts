@@ -138,6 +138,8 @@ export const derived = (schema: z.ZodType, text: FieldText = {}): FieldSpec => (
 export interface LinkToolsSpec {
   link: { name: string; title: string; description: string };
   unlink: { name: string; title: string; description: string };
+  /** An owner this column is true for takes no link (a requirement that is a section heading): refused with this. */
+  refusedOwner?: { column: SQLiteColumn; message: string; fix: string };
 }
 
 /** A many-to-many link stored in a join table, exposed as an array of ids (e.g. an asset's `vendor_ids`). */
