@@ -207,6 +207,10 @@ describe('record forms', () => {
     });
     const shown = await client.get(response.location ?? '');
     expect(textOf(shown.html)).toContain('Risk “Stolen laptop exposes patient files” was added.');
+    // The add's warnings come with the notice: the record was written, a softer problem remains.
+    expect(textOf(shown.html)).toContain(
+      'To check: The residual level high is above the appetite (medium): such a risk needs an owner. Set owner_id.',
+    );
     expect(textOf((await client.get(response.location ?? '')).html)).not.toContain('was added');
 
     await runtime.usage.flush();
