@@ -6,6 +6,7 @@ export const ID_PREFIXES = {
   token: 'tok',
   vendor: 'ven',
   risk: 'rsk',
+  risk_acceptance: 'rac',
   measure: 'msr',
   obligation: 'obl',
   person: 'per',

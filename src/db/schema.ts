@@ -404,11 +404,25 @@ export const risks = sqliteTable(
     residual_likelihood: integer('residual_likelihood').notNull(),
     residual_impact: integer('residual_impact').notNull(),
     residual_score: integer('residual_score').notNull(),
+    /** Levels of the scores by the organization's risk method (src/tools/risk-method.ts), re-derived when it changes. */
+    inherent_level: text('inherent_level').notNull().default('low'),
+    residual_level: text('residual_level').notNull().default('low'),
+    /** The residual level is above the method's appetite (re-derived with the levels). */
+    above_appetite: integer('above_appetite', { mode: 'boolean' }).notNull().default(false),
     note: text('note'),
+    /**
+     * The latest risk acceptance not revoked (risk_acceptances): its expiry and the score it accepted. Kept by
+     * triggers (migrations/0026_risk_acceptance_backfill.sql), never written by the tools.
+     */
+    accepted_until: text('accepted_until'),
+    accepted_score: integer('accepted_score'),
     ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('risks_org_level_idx').on(t.organization_id, t.residual_level),
+    index('risks_org_appetite_idx').on(t.organization_id, t.above_appetite, t.residual_score),
+    index('risks_org_accepted_idx').on(t.organization_id, t.status, t.accepted_until),
     index('risks_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('risks_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('risks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
@@ -466,6 +480,37 @@ export const riskMeasures = sqliteTable(
   ],
 );
 
+/**
+ * A risk's formal acceptance: who approved it (a person), why, the level and score accepted, from when and until
+ * when; revoked_on ends it early. The latest one not revoked is the risk's current acceptance (risks.accepted_until).
+ */
+export const riskAcceptances = sqliteTable(
+  'risk_acceptances',
+  {
+    ...scoped,
+    risk_id: text('risk_id').notNull(),
+    approver_id: text('approver_id').notNull(),
+    rationale: text('rationale').notNull(),
+    accepted_level: text('accepted_level').notNull(),
+    accepted_score: integer('accepted_score').notNull(),
+    accepted_on: text('accepted_on').notNull(),
+    expires_on: text('expires_on').notNull(),
+    revoked_on: text('revoked_on'),
+    revocation_reason: text('revocation_reason'),
+    note: text('note'),
+    /** Random per update: a revocation re-opens its risk only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('risk_acceptances_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('risk_acceptances_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('risk_acceptances_org_expires_idx').on(t.organization_id, t.expires_on, t.id),
+    index('risk_acceptances_org_approver_idx').on(t.organization_id, t.approver_id),
+    index('risk_acceptances_risk_idx').on(t.risk_id, t.accepted_on),
+  ],
+);
+
 export const obligations = sqliteTable(
   'obligations',
   {
@@ -479,9 +524,12 @@ export const obligations = sqliteTable(
     owner_id: text('owner_id'),
     last_review_date: text('last_review_date'),
     due_date: text('due_date'),
+    /** The team's own key, e.g. "OBL-012": unique in the organization when given. */
+    reference: text('reference'),
     ...timestamps,
   },
   (t) => [
+    index('obligations_org_reference_idx').on(t.organization_id, t.reference),
     index('obligations_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('obligations_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('obligations_org_due_idx').on(t.organization_id, t.due_date, t.id),
@@ -532,6 +580,11 @@ export const requirements = sqliteTable(
     position: integer('position'),
     applicability: text('applicability').notNull(),
     justification: text('justification'),
+    /** Why it is in the statement of applicability: LEGAL, CONTRACTUAL, RISK_ASSESSMENT, BEST_PRACTICE (JSON list). */
+    inclusion_reasons: text('inclusion_reasons', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     implementation_status: text('implementation_status'),
     /** Random per update: the batch's statements for a moved subtree run only if this update is the one that landed. */
     write_nonce: text('write_nonce'),
@@ -692,9 +745,12 @@ export const audits = sqliteTable(
     valid_until: text('valid_until'),
     auditor: text('auditor'),
     scope: text('scope'),
+    /** The team's own key, e.g. "AUD-2026-01": unique in the organization when given. */
+    reference: text('reference'),
     ...timestamps,
   },
   (t) => [
+    index('audits_org_reference_idx').on(t.organization_id, t.reference),
     index('audits_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('audits_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('audits_org_valid_until_idx').on(t.organization_id, t.valid_until, t.id),
@@ -717,6 +773,10 @@ export const nonconformities = sqliteTable(
     due_date: text('due_date'),
     status: text('status').notNull(),
     effectiveness_check: text('effectiveness_check'),
+    /** The effectiveness check of the corrective action: when, by whom (a person), with what result. */
+    effectiveness_checked_on: text('effectiveness_checked_on'),
+    effectiveness_checked_by_id: text('effectiveness_checked_by_id'),
+    effectiveness_result: text('effectiveness_result'),
     ...timestamps,
   },
   (t) => [
@@ -727,6 +787,7 @@ export const nonconformities = sqliteTable(
     index('nonconformities_org_status_idx').on(t.organization_id, t.status, t.due_date),
     index('nonconformities_org_audit_idx').on(t.organization_id, t.audit_id),
     index('nonconformities_org_owner_idx').on(t.organization_id, t.owner_id),
+    index('nonconformities_org_checked_by_idx').on(t.organization_id, t.effectiveness_checked_by_id),
   ],
 );
 
@@ -883,6 +944,13 @@ export const documents = sqliteTable(
     content: text('content'),
     /** The stored file (`fil_...`) of the latest version, as its version row holds it. */
     file_id: text('file_id'),
+    /** A generated document's machine-readable copy (JSON, a stored file) of the latest version. */
+    data_file_id: text('data_file_id'),
+    /**
+     * What the service generates this document from (src/tools/controlled-outputs.ts), e.g.
+     * `statement_of_applicability:fwk_...`; null for a document people write.
+     */
+    source: text('source'),
     ...reviewColumns(),
     /** Random per update: the batch's relation and version statements run only if this update landed. */
     write_nonce: text('write_nonce'),
@@ -896,6 +964,7 @@ export const documents = sqliteTable(
     index('documents_org_status_idx').on(t.organization_id, t.status),
     index('documents_org_type_idx').on(t.organization_id, t.type),
     index('documents_org_owner_idx').on(t.organization_id, t.owner_id),
+    index('documents_org_source_idx').on(t.organization_id, t.source),
   ],
 );
 
@@ -914,6 +983,8 @@ export const documentVersions = sqliteTable(
     content: text('content'),
     /** A stored file (`fil_...`) attached to this version. */
     file_id: text('file_id'),
+    /** A generated version's machine-readable copy (JSON, a stored file). */
+    data_file_id: text('data_file_id'),
     /** The approver (a person, `per_...`) and the account that approved it. */
     approved_by_id: text('approved_by_id'),
     approved_by_user_id: text('approved_by_user_id'),

@@ -224,15 +224,25 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'risk',
+    key: 'transfer',
     values: {
       name: 'Vendor processes health data outside the EU',
       category: 'Privacy',
       inherent_likelihood: 2,
       inherent_impact: 3,
       treatment: 'ACCEPT',
-      status: 'ACCEPTED',
       note: 'Standard contractual clauses signed; reviewed yearly.',
       owner_id: ref('dpo'),
+    },
+  },
+  {
+    // Makes the risk above ACCEPTED; it runs out in three weeks, so the risk comes due soon.
+    kind: 'risk_acceptance',
+    values: {
+      risk_id: ref('transfer'),
+      approver_id: ref('cto'),
+      rationale: 'Standard contractual clauses signed; the residual risk is within our appetite.',
+      expires_on: days(21),
     },
   },
   {

@@ -1,6 +1,6 @@
 // The columns whose values are stored_files ids: a file referenced by none of them for a day is removed by upkeep.
-// Each kind that keeps files adds its column here (evidence.file_id, document_versions.file_id).
-import { and, sql } from 'drizzle-orm';
+// Each kind that keeps files adds its column here (evidence.file_id, document_versions.file_id and data_file_id).
+import { and, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import type { LinkClaims } from './links.ts';
 
@@ -19,6 +19,8 @@ export interface FileReferrer {
 export const FILE_REFERRERS: FileReferrer[] = [
   { table: 'evidence', column: 'file_id' },
   { table: 'document_versions', column: 'file_id', subjectPrefix: 'dcv' },
+  // A generated version's machine-readable copy (src/tools/controlled-outputs.ts).
+  { table: 'document_versions', column: 'data_file_id', subjectPrefix: 'dcv' },
 ];
 
 /**
@@ -31,13 +33,15 @@ export async function subjectHoldsFile(
   referrers: FileReferrer[] = FILE_REFERRERS,
 ): Promise<boolean> {
   const prefix = claims.subjectId.slice(0, claims.subjectId.indexOf('_'));
-  const referrer = referrers.find((item) => item.subjectPrefix === prefix);
+  // A subject may hold files in several columns (a version's file and its JSON copy): any of them.
+  const columns = referrers.filter((item) => item.subjectPrefix === prefix);
+  const [referrer] = columns;
   if (!referrer) return true;
   const table = sql.identifier(referrer.table);
   const [row] = await db.all<{ one: number }>(
     sql`select 1 as one from ${table} where ${and(
       sql`${table}.id = ${claims.subjectId}`,
-      sql`${table}.${sql.identifier(referrer.column)} = ${claims.fileId}`,
+      or(...columns.map((item) => sql`${table}.${sql.identifier(item.column)} = ${claims.fileId}`)),
       sql`${table}.organization_id = ${claims.organizationId}`,
     )} limit 1`,
   );

@@ -2,7 +2,7 @@
 import { and, eq, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
-import { nonconformities, obligations, tasks } from '../db/schema.ts';
+import { nonconformities, obligations, risks, tasks } from '../db/schema.ts';
 import { isOverdue } from '../tools/overdue.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
@@ -122,6 +122,31 @@ registerDueSource(
     assignee: tasks.assignee_user_id,
   }),
 );
+
+/**
+ * ACCEPTED risks whose acceptance runs out (or was never recorded: due since the risk last changed), for their owner:
+ * renewing it (addRiskAcceptance) or moving the risk out of ACCEPTED ends the item.
+ */
+registerDueSource({
+  kind: 'risk_acceptance',
+  async query(ctx, organizationId, until) {
+    const due = sql<string>`coalesce(${risks.accepted_until}, substr(${risks.updated_at}, 1, 10))`;
+    const rows = await ctx.db
+      .select({ id: risks.id, name: risks.name, due_date: due, owner: risks.owner_id })
+      .from(risks)
+      .where(and(eq(risks.organization_id, organizationId), eq(risks.status, 'ACCEPTED'), lte(due, until)));
+    return rows.map((row) => ({
+      kind: 'risk',
+      id: row.id,
+      title: `${row.name} (acceptance runs out)`,
+      due_date: String(row.due_date),
+      status: 'ACCEPTED',
+      done_status: 'RENEWED',
+      owner_person_id: row.owner,
+      assignee_user_id: null,
+    }));
+  },
+});
 
 /** Reviews coming due of a register with review cycles, one item per distinct owner (a vendor has two). */
 function reviewDueSource(kind: string, cycle: ReviewCycle): DueSource {

@@ -35,14 +35,21 @@ export const auditSpec: RegisterSpec = {
     valid_until: optional(dateSchema.describe('End of validity.')),
     auditor: optional(shortText().describe('Audit firm or auditor, e.g. "BSI".')),
     scope: optional(longText().describe('Scope of the audit.')),
+    reference: optional(
+      shortText(100).describe('Your reference, e.g. "AUD-2026-01"; unique in the organization.'),
+    ),
   },
   relations: [evidenceIdsRelation()],
+  unique: ['reference'],
   search: [audits.name, audits.auditor, audits.scope],
   filters: {
     state: enumFilter(state, audits.state, 'Any of these states.'),
     framework_id: filter(
       idOf('fwk', 'Framework').describe('Only audits of this framework (`fwk_...`).'),
       (value) => eq(audits.framework_id, value),
+    ),
+    reference: filter(shortText(100).describe('The audit with this reference.'), (value) =>
+      eq(audits.reference, value),
     ),
   },
   orderFields: {
@@ -68,6 +75,7 @@ export const auditSpec: RegisterSpec = {
     organization_id: 'org_...',
     framework_id: 'fwk_...',
     name: 'ISO 27001 certification audit',
+    reference: 'AUD-2026-01',
     auditor: 'BSI',
     valid_from: '2026-01-01',
     valid_until: '2028-12-31',

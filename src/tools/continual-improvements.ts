@@ -47,6 +47,7 @@ export const continualImprovementSpec: RegisterSpec = {
     reference_id: { column: continualImprovements.reference_id },
     target_date: { column: continualImprovements.target_date, nullable: true },
   },
+  unique: ['reference_id'],
   transitions: { status: WORKFLOW_TRANSITIONS },
   hints: {
     add: 'Status defaults to OPEN and priority to MEDIUM.',

@@ -2,7 +2,15 @@
 // statement of applicability (every requirement in document order with applicability, justification, measures).
 import { and, asc, count, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { frameworks, mappingProposals, measures, requirementMeasures, requirements } from '../db/schema.ts';
+import {
+  documentRequirements,
+  documents,
+  frameworks,
+  mappingProposals,
+  measures,
+  requirementMeasures,
+  requirements,
+} from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
@@ -20,7 +28,7 @@ import {
   pageShortenedSchema,
   TOTAL_COUNT_CAP,
 } from './pagination.ts';
-import { APPLICABILITIES, IMPLEMENTATION_STATUSES, MEASURE_STATES } from './states.ts';
+import { APPLICABILITIES, IMPLEMENTATION_STATUSES, INCLUSION_REASONS, MEASURE_STATES } from './states.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
 /** Counted, assessed statuses: an applicable requirement is in one of them. */
@@ -89,8 +97,8 @@ const frameworkSchema = z
   })
   .describe('The framework.');
 
-/** The framework, if the caller reaches its organization; else not_found. */
-async function loadFramework(ctx: ToolContext, id: string) {
+/** The framework, if the caller reaches its organization (for `mode`); else not_found. */
+export async function loadFramework(ctx: ToolContext, id: string, mode: 'read' | 'write' = 'read') {
   const [framework] = await ctx.db
     .select({
       id: frameworks.id,
@@ -101,8 +109,13 @@ async function loadFramework(ctx: ToolContext, id: string) {
     .from(frameworks)
     .where(eq(frameworks.id, id));
   if (!framework) throw notFound('Framework');
-  requireOrganization(ctx, framework.organization_id, 'read', 'Framework');
-  return { id: framework.id, name: framework.name, version: framework.version };
+  requireOrganization(ctx, framework.organization_id, mode, 'Framework');
+  return {
+    id: framework.id,
+    name: framework.name,
+    version: framework.version,
+    organization_id: framework.organization_id,
+  };
 }
 
 const frameworkInput = () => idOf('fwk', 'Framework').describe('The framework (`fwk_...`).');
@@ -149,7 +162,7 @@ export const frameworkCoverageTool: Tool = defineTool({
       .describe('What the crosswalk proposals would give (listMappingProposals).'),
   }),
   async run(ctx, input) {
-    const framework = await loadFramework(ctx, input.framework_id);
+    const { organization_id: _organization, ...framework } = await loadFramework(ctx, input.framework_id);
     // One grouped pass over the coverage index (framework, section, is_section, applicability, status).
     const rows = await ctx.db
       .select({
@@ -237,6 +250,7 @@ const SOA_ROW = Object.fromEntries(
       'parent_id',
       'applicability',
       'justification',
+      'inclusion_reasons',
       'implementation_status',
       'updated_at',
     ] as const
@@ -245,6 +259,7 @@ const SOA_ROW = Object.fromEntries(
   [K in 'id' | 'reference' | 'reference_key' | 'title' | 'applicability' | 'updated_at']: SQL<string>;
 } & { [K in 'parent_id' | 'justification' | 'implementation_status']: SQL<string | null> } & {
   is_section: SQL<boolean>;
+  inclusion_reasons: SQL<string[]>;
 };
 const SOA_ORDER: OrderField = { column: requirements.reference_key };
 
@@ -252,7 +267,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
   name: SOA_NAME,
   title: 'Statement of applicability',
   description:
-    "A framework's statement of applicability: every requirement and section in document order with applicability, justification, implementation_status and the measures covering it (id, name, state). Paged.",
+    "A framework's statement of applicability: every requirement and section in document order with applicability, reasons for inclusion, justification, implementation_status, the measures and documents covering it. Paged; publish it with publishStatementOfApplicability.",
   scope: 'read',
   toolset: 'frameworks',
   annotations: READ_ANNOTATIONS,
@@ -287,6 +302,9 @@ export const statementOfApplicabilityTool: Tool = defineTool({
             parent_id: z.string().nullable().describe('Parent.'),
             applicability: z.string().describe('APPLICABLE or EXCLUDED.'),
             justification: z.string().nullable().describe('Why it applies or is excluded.'),
+            inclusion_reasons: z
+              .array(z.string())
+              .describe(`Why it is included: ${INCLUSION_REASONS.join(', ')}.`),
             implementation_status: z.string().nullable().describe('Derived; null for a section.'),
             updated_at: z.string().describe('Last change; pass to updateRequirement as expected_updated_at.'),
             measures: z
@@ -300,17 +318,34 @@ export const statementOfApplicabilityTool: Tool = defineTool({
                   .describe('A measure covering it.'),
               )
               .describe('Measures covering it.'),
+            documents: z
+              .array(
+                z
+                  .object({
+                    id: z.string().describe('`doc_...`'),
+                    title: z.string().describe('Title.'),
+                    status: z.string().describe('Status.'),
+                  })
+                  .describe('A document (policy, procedure...) covering it.'),
+              )
+              .describe('Documents whose requirement_ids name it.'),
           })
           .describe('A row of the statement.'),
       )
       .describe('This page, in document order (by reference).'),
     next_cursor: z.string().nullable().describe('Cursor of the next page; null on the last.'),
+    without_justification: z
+      .number()
+      .int()
+      .describe(
+        'Requirements (not sections) of the framework without a justification: publishing needs one each.',
+      ),
     total_count: z.number().int().nonnegative().describe(`Rows on all pages, at most ${TOTAL_COUNT_CAP}.`),
     total_count_capped: z.boolean().describe('True: more than total_count.'),
     page_shortened: pageShortenedSchema,
   }),
   async run(ctx, input) {
-    const framework = await loadFramework(ctx, input.framework_id);
+    const { organization_id: _organization, ...framework } = await loadFramework(ctx, input.framework_id);
     const filter = input.filter ?? {};
     const conditions: (SQL | undefined)[] = [eq(requirements.framework_id, framework.id)];
     if (filter.applicability) conditions.push(inArray(requirements.applicability, filter.applicability));
@@ -340,9 +375,12 @@ export const statementOfApplicabilityTool: Tool = defineTool({
         .as('matches'),
     );
     type SoaRow = Awaited<typeof page>[number];
-    const [rows, counted] = carried
-      ? [await page, null]
-      : ((await ctx.db.batch([page, counting])) as unknown as [SoaRow[], { total: number }[]]);
+    const [[rows, counted], missing] = await Promise.all([
+      carried
+        ? Promise.all([page, null])
+        : (ctx.db.batch([page, counting]) as unknown as Promise<[SoaRow[], { total: number }[]]>),
+      withoutJustification(ctx, framework.id),
+    ]);
     const shown = rows.slice(0, size);
     const linked = shown.length
       ? await ctx.db
@@ -365,10 +403,15 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     const measuresOf = new Map<string, { id: string; name: string; state: string }[]>();
     for (const { requirement_id, ...measure } of linked)
       measuresOf.set(requirement_id, [...(measuresOf.get(requirement_id) ?? []), measure]);
+    const documentsOf = await documentsCovering(
+      ctx,
+      shown.map((row) => row.id),
+    );
     const total = carried ?? cappedCount(Number(counted?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
     const presented = shown.map(({ reference_key: _key, ...row }) => ({
       ...row,
       measures: measuresOf.get(row.id) ?? [],
+      documents: documentsOf.get(row.id) ?? [],
     }));
     const kept = itemsWithinBudget(presented);
     const shortened = kept < presented.length;
@@ -387,9 +430,51 @@ export const statementOfApplicabilityTool: Tool = defineTool({
       framework,
       requirements: presented.slice(0, kept),
       next_cursor: (rows.length > size || shortened) && last ? encodeCursor(payload(last)) : null,
+      without_justification: missing,
       total_count: total.total,
       total_count_capped: total.capped,
       ...(shortened ? { page_shortened: true as const } : {}),
     };
   },
 });
+
+/** SQL: a requirement (not a section) without a justification, which the statement of applicability needs. */
+export const lacksJustification = sql`(${requirements.is_section} = 0 and (${requirements.justification} is null or trim(${requirements.justification}) = ''))`;
+
+/** How many requirements of the framework lack a justification. */
+export async function withoutJustification(ctx: ToolContext, frameworkId: string): Promise<number> {
+  const [row] = await ctx.db
+    .select({ n: count() })
+    .from(requirements)
+    .where(and(eq(requirements.framework_id, frameworkId), lacksJustification));
+  return Number(row?.n ?? 0);
+}
+
+/** The documents whose requirement_ids name each requirement (retired ones left out), by title. */
+export async function documentsCovering(
+  ctx: ToolContext,
+  requirementIds: string[],
+): Promise<Map<string, { id: string; title: string; status: string }[]>> {
+  const out = new Map<string, { id: string; title: string; status: string }[]>();
+  for (let at = 0; at < requirementIds.length; at += 500) {
+    const rows = await ctx.db
+      .select({
+        requirement_id: documentRequirements.requirement_id,
+        id: documents.id,
+        title: documents.title,
+        status: documents.status,
+      })
+      .from(documentRequirements)
+      .innerJoin(documents, eq(documents.id, documentRequirements.document_id))
+      .where(
+        and(
+          inArray(documentRequirements.requirement_id, requirementIds.slice(at, at + 500)),
+          sql`${documents.status} <> 'RETIRED'`,
+        ),
+      )
+      .orderBy(asc(documents.title), asc(documents.id));
+    for (const { requirement_id, ...document } of rows)
+      out.set(requirement_id, [...(out.get(requirement_id) ?? []), document]);
+  }
+  return out;
+}

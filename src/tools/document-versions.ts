@@ -32,6 +32,10 @@ export const versionSchema = z
     content: z.string().nullable().describe('Markdown text; null unless asked for.'),
     file_id: z.string().nullable().describe('Its stored file (`fil_...`), or null.'),
     ...FILE_FACT_SCHEMAS,
+    data_file_id: z
+      .string()
+      .nullable()
+      .describe("A generated version's machine-readable copy (JSON, `fil_...`), or null."),
     approved_by_id: z.string().nullable().describe('Approver (`per_...`), null until approved.'),
     approved_at: nullableTime('When it was approved.'),
     published_at: nullableTime('When it came into force.'),
@@ -205,7 +209,15 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
       document_id: documentId,
       on: dateSchema.describe('The day, YYYY-MM-DD.'),
     }),
-    output: z.object({ version: versionSchema.nullable(), ...DOWNLOAD_SCHEMAS }),
+    output: z.object({
+      version: versionSchema.nullable(),
+      ...DOWNLOAD_SCHEMAS,
+      data_download_url: z
+        .string()
+        .nullable()
+        .optional()
+        .describe('Signed link to the JSON copy of a generated version; null without one.'),
+    }),
     async run(ctx, input) {
       await records.load(ctx, input.document_id, 'read');
       const end = `${addDays(input.on, 1)}T00:00:00.000Z`;
@@ -224,6 +236,11 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
         .orderBy(desc(documentVersions.published_at))
         .limit(1);
       const found = (version as DocumentVersion | undefined) ?? null;
+      const data = await fileDownload(ctx, {
+        organizationId: String(ctx.organizationId),
+        fileId: found?.data_file_id,
+        subjectId: String(found?.id),
+      });
       return {
         version: found,
         ...(await fileDownload(ctx, {
@@ -231,6 +248,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
           fileId: found?.file_id,
           subjectId: String(found?.id),
         })),
+        data_download_url: data.download_url,
       };
     },
   });

@@ -11,6 +11,7 @@ import {
 } from './catalogs/proposal-tools.ts';
 import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
+import { controlledOutputTools } from './controlled-outputs.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
 import { discoveryTools } from './discovery.ts';
@@ -36,6 +37,7 @@ import { processingActivitySpec } from './privacy/processing-activities.ts';
 import { buildRegisters, type Registers, type RegisterTools } from './registers/builder.ts';
 import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 import { requirementSpec } from './requirements.ts';
+import { riskAcceptanceSpec } from './risk-acceptances.ts';
 import { riskSpec } from './risks.ts';
 import { settingsTools } from './settings.ts';
 import { summaryTool } from './summary.ts';
@@ -46,6 +48,7 @@ import { vendorSpec } from './vendors.ts';
 export const REGISTER_SPECS: readonly RegisterSpec[] = [
   vendorSpec,
   riskSpec,
+  riskAcceptanceSpec,
   measureSpec,
   obligationSpec,
   personSpec,
@@ -80,6 +83,9 @@ export const listChanges = listChangesTool(
 
 /** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
 export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
+
+/** publishStatementOfApplicability, publishRiskRegister, publishRiskTreatmentPlan: generated document versions. */
+export const CONTROLLED_OUTPUTS = controlledOutputTools(REGISTERS.document);
 
 /** importRecords: a CSV into any register, all rows or none (web uploads call it too). */
 export const importRecords = importRecordsTool(REGISTERS);
@@ -120,6 +126,7 @@ const allTools: Tool[] = [
   DOCUMENT_VERSIONS.approve,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
+  ...CONTROLLED_OUTPUTS,
   importCatalogTool,
   listCatalogsTool,
   listCrosswalkMappingsTool,

@@ -11,6 +11,7 @@ import {
   nonconformities,
   obligations,
   people,
+  risks,
   tasks,
   users,
 } from '../db/schema.ts';
@@ -25,7 +26,7 @@ import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
-export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE'] as const;
+export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE', 'ACCEPTANCE'] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
 export interface MyWorkItem {
@@ -51,8 +52,8 @@ const NAME = 'myWork';
 function part(
   kind: string,
   table: SQLiteTable & { id: SQLiteColumn; organization_id: SQLiteColumn },
-  title: SQLiteColumn,
-  due: SQLiteColumn,
+  title: SQLiteColumn | SQL,
+  due: SQLiteColumn | SQL,
   status: SQLiteColumn | null,
   reason: SQL,
   where: SQL | undefined,
@@ -67,6 +68,9 @@ function part(
 function incidentDeadlinePart(personIds: string[]): SQL {
   return sql`select 'incident' as kind, ${incidents.id} as id, ${incidents.organization_id} as organization_id, 'Notification due: ' || ${incidents.title} as title, 'DEADLINE' as reason, min(${incidentDeadlines.due_on}) as due_on, min(${incidentDeadlines.due_at}) as due_at, ${incidents.status} as status from ${incidentDeadlines} join ${incidents} on ${incidents.id} = ${incidentDeadlines.incident_id} where ${incidentDeadlines.open} = 1 and ${incidentDeadlines.due_on} is not null and ${inArray(incidents.owner_id, personIds)} group by ${incidents.id}`;
 }
+
+/** When an ACCEPTED risk's acceptance comes due: its expiry, or (none recorded) the day the risk last changed. */
+const riskAcceptanceDue = sql`coalesce(${risks.accepted_until}, substr(${risks.updated_at}, 1, 10))`;
 
 /** The work of the caller, people being the records of the caller's email in each organization. */
 function workUnion(userId: string, personIds: string[], organizationIds: string[], horizon: string): SQL {
@@ -122,6 +126,16 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         ),
       ),
       incidentDeadlinePart(personIds),
+      // An ACCEPTED risk whose acceptance runs out within the window, has run out, or was never recorded.
+      part(
+        'risk',
+        risks,
+        sql`'Risk acceptance runs out: ' || ${risks.name}`,
+        riskAcceptanceDue,
+        risks.status,
+        sql`'ACCEPTANCE'`,
+        and(owned(risks.owner_id), eq(risks.status, 'ACCEPTED'), sql`${riskAcceptanceDue} <= ${horizon}`),
+      ),
       part(
         'continual_improvement',
         continualImprovements,
@@ -180,7 +194,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, or a DEADLINE of an incident you manage.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, or the ACCEPTANCE of a risk you own running out.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),

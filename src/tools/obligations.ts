@@ -1,11 +1,20 @@
 // Obligations: legal and contractual requirements with a compliance status and a due date (overdue is derived).
 
+import { eq } from 'drizzle-orm';
 import { obligations } from '../db/schema.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
-import { derived, enumFilter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  required,
+  withDefault,
+} from './registers/spec.ts';
 import { OBLIGATION_STATUSES, OBLIGATION_TYPES } from './states.ts';
 
 const status = caseInsensitiveEnum(OBLIGATION_STATUSES).describe('Compliance status.');
@@ -39,14 +48,21 @@ export const obligationSpec: RegisterSpec = {
     last_review_date: optional(dateSchema.describe('Date of the last review.')),
     due_date: optional(dateSchema.describe('Date by which it must be met.')),
     overdue: derived(overdueOutput('COMPLIANT')),
+    reference: optional(
+      shortText(100).describe('Your reference, e.g. "OBL-012"; unique in the organization.'),
+    ),
   },
   relations: [evidenceIdsRelation()],
+  unique: ['reference'],
   search: [obligations.requirement, obligations.area, obligations.source, obligations.regulator],
   filters: {
     status: enumFilter(status, obligations.status, 'Any of these statuses.'),
     type: enumFilter(type, obligations.type, 'Any of these types.'),
     overdue: overdueFilter(obligations.due_date, obligations.status, 'COMPLIANT'),
     owner_id: ownerFilter(obligations.owner_id),
+    reference: filter(shortText(100).describe('The obligation with this reference.'), (value) =>
+      eq(obligations.reference, value),
+    ),
   },
   orderFields: {
     due_date: { column: obligations.due_date, nullable: true },
@@ -60,6 +76,7 @@ export const obligationSpec: RegisterSpec = {
   example: {
     organization_id: 'org_...',
     area: 'Data protection',
+    reference: 'OBL-012',
     source: 'GDPR Art. 33',
     requirement: 'Notify the supervisory authority of a personal data breach within 72 hours',
     regulator: 'CNIL',

@@ -16,11 +16,12 @@ import {
   type RegisterSpec,
   type Row,
   required,
+  type Warning,
   withDefault,
 } from './registers/spec.ts';
 import { requirementRefSchema, resolveRequirementRef } from './requirement-refs.ts';
 import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
-import { APPLICABILITIES, IMPLEMENTATION_STATUSES } from './states.ts';
+import { APPLICABILITIES, IMPLEMENTATION_STATUSES, INCLUSION_REASONS } from './states.ts';
 import type { ToolContext } from './types.ts';
 
 const applicability = caseInsensitiveEnum(APPLICABILITIES).describe(
@@ -128,7 +129,17 @@ export const requirementSpec: RegisterSpec = {
     position: optional(z.number().int().min(0).max(1_000_000).describe('Order among its siblings.')),
     applicability: withDefault(applicability, 'APPLICABLE'),
     justification: optional(
-      longText(5000).describe('Why it applies or is excluded; required when EXCLUDED (ISO 27001 6.1.3 d).'),
+      longText(5000).describe(
+        'Why it applies or is excluded (ISO 27001 6.1.3 d); required when EXCLUDED, and to publish the statement.',
+      ),
+    ),
+    inclusion_reasons: withDefault(
+      z
+        .array(caseInsensitiveEnum(INCLUSION_REASONS))
+        .max(INCLUSION_REASONS.length)
+        .describe(`Why it is included: ${INCLUSION_REASONS.join(', ')}.`),
+      [],
+      { label: 'Reasons for inclusion', hint: 'Legal, contractual, the risk assessment, best practice.' },
     ),
     section_id: derived(
       z.string().nullable().describe('Top-level section it sits under (derived); null at the top level.'),
@@ -230,6 +241,7 @@ export const requirementSpec: RegisterSpec = {
   review: REVIEW_CYCLES.requirement,
   prepare(next: Row) {
     next.reference_key = referenceKey(String(next.reference));
+    if (Array.isArray(next.inclusion_reasons)) next.inclusion_reasons = [...new Set(next.inclusion_reasons)];
     if (next.applicability === 'EXCLUDED' && !next.justification) {
       throw new AppError(
         'invalid_arguments',
@@ -237,6 +249,17 @@ export const requirementSpec: RegisterSpec = {
         [{ path: 'justification', message: 'Required when applicability is EXCLUDED' }],
       );
     }
+  },
+  warnings(next) {
+    const warnings: Warning[] = [];
+    if (next.is_section || next.applicability !== 'APPLICABLE') return warnings;
+    if (!next.justification)
+      warnings.push({
+        field: 'justification',
+        message:
+          'Applicable without a justification: the statement of applicability says why each requirement applies, and publishStatementOfApplicability refuses without one. Set justification.',
+      });
+    return warnings;
   },
   async settle(ctx, next, current) {
     const parentId = next.parent_id;

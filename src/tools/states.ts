@@ -14,6 +14,8 @@ export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
 export const AUDIT_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED', 'OUTDATED'] as const;
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
 export const APPLICABILITIES = ['APPLICABLE', 'EXCLUDED'] as const;
+/** Why a requirement is in the statement of applicability (ISO 27001 6.1.3 d, as auditors ask for it). */
+export const INCLUSION_REASONS = ['LEGAL', 'CONTRACTUAL', 'RISK_ASSESSMENT', 'BEST_PRACTICE'] as const;
 /** A requirement's implementation status, derived from its measures (migrations/0006_requirements.sql). */
 export const IMPLEMENTATION_STATUSES = [
   'NOT_COVERED',
@@ -46,7 +48,16 @@ export const VENDOR_CATEGORIES = [
   'OTHER',
 ] as const;
 
-export const DOCUMENT_TYPES = ['POLICY', 'PROCEDURE', 'STANDARD', 'PLAN', 'OTHER'] as const;
+export const DOCUMENT_TYPES = [
+  'POLICY',
+  'PROCEDURE',
+  'STANDARD',
+  'PLAN',
+  'STATEMENT_OF_APPLICABILITY',
+  'RISK_REGISTER',
+  'RISK_TREATMENT_PLAN',
+  'OTHER',
+] as const;
 export const DOCUMENT_STATUSES = ['DRAFT', 'IN_REVIEW', 'APPROVED', 'PUBLISHED', 'RETIRED'] as const;
 /** A document version's own state: a document's states, and SUPERSEDED once a later version replaced it. */
 export const DOCUMENT_VERSION_STATUSES = [...DOCUMENT_STATUSES, 'SUPERSEDED'] as const;

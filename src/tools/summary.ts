@@ -13,10 +13,14 @@ import {
   risks,
 } from '../db/schema.ts';
 import { requireOrganization } from './access.ts';
-import { type CoverageCounts, coverageOf, coverageSchema } from './coverage.ts';
+import { type CoverageCounts, coverageOf, coverageSchema, lacksJustification } from './coverage.ts';
 import { idOf } from './fields.ts';
+import { incompleteClosure } from './nonconformities.ts';
 import { overdueCondition, todayOf } from './overdue.ts';
 import { REVIEW_CYCLES, reviewDueBefore } from './reviews.ts';
+import { firstScoreAboveAppetite, levelOf, MAX_SCORE, type RiskMethod } from './risk-method.ts';
+import { acceptanceDueCondition } from './risks.ts';
+import { readSettings } from './settings.ts';
 import {
   AUDIT_STATES,
   MEASURE_STATES,
@@ -40,21 +44,30 @@ function tally(values: readonly string[], rows: { key: unknown; n: number }[]): 
 
 const heatCells = z.array(
   z.object({
-    likelihood: z.number().int().describe('Likelihood, 1 (lowest) to 5 (highest).'),
-    impact: z.number().int().describe('Impact, 1 (lowest) to 5 (highest).'),
+    likelihood: z.number().int().describe('Likelihood, 1 (lowest) up the scale.'),
+    impact: z.number().int().describe('Impact, 1 (lowest) up the scale.'),
+    level: z.string().describe("The cell's level (likelihood x impact) by the method."),
     count: z.number().int().describe('Risks not CLOSED in this cell (at least 1).'),
   }),
 );
 
-type HeatCell = { likelihood: number; impact: number; count: number };
+type HeatCell = { likelihood: number; impact: number; level: string; count: number };
 
 /** Folds the grouped (inherent L, I, residual L, I) counts into the two grids, cells in likelihood, impact order. */
-function heatMapOf(rows: { il: number; ii: number; rl: number; ri: number; n: number }[]) {
+function heatMapOf(
+  rows: { il: number; ii: number; rl: number; ri: number; n: number }[],
+  method: RiskMethod,
+) {
   const inherent = new Map<string, HeatCell>();
   const residual = new Map<string, HeatCell>();
   const add = (cells: Map<string, HeatCell>, likelihood: number, impact: number, n: number) => {
     const key = `${likelihood}:${impact}`;
-    const cell = cells.get(key) ?? { likelihood, impact, count: 0 };
+    const cell = cells.get(key) ?? {
+      likelihood,
+      impact,
+      level: levelOf(method, likelihood * impact).name,
+      count: 0,
+    };
     cell.count += n;
     cells.set(key, cell);
   };
@@ -82,7 +95,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    'Where an organization stands in one call: risks (by status, at or above a residual score threshold, inherent/residual 5x5 heat maps), measures (by state, share implemented), overdue obligations and reviews, open and overdue nonconformities, open improvements, audits in progress, framework coverage.',
+    "Where an organization stands in one call: risks (by status and residual level, above the appetite, acceptances due, inherent/residual heat maps on the organization's risk method), measures (by state, share implemented), overdue obligations and reviews, open, overdue and incompletely closed nonconformities, open improvements, audits in progress, framework coverage.",
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,
@@ -92,9 +105,11 @@ export const summaryTool: Tool = defineTool({
       .number()
       .int()
       .min(1)
-      .max(25)
-      .default(15)
-      .describe('Residual score from which a risk counts as high (default 15).'),
+      .max(MAX_SCORE)
+      .optional()
+      .describe(
+        'Residual score from which a risk counts as high; default the first score above the appetite.',
+      ),
   }),
   output: z.object({
     organization_id: z.string().describe('The organization summarised.'),
@@ -108,6 +123,32 @@ export const summaryTool: Tool = defineTool({
           .number()
           .int()
           .describe('Risks not CLOSED whose residual_score >= the threshold.'),
+        by_residual_level: z
+          .record(z.string(), z.number().int())
+          .describe('Risks not CLOSED per residual level of the method, every level listed.'),
+        above_appetite: z.number().int().describe('Risks not CLOSED above the appetite.'),
+        acceptances_due: z
+          .number()
+          .int()
+          .describe(
+            'ACCEPTED risks whose acceptance ran out or was never recorded (listRisks filter.acceptance_due).',
+          ),
+        method: z
+          .object({
+            likelihood: z.array(z.string()).describe('Likelihood labels, value 1 first.'),
+            impact: z.array(z.string()).describe('Impact labels, value 1 first.'),
+            levels: z
+              .array(
+                z.object({
+                  name: z.string().describe('Name.'),
+                  min_score: z.number().int().describe('Lowest score.'),
+                  colour: z.string().describe('Colour.'),
+                }),
+              )
+              .describe('Levels, lowest first.'),
+            appetite: z.string().describe('Highest level accepted without a formal acceptance.'),
+          })
+          .describe("The organization's risk method the counts and heat maps follow."),
         heat_map: z
           .object({
             inherent: heatCells.describe(
@@ -118,7 +159,7 @@ export const summaryTool: Tool = defineTool({
             ),
           })
           .describe(
-            'The 5x5 likelihood x impact heat map of the risks not CLOSED, inherent and residual; cells without risks are left out. List the risks of a cell with listRisks filter {inherent_likelihood, inherent_impact} (or residual_likelihood, residual_impact) and status.',
+            'The likelihood x impact heat map (the scales of the method) of the risks not CLOSED, inherent and residual; cells without risks are left out. List the risks of a cell with listRisks filter {inherent_likelihood, inherent_impact} (or residual_likelihood, residual_impact) and status.',
           ),
       })
       .describe('Risks.'),
@@ -151,6 +192,12 @@ export const summaryTool: Tool = defineTool({
         by_status: countsOf(WORKFLOW_STATUSES, 'Nonconformities with status'),
         open: z.number().int().describe('Not CLOSED (OPEN or IN_PROGRESS).'),
         overdue: z.number().int().describe('Due date passed and not CLOSED.'),
+        closure_incomplete: z
+          .number()
+          .int()
+          .describe(
+            'CLOSED without root cause, corrective action or an effective check (filter.closure_incomplete).',
+          ),
       })
       .describe('Nonconformities.'),
     continual_improvements: z
@@ -174,6 +221,10 @@ export const summaryTool: Tool = defineTool({
             name: z.string().describe('Name.'),
             version: z.string().nullable().describe('Version.'),
             coverage: coverageSchema,
+            without_justification: z
+              .number()
+              .int()
+              .describe('Requirements without a justification (publishing the statement needs one each).'),
           })
           .describe('A framework and its coverage (as getFrameworkCoverage).'),
       )
@@ -190,6 +241,8 @@ export const summaryTool: Tool = defineTool({
     requireOrganization(ctx, input.organization_id, 'read');
     const organizationId = input.organization_id;
     const today = todayOf(ctx);
+    const method = (await readSettings(ctx.db, organizationId)).risk_method;
+    const threshold = input.residual_score_threshold ?? firstScoreAboveAppetite(method) ?? MAX_SCORE + 1;
     const grouped = (table: SQLiteTable & { organization_id: SQLiteColumn }, column: SQLiteColumn) =>
       ctx.db
         .select({ key: column, n: count() })
@@ -214,13 +267,15 @@ export const summaryTool: Tool = defineTool({
       heatRows,
       frameworkRows,
       coverageRows,
+      levelRows,
+      aboveRows,
+      acceptanceRows,
+      closureRows,
+      justificationRows,
       ...reviewRows
     ] = await ctx.db.batch([
       grouped(risks, risks.status),
-      counted(
-        risks,
-        and(gte(risks.residual_score, input.residual_score_threshold), ne(risks.status, 'CLOSED')),
-      ),
+      counted(risks, and(gte(risks.residual_score, threshold), ne(risks.status, 'CLOSED'))),
       grouped(measures, measures.state),
       grouped(obligations, obligations.status),
       counted(obligations, overdueCondition(obligations.due_date, obligations.status, 'COMPLIANT', today)),
@@ -270,8 +325,30 @@ export const summaryTool: Tool = defineTool({
           requirements.applicability,
           requirements.implementation_status,
         ),
+      ctx.db
+        .select({ key: risks.residual_level, n: count() })
+        .from(risks)
+        .where(and(eq(risks.organization_id, organizationId), ne(risks.status, 'CLOSED')))
+        .groupBy(risks.residual_level),
+      counted(risks, and(eq(risks.above_appetite, true), ne(risks.status, 'CLOSED'))),
+      counted(risks, acceptanceDueCondition(today)),
+      counted(nonconformities, incompleteClosure),
+      ctx.db
+        .select({ framework: requirements.framework_id, n: count() })
+        .from(requirements)
+        .where(and(eq(requirements.organization_id, organizationId), lacksJustification))
+        .groupBy(requirements.framework_id),
       ...Object.values(REVIEWED).map((cycle) => counted(cycle.table, reviewDueBefore(cycle, today))),
     ]);
+    const missingOf = new Map(justificationRows.map((row) => [row.framework, Number(row.n)]));
+    const byLevel = Object.fromEntries(method.levels.map((level) => [level.name, 0]));
+    for (const row of levelRows) {
+      // A level renamed by a method change whose re-derivation has not landed yet counts under its score's level.
+      const name = method.levels.find(
+        (level) => level.name.toLowerCase() === String(row.key).toLowerCase(),
+      )?.name;
+      if (name) byLevel[name] = (byLevel[name] ?? 0) + Number(row.n);
+    }
     const coverageRowsOf = new Map<string, typeof coverageRows>();
     for (const row of coverageRows)
       coverageRowsOf.set(row.framework, [...(coverageRowsOf.get(row.framework) ?? []), row]);
@@ -289,9 +366,18 @@ export const summaryTool: Tool = defineTool({
       risks: {
         total: sum(riskCounts),
         by_status: riskCounts,
-        residual_score_threshold: input.residual_score_threshold,
+        residual_score_threshold: threshold,
         at_or_above_threshold: highRows[0]?.n ?? 0,
-        heat_map: heatMapOf(heatRows),
+        by_residual_level: byLevel,
+        above_appetite: aboveRows[0]?.n ?? 0,
+        acceptances_due: acceptanceRows[0]?.n ?? 0,
+        method: {
+          likelihood: method.likelihood,
+          impact: method.impact,
+          levels: method.levels,
+          appetite: method.appetite,
+        },
+        heat_map: heatMapOf(heatRows, method),
       },
       measures: {
         total: sum(measureCounts),
@@ -310,12 +396,14 @@ export const summaryTool: Tool = defineTool({
         by_status: ncCounts,
         open: sum(ncCounts) - (ncCounts.CLOSED ?? 0),
         overdue: ncOverdue[0]?.n ?? 0,
+        closure_incomplete: closureRows[0]?.n ?? 0,
       },
       continual_improvements: { total: sum(ciCounts), open: sum(ciCounts) - (ciCounts.CLOSED ?? 0) },
       audits: { total: sum(auditCounts), by_state: auditCounts, in_progress: auditCounts.IN_PROGRESS ?? 0 },
       frameworks: frameworkRows.map((framework) => ({
         ...framework,
         coverage: coverageOf(coverageRowsOf.get(framework.id) ?? []) satisfies CoverageCounts,
+        without_justification: missingOf.get(framework.id) ?? 0,
       })),
       reviews_overdue: Object.fromEntries(
         Object.keys(REVIEWED).map((name, at) => [name, (reviewRows[at] as { n: number }[])[0]?.n ?? 0]),

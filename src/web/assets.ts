@@ -164,9 +164,16 @@ table.heatmap th { font-size: 0.78rem; text-align: center; padding: 0.35rem; }
 .heatmap .level-name { display: block; font-weight: 400; color: var(--muted); }
 .heatmap td.cell { text-align: center; padding: 0; border: 2px solid var(--card); vertical-align: middle; }
 .heatmap td.cell > * { display: block; padding: 0.35rem 0.2rem; color: var(--ink); text-decoration: none; }
-.heatmap td.cell.ok { background: var(--ok-bg); }
-.heatmap td.cell.warn { background: var(--warn-bg); }
-.heatmap td.cell.bad { background: var(--bad-bg); }
+.level-green { background: #dff3e4; }
+.level-lime { background: #edf7d4; }
+.level-yellow { background: #fdf6c8; }
+.level-amber { background: #fff0d0; }
+.level-orange { background: #ffe2c7; }
+.level-red { background: #fde2e2; }
+.level-dark-red { background: #f6c9c9; }
+.level-blue { background: #e1ecfb; }
+.level-grey { background: #eceef1; }
+.badge.level { color: var(--ink); }
 .heatmap td.cell a:hover, .heatmap td.cell a:focus-visible { outline: 3px solid var(--accent); outline-offset: -3px; }
 .heatmap .count { display: block; font-size: 1.25rem; font-weight: 700; line-height: 1.2; }
 .heatmap td.cell:not(.filled) .count { color: var(--muted); font-weight: 400; }

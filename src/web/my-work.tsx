@@ -18,6 +18,7 @@ const REASON_LABELS: Record<string, string> = {
   ASSIGNED: 'Assigned to you',
   REVIEW: 'Review due',
   OWNED: 'You own it',
+  ACCEPTANCE: 'Risk acceptance due',
 };
 
 const PAGE_SIZE = 50;

@@ -40,9 +40,27 @@ const COLUMNS: Record<
 > = {
   vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
   risk: {
-    columns: ['name', 'category', 'status', 'treatment', 'inherent_score', 'residual_score', 'owner_id'],
+    columns: [
+      'name',
+      'category',
+      'status',
+      'treatment',
+      'inherent_score',
+      'residual_score',
+      'residual_level',
+      'owner_id',
+    ],
     defaultOrder: { field: 'residual_score', direction: 'DESC' },
     hiddenByDefault: { field: 'status', values: ['CLOSED'], label: 'closed risks' },
+    quickFilters: [
+      { label: 'Above the appetite', filter: () => ({ above_appetite: 'true' }) },
+      { label: 'Acceptances due', filter: () => ({ acceptance_due: 'true' }) },
+    ],
+  },
+  risk_acceptance: {
+    columns: ['risk_id', 'accepted_level', 'approver_id', 'accepted_on', 'expires_on', 'status'],
+    defaultOrder: { field: 'expires_on', direction: 'ASC' },
+    importable: false,
   },
   measure: { columns: ['name', 'category', 'state', 'owner_id'] },
   obligation: { columns: ['requirement', 'source', 'type', 'status', 'due_date', 'overdue', 'owner_id'] },

@@ -151,15 +151,26 @@ describe('the web interface in Chromium', () => {
       ['Supplier outage stops deliveries', 2, 4, 'ACCEPTED'],
       ['Office flood', 1, 3, 'OPEN'],
     ] as const) {
-      await callTool(url, token, 'addRisk', {
+      // A risk is ACCEPTED through a risk acceptance: added OPEN, then accepted (within the appetite, by its owner).
+      const accepted = status === 'ACCEPTED';
+      const added = await callTool(url, token, 'addRisk', {
         organization_id: organizationId,
         name,
         category: 'Security',
         inherent_likelihood: likelihood,
         inherent_impact: impact,
-        status,
+        status: accepted ? 'OPEN' : status,
+        ...(accepted ? { treatment: 'ACCEPT' } : {}),
         owner_id: ownerId,
       });
+      if (accepted)
+        await callTool(url, token, 'addRiskAcceptance', {
+          organization_id: organizationId,
+          risk_id: (added.body.risk as { id: string }).id,
+          approver_id: ownerId,
+          rationale: 'A second supplier is contracted.',
+          expires_on: '2099-12-31',
+        });
     }
     await callTool(url, token, 'addMeasure', {
       organization_id: organizationId,

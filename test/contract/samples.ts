@@ -40,6 +40,7 @@ export function exampleArguments(
   const args: Record<string, unknown> = { ...spec.example, organization_id: organizationId };
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
+  if (spec.kind === 'risk_acceptance') Object.assign(args, { risk_id: ids.risk, approver_id: ids.person });
   if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
     args.incident_id = ids.incident;
   // People's emails are unique within an organization, requirements' references within a framework.
@@ -51,6 +52,7 @@ const ORDER: RegisterKind[] = [
   'person',
   'vendor',
   'risk',
+  'risk_acceptance',
   'measure',
   'obligation',
   'framework',
@@ -86,6 +88,7 @@ export async function seedRecords(host: Fetcher, token: string, organizationId: 
 export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   vendor: { description: 'updated by the contract' },
   risk: { note: 'updated by the contract' },
+  risk_acceptance: { note: 'updated by the contract' },
   measure: { description: 'updated by the contract' },
   obligation: { area: 'updated by the contract' },
   person: { position: 'updated by the contract' },
@@ -155,6 +158,23 @@ async function documentToApprove(
   return (added.document as { id: string }).id;
 }
 
+/** A framework whose every requirement has a justification, for publishing its statement of applicability. */
+async function justifiedFramework(host: Fetcher, token: string, organizationId: string): Promise<string> {
+  const framework = await ok(host, token, 'addFramework', {
+    organization_id: organizationId,
+    name: 'Published',
+  });
+  const id = (framework.framework as { id: string }).id;
+  await ok(host, token, 'addRequirement', {
+    organization_id: organizationId,
+    framework_id: id,
+    reference: 'P.1',
+    title: 'Published requirement',
+    justification: 'Required by the customer contract.',
+  });
+  return id;
+}
+
 /** Valid arguments for a tool. Delete tools get a record added for them, so the shared ones stay. */
 export async function sampleArguments(
   host: Fetcher,
@@ -216,6 +236,14 @@ export async function sampleArguments(
   if (toolName === 'getDocumentInForce') return { document_id: ids.document, on: '2026-06-30' };
   if (toolName === 'approveDocument')
     return { id: await documentToApprove(host, token, organizationId, ids) };
+  // A framework of its own whose one requirement has its justification: publishing refuses a row without one.
+  if (toolName === 'publishStatementOfApplicability')
+    return {
+      framework_id: await justifiedFramework(host, token, organizationId),
+      approver_ids: [ids.person],
+    };
+  if (toolName === 'publishRiskRegister' || toolName === 'publishRiskTreatmentPlan')
+    return { organization_id: organizationId, owner_id: ids.person, approver_ids: [ids.person] };
   const link = LINKS[toolName];
   if (link) return { [`${link.owner}_id`]: ids[link.owner], [`${link.target}_id`]: ids[link.target] };
   for (const spec of REGISTER_SPECS) {
@@ -230,6 +258,13 @@ export async function sampleArguments(
   }
   throw new Error(`No sample arguments for ${toolName}: add a case to test/contract/samples.ts`);
 }
+
+/** The document type each publish tool writes a version of. */
+const PUBLISHED_TYPES: Record<string, string> = {
+  publishStatementOfApplicability: 'STATEMENT_OF_APPLICABILITY',
+  publishRiskRegister: 'RISK_REGISTER',
+  publishRiskTreatmentPlan: 'RISK_TREATMENT_PLAN',
+};
 
 /**
  * What a successful answer must contain, beyond matching the output schema: the record asked for, the fields
@@ -393,6 +428,7 @@ export function answerMismatches(
       unchanged: 0,
       refused: 0,
       people_created: 0,
+      warnings: 0,
     });
     expectEqual('written', answer.written, false);
     return problems;
@@ -408,6 +444,17 @@ export function answerMismatches(
   }
   if (toolName === 'getDocumentInForce') {
     expectEqual('version', answer.version, null);
+    return problems;
+  }
+  const published = PUBLISHED_TYPES[toolName];
+  if (published) {
+    const document = answer.document as { type: string; status: string; source: string | null };
+    const version = answer.version as { status: string; file_id: string | null; data_file_id: string | null };
+    expectEqual('document', [document.type, document.status], [published, 'IN_REVIEW']);
+    expectEqual('version', version.status, 'IN_REVIEW');
+    if (!document.source) problems.push('document.source: not generated');
+    if (!version.file_id?.startsWith('fil_')) problems.push('version.file_id: no PDF');
+    if (!version.data_file_id?.startsWith('fil_')) problems.push('version.data_file_id: no JSON copy');
     return problems;
   }
   if (toolName === 'approveDocument') {

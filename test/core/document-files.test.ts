@@ -244,6 +244,8 @@ describe('approved and published versions', () => {
       version: null,
       download_url: null,
       download_expires_at: null,
+      // A generated document's JSON copy (src/tools/controlled-outputs.ts); none here.
+      data_download_url: null,
     });
   });
 });

@@ -56,6 +56,8 @@ afterAll(async () => {
 const today = () => new Date().toISOString().slice(0, 10);
 const PAST = '2020-01-15';
 const FUTURE = '2099-12-31';
+/** Tomorrow (YYYY-MM-DD): the nearest expiry an acceptance may have. */
+const nextDay = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 
 /** A fresh organization with its own token, so every test sees only the records it made. */
 async function newScope() {
@@ -75,6 +77,8 @@ async function newScope() {
       incidentId ??= String((await add('incident', { title: 'Default incident' })).id);
       args.incident_id = incidentId;
     }
+    if (args.risk_id === 'rsk_...') args.risk_id = (await add('risk', { treatment: 'ACCEPT' })).id;
+    if (args.approver_id === 'per_...') args.approver_id = (await add('person', {})).id;
     for (const [field, value] of Object.entries(freshUniqueValues(spec)))
       if (!(field in fields)) args[field] = value;
     const body = await ok(runtime, token, `add${spec.noun}`, args);
@@ -102,7 +106,17 @@ async function newScope() {
     return callDirect(runtime, token, `list${spec.nounPlural}`, { organization_id: org, filter });
   }
 
-  return { org, token, add, list, ids, listCall };
+  /** A risk made ACCEPTED the only way there is: an acceptance of it (here until `expires`). */
+  async function accepted(fields: Row = {}, expires = FUTURE): Promise<Row> {
+    const owner = await add('person', {});
+    const risk = await add('risk', { treatment: 'ACCEPT', owner_id: owner.id, ...fields });
+    const approver = await add('person', {});
+    await add('risk_acceptance', { risk_id: risk.id, approver_id: approver.id, expires_on: expires });
+    const body = await ok(runtime, token, 'getRisk', { id: risk.id });
+    return body.risk as Row;
+  }
+
+  return { org, token, add, list, ids, listCall, accepted };
 }
 
 const idsOf = (...rows: Row[]) => rows.map((row) => String(row.id)).sort();
@@ -199,10 +213,25 @@ const ENUM_FILTERS: Record<string, readonly string[]> = {
   'data_subject_request.request_type': REQUEST_TYPES,
 };
 
+/** What closing a nonconformity asks: root cause, corrective action, an effective check by a person. */
+async function closing(scope: { add(kind: string, fields?: Row): Promise<Row> }): Promise<Row> {
+  return {
+    root_cause: 'No owner',
+    corrective_action: 'Fixed',
+    effectiveness_checked_on: PAST,
+    effectiveness_checked_by_id: (await scope.add('person', {})).id,
+    effectiveness_result: 'EFFECTIVE',
+  };
+}
+
 /** Fields some values need on creation (a CLOSED nonconformity needs a corrective action). */
-function extraFor(kind: string, field: string, value: string): Row {
-  if (kind === 'nonconformity' && field === 'status' && value === 'CLOSED')
-    return { corrective_action: 'Fixed' };
+async function extraFor(
+  scope: { add(kind: string, fields?: Row): Promise<Row> },
+  kind: string,
+  field: string,
+  value: string,
+): Promise<Row> {
+  if (kind === 'nonconformity' && field === 'status' && value === 'CLOSED') return closing(scope);
   if (kind === 'requirement' && field === 'applicability' && value === 'EXCLUDED')
     return { justification: 'Out of scope' };
   // A notification's stage is one of its regime's.
@@ -229,7 +258,10 @@ describe('enum filters', () => {
         const scope = await newScope();
         const byValue = new Map<string, Row>();
         for (const value of values) {
-          const row = await scope.add(kind, { [field]: value, ...extraFor(kind, field, value) });
+          const row =
+            kind === 'risk' && field === 'status' && value === 'ACCEPTED'
+              ? await scope.accepted()
+              : await scope.add(kind, { [field]: value, ...(await extraFor(scope, kind, field, value)) });
           expect(row[field]).toBe(value);
           byValue.set(value, row);
         }
@@ -308,7 +340,7 @@ describe('risk score filters', () => {
       );
       expect(await scope.ids('risk', { min_residual_score: 21, max_residual_score: 24 })).toEqual([]);
       expect(await scope.ids('risk', { minResidualScore: 25 })).toEqual(idsOf(r25));
-      for (const bad of [0, 26, 2.5, '15']) {
+      for (const bad of [0, 101, 2.5, '15']) {
         const refused = await scope.listCall('risk', { min_residual_score: bad });
         expect(refused.status, `min_residual_score ${bad}`).toBe(400);
         expect(errorOf(refused).message).toContain('filter.min_residual_score');
@@ -337,7 +369,7 @@ describe('risk score filters', () => {
       expect(await scope.ids('risk', { residual_likelihood: 2, residual_impact: 5 })).toEqual(idsOf(a));
       expect(await scope.ids('risk', { residual_impact: 5 })).toEqual(idsOf(a, c));
       expect(await scope.ids('risk', { residual_likelihood: 5 })).toEqual([]);
-      for (const bad of [0, 6, 2.5, '3']) {
+      for (const bad of [0, 11, 2.5, '3']) {
         const refused = await scope.listCall('risk', { inherent_likelihood: bad });
         expect(refused.status, `inherent_likelihood ${bad}`).toBe(400);
         expect(errorOf(refused).message).toContain('filter.inherent_likelihood');
@@ -351,7 +383,7 @@ describe('risk score filters', () => {
     const high = { inherent_likelihood: 5, inherent_impact: 4, ...residual };
     const low = { inherent_likelihood: 1, inherent_impact: 2, ...residual };
     const openHigh = await scope.add('risk', { ...high, status: 'OPEN', treatment: 'MITIGATE' });
-    await scope.add('risk', { ...high, status: 'ACCEPTED', treatment: 'MITIGATE' });
+    await scope.accepted(high);
     await scope.add('risk', { ...low, status: 'OPEN', treatment: 'MITIGATE' });
     await scope.add('risk', { ...high, status: 'OPEN', treatment: 'TRANSFER' });
     expect(
@@ -363,6 +395,147 @@ describe('risk score filters', () => {
       }),
     ).toEqual(idsOf(openHigh));
   });
+});
+
+// ---- risk method, acceptances, references ------------------------------------------------------------
+
+describe('risk levels and acceptances', () => {
+  filterTest(
+    ['risk.residual_level', 'risk.inherent_level', 'risk.above_appetite'],
+    'levels follow the default method (low 1-7, medium 8-14, high 15-25); above_appetite is above medium',
+    async () => {
+      const scope = await newScope();
+      const add = (inherent: [number, number], residual: [number, number]) =>
+        scope.add('risk', {
+          inherent_likelihood: inherent[0],
+          inherent_impact: inherent[1],
+          residual_likelihood: residual[0],
+          residual_impact: residual[1],
+        });
+      const low = await add([2, 3], [1, 3]); // 6 -> 3
+      const medium = await add([4, 4], [2, 4]); // 16 -> 8
+      const high = await add([5, 5], [3, 5]); // 25 -> 15
+      expect([low, medium, high].map((risk) => [risk.inherent_level, risk.residual_level])).toEqual([
+        ['low', 'low'],
+        ['high', 'medium'],
+        ['high', 'high'],
+      ]);
+      expect(await scope.ids('risk', { residual_level: 'MEDIUM' })).toEqual(idsOf(medium));
+      expect(await scope.ids('risk', { residual_level: ['low', 'high'] })).toEqual(idsOf(low, high));
+      expect(await scope.ids('risk', { inherent_level: 'high' })).toEqual(idsOf(medium, high));
+      expect(await scope.ids('risk', { above_appetite: true })).toEqual(idsOf(high));
+      expect(await scope.ids('risk', { above_appetite: false })).toEqual(idsOf(low, medium));
+      const refused = await scope.listCall('risk', { above_appetite: 'yes' });
+      expect(refused.status).toBe(400);
+      expect(errorOf(refused).message).toContain('filter.above_appetite');
+    },
+  );
+
+  filterTest(
+    ['risk.acceptance_status', 'risk.acceptance_due'],
+    'acceptance_status tells NONE, CURRENT and EXPIRED apart; acceptance_due finds ACCEPTED risks run out',
+    async () => {
+      const scope = await newScope();
+      const none = await scope.add('risk', {});
+      const current = await scope.accepted({}, FUTURE);
+      const runningOut = await scope.accepted({}, today() === FUTURE ? FUTURE : nextDay());
+      expect([none, current, runningOut].map((risk) => risk.acceptance_status)).toEqual([
+        'NONE',
+        'CURRENT',
+        'CURRENT',
+      ]);
+      expect(current).toMatchObject({ status: 'ACCEPTED', treatment: 'ACCEPT', accepted_until: FUTURE });
+      expect(await scope.ids('risk', { acceptance_status: 'none' })).toEqual(idsOf(none));
+      expect(await scope.ids('risk', { acceptance_status: 'CURRENT' })).toEqual(idsOf(current, runningOut));
+      expect(await scope.ids('risk', { acceptance_status: 'EXPIRED' })).toEqual([]);
+      expect(await scope.ids('risk', { acceptance_due: true })).toEqual([]);
+      expect(await scope.ids('risk', { acceptance_due: false })).toEqual(idsOf(none, current, runningOut));
+    },
+  );
+
+  filterTest(
+    [
+      'risk_acceptance.risk_id',
+      'risk_acceptance.approver_id',
+      'risk_acceptance.expires_before',
+      'risk_acceptance.revoked',
+    ],
+    'risk acceptances filter by risk, approver, expiry and revocation',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const first = await scope.add('risk', { treatment: 'ACCEPT' });
+      const second = await scope.add('risk', { treatment: 'ACCEPT' });
+      const early = await scope.add('risk_acceptance', {
+        risk_id: first.id,
+        approver_id: ada.id,
+        expires_on: '2098-01-01',
+      });
+      const late = await scope.add('risk_acceptance', {
+        risk_id: second.id,
+        approver_id: bob.id,
+        expires_on: FUTURE,
+      });
+      await ok(runtime, scope.token, 'updateRiskAcceptance', {
+        id: late.id,
+        revoked_on: today(),
+        revocation_reason: 'Insurance cancelled',
+      });
+      expect(await scope.ids('risk_acceptance', { risk_id: first.id })).toEqual(idsOf(early));
+      expect(await scope.ids('risk_acceptance', { approver_id: bob.id })).toEqual(idsOf(late));
+      expect(await scope.ids('risk_acceptance', { expires_before: '2099-01-01' })).toEqual(idsOf(early));
+      expect(await scope.ids('risk_acceptance', { revoked: true })).toEqual(idsOf(late));
+      expect(await scope.ids('risk_acceptance', { revoked: false })).toEqual(idsOf(early));
+      // Revoking re-opened the second risk, which is no longer ACCEPTED.
+      expect(((await ok(runtime, scope.token, 'getRisk', { id: second.id })).risk as Row).status).toBe(
+        'OPEN',
+      );
+    },
+  );
+
+  filterTest(
+    ['nonconformity.closure_incomplete'],
+    'closure_incomplete is false for one closed with everything closing asks, and for open ones',
+    async () => {
+      const scope = await newScope();
+      const closed = await scope.add('nonconformity', { status: 'CLOSED', ...(await closing(scope)) });
+      const open = await scope.add('nonconformity', {});
+      expect([closed.closure_incomplete, open.closure_incomplete]).toEqual([false, false]);
+      expect(await scope.ids('nonconformity', { closure_incomplete: true })).toEqual([]);
+      expect(await scope.ids('nonconformity', { closure_incomplete: false })).toEqual(idsOf(closed, open));
+    },
+  );
+
+  filterTest(
+    ['audit.reference', 'obligation.reference'],
+    'reference finds the audit or obligation with that reference exactly',
+    async () => {
+      const scope = await newScope();
+      const audit = await scope.add('audit', { reference: 'AUD-1' });
+      await scope.add('audit', { reference: 'AUD-10' });
+      const obligation = await scope.add('obligation', { reference: 'OBL-7' });
+      await scope.add('obligation', { reference: null });
+      expect(await scope.ids('audit', { reference: 'AUD-1' })).toEqual(idsOf(audit));
+      expect(await scope.ids('obligation', { reference: 'OBL-7' })).toEqual(idsOf(obligation));
+      expect(await scope.ids('obligation', { reference: 'OBL-8' })).toEqual([]);
+    },
+  );
+
+  filterTest(
+    ['document.requirement_id', 'document.generated'],
+    'documents filter by a requirement they cover, and generated ones apart from written ones',
+    async () => {
+      const scope = await newScope();
+      const requirement = await scope.add('requirement', {});
+      const other = await scope.add('requirement', {});
+      const covering = await scope.add('document', { requirement_ids: [requirement.id] });
+      const elsewhere = await scope.add('document', { requirement_ids: [other.id] });
+      expect(await scope.ids('document', { requirement_id: requirement.id })).toEqual(idsOf(covering));
+      expect(await scope.ids('document', { generated: false })).toEqual(idsOf(covering, elsewhere));
+      expect(await scope.ids('document', { generated: true })).toEqual([]);
+    },
+  );
 });
 
 // ---- overdue ------------------------------------------------------------------------------------------
@@ -420,7 +593,7 @@ describe('overdue', () => {
       const pastClosed = await scope.add('nonconformity', {
         due_date: PAST,
         status: 'CLOSED',
-        corrective_action: 'Reviews scheduled',
+        ...(await closing(scope)),
       });
       const future = await scope.add('nonconformity', { due_date: FUTURE });
       const noDate = await scope.add('nonconformity', { due_date: null });

@@ -289,7 +289,7 @@ describe('a replay reaches only what the caller reaches now', () => {
     const token = await createToken(runtime, carol);
     const added = await keyedDirect(token, 'addRisk', addArgs('Carol risk'), 'key-carol-add');
     const id = (added.body.risk as { id: string }).id;
-    const updated = await keyedDirect(token, 'updateRisk', { id, status: 'ACCEPTED' }, 'key-carol-update');
+    const updated = await keyedDirect(token, 'updateRisk', { id, status: 'MITIGATED' }, 'key-carol-update');
     expect([added.status, updated.status]).toEqual([200, 200]);
     await removeMembership(runtime.database.db, new Date(), world.orgA, carol.userId);
     await runtime.tokens.invalidateUser(carol.userId);
@@ -297,7 +297,7 @@ describe('a replay reaches only what the caller reaches now', () => {
     const updateAgain = await keyedDirect(
       token,
       'updateRisk',
-      { id, status: 'ACCEPTED' },
+      { id, status: 'MITIGATED' },
       'key-carol-update',
     );
     for (const replay of [addAgain, updateAgain]) {

@@ -1,6 +1,8 @@
 // Incidents and the privacy registers through the tools: the clocks an incident gets from its classification and the
 // organization's settings, notifications that stop them, My work's deadlines, and the refusals of bad input.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RISK_METHOD } from '../../src/tools/risk-method.ts';
 import {
   addMember,
   callDirect,
@@ -85,6 +87,10 @@ describe('incident clocks', () => {
       time_zone: 'Europe/Paris',
       incident_regimes: ['GDPR', 'NIS2'],
       privacy_contact: null,
+      // The risk settings stay at their defaults (test/core/risk-method.test.ts changes them).
+      risk_method: { ...DEFAULT_RISK_METHOD, high_score: 15 },
+      risk_acceptance_approver_ids: [],
+      independent_risk_acceptance: true,
     });
     expect((await clocksOf(incident.id)).map((item) => `${item.regime} ${item.stage} ${item.state}`)).toEqual(
       [

@@ -116,6 +116,7 @@ const CANDIDATES: unknown[] = [
   true,
   15,
   3, // a likelihood or an impact (1..5)
+  'CURRENT', // a risk's acceptance_status
   '2026-01-15',
   ...Object.values(ID_PREFIXES).map((prefix) => `${prefix}_${'a'.repeat(24)}`),
 ];
@@ -251,6 +252,7 @@ describe('list query plans', () => {
       'asset.vendor_id',
       'data_classification.vendor_id',
       'data_subject_request.processing_activity_id',
+      'document.requirement_id',
       'dpia.processing_activity_id',
       'evidence.record_id',
       'incident.asset_id',

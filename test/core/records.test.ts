@@ -61,6 +61,8 @@ async function newScope() {
       args.framework_id = frameworks.get(organizationId);
     }
     if (args.incident_id === 'inc_...') args.incident_id = (await addIn(organizationId, 'incident')).id;
+    if (args.risk_id === 'rsk_...') args.risk_id = (await addIn(organizationId, 'risk')).id;
+    if (args.approver_id === 'per_...') args.approver_id = (await addIn(organizationId, 'person')).id;
     return { ...args, ...freshUniqueValues(spec) };
   }
 
@@ -117,6 +119,9 @@ function optionalSamples(spec: RegisterSpec): Row {
   for (const [name, field] of Object.entries(spec.fields)) {
     if (field.mode !== 'optional' || field.ref || field.derived || field.fixed) continue;
     if (spec.kind === 'risk' && name.startsWith('residual_')) continue; // clearing resets these to the inherent values
+    // A revocation is final and never part of an add: test/core/risk-method.test.ts revokes.
+    if (spec.kind === 'risk_acceptance' && name.startsWith('revoc')) continue;
+    if (spec.kind === 'risk_acceptance' && name === 'revoked_on') continue;
     if (name === 'file_id') continue; // a stored file's id: test/core/document-files.test.ts sets and clears it
     const sample = [...candidates, enumValuesOf(spec, name)?.[0]].find(
       (candidate) => candidate !== undefined && field.schema.safeParse(candidate).success,
@@ -140,9 +145,18 @@ function changeOf(spec: RegisterSpec): Row {
   return { [name]: `${String(value)} (changed)` };
 }
 
+/** Person fields a record may change or lose (a risk acceptance's approver is fixed and kept). */
 const personFields = (spec: RegisterSpec) =>
   Object.entries(spec.fields)
-    .filter(([, field]: [string, FieldSpec]) => field.ref === 'person')
+    .filter(([, field]: [string, FieldSpec]) => field.ref === 'person' && !field.fixed)
+    .map(([name]) => name);
+
+/** Person fields set once and required: the person cannot be deleted while a record names them. */
+const keptPersonFields = (spec: RegisterSpec) =>
+  Object.entries(spec.fields)
+    .filter(
+      ([, field]: [string, FieldSpec]) => field.ref === 'person' && field.fixed && field.mode === 'required',
+    )
     .map(([name]) => name);
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -157,6 +171,7 @@ const DESIGN_DEFAULTS: Record<string, Row | (() => Row)> = {
   continual_improvement: { status: 'OPEN', priority: 'MEDIUM' },
   audit: { state: 'NOT_STARTED' },
   evidence: () => ({ kind: 'LINK', collected_on: today() }),
+  risk_acceptance: () => ({ accepted_on: today() }),
 };
 
 const designDefaults = (kind: string): Row => {
@@ -412,6 +427,29 @@ describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_
         expect(after[name], name).toBeNull();
         expect((await scope.get(spec.kind, other.id))[name], name).toBe(staying.id);
       }
+    });
+  }
+
+  const kept = keptPersonFields(spec);
+  if (kept.length > 0) {
+    it(`${kept.join(', ')}: a person of another organization is not_found; the person named is not deleted`, async () => {
+      const scope = await newScope();
+      const outsider = await scope.addIn(scope.otherOrg, 'person');
+      for (const name of kept) {
+        const refused = await scope.call(tool('add'), {
+          ...(await scope.exampleArgs(spec)),
+          [name]: outsider.id,
+        });
+        expect(refused.status, name).toBe(404);
+        expect(errorOf(refused).message).toContain(name);
+      }
+      expect(await scope.count(spec.kind)).toBe(0);
+      const named = await scope.add('person', { full_name: 'Named Person' });
+      const record = await scope.add(spec.kind, Object.fromEntries(kept.map((name) => [name, named.id])));
+      const refused = await scope.call('deletePerson', { id: named.id });
+      expect(refused.status).toBe(409);
+      expect(errorOf(refused).code).toBe('conflict');
+      expect(await scope.get(spec.kind, record.id)).toEqual(record);
     });
   }
 

@@ -1,5 +1,6 @@
 // getComplianceSummary on a world built here: exact counts per register, thresholds and shares.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_RISK_METHOD } from '../../src/tools/risk-method.ts';
 import {
   callDirect,
   createActor,
@@ -40,6 +41,35 @@ const risk = (organizationId: string, status: string, likelihood: number, impact
     residual_impact: impact,
   });
 
+/** A risk ACCEPTED as the service asks: owned, accepted by someone else (residual 20 is above the appetite). */
+async function acceptedRisk(organizationId: string, likelihood: number, impact: number) {
+  const person = (name: string) =>
+    add('addPerson', 'person', {
+      organization_id: organizationId,
+      full_name: name,
+      email: `${name.toLowerCase()}@example.com`,
+    });
+  const owner = await person('Owner');
+  const approver = await person('Approver');
+  const added = await add('addRisk', 'risk', {
+    organization_id: organizationId,
+    name: `Risk ACCEPTED ${likelihood}x${impact}`,
+    treatment: 'ACCEPT',
+    owner_id: owner.id,
+    inherent_likelihood: 5,
+    inherent_impact: 5,
+    residual_likelihood: likelihood,
+    residual_impact: impact,
+  });
+  await add('addRiskAcceptance', 'risk_acceptance', {
+    organization_id: organizationId,
+    risk_id: added.id,
+    approver_id: approver.id,
+    rationale: 'Insurance covers it.',
+    expires_on: FUTURE,
+  });
+}
+
 /** Records in `organizationId`; `otherOrg` gets a copy so the summary must not count across organizations. */
 async function buildWorld(organizationId: string) {
   // Risks: residual 25, 16, 4 (OPEN), 15 (IN_TREATMENT), 10 (MITIGATED), 20 (ACCEPTED), 25 and 9 (CLOSED).
@@ -48,7 +78,7 @@ async function buildWorld(organizationId: string) {
   await risk(organizationId, 'OPEN', 2, 2);
   await risk(organizationId, 'IN_TREATMENT', 3, 5);
   await risk(organizationId, 'MITIGATED', 2, 5);
-  await risk(organizationId, 'ACCEPTED', 4, 5);
+  await acceptedRisk(organizationId, 4, 5);
   await risk(organizationId, 'CLOSED', 5, 5);
   await risk(organizationId, 'CLOSED', 3, 3);
 
@@ -85,15 +115,29 @@ async function buildWorld(organizationId: string) {
       reference_id: `NC ${status} ${due_date}`,
       status,
       due_date,
-      corrective_action: status === 'CLOSED' ? 'Fixed' : null,
+      ...(status === 'CLOSED'
+        ? {
+            root_cause: 'No review',
+            corrective_action: 'Fixed',
+            effectiveness_checked_on: PAST,
+            effectiveness_checked_by_id: (
+              await add('addPerson', 'person', {
+                organization_id: organizationId,
+                full_name: 'Checker',
+                email: 'checker@example.com',
+              })
+            ).id,
+            effectiveness_result: 'EFFECTIVE',
+          }
+        : {}),
     });
   }
 
   // Continual improvements: open = not CLOSED -> 3.
-  for (const status of ['OPEN', 'OPEN', 'IN_PROGRESS', 'CLOSED']) {
+  for (const [at, status] of ['OPEN', 'OPEN', 'IN_PROGRESS', 'CLOSED'].entries()) {
     await add('addContinualImprovement', 'continual_improvement', {
       organization_id: organizationId,
-      reference_id: `CI ${status}`,
+      reference_id: `CI ${at} ${status}`,
       status,
     });
   }
@@ -157,16 +201,21 @@ describe('getComplianceSummary', () => {
         by_status: { OPEN: 3, IN_TREATMENT: 1, MITIGATED: 1, ACCEPTED: 1, CLOSED: 2 },
         residual_score_threshold: 15,
         at_or_above_threshold: 4,
+        // Residual scores not CLOSED: 25, 16, 4, 15, 10, 20 on the default method (low 1-7, medium 8-14, high 15+).
+        by_residual_level: { low: 1, medium: 1, high: 4 },
+        above_appetite: 4,
+        acceptances_due: 0,
+        method: DEFAULT_RISK_METHOD,
         // Not CLOSED: six risks, all inherent 5x5; one per residual cell.
         heat_map: {
-          inherent: [{ likelihood: 5, impact: 5, count: 6 }],
+          inherent: [{ likelihood: 5, impact: 5, count: 6, level: 'high' }],
           residual: [
-            { likelihood: 2, impact: 2, count: 1 },
-            { likelihood: 2, impact: 5, count: 1 },
-            { likelihood: 3, impact: 5, count: 1 },
-            { likelihood: 4, impact: 4, count: 1 },
-            { likelihood: 4, impact: 5, count: 1 },
-            { likelihood: 5, impact: 5, count: 1 },
+            { likelihood: 2, impact: 2, count: 1, level: 'low' },
+            { likelihood: 2, impact: 5, count: 1, level: 'medium' },
+            { likelihood: 3, impact: 5, count: 1, level: 'high' },
+            { likelihood: 4, impact: 4, count: 1, level: 'high' },
+            { likelihood: 4, impact: 5, count: 1, level: 'high' },
+            { likelihood: 5, impact: 5, count: 1, level: 'high' },
           ],
         },
       },
@@ -182,7 +231,13 @@ describe('getComplianceSummary', () => {
         by_status: { NON_COMPLIANT: 3, PARTIALLY_COMPLIANT: 1, COMPLIANT: 1 },
         overdue: 2,
       },
-      nonconformities: { total: 4, by_status: { OPEN: 2, IN_PROGRESS: 1, CLOSED: 1 }, open: 3, overdue: 1 },
+      nonconformities: {
+        total: 4,
+        by_status: { OPEN: 2, IN_PROGRESS: 1, CLOSED: 1 },
+        open: 3,
+        overdue: 1,
+        closure_incomplete: 0,
+      },
       continual_improvements: { total: 4, open: 3 },
       audits: {
         total: 5,
@@ -202,6 +257,8 @@ describe('getComplianceSummary', () => {
             implemented_share: 0.5,
             covered_share: 0.5,
           },
+          // A.5.2 and A.5.3 (applicable) have no justification; the section is not a row.
+          without_justification: 2,
         },
         {
           id: expect.stringMatching(/^fwk_/),
@@ -215,6 +272,7 @@ describe('getComplianceSummary', () => {
             implemented_share: null,
             covered_share: null,
           },
+          without_justification: 0,
         },
       ],
       // No record of this world has a review cycle.
@@ -239,8 +297,8 @@ describe('getComplianceSummary', () => {
     }
   });
 
-  it('a threshold outside 1..25 is invalid_arguments', async () => {
-    for (const threshold of [0, 26, 7.5]) {
+  it('a threshold outside 1..100 (the largest scales, 10 x 10) is invalid_arguments', async () => {
+    for (const threshold of [0, 101, 7.5]) {
       const refused = await callDirect(runtime, token, 'getComplianceSummary', {
         organization_id: org,
         residual_score_threshold: threshold,
@@ -257,6 +315,10 @@ describe('getComplianceSummary', () => {
       by_status: { OPEN: 0, IN_TREATMENT: 0, MITIGATED: 0, ACCEPTED: 0, CLOSED: 0 },
       residual_score_threshold: 15,
       at_or_above_threshold: 0,
+      by_residual_level: { low: 0, medium: 0, high: 0 },
+      above_appetite: 0,
+      acceptances_due: 0,
+      method: DEFAULT_RISK_METHOD,
       heat_map: { inherent: [], residual: [] },
     });
     expect(body.measures).toEqual({

@@ -26,6 +26,18 @@ let runtime: TestRuntime;
 let token: string;
 let org: string;
 let frameworkId: string;
+/** The person who checks corrective actions (a nonconformity closes with an effectiveness check). */
+let checker: string;
+/** References are unique in an organization: each record made here gets its own. */
+let made = 0;
+const unique = (prefix: string) => `${prefix}-${++made}`;
+/** What closing a nonconformity asks besides the corrective action. */
+const closingCheck = (): Row => ({
+  root_cause: 'No owner assigned to the review.',
+  effectiveness_checked_on: '2026-01-15',
+  effectiveness_checked_by_id: checker,
+  effectiveness_result: 'EFFECTIVE',
+});
 
 beforeAll(async () => {
   runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
@@ -35,6 +47,17 @@ beforeAll(async () => {
   frameworkId = String(
     ((await ok(runtime, token, 'addFramework', { organization_id: org, name: 'ISO 27001' })).framework as Row)
       .id,
+  );
+  checker = String(
+    (
+      (
+        await ok(runtime, token, 'addPerson', {
+          organization_id: org,
+          full_name: 'Checker',
+          email: 'checker@example.com',
+        })
+      ).person as Row
+    ).id,
   );
 });
 
@@ -65,9 +88,42 @@ interface Machine {
   designAllowed: (from: string, to: string) => boolean;
   /** Arguments that create a record in the given state. */
   create: (state: string) => Row;
-  /** Another field changed in the same update, which must not be saved when the transition is refused. */
-  side: Row;
+  /** Makes a record in the given state through more than its add (a risk ACCEPTED by an acceptance). */
+  setup?: (state: string) => Promise<Row>;
+  /** Other fields changed in the same update to `to`, which must not be saved when the transition is refused. */
+  side: (to: string) => Row;
 }
+
+/**
+ * A risk in `state` that has a current acceptance (addRiskAcceptance sets ACCEPTED), so that a move to ACCEPTED is
+ * only a question of the transition table; its treatment agrees with the state.
+ */
+async function acceptedRisk(state: string): Promise<Row> {
+  const added = (
+    await ok(runtime, token, 'addRisk', {
+      organization_id: org,
+      name: unique(`Risk ${state}`),
+      inherent_likelihood: 3,
+      inherent_impact: 3,
+      treatment: 'ACCEPT',
+    })
+  ).risk as Row;
+  await ok(runtime, token, 'addRiskAcceptance', {
+    organization_id: org,
+    risk_id: added.id,
+    approver_id: checker,
+    rationale: 'Within the appetite.',
+    expires_on: '2099-12-31',
+  });
+  if (state === 'ACCEPTED') return added;
+  await ok(runtime, token, 'updateRisk', { id: added.id, status: state, ...riskTreatment(state) });
+  return added;
+}
+
+/** The treatment that agrees with a risk status (ACCEPT while nothing is treated). */
+const riskTreatment = (state: string): Row => ({
+  treatment: state === 'IN_TREATMENT' || state === 'MITIGATED' ? 'MITIGATE' : 'ACCEPT',
+});
 
 const MACHINES: Machine[] = [
   {
@@ -85,7 +141,8 @@ const MACHINES: Machine[] = [
       inherent_impact: 3,
       status: state,
     }),
-    side: { name: 'Renamed in the same call' },
+    setup: acceptedRisk,
+    side: (to) => ({ name: 'Renamed in the same call', ...riskTreatment(to) }),
   },
   {
     kind: 'nonconformity',
@@ -97,11 +154,12 @@ const MACHINES: Machine[] = [
     designAllowed: DESIGN.workflow,
     create: (state) => ({
       organization_id: org,
-      reference_id: `NC-${state}`,
+      reference_id: unique(`NC-${state}`),
       status: state,
       corrective_action: 'Quarterly access reviews scheduled',
+      ...closingCheck(),
     }),
-    side: { description: 'Changed in the same call' },
+    side: () => ({ description: 'Changed in the same call' }),
   },
   {
     kind: 'continual_improvement',
@@ -111,8 +169,8 @@ const MACHINES: Machine[] = [
     states: WORKFLOW_STATUSES,
     transitions: WORKFLOW_TRANSITIONS,
     designAllowed: DESIGN.workflow,
-    create: (state) => ({ organization_id: org, reference_id: `CI-${state}`, status: state }),
-    side: { description: 'Changed in the same call' },
+    create: (state) => ({ organization_id: org, reference_id: unique(`CI-${state}`), status: state }),
+    side: () => ({ description: 'Changed in the same call' }),
   },
   {
     kind: 'audit',
@@ -123,7 +181,7 @@ const MACHINES: Machine[] = [
     transitions: AUDIT_TRANSITIONS,
     designAllowed: DESIGN.audit,
     create: (state) => ({ organization_id: org, framework_id: frameworkId, name: `Audit ${state}`, state }),
-    side: { name: 'Renamed in the same call' },
+    side: () => ({ name: 'Renamed in the same call' }),
   },
 ];
 
@@ -136,6 +194,11 @@ function constantAllows(transitions: Transitions, from: string, to: string): boo
 const nonconformityMachine = () => MACHINES.find((machine) => machine.kind === 'nonconformity')!;
 
 async function create(machine: Machine, state: string): Promise<Row> {
+  if (machine.setup) {
+    const made = await get(machine, (await machine.setup(state)).id);
+    expect(made[machine.field]).toBe(state);
+    return made;
+  }
   const body = await ok(runtime, token, `add${machine.noun}`, machine.create(state));
   const row = body[machine.key] as Row;
   expect(row[machine.field]).toBe(state);
@@ -176,11 +239,11 @@ describe('every pair of states', () => {
           const body = await ok(runtime, token, `update${machine.noun}`, {
             id: record.id,
             [machine.field]: to.toLowerCase(),
-            ...machine.side,
+            ...machine.side(to),
           });
           const saved = body[machine.key] as Row;
           expect(saved[machine.field]).toBe(to);
-          expect(await get(machine, record.id)).toMatchObject({ [machine.field]: to, ...machine.side });
+          expect(await get(machine, record.id)).toMatchObject({ [machine.field]: to, ...machine.side(to) });
         });
       }
 
@@ -190,7 +253,7 @@ describe('every pair of states', () => {
           const result = await callDirect(runtime, token, `update${machine.noun}`, {
             id: record.id,
             [machine.field]: to.toLowerCase(),
-            ...machine.side,
+            ...machine.side(to),
           });
           expect(result.status).toBe(409);
           const error = errorOf(result);
@@ -236,7 +299,7 @@ describe('walks through the state machines', () => {
     expect((created.nonconformity as Row).status).toBe('OPEN');
     const steps: [Row, string][] = [
       [{ status: 'in_progress' }, 'IN_PROGRESS'],
-      [{ status: 'Closed', corrective_action: 'MFA enforced' }, 'CLOSED'],
+      [{ status: 'Closed', corrective_action: 'MFA enforced', ...closingCheck() }, 'CLOSED'],
       [{ status: 'open' }, 'OPEN'],
     ];
     for (const [change, expected] of steps) {
@@ -277,7 +340,11 @@ describe('walks through the state machines', () => {
       'Cannot change risk status from CLOSED to MITIGATED. Allowed from CLOSED: OPEN.',
     );
     for (const status of ['open', 'accepted', 'in_treatment', 'closed']) {
-      const body = await ok(runtime, token, 'updateRisk', { id: risk.id, status });
+      const body = await ok(runtime, token, 'updateRisk', {
+        id: risk.id,
+        status,
+        ...riskTreatment(status.toUpperCase()),
+      });
       expect((body.risk as Row).status).toBe(status.toUpperCase());
     }
   });
@@ -287,8 +354,9 @@ describe('closing a nonconformity needs a corrective action', () => {
   async function inProgress(extra: Row = {}): Promise<Row> {
     const body = await ok(runtime, token, 'addNonconformity', {
       organization_id: org,
-      reference_id: 'NC-CA',
+      reference_id: unique('NC-CA'),
       status: 'IN_PROGRESS',
+      ...closingCheck(),
       ...extra,
     });
     return body.nonconformity as Row;
@@ -305,7 +373,7 @@ describe('closing a nonconformity needs a corrective action', () => {
       expect(result.status, `corrective_action ${JSON.stringify(corrective)}`).toBe(409);
       expect(errorOf(result).code).toBe('invalid_transition');
       expect(errorOf(result).message).toContain('corrective_action');
-      expect(errorOf(result).details).toMatchObject({ requested: 'CLOSED', missing: 'corrective_action' });
+      expect(errorOf(result).details).toMatchObject({ requested: 'CLOSED', missing: ['corrective_action'] });
     }
     expect(await get(nonconformityMachine(), record.id)).toEqual(record);
   });

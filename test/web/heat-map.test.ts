@@ -65,13 +65,13 @@ describe('risk heat map', () => {
     );
     expect(summary.risks.heat_map).toEqual({
       inherent: [
-        { likelihood: 1, impact: 3, count: 1 },
-        { likelihood: 4, impact: 5, count: 2 },
+        { likelihood: 1, impact: 3, count: 1, level: 'low' },
+        { likelihood: 4, impact: 5, count: 2, level: 'high' },
       ],
       residual: [
-        { likelihood: 1, impact: 3, count: 1 },
-        { likelihood: 2, impact: 2, count: 1 },
-        { likelihood: 2, impact: 5, count: 1 },
+        { likelihood: 1, impact: 3, count: 1, level: 'low' },
+        { likelihood: 2, impact: 2, count: 1, level: 'low' },
+        { likelihood: 2, impact: 5, count: 1, level: 'medium' },
       ],
     });
   });

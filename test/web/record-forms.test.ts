@@ -83,7 +83,8 @@ describe('record forms', () => {
     expect(byName.name).toMatchObject({ kind: 'text', required: true });
     expect(byName.status).toMatchObject({ kind: 'enum', defaultValue: 'OPEN' });
     expect(byName.status?.options).toEqual(['OPEN', 'IN_TREATMENT', 'MITIGATED', 'ACCEPTED', 'CLOSED']);
-    expect(byName.inherent_likelihood).toMatchObject({ kind: 'integer', required: true, min: 1, max: 5 });
+    // The tool takes up to 10 (the largest scale an organization may set); its own scale is checked on write.
+    expect(byName.inherent_likelihood).toMatchObject({ kind: 'integer', required: true, min: 1, max: 10 });
     expect(byName.owner_id).toMatchObject({ kind: 'ref', target: 'person', required: false });
     expect(byName.measure_ids).toMatchObject({ kind: 'refs', target: 'measure' });
     expect(byName.measure_ids?.links?.link.name).toBe('linkRiskMeasure');
@@ -105,7 +106,7 @@ describe('record forms', () => {
     const html = (await client.get(`${base}/risks/new`)).html;
     expect(html).toMatch(/<select id="field-status" name="status"[^>]*>/);
     expect(html).toContain('<option value="OPEN" selected="">Open</option>');
-    expect(html).toMatch(/<input id="field-inherent_likelihood"[^>]*type="number"[^>]*min="1" max="5"/);
+    expect(html).toMatch(/<input id="field-inherent_likelihood"[^>]*type="number"[^>]*min="1" max="10"/);
     expect((await client.get(`${base}/audits/new`)).html).toMatch(
       /<input id="field-valid_from"[^>]*type="date"/,
     );
@@ -132,7 +133,17 @@ describe('record forms', () => {
         name: 'Hetzner',
       })
     ).vendor;
-    const refs: Record<string, string> = { person: person.id, framework: framework.id, vendor: vendor.id };
+    // The risk a risk acceptance's form accepts.
+    const risk = await addRiskByApi(
+      { runtime, token, organizationId },
+      { name: 'Accepted by form', inherent_likelihood: 2, inherent_impact: 2 },
+    );
+    const refs: Record<string, string> = {
+      person: person.id,
+      framework: framework.id,
+      vendor: vendor.id,
+      risk: risk.id,
+    };
     // A picker lists the organization's records by name.
     const auditForm = await client.get(`${base}/audits/new`);
     expect(auditForm.html).toContain(`<option value="${framework.id}">ISO 27001</option>`);
@@ -196,6 +207,10 @@ describe('record forms', () => {
     });
     const shown = await client.get(response.location ?? '');
     expect(textOf(shown.html)).toContain('Risk “Stolen laptop exposes patient files” was added.');
+    // The add's warnings come with the notice: the record was written, a softer problem remains.
+    expect(textOf(shown.html)).toContain(
+      'To check: The residual level high is above the appetite (medium): such a risk needs an owner. Set owner_id.',
+    );
     expect(textOf((await client.get(response.location ?? '')).html)).not.toContain('was added');
 
     await runtime.usage.flush();
@@ -246,15 +261,15 @@ describe('record forms', () => {
     const response = await client.submit(`${base}/risks/new`, `${base}/risks/new`, {
       ...RISK_FORM,
       name: '',
-      inherent_likelihood: '9',
+      inherent_likelihood: '11',
       owner_id: 'per_doesnotexist0000000',
     });
     expect(response.status).toBe(400);
     expect(fieldError(response.html, 'name')).toBe('This field is required.');
-    expect(fieldError(response.html, 'inherent_likelihood')).toMatch(/<=5|5/);
+    expect(fieldError(response.html, 'inherent_likelihood')).toMatch(/&lt;=10/);
     expect(response.html).toMatch(/id="field-inherent_likelihood"[^>]*aria-invalid="true"/);
     expect(textOf(response.html)).toContain('The risk was not added.');
-    expect(inputValue(response.html, 'inherent_likelihood')).toBe('9');
+    expect(inputValue(response.html, 'inherent_likelihood')).toBe('11');
     expect(response.html).toContain('A laptop without disk encryption is lost.</textarea>');
     expect(response.html).toContain('<a href="#field-name">Name: This field is required.</a>');
     const listed = await ok<{ total_count: number }>(runtime, token, 'listRisks', {

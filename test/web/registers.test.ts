@@ -25,12 +25,13 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the twenty-one kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twenty-two kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
       'vendors',
       'risks',
+      'risk-acceptances',
       'measures',
       'obligations',
       'people',
@@ -95,13 +96,13 @@ describe('register pages', () => {
     const form = (await client.get(`${base}?min_residual_score=15`)).html;
     expect(form).toContain('<label for="filter-min_residual_score">Min residual score</label>');
     expect(form).toMatch(
-      /id="filter-min_residual_score" name="min_residual_score" type="number" value="15" min="1" max="25"/,
+      /id="filter-min_residual_score" name="min_residual_score" type="number" value="15" min="1" max="100"/,
     );
   });
 
   it('shows the tool’s own message for a filter value it refuses', async () => {
     const { client, organizationId } = await setup();
-    const page = await client.get(`/orgs/${organizationId}/risks?min_residual_score=99`);
+    const page = await client.get(`/orgs/${organizationId}/risks?min_residual_score=101`);
     expect(page.status).toBe(400);
     expect(textOf(page.html)).toContain('Invalid arguments for listRisks: filter.min_residual_score');
   });
@@ -286,7 +287,19 @@ describe('register pages', () => {
         status,
       });
     await add('Open one', 'OPEN');
-    await add('Accepted one', 'ACCEPTED');
+    const accepted = (await add('Accepted one', 'OPEN')).risk as { id: string };
+    const approver = await ok(runtime, token, 'addPerson', {
+      organization_id: organizationId,
+      full_name: 'Approver',
+      email: 'approver@example.com',
+    });
+    await ok(runtime, token, 'addRiskAcceptance', {
+      organization_id: organizationId,
+      risk_id: accepted.id,
+      approver_id: (approver.person as { id: string }).id,
+      rationale: 'Low enough.',
+      expires_on: '2099-12-31',
+    });
     await add('Closed one', 'CLOSED');
     const base = `/orgs/${organizationId}/risks`;
     const list = await client.get(base);
@@ -323,7 +336,7 @@ describe('register pages', () => {
       inherent_impact: 1,
     });
     const listPage = await client.get(`/orgs/${organizationId}/risks`);
-    expect(textOf(listPage.html)).toMatch(/Laptop theft General Open Mitigate 12 12 Grace Hopper/);
+    expect(textOf(listPage.html)).toMatch(/Laptop theft General Open Mitigate 12 12 medium Grace Hopper/);
     // The owner filter offers people by name, and filters by their id.
     expect(listPage.html).toContain(`<option value="${person.person.id}">Grace Hopper</option>`);
     expect(
@@ -414,7 +427,7 @@ describe('register pages', () => {
       status: 'CLOSED',
     });
     const text = textOf((await client.get(`/orgs/${organizationId}`)).html);
-    expect(text).toContain('High risks (residual ≥ 15) 1 of 2 risks not closed');
+    expect(text).toContain('Risks above the appetite (medium) 1 of 2 risks not closed');
     expect(text).toContain('Measures implemented 50% 1 of 2 applicable measures');
     expect(text).not.toContain('not applicable)');
     expect(text).toContain('Overdue obligations 1 of 1 obligations');

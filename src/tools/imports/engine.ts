@@ -11,6 +11,7 @@ import { isIdOf } from '../../ids.ts';
 import { article } from '../id-kinds.ts';
 import type { Registers } from '../registers/builder.ts';
 import type { RegisterKind, Row } from '../registers/spec.ts';
+import { readSettings } from '../settings.ts';
 import type { TableRow } from '../tables/csv-reader.ts';
 import type { ToolContext } from '../types.ts';
 import { lookUp } from './lookups.ts';
@@ -71,6 +72,7 @@ export async function importTable(
 ): Promise<ImportReport> {
   const run = startRun(ctx, registers, kind, options);
   const { spec, report } = run;
+  if (spec.usesSettings) run.settings = await readSettings(ctx.db, run.organizationId);
   let chunk: TableRow[] = [];
   for await (const row of table) {
     if (!run.header) {

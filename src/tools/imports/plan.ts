@@ -5,12 +5,13 @@ import { newId } from '../../ids.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { prepareRecord } from '../registers/prepare.ts';
 import { clearableFields } from '../registers/schemas.ts';
-import { capitalize, nameFieldsOf, type Row } from '../registers/spec.ts';
+import { capitalize, nameFieldsOf, type Row, type RuleContext } from '../registers/spec.ts';
 import { changedValues } from '../registers/write-tools.ts';
 import {
   failureOf,
   fieldLabel,
   type ImportRun,
+  LISTED_ERRORS,
   nameOf,
   type ParsedRow,
   type Placed,
@@ -26,7 +27,9 @@ export function planAdd(
   run: ImportRun,
   target: RegisterTools,
   values: Row,
-): { ok: true; row: Row; after: Row } | { ok: false; message: string; path?: string } {
+):
+  | { ok: true; row: Row; after: Row; warnings: RowWarning[] }
+  | { ok: false; message: string; path?: string } {
   const { organizationId, at } = run;
   // An empty cell (null) is a field not given, as null is for every tool argument.
   const given = Object.fromEntries(Object.entries(values).filter(([, value]) => value !== null));
@@ -44,8 +47,9 @@ export function planAdd(
     if (!fieldSpec.derived)
       next[field] = input[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
   }
+  let warnings: RowWarning[];
   try {
-    prepareRecord(target.spec, next, null, input, at.slice(0, 10));
+    warnings = prepareRecord(target.spec, next, null, rulesOf(run, input));
   } catch (error) {
     return failureOf(error);
   }
@@ -57,7 +61,32 @@ export function planAdd(
     created_at: at,
     updated_at: at,
   };
-  return { ok: true, row, after: target.records.historyValues({ ...input, ...next }) };
+  return { ok: true, row, after: target.records.historyValues({ ...input, ...next }), warnings };
+}
+
+type RowWarning = { field: string; message: string };
+
+/** The rules' context of a row: the import's date, tool and settings (read once for the run), the row's fields. */
+function rulesOf(run: ImportRun, given: Row): RuleContext {
+  return {
+    today: run.at.slice(0, 10),
+    given,
+    tool: run.options.tool,
+    ...(run.settings ? { settings: run.settings } : {}),
+  };
+}
+
+/** Lists a row's warnings in the report (the first LISTED_ERRORS), named by the column of their field. */
+function reportWarnings(run: ImportRun, row: ParsedRow, warnings: RowWarning[]) {
+  for (const warning of warnings) {
+    run.report.counts.warnings++;
+    if (run.report.warnings.length < LISTED_ERRORS)
+      run.report.warnings.push({
+        row: row.number,
+        ...placeOf(run, warning.field),
+        message: warning.message,
+      });
+  }
 }
 
 /** A new record of the row, placed in the tree and checked for unique values. */
@@ -70,6 +99,7 @@ export function planNew(run: ImportRun, row: ParsedRow, linkValues: Row): Planne
   }
   const record = planned.row;
   if (!placeInTree(run, row, record) || !checkUnique(run, row, record, null)) return 'refused';
+  reportWarnings(run, row, planned.warnings);
   const after: Row = { ...planned.after };
   for (const [name, ids] of Object.entries(linkValues)) after[name] = [...new Set(ids as string[])].sort();
   if (spec.tree) after[spec.tree.top] = record[spec.tree.top] ?? null;
@@ -209,10 +239,12 @@ export async function planUpdate(
   };
   const next: Row = { ...current, ...given };
   for (const [name, ids] of Object.entries(linkValues)) next[name] = JSON.stringify(ids);
+  let warnings: RowWarning[];
   try {
-    prepareRecord(spec, next, current, given, run.at.slice(0, 10));
+    const rules = rulesOf(run, given);
+    warnings = prepareRecord(spec, next, current, rules);
     const tree = spec.tree;
-    if (tree && next[tree.parent] !== current[tree.parent]) await spec.settle?.(ctx, next, current);
+    if (tree && next[tree.parent] !== current[tree.parent]) await spec.settle?.(ctx, next, current, rules);
   } catch (error) {
     const failure = failureOf(error);
     return fail(failure.path, failure.message);
@@ -220,6 +252,7 @@ export async function planUpdate(
   if (!checkUnique(run, row, next, String(current.id))) return 'refused';
   const change = changedValues(records.historyValues(current), records.historyValues(next));
   if (Object.keys(change.before).length === 0) return 'unchanged';
+  reportWarnings(run, row, warnings);
   const id = String(current.id);
   const previous = String(current.updated_at);
   const updatedAt = at > previous ? at : new Date(Date.parse(previous) + 1).toISOString();

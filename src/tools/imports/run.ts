@@ -12,6 +12,7 @@ import {
   type Row,
   type UniqueField,
 } from '../registers/spec.ts';
+import type { OrganizationSettings } from '../settings.ts';
 import type { TableRow } from '../tables/csv-reader.ts';
 import type { ToolContext } from '../types.ts';
 import { type ColumnMatch, type ImportField, importFieldsOf } from './columns.ts';
@@ -57,8 +58,12 @@ export interface ImportReport {
     unchanged: number;
     refused: number;
     people_created: number;
+    /** Warnings of the rows written (or to be written, on a dry run). */
+    warnings: number;
   };
   errors: RowError[];
+  /** The first LISTED_ERRORS warnings: rows written all the same, with a softer problem to tell the user. */
+  warnings: RowError[];
   errors_truncated: boolean;
   people_created: { full_name: string; email: string }[];
 }
@@ -148,6 +153,8 @@ export interface ImportRun {
   placedById: Map<string, Placed>;
   /** What the current chunk's rows refer to. */
   lookups: Lookups;
+  /** The organization's settings, for a register whose rules read them (importTable reads them first). */
+  settings?: OrganizationSettings;
 }
 
 export function emptyLookups(): Lookups {
@@ -191,8 +198,9 @@ export function startRun(
       kind,
       dry_run: options.dryRun,
       columns: [],
-      counts: { rows: 0, created: 0, updated: 0, unchanged: 0, refused: 0, people_created: 0 },
+      counts: { rows: 0, created: 0, updated: 0, unchanged: 0, refused: 0, people_created: 0, warnings: 0 },
       errors: [],
+      warnings: [],
       errors_truncated: false,
       people_created: [],
     },

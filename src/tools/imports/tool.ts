@@ -148,6 +148,7 @@ export function importRecordsTool(registers: Registers): Tool {
           unchanged: count('Rows equal to their record.'),
           refused: count('Rows with errors.'),
           people_created: count('People created.'),
+          warnings: count('Warnings of rows written.'),
         })
         .describe('How many.'),
       columns: z
@@ -175,6 +176,18 @@ export function importRecordsTool(registers: Registers): Tool {
         )
         .describe('Refused rows, first 100.'),
       errors_truncated: z.boolean().describe('More errors than listed.'),
+      warnings: z
+        .array(
+          z
+            .object({
+              row: z.number().int().describe('Row (header = 1).'),
+              column: z.string().nullable().describe('Header.'),
+              field: z.string().nullable().describe('Field it is about.'),
+              message: z.string().describe('The problem and the fix.'),
+            })
+            .describe('A warning.'),
+        )
+        .describe('Rows written with a softer problem, first 100: tell the user.'),
       people_created: z
         .array(z.object({ full_name: z.string(), email: z.string() }).describe('A person.'))
         .describe('First 100.'),

@@ -3,15 +3,18 @@ import { eq, inArray, type SQL } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
+import { AppError } from '../../errors.ts';
 import { ID_PREFIXES, type IdPrefix } from '../../ids.ts';
 import type { OrderField } from '../pagination.ts';
 import type { ReviewCycle } from '../reviews.ts';
+import type { OrganizationSettings } from '../settings.ts';
 import type { Transitions } from '../states.ts';
 import type { ToolContext } from '../types.ts';
 
 export type RegisterKind =
   | 'vendor'
   | 'risk'
+  | 'risk_acceptance'
   | 'measure'
   | 'obligation'
   | 'person'
@@ -33,6 +36,37 @@ export type RegisterKind =
   | 'data_subject_request';
 
 export type Row = Record<string, unknown>;
+
+/** A softer problem of a record that was written all the same: the assistant relays it to the person. */
+export interface Warning {
+  field: string;
+  message: string;
+}
+
+/** What a register's rules read beside the record: the same for the add and update tools and for imports. */
+export interface RuleContext {
+  /** The caller's date (YYYY-MM-DD). */
+  today: string;
+  /** The fields the caller gave (null for cleared ones); on add, the arguments given. */
+  given: Row;
+  /** The organization's settings, read when the spec sets `usesSettings`. */
+  settings?: OrganizationSettings;
+  /** The tool making the change (a generated document's content changes only through its publish tool). */
+  tool: string;
+}
+
+/**
+ * Whether a rule is asked of this change: always on add; on update, when the change gives one of the fields the rule
+ * reads (a record written before the rule existed keeps its values until someone touches them, and gets a warning).
+ */
+export function touches(current: Row | null, rules: RuleContext, fields: readonly string[]): boolean {
+  return current === null || fields.some((field) => field in rules.given);
+}
+
+/** A refusal naming the field and the fix: `invalid_arguments` with the field as its detail's path. */
+export function ruleRefusal(field: string, message: string, fix: string): AppError {
+  return new AppError('invalid_arguments', `${message} ${fix}`, [{ path: field, message: fix }]);
+}
 
 export type RegisterTable = SQLiteTable &
   Record<'id' | 'organization_id' | 'created_at' | 'updated_at', SQLiteColumn>;
@@ -219,9 +253,18 @@ export interface RegisterSpec {
   /** States a tool of their own sets, not an update (a document's status APPROVED: approveDocument), by field. */
   stateTools?: Record<string, Record<string, string>>;
   /** Validates a change and fills derived columns; `current` is null on add. */
-  prepare?(next: Row, current: Row | null): void;
+  prepare?(next: Row, current: Row | null, rules: RuleContext): void;
+  /** After prepare: the softer problems of the record as it will be (answered as `warnings`, written all the same). */
+  warnings?(next: Row, current: Row | null, rules: RuleContext): Warning[];
+  /** prepare and warnings read the organization's settings (rules.settings): the tools read them first. */
+  usesSettings?: boolean;
   /** After prepare: checks that read the database (a parent in the same framework) and fills what they derive. */
-  settle?(ctx: ToolContext, next: Row, current: Row | null): Promise<void>;
+  settle?(ctx: ToolContext, next: Row, current: Row | null, rules?: RuleContext): Promise<void>;
+  /**
+   * A condition the add's insert (and an update's write) also needs, checked by the write itself: what settle read
+   * still holds (a risk acceptance's risk still has the score accepted), else the write lands nowhere (conflict).
+   */
+  writeGuard?(next: Row): SQL | undefined;
   /**
    * Statements an update's batch runs after the record's own, only where `landed` holds (the update is the one that
    * landed): e.g. a moved section's descendants.

@@ -1,8 +1,8 @@
 // A register's add and update tools: references and uniqueness checked, the write, its history row and its call-log
 // row in one batch, guarded so that a record changed or a reference deleted meanwhile writes nothing.
-import { and, eq, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { selectRow } from '../../db/client.ts';
 import { recordChanges } from '../../db/schema.ts';
 import { AppError, invalidArguments } from '../../errors.ts';
@@ -10,6 +10,7 @@ import { newId, randomBase32 } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
 import { article } from '../id-kinds.ts';
+import { readSettings } from '../settings.ts';
 import { checkTransition } from '../states.ts';
 import {
   CHANGED_A_ROW,
@@ -23,10 +24,44 @@ import { prepareRecord } from './prepare.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
 import { addInput, refusedFieldHints, updateInput } from './schemas.ts';
-import { kindOfId, type Row, targetsOf, toolsetOf } from './spec.ts';
+import { kindOfId, type RegisterSpec, type Row, type RuleContext, targetsOf, toolsetOf } from './spec.ts';
+
+/** The `warnings` of a write's answer: the record was written, and these softer problems remain. */
+export const warningsSchema = z
+  .array(
+    z
+      .object({
+        field: z.string().describe('The field concerned.'),
+        message: z.string().describe('What is missing or odd, and the fix.'),
+      })
+      .describe('A warning.'),
+  )
+  .describe('Problems of the record as written ([] when none): tell the user each one.');
+
+/** A write's output: the record and its warnings. */
+export function writeOutput(single: z.ZodObject): z.ZodObject {
+  return single.extend({ warnings: warningsSchema });
+}
+
+/** What the register's rules read for a change in `organizationId`. */
+async function rulesFor(
+  ctx: ToolContext,
+  spec: RegisterSpec,
+  organizationId: string,
+  today: string,
+  given: Row,
+  tool: string,
+): Promise<RuleContext> {
+  return {
+    today,
+    given,
+    tool,
+    ...(spec.usesSettings ? { settings: await readSettings(ctx.db, organizationId) } : {}),
+  };
+}
 
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
-  const { spec, table } = records;
+  const { spec } = records;
   const name = `add${spec.noun}`;
   const input = addInput(spec);
   return defineTool({
@@ -41,69 +76,90 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
     input,
     argumentHints: refusedFieldHints(spec, 'add', input),
     example: spec.example,
-    output: single,
-    async run(ctx, input) {
-      const { organization_id, ...values } = input as Row & { organization_id: string };
-      requireOrganization(ctx, organization_id, 'write');
-      await checkReferences(ctx, spec, records.tableOf, organization_id, values);
-      await checkUnique(ctx, records, organization_id, values, null);
-      await spec.addArguments?.take(ctx, organization_id, values);
-      const timestamp = ctx.now().toISOString();
-      const id = newId(spec.prefix);
-      const next: Row = {};
-      for (const [field, fieldSpec] of Object.entries(spec.fields)) {
-        if (!fieldSpec.derived)
-          next[field] = values[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
-      }
-      prepareRecord(spec, next, null, values, records.today(ctx));
-      await spec.settle?.(ctx, next, null);
-      const row = {
-        ...records.columnValues(next),
-        id,
-        organization_id,
-        created_at: timestamp,
-        updated_at: timestamp,
-      };
-      const [inserted] = await ctx.db.batch([
-        ctx.db
-          .insert(table)
-          .select(selectRow(table, row, referencesExist(spec, records.tableOf, organization_id, next)))
-          .returning({ id: table.id }),
-        changeAfterWrite(ctx, {
-          tool: name,
-          kind: spec.kind,
-          recordId: id,
-          organizationId: organization_id,
-          action: 'add',
-          before: null,
-          after: records.historyValues({ ...values, ...next }),
-          at: timestamp,
-        }),
-        ...ctx.writeExtras(CHANGED_A_ROW),
-        ...relationWrites(ctx, records, id, organization_id, values),
-        ...(spec.afterAdd?.(
-          ctx,
-          id,
-          { ...next, organization_id },
-          sql`exists (select 1 from ${table} where ${table.id} = ${id})`,
-        ) ?? []),
-      ]);
-      if ((inserted as unknown[]).length === 0) {
-        // A referenced record vanished between the checks and the write: say which, or report a conflict.
-        await checkReferences(ctx, spec, records.tableOf, organization_id, values);
-        throw new AppError('conflict', `A record this ${spec.label} points at changed meanwhile. Retry.`);
-      }
-      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
-    },
+    output: writeOutput(single),
+    run: (ctx, input) => addRecord(ctx, records, name, input as Row),
     async answerAgain(ctx, _input, callId) {
       const [added] = await ctx.db
         .select({ id: recordChanges.record_id })
         .from(recordChanges)
         .where(and(eq(recordChanges.call_id, callId), eq(recordChanges.action, 'add')));
       if (!added) throw new AppError('not_found', `The ${spec.label} this call added is not found.`);
-      return { [spec.key]: records.present(await records.load(ctx, added.id, 'read'), ctx) };
+      return { [spec.key]: records.present(await records.load(ctx, added.id, 'read'), ctx), warnings: [] };
     },
   });
+}
+
+/**
+ * An add as the add tool makes it (references, uniqueness, rules, the guarded insert and its history row), recorded
+ * under `tool`. `derivedValues` sets fields the tools derive (a generated document's source), for the service's
+ * own writers. Answers `{ <key>: record, warnings }`.
+ */
+export async function addRecord(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  tool: string,
+  input: Row,
+  derivedValues: Row = {},
+): Promise<Record<string, unknown>> {
+  const { spec, table } = records;
+  const { organization_id, ...values } = input as Row & { organization_id: string };
+  requireOrganization(ctx, organization_id, 'write');
+  await checkReferences(ctx, spec, records.tableOf, organization_id, values);
+  await checkUnique(ctx, records, organization_id, values, null);
+  await spec.addArguments?.take(ctx, organization_id, values);
+  const timestamp = ctx.now().toISOString();
+  const id = newId(spec.prefix);
+  const next: Row = { ...derivedValues };
+  for (const [field, fieldSpec] of Object.entries(spec.fields)) {
+    if (!fieldSpec.derived)
+      next[field] = values[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
+  }
+  const rules = await rulesFor(ctx, spec, organization_id, records.today(ctx), values, tool);
+  const warnings = prepareRecord(spec, next, null, rules);
+  await spec.settle?.(ctx, next, null, rules);
+  const row = {
+    ...records.columnValues(next),
+    id,
+    organization_id,
+    created_at: timestamp,
+    updated_at: timestamp,
+  };
+  const guard = and(
+    referencesExist(spec, records.tableOf, organization_id, next),
+    uniqueGuard(records, organization_id, next, null, values),
+    spec.writeGuard?.(next),
+  ) as SQL;
+  const [inserted] = await ctx.db.batch([
+    ctx.db
+      .insert(table)
+      .select(selectRow(table, row, guard))
+      .returning({ id: table.id }),
+    changeAfterWrite(ctx, {
+      tool,
+      kind: spec.kind,
+      recordId: id,
+      organizationId: organization_id,
+      action: 'add',
+      before: null,
+      after: records.historyValues({ ...values, ...next }),
+      at: timestamp,
+    }),
+    ...ctx.writeExtras(CHANGED_A_ROW),
+    ...relationWrites(ctx, records, id, organization_id, values),
+    ...(spec.afterAdd?.(
+      ctx,
+      id,
+      { ...next, organization_id },
+      sql`exists (select 1 from ${table} where ${table.id} = ${id})`,
+    ) ?? []),
+  ]);
+  if ((inserted as unknown[]).length === 0) {
+    // A referenced record vanished, or another took a unique value, between the checks and the write: say which.
+    await checkReferences(ctx, spec, records.tableOf, organization_id, values);
+    await checkUnique(ctx, records, organization_id, next, null, values);
+    throw new AppError('conflict', `A record this ${spec.label} points at changed meanwhile. Retry.`);
+  }
+  return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx), warnings };
 }
 
 export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): Tool {
@@ -124,18 +180,18 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     toolset: toolsetOf(spec),
     input,
     argumentHints: refusedFieldHints(spec, 'update', input),
-    output: single,
+    output: writeOutput(single),
     run: (ctx, input) => updateRecord(ctx, records, name, input as Row),
     async answerAgain(ctx, input) {
       const { id } = input as { id: string };
-      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
+      return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx), warnings: [] };
     },
   });
 }
 
 /**
  * An update as the update tool makes it (checks, transitions, derived fields, the guarded write and its history row),
- * recorded under `tool`: markReviewed writes through it too. Answers `{ <key>: record }`.
+ * recorded under `tool`: markReviewed writes through it too. Answers `{ <key>: record, warnings }`.
  */
 export async function updateRecord(
   ctx: ToolContext,
@@ -178,8 +234,9 @@ export async function updateRecord(
       transitions,
       spec.stateTools?.[field],
     );
-  prepareRecord(spec, next, current, provided, records.today(ctx));
-  await spec.settle?.(ctx, next, current);
+  const rules = await rulesFor(ctx, spec, organizationId, records.today(ctx), provided, tool);
+  const warnings = prepareRecord(spec, next, current, rules);
+  await spec.settle?.(ctx, next, current, rules);
   const change = changedValues(records.historyValues(current), records.historyValues(next));
   const sameColumns = Object.keys(records.columns).every(
     (column) => JSON.stringify(current[column] ?? null) === JSON.stringify(next[column] ?? null),
@@ -187,7 +244,7 @@ export async function updateRecord(
   // Nothing would change: no write, so updated_at stays (a client holding it keeps a valid expected_updated_at)
   // and no empty change lands in the history. The record is the row just read.
   if (Object.keys(change.before).length === 0 && sameColumns)
-    return { [spec.key]: records.present(current, ctx) };
+    return { [spec.key]: records.present(current, ctx), warnings };
   const previous = String(current.updated_at);
   const now = ctx.now().toISOString();
   // Strictly later than the previous value, so optimistic checks never see two versions with one stamp.
@@ -205,6 +262,8 @@ export async function updateRecord(
           eq(table.id, id),
           eq(table.updated_at, previous),
           referencesExist(spec, records.tableOf, organizationId, next),
+          uniqueGuard(records, organizationId, next, id, provided),
+          spec.writeGuard?.(next),
         ),
       )
       .returning({ id: table.id }),
@@ -223,12 +282,13 @@ export async function updateRecord(
   ]);
   if ((updated as unknown[]).length === 0) {
     await checkReferences(ctx, spec, records.tableOf, organizationId, next);
+    await checkUnique(ctx, records, organizationId, next, id, provided);
     throw new AppError(
       'conflict',
       `This ${spec.label} was changed by another request at the same time. Get it again and retry.`,
     );
   }
-  return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx) };
+  return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx), warnings };
 }
 
 /** The changes with each field of `clear` set to null; a field both given and cleared is refused. */
@@ -302,6 +362,43 @@ function relationWrites(
   return statements;
 }
 
+/** The unique fields a change asks to check: on add every one given, on update those it changes (or their scope). */
+function uniqueChecks(records: RegisterRecords, values: Row, changed: Row) {
+  return (records.spec.unique ?? []).flatMap((unique) => {
+    const { field, within } = typeof unique === 'string' ? { field: unique, within: null } : unique;
+    const column = records.columns[field];
+    const value = values[field];
+    if (!column || value === undefined || value === null) return [];
+    if (changed[field] === undefined && (!within || changed[within] === undefined)) return [];
+    const scope = within ? records.columns[within] : undefined;
+    return [{ field, within, column, value, scope, scopeValue: within ? (values[within] ?? null) : null }];
+  });
+}
+
+/**
+ * SQL: no other record holds the change's unique values, checked again by the write itself, so two requests adding
+ * the same reference at the same time cannot both land (checkUnique, before, names the clash).
+ */
+function uniqueGuard(
+  records: RegisterRecords,
+  organizationId: string,
+  values: Row,
+  exceptId: string | null,
+  changed: Row,
+) {
+  const { table } = records;
+  const clauses = uniqueChecks(records, values, changed).map(
+    ({ column, value, scope, scopeValue }) =>
+      sql`not exists (select 1 from ${table} where ${and(
+        eq(table.organization_id, organizationId),
+        scope ? eq(scope, scopeValue) : undefined,
+        eq(column, value),
+        exceptId ? ne(table.id, exceptId) : undefined,
+      )})`,
+  );
+  return clauses.length > 0 ? and(...clauses) : undefined;
+}
+
 /** Refuses a value that another record of the organization (or of the scope) already has in a unique field. */
 async function checkUnique(
   ctx: ToolContext,
@@ -312,21 +409,19 @@ async function checkUnique(
   changed: Row = values,
 ) {
   const { spec, table } = records;
-  for (const unique of spec.unique ?? []) {
-    const { field: name, within } = typeof unique === 'string' ? { field: unique, within: null } : unique;
-    const column = records.columns[name];
-    const value = values[name];
-    if (!column || value === undefined || value === null) continue;
-    // An update checks only what it changes.
-    if (changed[name] === undefined && (!within || changed[within] === undefined)) continue;
-    const scope = within ? records.columns[within] : undefined;
+  // An update checks only what it changes.
+  for (const { field: name, within, column, value, scope, scopeValue } of uniqueChecks(
+    records,
+    values,
+    changed,
+  )) {
     const [clash] = await ctx.db
       .select({ id: table.id })
       .from(table)
       .where(
         and(
           eq(table.organization_id, organizationId),
-          scope ? eq(scope, values[within ?? ''] ?? null) : undefined,
+          scope ? eq(scope, scopeValue) : undefined,
           eq(column, value),
           exceptId ? ne(table.id, exceptId) : undefined,
         ),
@@ -336,8 +431,8 @@ async function checkUnique(
       const where = within ? `this ${within.replace(/_id$/, '')}` : 'this organization';
       throw new AppError(
         'conflict',
-        `Another ${spec.label} of ${where} already has ${name} ${String(value)} (${clash.id}).`,
-        [{ path: name, message: `Already used in ${where}` }],
+        `Another ${spec.label} of ${where} already has ${name} ${String(value)} (${clash.id}). Give it a ${name} of its own.`,
+        [{ path: name, message: `Already used in ${where}: choose another` }],
       );
     }
   }

@@ -166,7 +166,7 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
     }
     setFlash(
       c,
-      `${capitalize(page.spec.label)} “${displayName(record)}” was added.${failures.length > 0 ? ` Some links were refused: ${failures.join(' ')}` : ''}`,
+      `${capitalize(page.spec.label)} “${displayName(record)}” was added.${failures.length > 0 ? ` Some links were refused: ${failures.join(' ')}` : ''}${warningsText(outcome.result)}`,
     );
     return c.redirect(`/orgs/${membership.organizationId}/${page.slug}/${String(record.id)}`, 303);
   });
@@ -255,7 +255,7 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
     }
     setFlash(
       c,
-      `${capitalize(page.spec.label)} “${displayName(saved)}” was saved.${failures.length > 0 ? ` Some links were refused: ${failures.join(' ')}` : ''}`,
+      `${capitalize(page.spec.label)} “${displayName(saved)}” was saved.${failures.length > 0 ? ` Some links were refused: ${failures.join(' ')}` : ''}${warningsText(outcome.result)}`,
     );
     return c.redirect(`/orgs/${membership.organizationId}/${page.slug}/${String(record.id)}`, 303);
   });
@@ -303,4 +303,11 @@ export function recordFormRoutes(deps: WebDeps): Hono<WebEnv> {
     return c.redirect(`/orgs/${membership.organizationId}/${page.slug}`, 303);
   });
   return web;
+}
+
+/** The write's warnings (the record was saved; softer problems remain), as a sentence for the notice after it. */
+function warningsText(result: Row): string {
+  const warnings = Array.isArray(result.warnings) ? (result.warnings as { message?: unknown }[]) : [];
+  const messages = warnings.map((warning) => String(warning.message ?? '')).filter(Boolean);
+  return messages.length > 0 ? ` To check: ${messages.join(' ')}` : '';
 }

@@ -1,4 +1,6 @@
-// The risk heat map: two 5x5 likelihood x impact tables (inherent, residual), each cell a count linking to its risks.
+// The risk heat map: two likelihood x impact tables (inherent, residual) on the scales of the organization's risk
+// method, each cell coloured by its level and holding a count that links to its risks.
+import { levelOf, maxScoreOf, type RiskMethod } from '../../tools/risk-method.ts';
 import { RISK_STATUSES } from '../../tools/states.ts';
 
 export interface HeatCell {
@@ -7,32 +9,35 @@ export interface HeatCell {
   count: number;
 }
 
+/** The summary's heat map and the method it follows (getComplianceSummary's risks.heat_map and risks.method). */
 export interface HeatMap {
   inherent: HeatCell[];
   residual: HeatCell[];
+  method: RiskMethod;
 }
-
-const LEVELS = [1, 2, 3, 4, 5] as const;
-const LEVEL_NAMES: Record<number, string> = {
-  1: 'very low',
-  2: 'low',
-  3: 'medium',
-  4: 'high',
-  5: 'very high',
-};
 
 /** The heat map counts risks that are not CLOSED; its links ask the register for the same statuses. */
 export const HEAT_MAP_STATUSES = RISK_STATUSES.filter((status) => status !== 'CLOSED');
 
-/** Score bands, the same thresholds as the score badges of the register: a word for each, not only a colour. */
-function band(score: number): { tone: 'ok' | 'warn' | 'bad'; label: string } {
-  if (score >= 15) return { tone: 'bad', label: 'high' };
-  if (score >= 8) return { tone: 'warn', label: 'medium' };
-  return { tone: 'ok', label: 'low' };
+/** The style class of a level's colour (the stylesheet has one per colour: no colour is given inline). */
+export function colourClass(colour: string): string {
+  return `level-${colour.toLowerCase().replace(/_/g, '-')}`;
 }
 
-function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residual'; cells: HeatCell[] }) {
-  const { stage } = props;
+/** Values 1..n of a scale, each with its label. */
+function scaleOf(labels: string[]) {
+  return labels.map((label, at) => ({ value: at + 1, label }));
+}
+
+function HeatTable(props: {
+  organizationId: string;
+  stage: 'inherent' | 'residual';
+  cells: HeatCell[];
+  method: RiskMethod;
+}) {
+  const { stage, method } = props;
+  const likelihoods = scaleOf(method.likelihood);
+  const impacts = scaleOf(method.impact);
   const counts = new Map(props.cells.map((cell) => [`${cell.likelihood}:${cell.impact}`, cell.count]));
   const total = props.cells.reduce((sum, cell) => sum + cell.count, 0);
   const title = stage === 'inherent' ? 'Inherent risk (before measures)' : 'Residual risk (after measures)';
@@ -49,25 +54,26 @@ function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residua
               <span class="visually-hidden">Likelihood \ Impact</span>
               <span aria-hidden="true">L \ I</span>
             </th>
-            {LEVELS.map((impact) => (
+            {impacts.map((impact) => (
               <th scope="col">
-                Impact {impact}
-                <span class="level-name">{LEVEL_NAMES[impact]}</span>
+                Impact {impact.value}
+                <span class="level-name">{impact.label}</span>
               </th>
             ))}
           </tr>
         </thead>
         <tbody>
-          {[...LEVELS].reverse().map((likelihood) => (
+          {[...likelihoods].reverse().map(({ value: likelihood, label: likelihoodLabel }) => (
             <tr>
               <th scope="row">
                 Likelihood {likelihood}
-                <span class="level-name">{LEVEL_NAMES[likelihood]}</span>
+                <span class="level-name">{likelihoodLabel}</span>
               </th>
-              {LEVELS.map((impact) => {
+              {impacts.map(({ value: impact }) => {
                 const count = counts.get(`${likelihood}:${impact}`) ?? 0;
                 const score = likelihood * impact;
-                const { tone, label } = band(score);
+                const level = levelOf(method, score);
+                const label = level.name;
                 const params = new URLSearchParams({
                   [`${stage}_likelihood`]: String(likelihood),
                   [`${stage}_impact`]: String(impact),
@@ -87,7 +93,7 @@ function HeatTable(props: { organizationId: string; stage: 'inherent' | 'residua
                   </>
                 );
                 return (
-                  <td class={`cell ${tone}${count > 0 ? ' filled' : ''}`}>
+                  <td class={`cell ${colourClass(level.colour)}${count > 0 ? ' filled' : ''}`}>
                     {count > 0 ? (
                       <a href={`${base}?${params.toString()}`}>{content}</a>
                     ) : (
@@ -119,16 +125,33 @@ export function RiskHeatMaps({
   foldable?: boolean;
   open?: boolean;
 }) {
+  const { method } = heatMap;
   const title = <h2 id="heatmap-title">Risk heat map</h2>;
+  const bands = method.levels
+    .map((level, at) => {
+      const next = method.levels[at + 1];
+      return `${level.name} ${level.min_score}–${next ? next.min_score - 1 : maxScoreOf(method)}`;
+    })
+    .join(', ');
   const body = (
     <>
       <p class="small muted">
         Each cell counts the risks that are not closed with that likelihood and impact; select a number to
-        list them. Bands by score (likelihood × impact): low 1–7, medium 8–14, high 15–25.
+        list them. Levels by score (likelihood × impact): {bands}. Appetite: {method.appetite}.
       </p>
       <div class="heatmap-pair">
-        <HeatTable organizationId={organizationId} stage="inherent" cells={heatMap.inherent} />
-        <HeatTable organizationId={organizationId} stage="residual" cells={heatMap.residual} />
+        <HeatTable
+          organizationId={organizationId}
+          stage="inherent"
+          cells={heatMap.inherent}
+          method={method}
+        />
+        <HeatTable
+          organizationId={organizationId}
+          stage="residual"
+          cells={heatMap.residual}
+          method={method}
+        />
       </div>
     </>
   );

@@ -447,7 +447,13 @@ export function RegisterListPage(props: {
                   </th>
                   {otherColumns.map((column) => (
                     <td class={numeric(column) ? 'num' : undefined}>
-                      <Value page={page} field={column} value={row[column]} names={props.names} />
+                      <Value
+                        page={page}
+                        field={column}
+                        value={row[column]}
+                        names={props.names}
+                        levels={props.heatMap?.method.levels}
+                      />
                     </td>
                   ))}
                 </tr>

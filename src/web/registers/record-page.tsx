@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { ChangeRow } from '../../tools/changes.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
+import type { RiskLevel } from '../../tools/risk-method.ts';
 import type { Membership } from '../context.ts';
 import { HistoryTable } from '../history-table.tsx';
 import { Layout, Notice, type Viewer } from '../layout.tsx';
@@ -23,6 +24,8 @@ export function RecordPage(props: {
   hiddenFields?: string[];
   /** What this kind of record shows beyond its fields (a framework: coverage and requirements). */
   details?: Child;
+  /** The organization's risk levels, for a risk's scores and levels. */
+  levels?: RiskLevel[] | undefined;
 }) {
   const { page, membership, record } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
@@ -46,7 +49,14 @@ export function RecordPage(props: {
               <>
                 <dt>{fieldLabelOf(page.spec, field)}</dt>
                 <dd>
-                  <Value page={page} field={field} value={value} names={props.names} full />
+                  <Value
+                    page={page}
+                    field={field}
+                    value={value}
+                    names={props.names}
+                    levels={props.levels}
+                    full
+                  />
                 </dd>
               </>
             ))}

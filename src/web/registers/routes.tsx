@@ -14,6 +14,7 @@ import {
 import { listChanges, REGISTERS, type RegisterTools } from '../../tools/index.ts';
 import { addDays } from '../../tools/overdue.ts';
 import type { RegisterKind } from '../../tools/registers/spec.ts';
+import type { RiskMethod } from '../../tools/risk-method.ts';
 import { getSettingsTool } from '../../tools/settings.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
@@ -150,7 +151,9 @@ export function registerPageRoutes(deps: WebDeps, sections: RecordSections = {})
     // The heat map of the organization's risks, from the summary tool (one grouped query over an index).
     const heatMapOf = async (): Promise<HeatMap | undefined> => {
       const outcome = await calls.read(summaryTool, { organization_id: membership.organizationId });
-      return outcome.ok ? (outcome.result as unknown as Summary).risks.heat_map : undefined;
+      if (!outcome.ok) return undefined;
+      const { risks } = outcome.result as unknown as Summary;
+      return { ...risks.heat_map, method: risks.method };
     };
     const [outcome, names, heatMap] = await Promise.all([
       calls.read(page.tools.list, toolArguments(membership.organizationId, page, query, options)),
@@ -368,7 +371,7 @@ export function registerPageRoutes(deps: WebDeps, sections: RecordSections = {})
     if (!record || record.organization_id !== membership.organizationId) return notFoundPage(c, viewerOf(c));
     const kinds = kindsOf(page, Object.keys(record));
     const tasksShown = carriesTasks(page.kind);
-    const [names, changes, details, backlinks, linkedTasks] = await Promise.all([
+    const [names, changes, details, backlinks, linkedTasks, levels] = await Promise.all([
       kinds.size > 0 ? calls.names(membership.organizationId, kinds) : Promise.resolve<NameIndex>(new Map()),
       calls.read(listChanges, {
         organization_id: membership.organizationId,
@@ -384,6 +387,7 @@ export function registerPageRoutes(deps: WebDeps, sections: RecordSections = {})
           : Promise.resolve(undefined),
       backlinksOf(calls, membership.organizationId, page, id, tasksShown ? ['task'] : []),
       tasksShown ? tasksOfRecord(calls, membership.organizationId, id) : Promise.resolve(null),
+      page.kind === 'risk' ? riskLevelsOf(calls, membership.organizationId) : Promise.resolve(undefined),
     ]);
     const carriesEvidence = (page.spec.relations ?? []).some((relation) => relation.field === 'evidence_ids');
     const evidence = carriesEvidence ? await evidenceOfRecord(calls, membership.organizationId, id) : null;
@@ -400,6 +404,7 @@ export function registerPageRoutes(deps: WebDeps, sections: RecordSections = {})
         viewer={viewerOf(c)}
         membership={membership}
         page={page}
+        levels={levels}
         record={record}
         names={names}
         history={history}
@@ -430,4 +435,10 @@ export function registerPageRoutes(deps: WebDeps, sections: RecordSections = {})
   });
 
   return web;
+}
+
+/** The organization's risk levels (its risk method), for a risk's page; undefined when the settings cannot be read. */
+async function riskLevelsOf(calls: ReturnType<typeof webCalls>, organizationId: string) {
+  const outcome = await calls.read(getSettingsTool, { organization_id: organizationId });
+  return outcome.ok ? (outcome.result.settings as { risk_method: RiskMethod }).risk_method.levels : undefined;
 }

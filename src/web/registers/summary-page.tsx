@@ -15,7 +15,10 @@ export interface Summary {
     by_status: Record<string, number>;
     residual_score_threshold: number;
     at_or_above_threshold: number;
-    heat_map: HeatMap;
+    above_appetite: number;
+    acceptances_due: number;
+    method: HeatMap['method'];
+    heat_map: Omit<HeatMap, 'method'>;
   };
   measures: {
     total: number;
@@ -24,7 +27,13 @@ export interface Summary {
     implemented_share: number | null;
   };
   obligations: { total: number; by_status: Record<string, number>; overdue: number };
-  nonconformities: { total: number; by_status: Record<string, number>; open: number; overdue: number };
+  nonconformities: {
+    total: number;
+    by_status: Record<string, number>;
+    open: number;
+    overdue: number;
+    closure_incomplete: number;
+  };
   continual_improvements: { total: number; open: number };
   audits: { total: number; by_state: Record<string, number>; in_progress: number };
   frameworks: {
@@ -260,12 +269,21 @@ export function SummaryPage({
       <GettingStarted base={base} summary={summary} steps={steps} />
       <div class="cards">
         <Stat
-          title={`High risks (residual ≥ ${summary.risks.residual_score_threshold})`}
-          value={summary.risks.at_or_above_threshold}
-          alert={summary.risks.at_or_above_threshold > 0}
-          href={`${base}/risks?min_residual_score=${summary.risks.residual_score_threshold}&sort=residual_score&direction=DESC`}
+          title={`Risks above the appetite (${summary.risks.method.appetite})`}
+          value={summary.risks.above_appetite}
+          alert={summary.risks.above_appetite > 0}
+          href={`${base}/risks?above_appetite=true&sort=residual_score&direction=DESC`}
         >
           of {summary.risks.total - (summary.risks.by_status.CLOSED ?? 0)} risks not closed
+          {summary.risks.acceptances_due > 0 && (
+            <>
+              {' · '}
+              <a href={`${base}/risks?acceptance_due=true`}>
+                {summary.risks.acceptances_due}{' '}
+                {summary.risks.acceptances_due === 1 ? 'acceptance' : 'acceptances'} due
+              </a>
+            </>
+          )}
         </Stat>
         <Stat
           title="Measures implemented"
@@ -291,6 +309,14 @@ export function SummaryPage({
           href={`${base}/nonconformities?status=OPEN`}
         >
           <a href={`${base}/nonconformities?overdue=true`}>{summary.nonconformities.overdue} overdue</a>
+          {summary.nonconformities.closure_incomplete > 0 && (
+            <>
+              {' · '}
+              <a href={`${base}/nonconformities?closure_incomplete=true`}>
+                {summary.nonconformities.closure_incomplete} closed without their checks
+              </a>
+            </>
+          )}
         </Stat>
         <Stat
           title="Open improvements"
@@ -338,7 +364,10 @@ export function SummaryPage({
         </Stat>
       </div>
       <FrameworkCoverage base={base} frameworks={summary.frameworks} />
-      <RiskHeatMaps organizationId={membership.organizationId} heatMap={summary.risks.heat_map} />
+      <RiskHeatMaps
+        organizationId={membership.organizationId}
+        heatMap={{ ...summary.risks.heat_map, method: summary.risks.method }}
+      />
       <div class="breakdowns">
         <Breakdown
           title="Risks by status"

@@ -2,6 +2,7 @@
 import type { Child } from 'hono/jsx';
 import type { RegisterKind } from '../../tools/index.ts';
 import { targetsOf } from '../../tools/registers/spec.ts';
+import { levelOf, type RiskLevel } from '../../tools/risk-method.ts';
 import { valueLabel } from '../labels.ts';
 import { Badge, Time } from '../layout.tsx';
 import { type RegisterPage, registerPageByKind } from '../register-pages.ts';
@@ -37,8 +38,21 @@ const BADGE_FIELDS = new Set([
   'category',
 ]);
 
-function scoreTone(score: number): 'ok' | 'warn' | 'bad' {
-  return score >= 15 ? 'bad' : score >= 8 ? 'warn' : 'ok';
+/** A risk's score or level as a badge in its level's colour, named in words (the level), not by colour alone. */
+function LevelBadge({ text, level }: { text: string; level: RiskLevel | undefined }) {
+  return (
+    <span class={level ? `badge level level-${level.colour.toLowerCase().replace(/_/g, '-')}` : 'badge'}>
+      {text}
+    </span>
+  );
+}
+
+/** The level of a score, or of a level name, by the method's levels. */
+function levelFor(levels: RiskLevel[], value: number | string): RiskLevel | undefined {
+  if (levels.length === 0) return undefined;
+  return typeof value === 'number'
+    ? levelOf({ likelihood: [], impact: [], levels, appetite: '' }, value)
+    : levels.find((level) => level.name.toLowerCase() === value.toLowerCase());
 }
 
 /**
@@ -72,12 +86,15 @@ export function Value({
   value,
   names,
   full,
+  levels,
 }: {
   page: RegisterPage;
   field: string;
   value: unknown;
   names: NameIndex;
   full?: boolean;
+  /** The organization's risk levels (a risk's scores and levels are shown in their colours). */
+  levels?: RiskLevel[] | undefined;
 }): Child {
   if (value === null || value === undefined || value === '') return <span class="muted">—</span>;
   if (refKinds(page, field).length > 0) {
@@ -100,8 +117,14 @@ export function Value({
   if (Array.isArray(value))
     return value.length === 0 ? <span class="muted">—</span> : value.map(String).join(', ');
   if (typeof value === 'number')
-    return field.endsWith('_score') ? <Badge tone={scoreTone(value)}>{value}</Badge> : String(value);
+    return field.endsWith('_score') && levels ? (
+      <LevelBadge text={String(value)} level={levelFor(levels, value)} />
+    ) : (
+      String(value)
+    );
   const textValue = String(value);
+  if (field.endsWith('_level') && levels)
+    return <LevelBadge text={textValue} level={levelFor(levels, textValue)} />;
   if (BADGE_FIELDS.has(field)) return <Badge tone={STATE_TONES[textValue]}>{valueLabel(textValue)}</Badge>;
   if (field.endsWith('_url') && /^https?:\/\//i.test(textValue)) {
     return (
