@@ -26,6 +26,11 @@ import {
 import { REQUEST_STATUSES, REQUEST_TYPES } from '../states.ts';
 
 const ENDED = ['COMPLETED', 'REJECTED'] as const;
+/** The statuses in which a request is answered (no longer due), and those in which it is still open. */
+export const REQUEST_ENDED = ENDED;
+export const REQUEST_OPEN = REQUEST_STATUSES.filter(
+  (status) => !(ENDED as readonly string[]).includes(status),
+) as readonly string[];
 
 export const REQUEST_TRANSITIONS = {
   RECEIVED: ['IN_PROGRESS', 'COMPLETED', 'REJECTED'],
