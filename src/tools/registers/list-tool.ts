@@ -1,5 +1,5 @@
 // A register's list tool: server-side filters, keyset pages in any sort order, total_count counted once per walk.
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
@@ -23,7 +23,7 @@ import { type TextSearch, textSearch } from '../search.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import { listInput } from './schemas.ts';
-import { orderFieldsOf, type Row, toolsetOf } from './spec.ts';
+import { orderFieldsOf, type Row, SPARSE_ID, toolsetOf } from './spec.ts';
 import { indexedTextPage, type ListPage, walkedPage } from './text-pages.ts';
 
 export function buildListTool(records: RegisterRecords, record: z.ZodObject): Tool {
@@ -62,6 +62,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       const conditions: (SQL | undefined)[] = [];
       const countConditions: (SQL | undefined)[] = [];
       let search: TextSearch | null = null;
+      let sparse: SQL | undefined;
       for (const [filterName, value] of Object.entries((input.filter ?? {}) as Row)) {
         if (value === undefined) continue;
         if (filterName === 'query') {
@@ -71,7 +72,17 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         const filterSpec = spec.filters?.[filterName];
         const condition = filterSpec?.where(value, records.today(ctx));
         conditions.push(condition);
-        countConditions.push(filterSpec?.count ? filterSpec.count(value, records.today(ctx)) : condition);
+        // A filter's own matches (FilterSpec.matches): the page may read them instead of walking; the count reads
+        // them by id, as a link filter's count does.
+        const matches = filterSpec?.matches?.(value, records.today(ctx), input.organization_id);
+        if (matches && !sparse) sparse = matches;
+        countConditions.push(
+          filterSpec?.count
+            ? filterSpec.count(value, records.today(ctx))
+            : matches
+              ? sql`${table.id} in (select ${sql.identifier(SPARSE_ID)} from (${matches}))`
+              : condition,
+        );
       }
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
       const fieldName = orderArgument?.field ?? 'created_at';
@@ -97,6 +108,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           : and(eq(table.organization_id, input.organization_id), ...countConditions),
         filters,
         size: input.size ?? PAGE_SIZE.default,
+        sparse,
         ranges: pageRanges(orderField, table.id, direction, cursor),
         // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
         carried: carriedCount(cursor, fingerprint, cap),
