@@ -41,6 +41,7 @@ async function seed(databaseUrl: string, shape: Shape) {
   await migrateDatabase(database);
   const now = new Date().toISOString();
   const user = await createUser(database.db, new Date(), {
+    emailVerified: true,
     email: 'frameworks@example.com',
     password: 'bench pw 12',
   });
@@ -199,6 +200,7 @@ async function importTiming(
   const database = await openNodeDatabase(url);
   await migrateDatabase(database);
   const user = await createUser(database.db, new Date(), {
+    emailVerified: true,
     email: 'import@example.com',
     password: 'bench pw 12',
   });

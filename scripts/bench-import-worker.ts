@@ -25,7 +25,7 @@ export async function benchWorkerUpload(databaseUrl: string, csv: string): Promi
   const database = await openNodeDatabase(databaseUrl);
   await migrateDatabase(database);
   const email = 'worker-import@example.com';
-  const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+  const user = await createUser(database.db, new Date(), { emailVerified: true, email, password: PASSWORD });
   const org = (await createOrganization(database.db, new Date(), { name: 'Worker import', ownerId: user.id }))
     .id;
   database.client.close();

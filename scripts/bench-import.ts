@@ -194,6 +194,7 @@ try {
   const database = await openNodeDatabase(databaseUrl);
   await migrateDatabase(database);
   const user = await createUser(database.db, new Date(), {
+    emailVerified: true,
     email: 'import@example.com',
     password: 'bench pw 12',
   });

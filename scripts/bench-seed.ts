@@ -36,6 +36,7 @@ export async function prepareRiskSeed(databaseUrl: string) {
   await migrateDatabase(database);
   const now = () => new Date();
   const user = await createUser(database.db, now(), {
+    emailVerified: true,
     email: 'scale@example.com',
     password: 'scale bench 1',
   });

@@ -40,7 +40,7 @@ export async function createScratchRuntime(name: string, env: Record<string, str
     async owner(email: string, organizationName: string) {
       const now = new Date();
       const password = `${email} password`;
-      const user = await createUser(database.db, now, { email, password });
+      const user = await createUser(database.db, now, { emailVerified: true, email, password });
       const organization = await createOrganization(database.db, now, {
         name: organizationName,
         ownerId: user.id,

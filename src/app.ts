@@ -11,11 +11,13 @@ import type { FileRuntime } from './files/store.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
 import { deliverWebhooksAfterResponse, flushCallLogAfterResponse } from './http/call-log-flush.ts';
-import { type ClientAddressOf, socketClientAddress } from './http/client-address.ts';
+import { type ClientAddressOf, proxiedClientAddress, socketClientAddress } from './http/client-address.ts';
 import type { AppEnv } from './http/env.ts';
 import { errorHandler, routeNotFound } from './http/error-handler.ts';
 import type { OriginPolicy } from './http/origin.ts';
 import { requestId } from './http/request-id.ts';
+import { createAccountMail } from './notify/account-mail.ts';
+import type { MailerFactory } from './notify/mailer.ts';
 import { type ClientMetadataFetcher, webClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createOAuthServices } from './oauth/index.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
@@ -57,6 +59,8 @@ export interface AppDeps {
   files?: FileRuntime;
   /** Runs webhook deliveries; by default one over the platform's fetch, run after the response (as on the Worker). */
   webhooks?: WebhookRunner;
+  /** Sends account emails (confirmations, resets, invitations) when the config has SMTP settings. */
+  mailer?: MailerFactory;
   /** Secrets kept encrypted in the database (webhook signing secrets); by default under the config's keys. */
   secrets?: SecretKeyring;
 }
@@ -70,6 +74,10 @@ export function createApp(deps: AppDeps) {
   const tools = deps.tools ?? TOOLS;
   const files = deps.files ?? memoryFileRuntime(config);
   const logError = internalErrorLogger(deps.log ?? ((message: string) => console.error(message)));
+  // As the Node host reads it (src/node.ts): CLIENT_ADDRESS_HEADER behind a proxy, else the socket's peer.
+  const clientAddress =
+    deps.clientAddress ??
+    (config.clientAddressHeader ? proxiedClientAddress(config.clientAddressHeader) : socketClientAddress);
   const secrets = deps.secrets ?? createSecretKeyring(config.secretsKey, config.secretsKeysPrevious);
   const webhooks =
     deps.webhooks ??
@@ -99,7 +107,7 @@ export function createApp(deps: AppDeps) {
     now,
     fetcher: deps.clientMetadataFetcher ?? webClientMetadataFetcher,
     allowLocalClientMetadata: config.oauthAllowLocalClientMetadata,
-    clientAddress: deps.clientAddress ?? socketClientAddress,
+    clientAddress,
   });
   const mcp = createMcpSurface({
     tools,
@@ -126,7 +134,20 @@ export function createApp(deps: AppDeps) {
   app.onError(errorHandler({ config, logError }));
   app.notFound(routeNotFound);
 
-  app.route('/', createWebRoutes({ ...deps, tools, invoke, now, oauth, secrets }));
+  const accountMail = createAccountMail(config, deps.mailer, deps.log ?? ((line) => console.error(line)));
+  app.route(
+    '/',
+    createWebRoutes({
+      ...deps,
+      tools,
+      invoke,
+      now,
+      oauth,
+      secrets,
+      accountMail,
+      clientAddress,
+    }),
+  );
   app.route('/', createOAuthRoutes({ config, oauth, logError: (error) => logError('oauth', error) }));
   app.route('/', createHealthRoutes({ database, version: config.version, now, logError, ...guard }));
   app.route('/', createOpenApiRoutes({ config, tools }));

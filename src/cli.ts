@@ -1,11 +1,30 @@
 // Operator CLI: `npx compliance-mcp <command>`; prints one JSON line on stdout, errors on stderr, exit != 0.
 import { parseArgs } from 'node:util';
-import { createOrganization, createUser, requireUserByEmail, setMembership } from './accounts.ts';
+import {
+  completeSignUp,
+  issueLink,
+  type LinkPurpose,
+  linkPath,
+  type PendingSignUp,
+  pendingSignUpOf,
+  signUpOf,
+} from './account-links.ts';
+import {
+  countUsers,
+  createOrganization,
+  createUser,
+  findUserByEmail,
+  markEmailVerified,
+  normalizeEmail,
+  requireUserByEmail,
+  setMembership,
+} from './accounts.ts';
 import { ROLES, type Role, type TokenScope } from './auth/principal.ts';
 import { noTokenCache } from './auth/token-cache.ts';
 import { createTokenService } from './auth/tokens.ts';
-import { loadConfig, redactDatabaseUrl } from './config.ts';
+import { type Config, loadConfig, redactDatabaseUrl } from './config.ts';
 import { backupDatabase, requireEmbedded } from './db/backup.ts';
+import type { Db } from './db/client.ts';
 import { migrateDatabase, openNodeDatabase } from './db/open-node.ts';
 import { mergeSearchIndexes } from './db/search-maintenance.ts';
 import { seedDemo } from './demo/seed.ts';
@@ -28,9 +47,17 @@ export const USAGE = `Usage: compliance-mcp <command> [options]   (database: DAT
   migrate                                                 apply database migrations, merge the search indexes
   backup --to FILE                                        -> {"ok":true,"to":"...","bytes":N} a consistent copy of
                                                              an embedded database, taken while the server runs
-  user create --email E --password P [--name N]           -> {"id":"usr_..."}
+  user create --email E --password P [--name N] [--verified]   -> {"id":"usr_...","email_verified":...}
+               the first account of an instance has its address confirmed; later ones with --verified
+  user verify E [--link]                                  -> {"email","verified":true} confirms the address of an
+               account, or makes the account of a sign-up waiting for its link (with the password chosen);
+               --link prints a confirmation link to send instead: {"email","link","expires_at"}
+  user reset-link E                                       -> {"email","link","expires_at"} a one-hour link to choose
+               a new password (the web's "Forgot your password?" without email)
   org create --name N --owner EMAIL                       -> {"id":"org_..."}
-  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER   -> {"ok":true} (an existing member: role set)
+  member add --org ORG_ID --email E --role OWNER|ADMIN|EDITOR|VIEWER [--earlier-tokens]   -> {"ok":true}
+               the operator's direct add, without an invitation (an existing member: role set); the person's
+               tokens for all organizations reach it only if made later, or with --earlier-tokens
   token create --email E --name N [--scope read|read_write, default read_write] [--org ORG_ID]...
                [--expires-in-days 1..365 | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}
   token revoke --id TOKEN_ID                              -> {"ok":true}
@@ -86,6 +113,9 @@ const OPTIONS = {
   sheet: { type: 'string' },
   to: { type: 'string' },
   title: { type: 'string' },
+  verified: { type: 'boolean' },
+  'earlier-tokens': { type: 'boolean' },
+  link: { type: 'boolean' },
   'new-key': { type: 'boolean' },
   'drop-previous': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -130,9 +160,12 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
     allowPositionals: true,
     strict: true,
   });
-  // `framework import FILE`, `import FILE`: the file is the last word, not part of the command.
+  // `framework import FILE`, `import FILE`: the file is the last word, not part of the command; so is the address of
+  // `user verify E` and `user reset-link E`.
   const fileArgument =
-    positionals[0] === 'framework' || positionals[0] === 'evidence'
+    positionals[0] === 'framework' ||
+    positionals[0] === 'evidence' ||
+    (positionals[0] === 'user' && (positionals[1] === 'verify' || positionals[1] === 'reset-link'))
       ? positionals[2]
       : positionals[0] === 'import'
         ? positionals[1]
@@ -174,12 +207,41 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
       case 'backup':
         return await backupDatabase(database.client, config.databaseUrl, values.to);
       case 'user create': {
+        // The first account of an instance is the operator's own: its address counts as confirmed.
+        const verified = values.verified === true || (await countUsers(db)) === 0;
         const user = await createUser(db, now(), {
           email: need(values, 'email'),
           password: need(values, 'password'),
           name: values.name ?? null,
+          emailVerified: verified,
         });
-        return { id: user.id };
+        return { id: user.id, email_verified: verified };
+      }
+      case 'user verify': {
+        const email = normalizeEmail(addressArgument(values, fileArgument));
+        const user = await findUserByEmail(db, email);
+        if (user) {
+          if (user.email_verified_at) return { email, verified: true, already: true };
+          if (values.link) return await printedLink(db, config, 'verify', email, user.id);
+          await markEmailVerified(db, user.id, now());
+          return { email, verified: true };
+        }
+        const pending = await pendingSignUpOf(db, email, now());
+        if (!pending)
+          throw new AppError('not_found', `No account, and no sign-up waiting for its link, for ${email}.`);
+        if (values.link) {
+          const signUp = signUpOf(pending);
+          if (!signUp) throw new AppError('not_found', `No sign-up waiting for its link for ${email}.`);
+          return await printedLink(db, config, 'signup', email, null, signUp);
+        }
+        // The operator vouches for the address: the sign-up's own link need not be opened.
+        const made = await completeSignUp(db, now(), pending, 'operator');
+        return { id: made.userId, email, verified: true };
+      }
+      case 'user reset-link': {
+        const email = normalizeEmail(addressArgument(values, fileArgument));
+        const user = await requireUserByEmail(db, email);
+        return await printedLink(db, config, 'reset', email, user.id);
       }
       case 'org create': {
         const owner = await requireUserByEmail(db, need(values, 'owner'));
@@ -191,7 +253,9 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
         const organizationId = values.org?.[0];
         if (!organizationId || (values.org?.length ?? 0) > 1) throw new UsageError('Give exactly one --org');
         const user = await requireUserByEmail(db, need(values, 'email'));
-        await setMembership(db, now(), organizationId, user.id, role as Role);
+        await setMembership(db, now(), organizationId, user.id, role as Role, {
+          earlierTokens: values['earlier-tokens'] === true,
+        });
         return { ok: true };
       }
       case 'token create': {
@@ -304,6 +368,33 @@ async function run(argv: string[], env: Record<string, string | undefined>): Pro
   } finally {
     database.client.close();
   }
+}
+
+/** The address of `user verify E` / `user reset-link E` (or `--email E`). */
+function addressArgument(values: Values, positional: string | undefined): string {
+  const email = positional ?? values.email;
+  if (!email) throw new UsageError('Give the email address, e.g. user verify alice@example.com');
+  return email;
+}
+
+/** Makes a link and prints it for the operator to pass on: PUBLIC_URL, else the Node host's own address. */
+async function printedLink(
+  db: Db,
+  config: Config,
+  purpose: LinkPurpose,
+  email: string,
+  userId: string | null,
+  signUp?: PendingSignUp,
+): Promise<{ email: string; link: string; expires_at: string }> {
+  const { secret, expiresAt } = await issueLink(db, new Date(), {
+    purpose,
+    email,
+    userId,
+    ...(signUp ? { signUp } : {}),
+  });
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = config.publicUrl ?? `http://${host}:${config.port}`;
+  return { email, link: `${base}${linkPath(purpose, secret)}`, expires_at: expiresAt };
 }
 
 /** Runs one command; returns the process exit code. */

@@ -89,6 +89,8 @@ const EnvSchema = z.object({
   FILES_S3_REGION: z.string().min(1).default('auto'),
   /** Signs download links; every instance serving the same files needs the same one (default: random per process). */
   FILES_LINK_SECRET: z.string().min(16).optional(),
+  /** Who may create an account in the web interface (docs/security.md): anyone, invited addresses, or nobody. */
+  SIGNUP: z.enum(['open', 'invite-only', 'closed']).default('open'),
   /** What an organization's stored files may take together (bytes, default 10 GiB); 0 = no quota. */
   ORG_FILES_QUOTA_BYTES: z.coerce
     .number()
@@ -113,6 +115,8 @@ const EnvSchema = z.object({
     .refine((keys) => keys.every((text) => parseSecretsKey(text) !== null), SECRETS_KEY_FORMAT)
     .default([]),
 });
+
+export type SignUpPolicy = 'open' | 'invite-only' | 'closed';
 
 /** Where notification emails go out; null = notifications are in-app only. */
 export interface MailSettings {
@@ -168,6 +172,8 @@ export interface Config {
   /** FILES_S3_*: stored files in an S3-compatible bucket instead of filesDir (Node) or the R2 binding (Worker). */
   filesS3: S3Settings | undefined;
   filesLinkSecret: string | undefined;
+  /** SIGNUP: `open` (default), `invite-only` (addresses with a pending invitation) or `closed` (the CLI only). */
+  signUp: SignUpPolicy;
   /** ORG_FILES_QUOTA_BYTES, UPLOADS_PER_MINUTE, UPLOAD_BYTES_PER_MINUTE (src/files/upload-limits.ts); 0 = none. */
   orgFilesQuotaBytes: number;
   uploadsPerMinute: number;
@@ -224,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     fileMaxBytes: value.FILE_MAX_BYTES,
     filesS3: s3Settings(value),
     filesLinkSecret: value.FILES_LINK_SECRET,
+    signUp: value.SIGNUP,
     orgFilesQuotaBytes: value.ORG_FILES_QUOTA_BYTES,
     uploadsPerMinute: value.UPLOADS_PER_MINUTE,
     uploadBytesPerMinute: value.UPLOAD_BYTES_PER_MINUTE,

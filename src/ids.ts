@@ -35,6 +35,8 @@ export const ID_PREFIXES = {
   webhook_endpoint: 'whk',
   /** A webhook message: one event for one endpoint, its `webhook-id`. */
   webhook_message: 'msg',
+  /** A pending invitation to an organization. */
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

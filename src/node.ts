@@ -322,6 +322,7 @@ export async function startNodeServer(
     }),
     files: nodeFileRuntime(config),
     webhookSender: nodeWebhookSender,
+    mailer: nodeMailer,
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =
@@ -431,10 +432,13 @@ export async function startNodeServer(
     log(`  curl -s -X POST ${url}/api/mcp/tools/listOrganizations -H "Authorization: Bearer ${demo.token}"`);
   } else if (empty) {
     log('');
-    log(
-      `No account yet: sign up at ${url}/signup (it creates your organization too), then make a token under`,
-    );
-    log('Settings > API Tokens; or run');
+    if (config.signUp === 'closed') log('No account yet, and sign-up is closed (SIGNUP=closed): run');
+    else {
+      log(
+        `No account yet: sign up at ${url}/signup (it creates your organization too), then make a token under`,
+      );
+      log('Settings > API Tokens; or run');
+    }
     log("  npx compliance-mcp user create --email YOU@EXAMPLE.COM --password 'a long password'");
     log('  npx compliance-mcp org create --name "Your company" --owner YOU@EXAMPLE.COM');
     log('  npx compliance-mcp token create --email YOU@EXAMPLE.COM --name "Claude Desktop"');

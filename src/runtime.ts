@@ -9,6 +9,7 @@ import { memoryFileRuntime } from './files/runtime.ts';
 import type { FileRuntime } from './files/store.ts';
 import type { ClientAddressOf } from './http/client-address.ts';
 import type { OriginPolicy } from './http/origin.ts';
+import type { MailerFactory } from './notify/mailer.ts';
 import type { ClientMetadataFetcher } from './oauth/client-metadata.ts';
 import { createSecretKeyring, type SecretKeyring } from './secrets/keyring.ts';
 import { createUsageRecorder, type UsageRecorder } from './usage.ts';
@@ -53,6 +54,8 @@ export function createRuntime(options: {
   files?: FileRuntime;
   /** Sends webhook requests; the platform's fetch unless given (the Node host passes one that checks DNS answers). */
   webhookSender?: WebhookSender;
+  /** The host's SMTP client for account emails (used only with SMTP settings). */
+  mailer?: MailerFactory;
 }): Runtime {
   const now = options.now ?? (() => new Date());
   const files = options.files ?? memoryFileRuntime(options.config);
@@ -89,6 +92,7 @@ export function createRuntime(options: {
     afterKeyedCommit: options.afterKeyedCommit,
     files,
     webhooks,
+    mailer: options.mailer,
     secrets,
   });
   return { app, database: options.database, tokens, usage, config: options.config, files, webhooks, secrets };

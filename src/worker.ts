@@ -31,89 +31,85 @@ import { withUploadReads } from './worker-uploads.ts';
 // Workers refuse code generation; zod would only probe for it, this makes that explicit.
 z.config({ jitless: true });
 
-/** Bindings of the Worker (wrangler.toml [vars], [[kv_namespaces]], and `wrangler secret put`). */
-export interface Env {
-  /** libSQL server: `libsql://<db>.turso.io`, `https://sqld.example.com`, or the dev server `http://127.0.0.1:<port>`. */
-  LIBSQL_URL?: string;
-  /** Secret: the libSQL auth token (Turso: `turso db tokens create`). */
-  LIBSQL_AUTH_TOKEN?: string;
-  /** KV namespace caching verified tokens: key = SHA-256 of the token, value = principal JSON. */
-  TOKEN_CACHE: KVNamespace;
-  PUBLIC_URL?: string;
-  ALLOWED_ORIGINS?: string;
-  /** Seconds a verified token stays in KV; KV's minimum (60) applies. */
-  TOKEN_CACHE_TTL_SECONDS?: string;
-  RATE_LIMIT_PER_MINUTE?: string;
-  MAX_BODY_BYTES?: string;
-  /** `true` under `npm run dev:worker`: Host and Origin must be loopback, as on the Node host bound to 127.0.0.1. */
-  LOOPBACK_ONLY?: string;
-  /** `false`: every MCP request through the SDK (docs/mcp.md); default true, as on Node. */
-  MCP_FAST_PATH?: string;
-  /** Notification email (README, Configuration): SMTP_URL, or SMTP_HOST and the others; SMTP_PASSWORD is a secret. */
-  SMTP_URL?: string;
-  SMTP_HOST?: string;
-  SMTP_PORT?: string;
-  SMTP_USER?: string;
-  SMTP_PASSWORD?: string;
-  SMTP_SECURE?: string;
-  MAIL_FROM?: string;
-  /** R2 bucket of stored files (wrangler.toml [[r2_buckets]]); without it, FILES_S3_* name an S3-compatible bucket. */
-  FILES?: R2Bucket;
-  FILE_MAX_BYTES?: string;
-  /** Upload limits (README, Configuration): an organization's stored bytes, a token's files and bytes a minute. */
-  ORG_FILES_QUOTA_BYTES?: string;
-  UPLOADS_PER_MINUTE?: string;
-  UPLOAD_BYTES_PER_MINUTE?: string;
-  /** Secret: signs download links; set it (`wrangler secret put FILES_LINK_SECRET`) so every isolate shares it. */
-  FILES_LINK_SECRET?: string;
-  FILES_S3_URL?: string;
-  FILES_S3_ACCESS_KEY_ID?: string;
-  FILES_S3_SECRET_ACCESS_KEY?: string;
-  FILES_S3_REGION?: string;
-  /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
-  WEBHOOKS_ALLOW_LOCAL?: string;
-  /**
-   * Secret (`wrangler secret put SECRETS_KEY`): encrypts webhook signing secrets in the database (docs/security.md).
-   * Without it the Worker serves everything else and refuses to add webhook endpoints or rotate their secrets.
-   */
-  SECRETS_KEY?: string;
-  /** Secret: keys from before a rotation, comma-separated; they only read, until the hourly upkeep re-encrypts. */
-  SECRETS_KEY_PREVIOUS?: string;
-  /** `true` only for an SMTP relay on a trusted network: the session may go without TLS (docs/security.md). */
-  SMTP_INSECURE?: string;
-}
-
+/**
+ * The Worker's string settings (wrangler.toml [vars] and `wrangler secret put`), listed once: the Env type, the
+ * configuration handed to loadConfig and the check that rebuilds the runtime when a setting changes all read this list.
+ * The Node host reads the same names from its environment (docs/operations.md, Configuration).
+ */
 const STRING_SETTINGS = [
+  /** libSQL server: `libsql://<db>.turso.io`, `https://sqld.example.com`, or the dev server `http://127.0.0.1:<port>`. */
   'LIBSQL_URL',
+  /** Secret: the libSQL auth token (Turso: `turso db tokens create`). */
   'LIBSQL_AUTH_TOKEN',
+  /** The URL clients reach the Worker at: the OAuth issuer and token audience (required unless LOOPBACK_ONLY). */
   'PUBLIC_URL',
   'ALLOWED_ORIGINS',
+  /** Seconds a verified token stays in KV; KV's minimum (60) applies. */
   'TOKEN_CACHE_TTL_SECONDS',
   'RATE_LIMIT_PER_MINUTE',
   'MAX_BODY_BYTES',
+  /** `true` under `npm run dev:worker`: Host and Origin must be loopback, as on the Node host bound to 127.0.0.1. */
   'LOOPBACK_ONLY',
+  /** `false`: every MCP request through the SDK (docs/mcp.md); default true, as on Node. */
   'MCP_FAST_PATH',
+  /** Notification email: SMTP_URL, or SMTP_HOST and the others; SMTP_PASSWORD is a secret. */
   'SMTP_URL',
   'SMTP_HOST',
   'SMTP_PORT',
   'SMTP_USER',
   'SMTP_PASSWORD',
   'SMTP_SECURE',
+  /** `true` only for an SMTP relay on a trusted network: the session may go without TLS (docs/security.md). */
   'SMTP_INSECURE',
   'MAIL_FROM',
   'FILE_MAX_BYTES',
+  /** Upload limits: an organization's stored bytes, a token's files and bytes a minute. */
   'ORG_FILES_QUOTA_BYTES',
   'UPLOADS_PER_MINUTE',
   'UPLOAD_BYTES_PER_MINUTE',
+  /** Secret: signs download links; set it (`wrangler secret put FILES_LINK_SECRET`) so every isolate shares it. */
   'FILES_LINK_SECRET',
+  /** Without the R2 binding FILES, an S3-compatible bucket. */
   'FILES_S3_URL',
   'FILES_S3_ACCESS_KEY_ID',
   'FILES_S3_SECRET_ACCESS_KEY',
   'FILES_S3_REGION',
+  /** Development only (`npm run dev:worker`): http:// and loopback webhook URLs are accepted and called. */
   'WEBHOOKS_ALLOW_LOCAL',
+  /** Who may sign up in the web interface: `open` (default), `invite-only`, `closed` (docs/security.md). */
+  'SIGNUP',
+  /**
+   * Secret (`wrangler secret put SECRETS_KEY`): encrypts webhook signing secrets in the database (docs/security.md).
+   * Without it the Worker serves everything else and refuses to add webhook endpoints or rotate their secrets.
+   */
   'SECRETS_KEY',
+  /** Secret: keys from before a rotation, comma-separated; they only read, until the hourly upkeep re-encrypts. */
   'SECRETS_KEY_PREVIOUS',
 ] as const;
+
+/** Bindings of the Worker: the string settings above, the KV token cache and the R2 bucket of stored files. */
+export type Env = { [Name in (typeof STRING_SETTINGS)[number]]?: string } & {
+  /** KV namespace caching verified tokens: key = SHA-256 of the token, value = principal JSON. */
+  TOKEN_CACHE: KVNamespace;
+  /** R2 bucket of stored files (wrangler.toml [[r2_buckets]]); without it, FILES_S3_* name an S3-compatible bucket. */
+  FILES?: R2Bucket;
+};
+
+/** The settings as loadConfig reads them: the Worker's names for the database, and the defaults only it has. */
+function configSettings(env: Env): Record<string, string | undefined> {
+  const settings: Record<string, string | undefined> = {};
+  for (const name of STRING_SETTINGS) settings[name] = env[name];
+  const { LIBSQL_URL, LIBSQL_AUTH_TOKEN, LOOPBACK_ONLY: _loopback, ...rest } = settings;
+  return {
+    ...rest,
+    DATABASE_URL: LIBSQL_URL,
+    DATABASE_AUTH_TOKEN: LIBSQL_AUTH_TOKEN,
+    TOKEN_CACHE_TTL_SECONDS: env.TOKEN_CACHE_TTL_SECONDS ?? String(KV_MIN_TTL_SECONDS),
+    // Without a secret of its own, one derived from the database's (the same in every isolate, unlike a random one).
+    FILES_LINK_SECRET:
+      env.FILES_LINK_SECRET ?? (env.LIBSQL_AUTH_TOKEN ? `file links of ${env.LIBSQL_AUTH_TOKEN}` : undefined),
+  };
+}
 
 /** The R2 binding, else the S3-compatible bucket of FILES_S3_*, else a store that says neither is set. */
 function workerBlobStore(env: Env, config: Config): BlobStore {
@@ -136,38 +132,7 @@ function buildRuntime(env: Env): Runtime {
       "PUBLIC_URL is not set: set it to the URL clients reach this Worker at (e.g. https://compliance.example.com), so the OAuth issuer and token audience never come from a request's Host header (LOOPBACK_ONLY=true, as `npm run dev:worker` sets, serves loopback names only).",
     );
   }
-  const config = loadConfig({
-    DATABASE_URL: env.LIBSQL_URL,
-    DATABASE_AUTH_TOKEN: env.LIBSQL_AUTH_TOKEN,
-    PUBLIC_URL: env.PUBLIC_URL,
-    ALLOWED_ORIGINS: env.ALLOWED_ORIGINS,
-    TOKEN_CACHE_TTL_SECONDS: env.TOKEN_CACHE_TTL_SECONDS ?? String(KV_MIN_TTL_SECONDS),
-    RATE_LIMIT_PER_MINUTE: env.RATE_LIMIT_PER_MINUTE,
-    MAX_BODY_BYTES: env.MAX_BODY_BYTES,
-    MCP_FAST_PATH: env.MCP_FAST_PATH,
-    SMTP_URL: env.SMTP_URL,
-    SMTP_HOST: env.SMTP_HOST,
-    SMTP_PORT: env.SMTP_PORT,
-    SMTP_USER: env.SMTP_USER,
-    SMTP_PASSWORD: env.SMTP_PASSWORD,
-    SMTP_SECURE: env.SMTP_SECURE,
-    SMTP_INSECURE: env.SMTP_INSECURE,
-    MAIL_FROM: env.MAIL_FROM,
-    FILE_MAX_BYTES: env.FILE_MAX_BYTES,
-    ORG_FILES_QUOTA_BYTES: env.ORG_FILES_QUOTA_BYTES,
-    UPLOADS_PER_MINUTE: env.UPLOADS_PER_MINUTE,
-    UPLOAD_BYTES_PER_MINUTE: env.UPLOAD_BYTES_PER_MINUTE,
-    // Without a secret of its own, one derived from the database's (the same in every isolate, unlike a random one).
-    FILES_LINK_SECRET:
-      env.FILES_LINK_SECRET ?? (env.LIBSQL_AUTH_TOKEN ? `file links of ${env.LIBSQL_AUTH_TOKEN}` : undefined),
-    FILES_S3_URL: env.FILES_S3_URL,
-    FILES_S3_ACCESS_KEY_ID: env.FILES_S3_ACCESS_KEY_ID,
-    FILES_S3_SECRET_ACCESS_KEY: env.FILES_S3_SECRET_ACCESS_KEY,
-    FILES_S3_REGION: env.FILES_S3_REGION,
-    WEBHOOKS_ALLOW_LOCAL: env.WEBHOOKS_ALLOW_LOCAL,
-    SECRETS_KEY: env.SECRETS_KEY,
-    SECRETS_KEY_PREVIOUS: env.SECRETS_KEY_PREVIOUS,
-  });
+  const config = loadConfig(configSettings(env));
   // No client-side queue (see docs/worker.md, "Concurrency"): the client's default limit of 20 in-flight statements
   // is one queue per isolate, and a queued statement is started by whichever request frees a slot, so its fetch
   // belongs to that request; workerd cancels it when that request ends, the waiting request hangs and its slot is
@@ -185,6 +150,7 @@ function buildRuntime(env: Env): Runtime {
     loopbackOnly: env.LOOPBACK_ONLY === 'true',
     usageFlush: 'after-response',
     files: fileRuntime(config, workerBlobStore(env, config)),
+    mailer: workerMailer,
     clientAddress: cloudflareClientAddress,
   });
 }

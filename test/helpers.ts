@@ -11,6 +11,7 @@ import { createMemoryTokenCache, type TokenCache } from '../src/auth/token-cache
 import { type Config, loadConfig } from '../src/config.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { nodeFileRuntime } from '../src/files/node.ts';
+import type { MailerFactory } from '../src/notify/mailer.ts';
 import type { ClientMetadataFetcher } from '../src/oauth/client-metadata.ts';
 import { createRuntime, type Runtime } from '../src/runtime.ts';
 import { prepareNodeSecrets } from '../src/secrets/node-key.ts';
@@ -48,6 +49,7 @@ export async function createTestRuntime(
     cache?: TokenCache;
     loopbackOnly?: boolean;
     clientMetadataFetcher?: ClientMetadataFetcher;
+    mailer?: MailerFactory;
   } = {},
 ): Promise<TestRuntime> {
   const dir = mkdtempSync(join(tmpdir(), 'cmcp-test-'));
@@ -70,6 +72,7 @@ export async function createTestRuntime(
     log: () => {},
     clientMetadataFetcher: options.clientMetadataFetcher,
     files: nodeFileRuntime(config),
+    mailer: options.mailer,
   });
   return {
     ...runtime,
@@ -97,6 +100,7 @@ export async function createActor(runtime: Runtime, name = 'user'): Promise<Acto
   const email = `${name}-${counter}-${Date.now()}@example.com`;
   actorPasswordHash ??= hashPassword(ACTOR_PASSWORD);
   const user = await createUser(runtime.database.db, new Date(), {
+    emailVerified: true,
     email,
     password: ACTOR_PASSWORD,
     passwordHash: await actorPasswordHash,
@@ -115,7 +119,11 @@ export async function addMember(
   actor: Actor,
   role: Role,
 ): Promise<void> {
-  await setMembership(runtime.database.db, new Date(), organizationId, actor.userId, role);
+  // Test setup, the operator's way (no invitation); reached by the actor's tokens whenever they were made, as the
+  // runtime's clock may not be the wall clock.
+  await setMembership(runtime.database.db, new Date(), organizationId, actor.userId, role, {
+    earlierTokens: true,
+  });
 }
 
 export async function createToken(
@@ -180,9 +188,9 @@ export function ok<T = Record<string, unknown>>(
 }
 
 /** An SDK 1.x MCP client whose HTTP goes to `app.fetch` in process. */
-export async function mcpClient(runtime: Runtime, token: string): Promise<Client> {
+export async function mcpClient(runtime: Runtime, token: string, query = '?toolsets=all'): Promise<Client> {
   const client = new Client({ name: 'test-client', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1?toolsets=all`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/api/mcp/v1${query}`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
     fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
   });

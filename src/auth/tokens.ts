@@ -101,8 +101,10 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now, hash = has
     grant_id: apiTokens.grant_id,
     resource: apiTokens.resource,
     // Written out: in a select from one table drizzle leaves column names unqualified, and inside these subqueries
-    // `user_id` would then name the membership's own column.
-    memberships: sql<string>`(select json_group_array(json_array(m.organization_id, m.role)) from memberships m where m.user_id = api_tokens.user_id)`,
+    // `user_id` would then name the membership's own column. A token for all organizations reaches the memberships
+    // that began when it was issued (reach_as_of) and those their member opened to earlier tokens; a restricted one,
+    // its list (filtered below).
+    memberships: sql<string>`(select json_group_array(json_array(m.organization_id, m.role)) from memberships m where m.user_id = api_tokens.user_id and (api_tokens.organization_ids is not null or m.earlier_tokens = 1 or m.created_at <= api_tokens.reach_as_of))`,
     user_time_zone: sql<string | null>`(select u.time_zone from users u where u.id = api_tokens.user_id)`,
   };
   const principalRow = rowMapper(principalSelection) as (values: ArrayLike<unknown>) => Pick<
@@ -216,6 +218,7 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now, hash = has
       const secret = generateTokenSecret();
       const id = newId('tok');
       const prefix = secret.slice(0, DISPLAY_PREFIX_LENGTH);
+      const createdAt = now().toISOString();
       await db.insert(apiTokens).values({
         id,
         user_id: input.userId,
@@ -224,8 +227,9 @@ export function createTokenService({ db, cache, cacheTtlSeconds, now, hash = has
         prefix,
         scope: input.scope,
         organization_ids: input.organizationIds ? [...new Set(input.organizationIds)] : null,
-        created_at: now().toISOString(),
+        created_at: createdAt,
         expires_at: input.expiresAt,
+        reach_as_of: createdAt,
       });
       return { id, token: secret, prefix, expires_at: input.expiresAt };
     },

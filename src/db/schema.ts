@@ -26,6 +26,11 @@ export const users = sqliteTable(
     password_hash: text('password_hash').notNull(),
     /** IANA time zone (e.g. `Europe/Paris`) that decides the account's "today" for due and overdue; null = UTC. */
     time_zone: text('time_zone'),
+    /**
+     * When the person showed they receive mail at `email` (a link sent there, an operator's word, the first account of
+     * the instance); null = not yet: such an account cannot accept invitations, approve as a person, nor get mail.
+     */
+    email_verified_at: text('email_verified_at'),
     ...timestamps,
   },
   (t) => [uniqueIndex('users_email_unique').on(t.email)],
@@ -41,7 +46,14 @@ export const memberships = sqliteTable(
       .notNull()
       .references(() => users.id),
     role: text('role', { enum: ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] }).notNull(),
+    /** When the person joined (accepted the invitation, made the organization, or an operator added them). */
     created_at: text('created_at').notNull(),
+    /**
+     * The member's API tokens and OAuth grants for "all organizations" issued before `created_at` reach this
+     * organization too (they chose so when accepting, or made the organization themselves). Without it, only those
+     * issued after joining do (src/auth/tokens.ts).
+     */
+    earlier_tokens: integer('earlier_tokens', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [
     primaryKey({ columns: [t.organization_id, t.user_id] }),
@@ -77,6 +89,11 @@ export const apiTokens = sqliteTable(
      * again is recognised by it (and ends its grant); a forged one, never issued, is not.
      */
     refresh_hash: text('refresh_hash'),
+    /**
+     * Tokens for all organizations (`organization_ids` null): they reach the memberships that began at or before this
+     * time (the token's creation; an OAuth access token's grant's), and those marked `earlier_tokens`. Null: only those.
+     */
+    reach_as_of: text('reach_as_of'),
   },
   (t) => [
     uniqueIndex('api_tokens_hash_unique').on(t.token_hash),
@@ -177,15 +194,73 @@ export const sessions = sqliteTable(
   (t) => [index('sessions_user_idx').on(t.user_id)],
 );
 
+/** Attempts counted by the throttles of src/web/throttle.ts, under keys such as `signin:<email>`. */
 export const signInAttempts = sqliteTable(
   'sign_in_attempts',
   {
     id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The counter's key (the column's name is older than the keys that are not emails). */
     email: text('email').notNull(),
+    /** The client's address (IPv6: its /64) for counters kept per address; '' for the others. */
+    client: text('client').notNull().default(''),
     succeeded: integer('succeeded', { mode: 'boolean' }).notNull(),
     created_at: text('created_at').notNull(),
   },
-  (t) => [index('sign_in_attempts_email_idx').on(t.email, t.created_at)],
+  (t) => [
+    index('sign_in_attempts_email_idx').on(t.email, t.created_at),
+    index('sign_in_attempts_client_idx').on(t.email, t.client, t.id),
+  ],
+);
+
+/**
+ * Pending invitations to an organization, one per (organization, address). Accepting one (by the invitee, signed in
+ * with that address confirmed) makes the membership and deletes the row in one batch; nothing of the organization
+ * reaches the invitee before. The link's secret is kept only as its SHA-256.
+ */
+export const invitations = sqliteTable(
+  'invitations',
+  {
+    id: text('id').primaryKey(),
+    organization_id: text('organization_id')
+      .notNull()
+      .references(() => organizations.id),
+    /** Normalized (trimmed, lower case), as users.email. */
+    email: text('email').notNull(),
+    role: text('role', { enum: ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'] }).notNull(),
+    invited_by_user_id: text('invited_by_user_id').notNull(),
+    /** SHA-256 of the link's secret, hex. */
+    secret_hash: text('secret_hash').notNull(),
+    created_at: text('created_at').notNull(),
+    expires_at: text('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('invitations_org_email_unique').on(t.organization_id, t.email),
+    uniqueIndex('invitations_secret_unique').on(t.secret_hash),
+    index('invitations_email_idx').on(t.email),
+  ],
+);
+
+/**
+ * Single-use, expiring links sent by mail (or printed by the operator's CLI): confirming a sign-up (the account is
+ * made only then), confirming an account's address, resetting a password. Only the secret's SHA-256 is kept.
+ */
+export const accountLinks = sqliteTable(
+  'account_links',
+  {
+    /** SHA-256 of the link's secret, hex. */
+    secret_hash: text('secret_hash').primaryKey(),
+    purpose: text('purpose', { enum: ['signup', 'verify', 'reset'] }).notNull(),
+    /** The address the link was sent to (normalized). */
+    email: text('email').notNull(),
+    /** verify and reset: the account; null for a sign-up, and for a reset asked for an address without one. */
+    user_id: text('user_id'),
+    /** signup: what the form said, JSON `{ name, password_hash, organization, next }`. */
+    details: text('details', { mode: 'json' }).$type<Record<string, string | null>>(),
+    created_at: text('created_at').notNull(),
+    expires_at: text('expires_at').notNull(),
+    used_at: text('used_at'),
+  },
+  (t) => [index('account_links_email_idx').on(t.email, t.purpose)],
 );
 
 export const toolCalls = sqliteTable(
@@ -958,6 +1033,10 @@ export const webhookEndpoints = sqliteTable(
     previous_secret: text('previous_secret'),
     previous_secret_until: text('previous_secret_until'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    /** The member who made it (or last turned it on); null for endpoints older than this column. */
+    created_by_user_id: text('created_by_user_id'),
+    /** Why it is off when the service turned it off: `creator_left` (its creator left or was removed). */
+    paused_reason: text('paused_reason', { enum: ['creator_left'] }),
     ...timestamps,
   },
   (t) => [index('webhook_endpoints_org_idx').on(t.organization_id, t.enabled)],

@@ -125,7 +125,12 @@ export async function addDemoRecords(
 export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): Promise<DemoAccount> {
   const email = `demo-${randomBase32(6)}@example.com`;
   const password = `demo-${randomBase32(16)}`;
-  const user = await createUser(db, now(), { email, password, name: 'Demo Compliance Lead' });
+  const user = await createUser(db, now(), {
+    emailVerified: true,
+    email,
+    password,
+    name: 'Demo Compliance Lead',
+  });
   const organization = await createOrganization(db, now(), {
     name: 'Acme Health (demo)',
     description: 'A 120-person health-tech SaaS preparing for ISO 27001 certification.',

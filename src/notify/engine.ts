@@ -1,6 +1,6 @@
 // The notification engine: turns the change history, due items and the daily digest into notifications (one row per
 // event, recipient and channel, written before anything is sent), then sends the pending emails, each at most once.
-import { and, asc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import {
   memberships,
@@ -14,8 +14,8 @@ import {
 import { newId } from '../ids.ts';
 import { REGISTER_SPECS } from '../tools/index.ts';
 import { addDays, localTime } from '../tools/overdue.ts';
+import { displayName, recordPath } from '../tools/registers/naming.ts';
 import type { RegisterSpec, Row } from '../tools/registers/spec.ts';
-import { displayName, registerPageByKind } from '../web/registers/pages.ts';
 import type { Mailer } from './mailer.ts';
 import { type Preferences, preferencesOf } from './preferences.ts';
 import { assigneeFieldOf, type DueItem, itemIsOverdue, listDueSources } from './sources.ts';
@@ -59,6 +59,8 @@ interface Recipient {
   userId: string;
   organizationId: string;
   email: string;
+  /** Mail goes only to a confirmed address (docs/security.md): anyone could make an account with another's. */
+  emailVerified: boolean;
   preferences: Preferences;
 }
 
@@ -113,6 +115,7 @@ async function loadRecipients(db: Db): Promise<Recipients> {
       userId: memberships.user_id,
       organizationId: memberships.organization_id,
       email: users.email,
+      emailVerified: users.email_verified_at,
       preferences: notificationPreferences,
     })
     .from(memberships)
@@ -130,6 +133,7 @@ async function loadRecipients(db: Db): Promise<Recipients> {
       userId: member.userId,
       organizationId: member.organizationId,
       email: member.email,
+      emailVerified: member.emailVerified !== null,
       preferences: preferencesOf(member.preferences),
     });
   }
@@ -484,7 +488,7 @@ async function storeNotices(deps: NotifyDeps, notices: Notice[]): Promise<number
       created_at: at,
     };
     rows.push({ ...common, id: newId('ntf'), channel: 'in_app', status: 'delivered' });
-    if (deps.mailer && notice.recipient.preferences.email)
+    if (deps.mailer && notice.recipient.preferences.email && notice.recipient.emailVerified)
       rows.push({ ...common, id: newId('ntf'), channel: 'email', status: 'pending' });
   }
   let created = 0;
@@ -506,8 +510,8 @@ export function notificationPath(row: {
   record_kind: string | null;
   record_id: string | null;
 }): string {
-  const page = row.record_kind ? registerPageByKind(row.record_kind) : undefined;
-  if (page && row.record_id) return `/orgs/${row.organization_id}/${page.slug}/${row.record_id}`;
+  const spec = REGISTER_SPECS.find((candidate) => candidate.kind === row.record_kind);
+  if (spec && row.record_id) return recordPath(row.organization_id, spec, row.record_id);
   return '/notifications';
 }
 
@@ -520,13 +524,22 @@ function emailText(row: typeof notifications.$inferSelect, publicUrl: string | u
   return parts.join('\n');
 }
 
-/** Still a member, and (when the event reached them as a person) that person still exists with their email. */
+/**
+ * Still a member with a confirmed address, and (when the event reached them as a person) that person still exists
+ * with their email.
+ */
 async function stillThere(db: Db, row: typeof notifications.$inferSelect): Promise<string | null> {
   const [member] = await db
     .select({ email: users.email })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.user_id))
-    .where(and(eq(memberships.user_id, row.user_id), eq(memberships.organization_id, row.organization_id)));
+    .where(
+      and(
+        eq(memberships.user_id, row.user_id),
+        eq(memberships.organization_id, row.organization_id),
+        isNotNull(users.email_verified_at),
+      ),
+    );
   if (!member) return null;
   if (row.person_id) {
     const [person] = await db
@@ -581,7 +594,10 @@ async function deliverEmails(
       if (!to) {
         await db
           .update(notifications)
-          .set({ status: 'skipped', last_error: 'the recipient left the organization' })
+          .set({
+            status: 'skipped',
+            last_error: 'the recipient left the organization, or their address is not confirmed',
+          })
           .where(eq(notifications.id, id));
         report.emails_skipped++;
         continue;

@@ -117,6 +117,8 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
         expires_at: new Date(expiresMs).toISOString(),
         grant_id: grant.id,
         resource: grant.resource,
+        // "All organizations" means those of the moment of consent (docs/security.md), not of each refresh.
+        reach_as_of: grant.created_at,
         refresh_hash: refreshHash,
       },
       refreshHash,

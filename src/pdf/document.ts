@@ -10,14 +10,15 @@ export type Block =
 
 export interface PdfDocument {
   title: string;
+  /** A4 upright (default) or on its side, for wide tables. */
+  landscape?: boolean;
   /** A line under every page's number, e.g. the organization and the date rendered. */
   footer?: string;
   blocks: Block[];
 }
 
-const PAGE = { width: 595.28, height: 841.89 }; // A4 in points
+const A4 = { width: 595.28, height: 841.89 }; // in points
 const MARGIN = { left: 48, right: 48, top: 56, bottom: 64 };
-const CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
 
 // Glyph widths (1/1000 em) of Helvetica and Helvetica-Bold for the codes 32-126, from the standard font metrics.
 const REGULAR = [
@@ -132,6 +133,8 @@ interface Page {
 
 /** Lays the blocks out on pages, then writes the file: catalog, pages, fonts, one content stream a page, info. */
 export function renderPdf(doc: PdfDocument, createdAt: Date): Uint8Array {
+  const PAGE = doc.landscape ? { width: A4.height, height: A4.width } : A4;
+  const CONTENT_WIDTH = PAGE.width - MARGIN.left - MARGIN.right;
   const pages: Page[] = [];
   let page: Page = { ops: [] };
   let y = PAGE.height - MARGIN.top;
@@ -178,7 +181,9 @@ export function renderPdf(doc: PdfDocument, createdAt: Date): Uint8Array {
         let x = MARGIN.left;
         const top = y;
         wrapped.forEach((lines, index) => {
-          lines.forEach((line, at) => text(line, x + 3, top - 2 - (at + 1) * leading + 2, size, bold));
+          lines.forEach((line, at) => {
+            text(line, x + 3, top - (at + 1) * leading, size, bold);
+          });
           x += widths[index] ?? 0;
         });
         y -= height;
@@ -217,7 +222,7 @@ export function renderPdf(doc: PdfDocument, createdAt: Date): Uint8Array {
       each.ops.push(`BT /F1 ${size} Tf ${MARGIN.left} 36 Td ${literal(encode(doc.footer))} Tj ET`);
   });
 
-  return writeFile(doc.title, pages, createdAt);
+  return writeFile(doc.title, pages, PAGE, createdAt);
 }
 
 function pdfDate(date: Date): string {
@@ -226,7 +231,12 @@ function pdfDate(date: Date): string {
 }
 
 /** The objects and their cross-reference table. Objects: 1 catalog, 2 pages, 3-4 fonts, 5 info, then page/content pairs. */
-function writeFile(title: string, pages: Page[], createdAt: Date): Uint8Array {
+function writeFile(
+  title: string,
+  pages: Page[],
+  size: { width: number; height: number },
+  createdAt: Date,
+): Uint8Array {
   const objects: string[] = [];
   const pageIds = pages.map((_, index) => 6 + index * 2);
   objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
@@ -238,7 +248,7 @@ function writeFile(title: string, pages: Page[], createdAt: Date): Uint8Array {
     const id = pageIds[index] as number;
     const content = page.ops.join('\n');
     objects[id] =
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE.width} ${PAGE.height}] ` +
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${size.width} ${size.height}] ` +
       `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${id + 1} 0 R >>`;
     objects[id + 1] = `<< /Length ${content.length} >>\nstream\n${content}\nendstream`;
   });

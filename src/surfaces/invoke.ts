@@ -18,6 +18,7 @@ import {
   keyRowOf,
   storeAnswer,
 } from './idempotency.ts';
+import { unknownArgumentDetails } from './unknown-arguments.ts';
 
 export interface InvokeDeps {
   db: Db;
@@ -101,13 +102,13 @@ export async function invokeTool(
     let rawArguments = requestedArguments;
     if (tool.dispatch) {
       const call = tool.input.safeParse(normalizeArguments(rawArguments));
-      if (!call.success) throw invalidArgumentsFrom(tool.name, call.error);
+      if (!call.success) throw invalidArgumentsFrom(tool, call.error);
       ({ tool, arguments: rawArguments } = tool.dispatch(call.data));
       requireTokenScope(ctx, tool.scope);
     }
     const normalized = normalizeArguments(rawArguments);
     const parsed = tool.input.safeParse(normalized);
-    if (!parsed.success) throw invalidArgumentsFrom(tool.name, parsed.error);
+    if (!parsed.success) throw invalidArgumentsFrom(tool, parsed.error);
     const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
     if (key !== undefined) {
       keyed = await keyedCallOf(tool.name, normalized, principal, key);
@@ -255,16 +256,19 @@ function normalizeKeys(value: unknown, path: string): unknown {
   return out;
 }
 
-function invalidArgumentsFrom(toolName: string, error: z.ZodError): AppError {
-  const details: ErrorDetail[] = error.issues.flatMap(unionExplained).map((issue) => ({
-    path: issue.path.map(String).join('.') || '(arguments)',
-    message: issue.message,
-  }));
+function invalidArgumentsFrom(tool: Tool, error: z.ZodError): AppError {
+  const details: ErrorDetail[] = error.issues
+    .flatMap(unionExplained)
+    .flatMap((issue) =>
+      issue.code === 'unrecognized_keys' && issue.keys
+        ? unknownArgumentDetails(tool, issue.path, issue.keys)
+        : [{ path: issue.path.map(String).join('.') || '(arguments)', message: issue.message }],
+    );
   const summary = details.map((detail) => `${detail.path}: ${detail.message}`).join('; ');
-  return new AppError('invalid_arguments', `Invalid arguments for ${toolName}: ${summary}`, details);
+  return new AppError('invalid_arguments', `Invalid arguments for ${tool.name}: ${summary}`, details);
 }
 
-type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][]; keys?: string[] };
 
 /**
  * A value that matched no branch of a union (e.g. an enum filter: one value or a list of them) is reported by zod as

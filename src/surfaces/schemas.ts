@@ -16,7 +16,11 @@ export interface ToolJsonSchemas {
   publishedInput: Json & { type: 'object' };
   /**
    * The published input as MCP tools/list shows it: the arguments common to many tools (COMMON_ARGUMENTS) and the
-   * enum filters are explained once, in the server instructions, instead of in every tool.
+   * enum filters are explained once, in the server instructions, instead of in every tool. Clients that validate
+   * arguments against it (LangChain's adapters) must let through every form the server takes: an optional argument
+   * may be null (a type list with "null"), and a value the server normalises before checking it (an enum in any case
+   * with spaces, `open` or `in treatment`; a country code in lower case) is a typed string whose values, if it has a
+   * list of them, are in its description; an enum filter takes one value as well as a list.
    */
   mcpInput: Json & { type: 'object' };
   /** The success result alone, fully described (OpenAPI 200). */
@@ -98,6 +102,20 @@ const OUTPUT_CONSTRAINTS = [
 // Marks a record's root in the MCP output while converting; its description stays, its fields' go.
 const RECORD_MARK = 'x-record';
 
+// Marks, while converting an input, a value the server normalises before checking it (zod's preprocess: an enum in
+// any case, a trimmed and upper-cased country code, a URL or an email address): its enum, pattern and format say
+// what the server stores, not all it takes.
+const NORMALISED_MARK = 'x-normalised';
+
+// Marks an enum filter ("one value or a list", published as the list): tools/list takes the one value too.
+const ONE_OR_LIST_MARK = 'x-one-or-list';
+
+/** A zod schema whose input is normalised before it is checked (`z.preprocess`): a pipe from a transform. */
+function isNormalised(schema: z.core.$ZodTypes): boolean {
+  const def = schema._zod.def;
+  return def.type === 'pipe' && def.in._zod.def.type === 'transform';
+}
+
 // dateSchema's pattern (fields.ts): the same as JSON Schema's `date` format, which says it in fewer words.
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 
@@ -130,6 +148,11 @@ function compact(node: unknown, form: CompactForm, describedAbove = false, depth
   if (loose) for (const key of OUTPUT_CONSTRAINTS) delete out[key];
   else for (const key of INPUT_OMITTED) delete out[key];
   if (!loose && out.additionalProperties === false) delete out.additionalProperties;
+  // Only tools/list (forValidatingClients) reads them.
+  if (form !== 'mcp-input') {
+    delete out[NORMALISED_MARK];
+    delete out[ONE_OR_LIST_MARK];
+  }
   // JSON object keys are strings: zod's `propertyNames: {type: "string"}` of a record says nothing.
   if (
     (out.propertyNames as Json | undefined)?.type === 'string' &&
@@ -282,6 +305,62 @@ function mcpInputOf(input: Json): Json {
   });
 }
 
+/** A description with a sentence added. */
+function withSentence(description: unknown, sentence: string): string {
+  return typeof description === 'string' && description !== ''
+    ? `${description.replace(/\.?$/, '.')} ${sentence}`
+    : sentence;
+}
+
+/** A normalised value as tools/list publishes it: its type, its values (if a list) said in words. */
+function loosened(node: Json, listed: 'One of' | 'Any of'): Json {
+  const { enum: values, pattern: _pattern, format: _format, [NORMALISED_MARK]: _mark, ...rest } = node;
+  if (!Array.isArray(values)) return rest;
+  return { ...rest, description: withSentence(rest.description, `${listed}: ${values.join(', ')}.`) };
+}
+
+/**
+ * The MCP input as validating clients must read it (see ToolJsonSchemas.mcpInput): a normalised value loosened
+ * (a list of enum values says them on the list), every optional property nullable. Type lists are the form such
+ * clients keep: LangChain's adapters drop an `anyOf` of scalars (and with it the type) and keep only the object
+ * of an `anyOf` with null, refusing the null.
+ */
+function forValidatingClients(node: Json): Json {
+  let out: Json = node[NORMALISED_MARK] ? loosened(node, 'One of') : { ...node };
+  const items = out.items as Json | undefined;
+  if (items && typeof items === 'object' && !Array.isArray(items)) {
+    if (items[NORMALISED_MARK] && Array.isArray(items.enum)) {
+      const { items: _items, ...list } = out;
+      out = {
+        ...loosened({ ...list, enum: items.enum, [NORMALISED_MARK]: true }, 'Any of'),
+        items: { type: items.type },
+      };
+    } else out.items = forValidatingClients(items);
+  }
+  if (out[ONE_OR_LIST_MARK]) {
+    delete out[ONE_OR_LIST_MARK];
+    out.type = ['array', 'string'];
+  }
+  if (Array.isArray(out.anyOf)) out.anyOf = (out.anyOf as Json[]).map(forValidatingClients);
+  if (out.properties) {
+    const required = new Set((out.required as string[] | undefined) ?? []);
+    out = mapProperties(out, (name, property) => {
+      const accepted = forValidatingClients(property);
+      return required.has(name) ? accepted : nullable(accepted);
+    });
+  }
+  return out;
+}
+
+/** A property that may be null too: its type listed with "null" (or null added to its anyOf). */
+function nullable(property: Json): Json {
+  if (typeof property.type === 'string') return { ...property, type: [property.type, 'null'] };
+  if (Array.isArray(property.type)) return { ...property, type: [...property.type, 'null'] };
+  if (Array.isArray(property.anyOf))
+    return { ...property, anyOf: [...(property.anyOf as Json[]), { type: 'null' }] };
+  return property;
+}
+
 const cache = new WeakMap<Tool, ToolJsonSchemas>();
 
 export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
@@ -289,11 +368,12 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
   if (!schemas) {
     const output = { ...convert(tool.output, 'output'), type: 'object' as const };
     const published = convert(tool.input, 'input', ({ zodSchema, jsonSchema }) => {
+      if (isNormalised(zodSchema)) jsonSchema[NORMALISED_MARK] = true;
       // "One value or a list" (enum filters) is published as the list: one form to learn, half the bytes.
       if (isOneOrList(zodSchema) && Array.isArray(jsonSchema.anyOf)) {
         const list = (jsonSchema.anyOf as Json[]).find((option) => option.type === 'array');
         delete jsonSchema.anyOf;
-        Object.assign(jsonSchema, list);
+        Object.assign(jsonSchema, list, { [ONE_OR_LIST_MARK]: true });
       }
     });
     // Records are spelled out in the tool that returns one (getRisk); elsewhere they are named.
@@ -317,7 +397,10 @@ export function jsonSchemasOf(tool: Tool): ToolJsonSchemas {
     schemas = {
       input: { ...convert(tool.input, 'input'), type: 'object' },
       publishedInput: { ...publishedInput, type: 'object' },
-      mcpInput: { ...mcpInputOf(compact(published, 'mcp-input') as Json), type: 'object' },
+      mcpInput: {
+        ...forValidatingClients(mcpInputOf(compact(published, 'mcp-input') as Json)),
+        type: 'object',
+      },
       output,
       mcpOutput: { ...mcpOutput, type: 'object' },
     };

@@ -22,8 +22,7 @@ export const auditSpec: RegisterSpec = {
   key: 'audit',
   listKey: 'audits',
   table: audits,
-  about:
-    'An audit assesses the organization against one framework (e.g. the 2026 ISO 27001 surveillance audit).',
+  about: 'An audit assesses the organization against one framework.',
   fields: {
     framework_id: required(
       idOf('fwk', 'Framework').describe('Framework audited against (`fwk_...`).'),
@@ -63,7 +62,7 @@ export const auditSpec: RegisterSpec = {
   },
   hints: {
     list: 'Audits under way: filter.state = ["IN_PROGRESS"].',
-    add: 'State defaults to NOT_STARTED.',
+    add: 'Plans an audit of one framework (e.g. the 2026 ISO 27001 surveillance audit); state defaults to NOT_STARTED.',
   },
   example: {
     organization_id: 'org_...',

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { jsonSchemasOf } from '../surfaces/schemas.ts';
+import { createToolRanker } from './tool-ranker.ts';
 import { toolsetsOf } from './toolsets.ts';
 import { READ_ANNOTATIONS, type Tool, type ToolAnnotations } from './types.ts';
 
@@ -117,115 +118,23 @@ function buildCallTool(callClass: CallClass, toolsOf: ToolsOf): Tool {
 }
 
 /**
- * Words of a task and the words a tool is found by, for the few ways people name things differently from the
- * registers (a framework's "controls" are requirements, "suppliers" are vendors).
+ * The tools that best match a task, best first, by the ranker tool choice is tested with (src/tools/tool-ranker.ts,
+ * test/tool-choice/): none when nothing matches. A ranker is built once per list of tools.
  */
-const SYNONYMS: Record<string, string[]> = {
-  control: ['requirement', 'measure'],
-  clause: ['requirement'],
-  annex: ['requirement'],
-  criteria: ['requirement'],
-  soa: ['statement', 'applicability'],
-  gap: ['coverage'],
-  supplier: ['vendor'],
-  provider: ['vendor'],
-  policy: ['document'],
-  procedure: ['document'],
-  owner: ['person', 'update'],
-  assign: ['person', 'update', 'task'],
-  responsible: ['person'],
-  employee: ['person'],
-  create: ['add'],
-  new: ['add'],
-  record: ['add'],
-  register: ['add'],
-  change: ['update'],
-  edit: ['update'],
-  set: ['update'],
-  modify: ['update'],
-  make: ['update'],
-  mark: ['update'],
-  remove: ['delete', 'unlink'],
-  show: ['list', 'get'],
-  find: ['list'],
-  search: ['list'],
-  which: ['list'],
-  history: ['change'],
-  changed: ['change'],
-  csv: ['import', 'record'],
-  spreadsheet: ['import', 'record'],
-  upload: ['import', 'evidence'],
-  finding: ['nonconformity'],
-  todo: ['task', 'work'],
-  overview: ['summary'],
-  status: ['summary'],
-};
+const rankers = new WeakMap<readonly Tool[], ReturnType<typeof createToolRanker>>();
 
-// Words too common to tell tools apart.
-const STOP_WORDS = new Set([
-  'a',
-  'an',
-  'the',
-  'of',
-  'to',
-  'in',
-  'for',
-  'and',
-  'or',
-  'by',
-  'with',
-  'my',
-  'our',
-  'all',
-]);
-
-/** Lower-case words, camelCase split, a plural's -s, -es or -ies taken off (risks -> risk, activities -> activity). */
-export function wordsOf(text: string): string[] {
-  return text
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((word) => word.length > 1 && !STOP_WORDS.has(word))
-    .map((word) =>
-      word.endsWith('ies')
-        ? `${word.slice(0, -3)}y`
-        : word.endsWith('sses')
-          ? word.slice(0, -2)
-          : word.replace(/s$/, ''),
-    );
-}
-
-/** A tool's words by weight: its name and title say most, its toolset less, its description least. */
-function weightedWords(tool: Tool): Map<string, number> {
-  const weights = new Map<string, number>();
-  const add = (text: string, weight: number) => {
-    for (const word of wordsOf(text)) weights.set(word, Math.max(weights.get(word) ?? 0, weight));
-  };
-  add(tool.description, 1);
-  add(tool.toolset ?? '', 2);
-  add(`${tool.name} ${tool.title}`, 3);
-  return weights;
-}
-
-/** How well a tool matches a task: each word of the task counts once, at the best weight it or a synonym finds. */
-function scoreOf(taskWords: string[], weights: Map<string, number>): number {
-  let score = 0;
-  for (const word of taskWords) {
-    const forms = [word, ...(SYNONYMS[word] ?? [])];
-    score += Math.max(0, ...forms.map((form) => weights.get(form) ?? 0));
-  }
-  return score;
-}
-
-/** The tools that best match a task, best first (the map's order between equals); none when nothing matches. */
 export function rankTools(tools: Tool[], task: string, limit: number): Tool[] {
-  const taskWords = [...new Set(wordsOf(task))];
-  return tools
-    .map((tool, index) => ({ tool, index, score: scoreOf(taskWords, weightedWords(tool)) }))
+  let ranker = rankers.get(tools);
+  if (!ranker) {
+    ranker = createToolRanker(tools);
+    rankers.set(tools, ranker);
+  }
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return ranker
+    .rank(task)
     .filter((item) => item.score > 0)
-    .sort((a, b) => b.score - a.score || a.index - b.index)
     .slice(0, limit)
-    .map((item) => item.tool);
+    .flatMap((item) => byName.get(item.name) ?? []);
 }
 
 /** The discovery tool's name (the instructions point to it when a connection lists it). */

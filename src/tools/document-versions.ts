@@ -1,5 +1,5 @@
 // A document's versions: approval by a listed approver, the list of versions, and the version in force on a date.
-import { and, asc, desc, eq, getTableColumns, gte, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gte, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { documentApprovers, documents, documentVersions, people, storedFiles, users } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -9,7 +9,7 @@ import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from './fields
 import { addDays } from './overdue.ts';
 import type { RegisterTools } from './registers/builder.ts';
 import type { Row } from './registers/spec.ts';
-import { DOCUMENT_VERSION_STATUSES } from './states.ts';
+import { APPROVE_DOCUMENT, DOCUMENT_VERSION_STATUSES } from './states.ts';
 import {
   CHANGED_A_ROW,
   defineTool,
@@ -80,14 +80,23 @@ export async function versionsOf(
   return rows as DocumentVersion[];
 }
 
-/** The listed approver of the document whose email is the caller's account's, else null. */
+/**
+ * The listed approver of the document whose email is the caller's account's, else null. Only an account whose
+ * address is confirmed approves as the person of that address (anyone could make an account with someone's address).
+ */
 async function approverOf(ctx: ToolContext, documentId: string): Promise<string | null> {
   const [row] = await ctx.db
     .select({ id: people.id })
     .from(documentApprovers)
     .innerJoin(people, eq(people.id, documentApprovers.person_id))
     .innerJoin(users, sql`lower(${users.email}) = lower(${people.email})`)
-    .where(and(eq(documentApprovers.document_id, documentId), eq(users.id, ctx.principal.userId)))
+    .where(
+      and(
+        eq(documentApprovers.document_id, documentId),
+        eq(users.id, ctx.principal.userId),
+        isNotNull(users.email_verified_at),
+      ),
+    )
     .orderBy(asc(people.id))
     .limit(1);
   return row?.id ?? null;
@@ -101,7 +110,7 @@ export async function approveLatestVersion(
   ctx: ToolContext,
   document: Row,
   personId: string,
-  tool = 'approveDocument',
+  tool = APPROVE_DOCUMENT,
 ): Promise<void> {
   const id = String(document.id);
   if (document.status !== 'IN_REVIEW') {
@@ -168,7 +177,8 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   const listVersions = defineTool({
     name: 'listDocumentVersions',
     title: 'List document versions',
-    description: "A document's versions, newest first, with approvals (who, when) and dates in force.",
+    description:
+      "List a document's versions, newest first, with who approved each and when, and dates in force.",
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',
@@ -187,7 +197,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
     name: 'getDocumentInForce',
     title: 'Get the document version in force',
     description:
-      'The version in force at the end of a day (UTC), with its content and file link; null if none.',
+      'Get the version of a document (a policy) in force on a day (at its end, UTC), with its content and file link; null if none.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'documents',
@@ -226,7 +236,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
   });
 
   const approve = defineTool({
-    name: 'approveDocument',
+    name: APPROVE_DOCUMENT,
     title: 'Approve a document',
     description: 'Approve a document IN_REVIEW; only for its approvers (forbidden otherwise).',
     scope: 'write',
@@ -249,7 +259,7 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
       if (!personId) {
         throw new AppError(
           'forbidden',
-          "Only an approver of this document can approve it: your account's email is not that of any of its approver_ids.",
+          "Only an approver of this document can approve it: your account's email is not that of any of its approver_ids, or it is not confirmed yet (the account's settings show how).",
         );
       }
       await approveLatestVersion(ctx, document, personId);

@@ -35,7 +35,7 @@ import {
   withDefault,
 } from './registers/spec.ts';
 import { REVIEW_CYCLES, reviewDueBefore, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
-import { DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
+import { APPROVE_DOCUMENT, DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
 import type { ToolContext } from './types.ts';
 
 /** The longest Markdown content a version holds (characters). */
@@ -317,6 +317,7 @@ export const documentSpec: RegisterSpec = {
   },
   review: REVIEW_CYCLES.document,
   transitions: { status: DOCUMENT_TRANSITIONS },
+  stateTools: { status: { APPROVED: APPROVE_DOCUMENT } },
   prepare: prepareDocument,
   settle: settleDocument,
   addArguments: {

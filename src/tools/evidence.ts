@@ -252,7 +252,7 @@ export const evidenceSpec: RegisterSpec = {
   present: (row, today) => ({ ...row, expired: isExpired(row, 'valid_until', today) }),
   hints: {
     list: 'For a record: filter.record_id; running out: filter.expiring_before; filter.expired = true.',
-    add: 'A LINK: url; a FILE: file_id from the upload route, or a small one inline as content_base64 + file_name. Replacing an older item: supersedes_id.',
+    add: 'Attaches proof (a screenshot, a report) to records: a LINK: url; a FILE: file_id from the upload route, or a small one inline as content_base64 + file_name. Replacing an older item: supersedes_id.',
     update: 'The url or file never changes: add a new item that supersedes it.',
   },
   example: {

@@ -1,6 +1,7 @@
 // Reusable zod field schemas: case-insensitive enums, dates, kind-checked ids, text, URLs, pagination.
 import { z } from 'zod';
 import { describeIdFormat, type IdPrefix, isIdOf } from '../ids.ts';
+import { article, wrongKindMessage } from './id-kinds.ts';
 
 /**
  * Accepts any letter case, and spaces or hyphens for underscores, on input (`open` = `OPEN`, `not started` =
@@ -31,13 +32,18 @@ export const dateSchema = z
 
 export const timestampSchema = z.string().describe('ISO 8601 time, e.g. 2026-03-01T09:30:00.000Z');
 
+/** What is refused: an id of another kind says which kind and which tool (id-kinds.ts), else the format expected. */
+function idError(prefixes: readonly IdPrefix[], expected: string) {
+  return (issue: { input?: unknown }) => wrongKindMessage(issue.input, prefixes) ?? expected;
+}
+
 export function idOf(prefix: IdPrefix, what: string) {
+  const word = what.toLowerCase();
   return z
     .string()
-    .refine(
-      (value) => isIdOf(prefix, value),
-      `Expected ${/^[AEIOU]/.test(what) ? 'an' : 'a'} ${what} id: ${describeIdFormat(prefix)}`,
-    )
+    .refine((value) => isIdOf(prefix, value), {
+      error: idError([prefix], `Expected ${article(word)} ${word} id: ${describeIdFormat(prefix)}`),
+    })
     .describe(`${what} id (\`${prefix}_...\`)`);
 }
 
@@ -47,14 +53,15 @@ export function idOfAny(prefixes: readonly IdPrefix[], what: string) {
   const listed = prefixes.map((prefix) => `${prefix}_`).join(', ');
   return z
     .string()
-    .refine(
-      (value) => prefixes.some((prefix) => isIdOf(prefix, value)),
-      `Expected the id of ${article(what)} ${what}: one starting ${listed} followed by 24 characters from 0-9 and a-z except i, l, o, u`,
-    )
+    .refine((value) => prefixes.some((prefix) => isIdOf(prefix, value)), {
+      error: idError(
+        prefixes,
+        `Expected the id of ${article(what)} ${what}: one starting ${listed} followed by 24 characters from 0-9 and a-z except i, l, o, u`,
+      ),
+    })
     .describe(`${capitalizeFirst(what)} id (${prefixes.map((prefix) => `\`${prefix}_...\``).join(', ')})`);
 }
 
-const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 const capitalizeFirst = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -15,7 +15,7 @@ export function findRecordsTool(registers: Registers): Tool {
     name: 'findRecords',
     title: 'Find records',
     description:
-      "Find an organization's records of every register (risks, measures, requirements, people, vendors, documents, ...) whose text contains the query: ids and names, grouped by kind, with the get tool of each.",
+      'Search every register of an organization at once (risks, measures, requirements, people, vendors, documents, ...) for records whose text mentions the query: ids and names, grouped by kind, with the get tool of each.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: 'core',

@@ -17,6 +17,7 @@ import { incidentActionSpec, incidentNotificationSpec } from './incidents/incide
 import { incidentSpec } from './incidents/incidents.ts';
 import { markReviewedTool } from './mark-reviewed.ts';
 import { measureSpec } from './measures.ts';
+import { listMembersTool } from './members.ts';
 import { myWorkTool } from './my-work.ts';
 import { nonconformitySpec } from './nonconformities.ts';
 import { obligationSpec } from './obligations.ts';
@@ -98,6 +99,7 @@ const allTools: Tool[] = [
   DISCOVERY.callRead,
   DISCOVERY.callWrite,
   DISCOVERY.callDestructive,
+  listMembersTool,
   ...registerTools.flatMap((register) => [
     register.list,
     register.get,

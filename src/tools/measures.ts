@@ -71,8 +71,8 @@ export const measureSpec: RegisterSpec = {
   },
   review: REVIEW_CYCLES.measure,
   hints: {
-    add: 'State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure, to requirements with linkRequirementMeasure.',
-    update: 'Any state may follow any other.',
+    add: 'Add a control or safeguard (e.g. enforce MFA for admins). State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure, to requirements with linkRequirementMeasure.',
+    update: 'Any state may follow any other (e.g. mark it IMPLEMENTED).',
   },
   example: {
     organization_id: 'org_...',

@@ -54,7 +54,7 @@ export const obligationSpec: RegisterSpec = {
   present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_date', 'status', 'COMPLIANT', today) }),
   hints: {
     list: 'Overdue ones: filter.overdue = true.',
-    add: 'Status defaults to NON_COMPLIANT, type to LEGAL.',
+    add: 'A legal or contractual duty, with its due date. Status defaults to NON_COMPLIANT, type to LEGAL.',
     update: 'Any status may follow any other.',
   },
   example: {

@@ -1,12 +1,13 @@
 // Organization tools: the organizations the token reaches, with the holder's role in each.
-import { and, asc, count, eq, gt, inArray, or } from 'drizzle-orm';
+import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import { ROLES, roleIn } from '../auth/principal.ts';
 import { organizations } from '../db/schema.ts';
 import { notFound } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
-import { decodeCursor, encodeCursor } from './pagination.ts';
+import { registerIdKind } from './id-kinds.ts';
+import { afterAscending, decodeCursor, encodeCursor } from './pagination.ts';
 import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool } from './types.ts';
 
 const organizationRecord = z
@@ -59,12 +60,7 @@ export const organizationTools: Tool[] = [
       if (ids.length === 0) return { organizations: [], next_cursor: null, total_count: 0 };
       const reachable = inArray(organizations.id, ids);
       const cursor = input.cursor ? decodeCursor(input.cursor, LIST_ORGANIZATIONS, 'name', 'ASC') : null;
-      const after = cursor
-        ? or(
-            gt(organizations.name, String(cursor.v)),
-            and(eq(organizations.name, String(cursor.v)), gt(organizations.id, cursor.i)),
-          )
-        : undefined;
+      const after = afterAscending(organizations.name, organizations.id, cursor);
       const [rows, totals] = await ctx.db.batch([
         ctx.db
           .select(RECORD_COLUMNS)
@@ -107,3 +103,10 @@ export const organizationTools: Tool[] = [
     },
   }),
 ];
+
+registerIdKind('org', {
+  label: 'organization',
+  plural: 'organizations',
+  read: 'getOrganization',
+  list: LIST_ORGANIZATIONS,
+});

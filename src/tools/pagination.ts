@@ -1,7 +1,7 @@
 // Keyset pagination: opaque cursors over (order column, id), stable while rows are inserted. Every page is an
 // index range on (organization_id, <order column>, id) (row values, NULLs as their own range), and total_count
 // is counted once, on the first page, up to TOTAL_COUNT_CAP, then carried in the cursor.
-import { asc, desc, getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, or, type SQL, sql } from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { invalidArguments } from '../errors.ts';
@@ -54,6 +54,16 @@ export function encodeCursor(payload: CursorPayload): string {
     .replace(/\+/g, '-')
     .replace(/\//g, '_')
     .replace(/=+$/, '');
+}
+
+/**
+ * SQL: the row comes after the cursor's in ascending (`column`, `idColumn`) order, for the small lists of a unique-ish
+ * non-null text column (organizations by name, members by email); none for a first page.
+ */
+export function afterAscending(column: SQLiteColumn, idColumn: SQLiteColumn, cursor: CursorPayload | null) {
+  if (!cursor) return undefined;
+  const value = String(cursor.v);
+  return or(gt(column, value), and(eq(column, value), gt(idColumn, cursor.i)));
 }
 
 /** A cursor given to `list` (the list tool's name), for pages sorted by `field` in `direction`. */

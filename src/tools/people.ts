@@ -19,6 +19,7 @@ export const personSpec: RegisterSpec = {
   table: people,
   nameFields: ['full_name'],
   about: 'A person (employee, contractor, service account) can own records.',
+  idNote: 'an entry of the people register, who may own records',
   fields: {
     full_name: required(shortText().describe('Full name, e.g. "Ada Lovelace".')),
     email: required(
@@ -37,7 +38,10 @@ export const personSpec: RegisterSpec = {
   orderFields: {
     full_name: { column: people.full_name },
   },
-  hints: { add: 'The email must be unique within the organization (conflict otherwise).' },
+  hints: {
+    add: 'The email must be unique within the organization (conflict otherwise).',
+    delete: 'e.g. an employee or contractor who left',
+  },
   example: {
     organization_id: 'org_...',
     full_name: 'Ada Lovelace',

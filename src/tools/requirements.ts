@@ -226,7 +226,8 @@ export const requirementSpec: RegisterSpec = {
   },
   hints: {
     list: 'Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability, getFrameworkCoverage.',
-    add: 'EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
+    add: 'A clause or criterion of a framework. EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
+    update: 'E.g. applicability EXCLUDED (not applicable) with its justification.',
   },
   example: {
     organization_id: 'org_...',

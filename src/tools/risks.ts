@@ -137,7 +137,8 @@ export const riskSpec: RegisterSpec = {
   hints: {
     list: 'High risks: filter.min_residual_score 15, order_by residual_score DESC. A heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair).',
     add: 'Scores are likelihood x impact; residual values default to the inherent ones.',
-    update: 'Scores are recomputed.',
+    update:
+      'Status, treatment, owner, or lower the residual likelihood and impact once measures work; scores are recomputed.',
   },
   example: {
     organization_id: 'org_...',

@@ -1,15 +1,19 @@
-// filter.query: a case-insensitive substring search in a register's text columns. What the user types is always one
-// literal string: FTS5 syntax (quotes, *, NEAR, -, parentheses, AND/OR/NOT) and LIKE wildcards have no effect.
+// filter.query: a substring search in a register's text columns that folds case and accents (`securite` finds
+// "Sécurité", `ÉCOLE` finds "école"). What the user types is always one literal string: FTS5 syntax (quotes, *, NEAR,
+// -, parentheses, AND/OR/NOT), LIKE and GLOB wildcards have no effect.
 //
-// Text of 3 characters or more has two exact forms, chosen by the list page for what they cost (src/tools/register.ts):
-// - `matches`: the rows of the register's FTS5 trigram index (migrations/0002_fts_search.sql). Its cost grows with the
-//   number of matches in the whole table, so it serves sparse matches (and counting, which stops at the cap).
+// The FTS5 trigram indexes (migrations/0002_fts_search.sql, remade with remove_diacritics by 0017) fold Unicode case
+// and Latin diacritics. The query is folded the same way here (FOLDED_LETTERS: every character whose fold is an ASCII
+// letter, test/core/search.test.ts checks every code point against the index). Text of 3 characters or more has two
+// exact forms, chosen by the list page for what they cost (src/tools/registers/text-pages.ts):
+// - `matches`: the rows of the index. Its cost grows with the number of matches in the whole table, so it serves
+//   sparse matches (and counting, which stops at the cap).
 // - `rowTest`: a test of one row, for walking a sort index until a page is full. Its cost grows with the rows walked,
-//   so it serves dense matches. For text in ASCII it is LIKE, which finds exactly what the trigram index finds: LIKE
-//   folds ASCII letters, the index folds Unicode letters, and the only characters whose fold is an ASCII letter are
-//   U+017F (long s -> s) and U+212A (Kelvin sign -> k), matched by a looser LIKE and then replaced
-//   (test/core/search.test.ts checks every code point). For other text it is the index's rows again.
-// Shorter text cannot be looked up in a trigram index: LIKE only (ASCII letters folded).
+//   so it serves dense matches. For a query that folds to ASCII it is LIKE (ASCII case folded), and, for a row whose
+//   text is not all ASCII (where a letter may carry an accent), the index probed at that row. For other text it is
+//   the index's rows again.
+// Shorter text cannot be looked up in a trigram index: LIKE, and for a row not all ASCII, GLOB with each letter's
+// folds as a character class.
 import { getTableName, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 
@@ -39,46 +43,107 @@ export interface TextSearch {
   } | null;
 }
 
-/** Characters outside ASCII whose trigram-index fold is an ASCII letter, with that letter. */
-export const FOLDS_TO_ASCII: [string, string][] = [
-  ['\u017f', 's'],
-  ['\u212a', 'k'],
-];
+/**
+ * The characters outside ASCII whose fold by the trigram index (remove_diacritics 1) is an ASCII letter, by letter:
+ * Latin letters with diacritics, and the long s, Kelvin and Angstrom signs.
+ */
+export const FOLDED_LETTERS: Readonly<Record<string, string>> = {
+  a: 'ÀÁÂÃÄÅàáâãäåĀāĂăĄąǍǎǞǟǺǻȀȁȂȃȦȧḀḁẠạẢảẤấẦầẨẩẪẫẬậẮắẰằẲẳẴẵẶặ\u212b',
+  b: 'ḂḃḄḅḆḇ',
+  c: 'ÇçĆćĈĉĊċČčḈḉ',
+  d: 'ĎďḊḋḌḍḎḏḐḑḒḓ',
+  e: 'ÈÉÊËèéêëĒēĔĕĖėĘęĚěȄȅȆȇȨȩḔḕḖḗḘḙḚḛḜḝẸẹẺẻẼẽẾếỀềỂểỄễỆệ',
+  f: 'Ḟḟ',
+  g: 'ĜĝĞğĠġĢģǦǧǴǵḠḡ',
+  h: 'ĤĥȞȟḢḣḤḥḦḧḨḩḪḫẖ',
+  i: 'ÌÍÎÏìíîïĨĩĪīĬĭĮįİǏǐȈȉȊȋḬḭḮḯỈỉỊị',
+  j: 'Ĵĵǰ',
+  k: 'ĶķǨǩḰḱḲḳḴḵ\u212a',
+  l: 'ĹĺĻļĽľḶḷḸḹḺḻḼḽ',
+  m: 'ḾḿṀṁṂṃ',
+  n: 'ÑñŃńŅņŇňǸǹṄṅṆṇṈṉṊṋ',
+  o: 'ÒÓÔÕÖòóôõöŌōŎŏŐőƠơǑǒǪǫǬǭȌȍȎȏȪȫȬȭȮȯȰȱṌṍṎṏṐṑṒṓỌọỎỏỐốỒồỔổỖỗỘộỚớỜờỞởỠỡỢợ',
+  p: 'ṔṕṖṗ',
+  r: 'ŔŕŖŗŘřȐȑȒȓṘṙṚṛṜṝṞṟ',
+  s: 'ŚśŜŝŞşŠšſȘșṠṡṢṣṤṥṦṧṨṩẛ',
+  t: 'ŢţŤťȚțṪṫṬṭṮṯṰṱẗ',
+  u: 'ÙÚÛÜùúûüŨũŪūŬŭŮůŰűŲųƯưǓǔǕǖǗǘǙǚǛǜȔȕȖȗṲṳṴṵṶṷṸṹṺṻỤụỦủỨứỪừỬửỮữỰự',
+  v: 'ṼṽṾṿ',
+  w: 'ŴŵẀẁẂẃẄẅẆẇẈẉẘ',
+  x: 'ẊẋẌẍ',
+  y: 'ÝýÿŶŷŸȲȳẎẏẙỲỳỴỵỶỷỸỹ',
+  z: 'ŹźŻżŽžẐẑẒẓẔẕ',
+};
 
-/** A LIKE pattern finding `text` anywhere; `wild` letters match any one character (`_`). */
-function likePattern(text: string, wild: Set<string> = new Set()): string {
-  let pattern = '%';
-  for (const char of text) {
-    if (char === '\\' || char === '%' || char === '_') pattern += `\\${char}`;
-    else pattern += wild.has(char.toLowerCase()) ? '_' : char;
+/** Each character of FOLDED_LETTERS with its letter. */
+export const FOLDS_TO_ASCII: [string, string][] = Object.entries(FOLDED_LETTERS).flatMap(([letter, folds]) =>
+  [...folds].map((character): [string, string] => [character, letter]),
+);
+
+const FOLD = new Map(FOLDS_TO_ASCII);
+
+/** The query as the index reads it, as far as ASCII goes: each character that folds to an ASCII letter replaced. */
+export function foldedQuery(text: string): string {
+  let out = '';
+  for (const character of text) out += FOLD.get(character) ?? character;
+  return out;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
+const ALL_ASCII = /^[\x00-\x7f]*$/;
+
+/** SQL: the column holds a character outside ASCII (its bytes outnumber its characters); false for NULL. */
+function notAllAscii(column: SQLiteColumn): SQL {
+  return sql`length(cast(${column} as blob)) > length(${column})`;
+}
+
+/**
+ * A GLOB pattern finding `text` (ASCII) anywhere, each letter as the class of its forms (`[eEÈÉ...]`), any other
+ * character matched as itself (GLOB's own `*`, `?` and `[` inside a class).
+ */
+function foldingGlob(text: string): string {
+  let pattern = '*';
+  for (const character of text) {
+    const letter = character.toLowerCase();
+    const folds = FOLDED_LETTERS[letter];
+    if (folds !== undefined || letter !== character.toUpperCase())
+      pattern += `[${letter}${letter.toUpperCase()}${folds ?? ''}]`;
+    else
+      pattern += character === '*' || character === '?' || character === '[' ? `[${character}]` : character;
   }
+  return `${pattern}*`;
+}
+
+/** A LIKE pattern finding `text` anywhere. */
+function likePattern(text: string): string {
+  let pattern = '%';
+  for (const char of text) pattern += char === '\\' || char === '%' || char === '_' ? `\\${char}` : char;
   return `${pattern}%`;
 }
 
 export function textSearch(table: SQLiteTable, columns: SQLiteColumn[], text: string): TextSearch {
-  const pattern = likePattern(text);
-  // The characters that fold to a letter of the text. A row passes a first LIKE where those letters match any
-  // character (as fast as the plain one), then the exact one, plain or with those characters replaced.
-  const folds = FOLDS_TO_ASCII.filter(([, to]) => text.toLowerCase().includes(to));
-  const loose = likePattern(text, new Set(folds.map(([, to]) => to)));
-  const like = (fold: boolean) =>
-    or(
-      ...columns.map((column) => {
-        const plain = sql`${column} like ${pattern} escape '\\'`;
-        if (!fold || folds.length === 0) return plain;
-        let replaced: SQL = sql`${column}`;
-        for (const [from, to] of folds) replaced = sql`replace(${replaced}, ${from}, ${to})`;
-        return sql`(${column} like ${loose} escape '\\' and (${plain} or ${replaced} like ${pattern} escape '\\'))`;
-      }),
+  const folded = foldedQuery(text);
+  const ascii = ALL_ASCII.test(folded);
+  const pattern = likePattern(folded);
+  const like = or(...columns.map((column) => sql`${column} like ${pattern} escape '\\'`)) as SQL;
+  if ([...folded].length < MIN_INDEXED_QUERY_LENGTH) {
+    if (!ascii) return { rowTest: like, index: null };
+    // A row with an accented letter: its columns against the letters' classes (only those rows: LIKE is cheaper).
+    const glob = foldingGlob(folded);
+    const folding = or(
+      ...columns.map((column) => sql`(${notAllAscii(column)} and ${column} glob ${glob})`),
     ) as SQL;
-  if ([...text].length < MIN_INDEXED_QUERY_LENGTH) {
-    return { rowTest: like(false), index: null };
+    return { rowTest: sql`(${like} or ${folding})`, index: null };
   }
   const fts = sql.identifier(searchTableName(table));
-  const phrase = ftsPhrase(text);
+  const phrase = ftsPhrase(folded);
   const matches = sql`${table}.rowid in (select rowid from ${fts} where ${fts} match ${phrase})`;
   const first = sql`${fts} cross join ${table} on ${table}.rowid = ${fts}.rowid and ${fts} match ${phrase}`;
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is the point
-  const ascii = /^[\x00-\x7f]*$/.test(text);
-  return { rowTest: ascii ? like(true) : matches, index: { matches, first, rowid: sql`${fts}.rowid` } };
+  // The index at this row only: it seeks each trigram's list to the rowid, whatever the length of the text.
+  const probe = sql`exists (select 1 from ${fts} where ${fts} match ${phrase} and ${fts}.rowid = ${table}.rowid)`;
+  const anyNotAscii = or(...columns.map(notAllAscii)) as SQL;
+  return {
+    rowTest: ascii ? sql`(${like} or (${anyNotAscii} and ${probe}))` : matches,
+    index: { matches, first, rowid: sql`${fts}.rowid` },
+  };
 }

@@ -25,9 +25,15 @@ export interface OrganizationSettings {
   time_zone: string;
   /** The regulatory regimes whose incident notification clocks apply, unless an incident names its own. */
   incident_regimes: Regime[];
+  /** The controller's and data protection officer's names and contact details (GDPR Art. 30(1)(a)), or null. */
+  privacy_contact: string | null;
 }
 
-export const DEFAULT_SETTINGS: OrganizationSettings = { time_zone: 'UTC', incident_regimes: ['GDPR'] };
+export const DEFAULT_SETTINGS: OrganizationSettings = {
+  time_zone: 'UTC',
+  incident_regimes: ['GDPR'],
+  privacy_contact: null,
+};
 
 const timeZone = z
   .string()
@@ -41,10 +47,18 @@ const regimes = z
     `Regimes whose incident clocks apply: ${REGIMES.join(', ')} (default ["GDPR"]); an incident may name its own.`,
   );
 
+const privacyContact = z
+  .string()
+  .max(2000)
+  .describe(
+    'Controller and DPO names and contact details for the Art. 30 record, e.g. "Acme Ltd, privacy@acme.example; DPO: Jo Doe"; "" clears it.',
+  );
+
 const settingsOutput = z
   .object({
     time_zone: z.string().describe('IANA time zone of the organization.'),
     incident_regimes: z.array(z.enum(REGIMES)).describe('Regimes whose incident clocks apply.'),
+    privacy_contact: z.string().nullable().describe('Controller and DPO contact for the Art. 30 record.'),
   })
   .describe("The organization's settings.");
 
@@ -53,9 +67,11 @@ export function settingsFrom(stored: unknown): OrganizationSettings {
   const value = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>;
   const zone = timeZone.safeParse(value.time_zone);
   const listed = regimes.safeParse(value.incident_regimes);
+  const contact = privacyContact.safeParse(value.privacy_contact);
   return {
     time_zone: zone.success ? zone.data : DEFAULT_SETTINGS.time_zone,
     incident_regimes: listed.success ? [...new Set(listed.data)] : [...DEFAULT_SETTINGS.incident_regimes],
+    privacy_contact: contact.success ? contact.data?.trim() || null : null,
   };
 }
 
@@ -70,45 +86,49 @@ export async function readSettings(db: Db, organizationId: string): Promise<Orga
 
 const SETTING_ROLES = new Set(['OWNER', 'ADMIN']);
 
-export const settingsTools: Tool[] = [
-  defineTool({
-    name: 'getOrganizationSettings',
-    title: 'Get organization settings',
-    description:
-      "The organization's settings: its time zone and the regimes (GDPR, NIS2, DORA) whose incident notification clocks apply.",
-    scope: 'read',
-    toolset: 'settings',
-    annotations: READ_ANNOTATIONS,
-    input: z.strictObject({ organization_id: idOf('org', 'Organization').describe('Organization id.') }),
-    output: z.object({ settings: settingsOutput }),
-    async run(ctx, input) {
-      requireOrganization(ctx, input.organization_id, 'read');
-      return { settings: await readSettings(ctx.db, input.organization_id) };
-    },
+/** getOrganizationSettings: the handle pages use. */
+export const getSettingsTool: Tool = defineTool({
+  name: 'getOrganizationSettings',
+  title: 'Get organization settings',
+  description:
+    "The organization's settings: time zone, the regimes (GDPR, NIS2, DORA) whose incident clocks apply, and the privacy contact of the Art. 30 record.",
+  scope: 'read',
+  toolset: 'settings',
+  annotations: READ_ANNOTATIONS,
+  input: z.strictObject({ organization_id: idOf('org', 'Organization').describe('Organization id.') }),
+  output: z.object({ settings: settingsOutput }),
+  async run(ctx, input) {
+    requireOrganization(ctx, input.organization_id, 'read');
+    return { settings: await readSettings(ctx.db, input.organization_id) };
+  },
+});
+
+/** updateOrganizationSettings. */
+export const updateSettingsTool: Tool = defineTool({
+  name: 'updateOrganizationSettings',
+  title: 'Update organization settings',
+  description:
+    "Change the organization's settings (OWNER or ADMIN): only the settings given change. Changing the regimes or time zone recomputes every incident's clocks.",
+  scope: 'write',
+  toolset: 'settings',
+  annotations: UPDATE_ANNOTATIONS,
+  input: z.strictObject({
+    organization_id: idOf('org', 'Organization').describe('Organization id.'),
+    time_zone: timeZone.optional(),
+    incident_regimes: regimes.optional(),
+    privacy_contact: privacyContact.optional(),
   }),
-  defineTool({
-    name: 'updateOrganizationSettings',
-    title: 'Update organization settings',
-    description:
-      "Change the organization's settings (OWNER or ADMIN): only the settings given change. Changing the regimes or time zone recomputes every incident's clocks.",
-    scope: 'write',
-    toolset: 'settings',
-    annotations: UPDATE_ANNOTATIONS,
-    input: z.strictObject({
-      organization_id: idOf('org', 'Organization').describe('Organization id.'),
-      time_zone: timeZone.optional(),
-      incident_regimes: regimes.optional(),
-    }),
-    output: z.object({ settings: settingsOutput }),
-    async run(ctx, input) {
-      const { organization_id, ...changes } = input;
-      requireOrganization(ctx, organization_id, 'write');
-      if (!SETTING_ROLES.has(roleIn(ctx.principal, organization_id) ?? ''))
-        throw new AppError('forbidden', 'Only an OWNER or ADMIN of the organization changes its settings.');
-      return { settings: await writeSettings(ctx, organization_id, changes) };
-    },
-  }),
-];
+  output: z.object({ settings: settingsOutput }),
+  async run(ctx, input) {
+    const { organization_id, ...changes } = input;
+    requireOrganization(ctx, organization_id, 'write');
+    if (!SETTING_ROLES.has(roleIn(ctx.principal, organization_id) ?? ''))
+      throw new AppError('forbidden', 'Only an OWNER or ADMIN of the organization changes its settings.');
+    return { settings: await writeSettings(ctx, organization_id, changes) };
+  },
+});
+
+export const settingsTools: Tool[] = [getSettingsTool, updateSettingsTool];
 
 /** Writes the given settings over the current ones, with a history row of what changed (kind `organization`). */
 async function writeSettings(

@@ -90,22 +90,30 @@ export const DOCUMENT_TRANSITIONS: Transitions = {
   RETIRED: [],
 };
 
-/** Throws `invalid_transition` naming the current state, the asked one and the allowed ones. */
+/** The tool that approves a document (IN_REVIEW -> APPROVED), which an update cannot do. */
+export const APPROVE_DOCUMENT = 'approveDocument';
+
+/**
+ * Throws `invalid_transition` naming the current state, the asked one and the allowed ones; a state that a tool of
+ * its own sets (`setBy`: a document's APPROVED, approveDocument) names that tool.
+ */
 export function checkTransition(
   label: string,
   field: string,
   from: string,
   to: string,
   transitions: Transitions,
+  setBy: Readonly<Record<string, string>> = {},
 ): void {
   if (from === to) return;
   const allowed = transitions[from];
   if (!allowed || allowed.includes(to)) return;
   const options = allowed.length > 0 ? allowed.join(', ') : 'none (final state)';
+  const tool = Object.hasOwn(setBy, to) ? setBy[to] : undefined;
   throw new AppError(
     'invalid_transition',
-    `Cannot change ${label} ${field} from ${from} to ${to}. Allowed from ${from}: ${options}.`,
-    { field, current: from, requested: to, allowed },
+    `Cannot change ${label} ${field} from ${from} to ${to}${tool ? ` with an update: ${to} is set by ${tool}` : ''}. Allowed from ${from}: ${options}.`,
+    { field, current: from, requested: to, allowed, ...(tool ? { tool } : {}) },
   );
 }
 

@@ -86,6 +86,11 @@ export interface Tool {
    * runs that tool in its place, so its validation, scope, call log and history are the called tool's own.
    */
   dispatch?(input: unknown): { tool: Tool; arguments: unknown };
+  /**
+   * Names a caller may send that are no argument of the tool, each with why (a derived field: computed; a link list:
+   * its link tools): an unknown argument with a hint is refused with it rather than with the nearest known name.
+   */
+  argumentHints?: Readonly<Record<string, string>>;
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;

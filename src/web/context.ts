@@ -4,6 +4,8 @@ import type { Principal, Role, TokenScope } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/client.ts';
+import type { ClientAddressOf } from '../http/client-address.ts';
+import type { AccountMail } from '../notify/account-mail.ts';
 import type { OAuthServices } from '../oauth/index.ts';
 import type { SecretKeyring } from '../secrets/keyring.ts';
 import type { InvokeDeps } from '../surfaces/invoke.ts';
@@ -20,6 +22,9 @@ export interface WebDeps {
   now: () => Date;
   usageFlush?: 'after-response' | 'host';
   oauth: OAuthServices;
+  accountMail: AccountMail;
+  /** The client's address as the host reads it (the sign-up, reset and sign-in throttles count per network). */
+  clientAddress: ClientAddressOf;
   /** Webhook signing secrets are sealed with it (src/webhooks/secrets.ts). */
   secrets: SecretKeyring;
 }
@@ -30,6 +35,8 @@ export interface SignedInUser {
   name: string | null;
   /** IANA time zone of the account (null = UTC): pages show due and overdue as of the reader's today. */
   timeZone?: string | null;
+  /** The account showed it receives mail at `email` (docs/security.md); until then it cannot accept invitations. */
+  emailVerified?: boolean;
 }
 
 export interface Membership {

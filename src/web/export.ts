@@ -84,6 +84,7 @@ const CONTENT_TYPES = {
   csv: 'text/csv; charset=utf-8',
   json: 'application/json; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  pdf: 'application/pdf',
 } as const;
 
 /** "Acme Health (demo)" -> "acme-health-demo": a safe ASCII file-name part. */
@@ -100,7 +101,7 @@ function slugOf(text: string): string {
 
 export function downloadResponse(
   body: ReadableStream<Uint8Array>,
-  options: { organizationName: string; what: string; date: Date; format: 'csv' | 'json' | 'xlsx' },
+  options: { organizationName: string; what: string; date: Date; format: 'csv' | 'json' | 'xlsx' | 'pdf' },
 ): Response {
   const filename = `${slugOf(options.organizationName)}-${slugOf(options.what)}-${options.date.toISOString().slice(0, 10)}.${options.format}`;
   return new Response(body, {

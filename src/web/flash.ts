@@ -1,8 +1,8 @@
 // One-time messages after a form post (post/redirect/get): a short-lived cookie, read and cleared by the next page.
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { isSecureRequest } from './account/sessions.ts';
 import type { WebEnv } from './context.ts';
+import { isSecureRequest } from './sessions.ts';
 
 const FLASH_COOKIE = 'cmcp_flash';
 const MAX_FLASH_LENGTH = 500;

@@ -1,6 +1,5 @@
 // Form helpers: reading fields from a parsed body, and labelled inputs with hints and errors wired for screen readers.
 import type { Child } from 'hono/jsx';
-import { Counter } from './record-forms/controls.tsx';
 
 export type FormBody = Record<string, string | File | (string | File)[]>;
 
@@ -100,5 +99,14 @@ export function Select(props: {
         </span>
       )}
     </div>
+  );
+}
+
+/** "12 / 200", kept current by the page's script as the person types; over the limit it says so. */
+export function Counter({ id, length, limit }: { id: string; length: number; limit: number }) {
+  return (
+    <span class={length > limit ? 'counter over' : 'counter'} id={`${id}-counter`} aria-hidden="true">
+      {length.toLocaleString('en')} / {limit.toLocaleString('en')}
+    </span>
   );
 }

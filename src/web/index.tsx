@@ -6,18 +6,20 @@ import { AppError, retryAfterOf } from '../errors.ts';
 import { uploadBodyLimit } from '../files/routes.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
+import { linkRoutes } from './account/links.tsx';
 import { accountRoutes } from './account/routes.tsx';
-import { clearSessionCookie, loadSession } from './account/sessions.ts';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
 import { takeFlash } from './flash.ts';
+import { frameworkDetailsOf } from './frameworks/details.tsx';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
 import { myWorkRoutes } from './my-work.tsx';
 import { notificationRoutes } from './notifications/routes.tsx';
 import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.tsx';
+import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
@@ -25,6 +27,7 @@ import { documentRoutes } from './registers/document-details.tsx';
 import { importRoutes } from './registers/import-page.tsx';
 import { registerPageRoutes } from './registers/routes.tsx';
 import { errorPage } from './render.tsx';
+import { clearSessionCookie, loadSession } from './sessions.ts';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
 import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
@@ -47,9 +50,13 @@ const SIGNED_IN_PATHS = [
   '/notifications/*',
   '/my-work',
   '/logout',
+  '/invitations',
+  '/invitations/*',
+  // An invitation's link: a visitor without a session signs in (or up) first and comes back (next=).
+  '/invite/*',
   OAUTH_AUTHORIZE_PATH,
 ];
-const FORM_PATHS = ['/signup', '/login', ...SIGNED_IN_PATHS];
+const FORM_PATHS = ['/signup', '/login', '/verify/*', '/reset', '/reset/*', ...SIGNED_IN_PATHS];
 
 export function createWebRoutes(deps: WebDeps) {
   const web = new Hono<WebEnv>();
@@ -158,6 +165,8 @@ export function createWebRoutes(deps: WebDeps) {
   // Each group of pages is its own app; register routes match only register slugs, so the order is free.
   for (const pages of [
     accountRoutes(deps),
+    linkRoutes(deps),
+    invitationRoutes(deps),
     tokenRoutes(deps),
     notificationRoutes(deps),
     consentRoutes(deps),
@@ -170,7 +179,7 @@ export function createWebRoutes(deps: WebDeps) {
     documentRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
-    registerPageRoutes(deps),
+    registerPageRoutes(deps, { framework: frameworkDetailsOf }),
     myWorkRoutes(deps),
   ])
     web.route('/', pages);

@@ -5,7 +5,7 @@ import type { Child, PropsWithChildren } from 'hono/jsx';
 import { ASSET_PATHS } from './assets.ts';
 import type { Membership, SignedInUser } from './context.ts';
 import { CSRF_FIELD } from './csrf.ts';
-import { REGISTER_PAGES } from './registers/pages.ts';
+import { REGISTER_PAGES } from './register-pages.ts';
 
 export interface Viewer {
   user: SignedInUser;
@@ -77,6 +77,7 @@ export function Layout({
             {viewer && (
               <nav class="topnav" aria-label="Account">
                 <a href="/my-work">My work</a>
+                <a href="/invitations">Invitations</a>
                 <a href="/orgs/new">New organization</a>
                 <a
                   href="/notifications"

@@ -1,11 +1,13 @@
 // The "My work" page: the signed-in person's tasks, reviews due and open items, by due date, as myWork answers them.
+
 import { Hono } from 'hono';
 import { ERROR_STATUS } from '../errors.ts';
 import { myWorkTool } from '../tools/my-work.ts';
 import type { WebDeps, WebEnv } from './context.ts';
+import { DataTable } from './data-table.tsx';
 import { valueLabel } from './labels.ts';
 import { Badge, Layout, Notice, Pager, type Viewer } from './layout.tsx';
-import { registerPageByKind } from './registers/pages.ts';
+import { registerPageByKind } from './register-pages.ts';
 import { sendPage } from './render.tsx';
 import { webCalls } from './tool-calls.ts';
 import { viewerOf } from './viewer.ts';
@@ -39,46 +41,45 @@ function MyWorkPage(props: {
         email in each organization), earliest due first. Today is {props.today} ({zone}).
       </p>
       {props.error && <Notice kind="error">{props.error}</Notice>}
-      {props.items.length === 0 ? (
-        <p class="muted">Nothing is waiting for you.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{`${props.total} items`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Item</th>
-                <th scope="col">Register</th>
-                <th scope="col">Why</th>
-                <th scope="col">Due</th>
-                <th scope="col">Status</th>
-                <th scope="col">Organization</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.items.map((item) => {
-                const page = registerPageByKind(String(item.kind));
-                const organizationId = String(item.organization_id);
-                const href = page ? `/orgs/${organizationId}/${page.slug}/${String(item.id)}` : undefined;
-                return (
-                  <tr>
-                    <td>{href ? <a href={href}>{String(item.title)}</a> : String(item.title)}</td>
-                    <td>{page ? valueLabel(String(item.kind)) : String(item.kind)}</td>
-                    <td>{REASON_LABELS[String(item.reason)] ?? String(item.reason)}</td>
-                    <td>
-                      {item.due_on ? String(item.due_on) : <span class="muted">—</span>}{' '}
-                      {item.overdue === true && <Badge tone="bad">overdue</Badge>}
-                      {item.due_soon === true && <Badge tone="warn">due soon</Badge>}
-                    </td>
-                    <td>{item.status ? valueLabel(String(item.status)) : <span class="muted">—</span>}</td>
-                    <td>{organizations.get(organizationId) ?? organizationId}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        items={props.items}
+        empty="Nothing is waiting for you."
+        emptyClass="muted"
+        caption={`${props.total} items`}
+        columns={[
+          {
+            header: 'Item',
+            cell: (item) => {
+              const href = itemHref(item);
+              return href ? <a href={href}>{String(item.title)}</a> : String(item.title);
+            },
+          },
+          {
+            header: 'Register',
+            cell: (item) =>
+              registerPageByKind(String(item.kind)) ? valueLabel(String(item.kind)) : String(item.kind),
+          },
+          { header: 'Why', cell: (item) => REASON_LABELS[String(item.reason)] ?? String(item.reason) },
+          {
+            header: 'Due',
+            cell: (item) => (
+              <>
+                {item.due_on ? String(item.due_on) : <span class="muted">—</span>}{' '}
+                {item.overdue === true && <Badge tone="bad">overdue</Badge>}
+                {item.due_soon === true && <Badge tone="warn">due soon</Badge>}
+              </>
+            ),
+          },
+          {
+            header: 'Status',
+            cell: (item) => (item.status ? valueLabel(String(item.status)) : <span class="muted">—</span>),
+          },
+          {
+            header: 'Organization',
+            cell: (item) => organizations.get(String(item.organization_id)) ?? String(item.organization_id),
+          },
+        ]}
+      />
       <Pager
         first={props.first ? null : '/my-work'}
         next={props.next ? `/my-work?${new URLSearchParams({ cursor: props.next })}` : null}
@@ -129,4 +130,10 @@ export function myWorkRoutes(deps: WebDeps) {
     );
   });
   return app;
+}
+
+/** The page of a work item's record, when its kind has one. */
+function itemHref(item: Record<string, unknown>): string | undefined {
+  const page = registerPageByKind(String(item.kind));
+  return page ? `/orgs/${String(item.organization_id)}/${page.slug}/${String(item.id)}` : undefined;
 }

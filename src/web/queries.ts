@@ -15,11 +15,6 @@ export async function loadMemberships(db: Db, userId: string): Promise<Membershi
   return rows;
 }
 
-export async function countUsers(db: Db): Promise<number> {
-  const [row] = await db.select({ n: count() }).from(users);
-  return row?.n ?? 0;
-}
-
 export async function setPasswordHash(
   db: Db,
   userId: string,

@@ -1,13 +1,15 @@
 // Tasks on record pages: the tasks linked to a record (a risk's treatment plan, a nonconformity's corrective actions,
 // another record's tasks), with their status and due date, and a link that opens a new task already linked to it.
+
 import { REGISTERS } from '../tools/index.ts';
 import type { RegisterKind } from '../tools/registers/spec.ts';
 import { TASK_RECORD_KINDS } from '../tools/tasks.ts';
+import { mayWrite } from './access.ts';
 import type { Membership } from './context.ts';
+import { DataTable } from './data-table.tsx';
 import { valueLabel } from './labels.ts';
 import { Badge } from './layout.tsx';
-import { mayWrite } from './record-forms/pages.tsx';
-import { registerPageByKind } from './registers/pages.ts';
+import { registerPageByKind } from './register-pages.ts';
 import type { WebCalls } from './tool-calls.ts';
 
 type Row = Record<string, unknown>;
@@ -55,40 +57,32 @@ export function TasksSection(props: {
   return (
     <section aria-labelledby="tasks">
       <h2 id="tasks">{title}</h2>
-      {tasks.length === 0 ? (
-        <p class="empty">No tasks yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{`${title}: ${props.total} task${props.total === 1 ? '' : 's'}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Task</th>
-                <th scope="col">Status</th>
-                <th scope="col">Priority</th>
-                <th scope="col">Due</th>
-              </tr>
-            </thead>
-            <tbody>
-              {tasks.map((task) => (
-                <tr>
-                  <td>
-                    <a href={`${base}/${String(task.id)}`} dir="auto">
-                      {String(task.title)}
-                    </a>
-                  </td>
-                  <td>{valueLabel(String(task.status))}</td>
-                  <td>{valueLabel(String(task.priority))}</td>
-                  <td>
-                    {task.due_on ? String(task.due_on) : <span class="muted">—</span>}{' '}
-                    {task.overdue === true && <Badge tone="bad">overdue</Badge>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        items={tasks}
+        empty="No tasks yet."
+        caption={`${title}: ${props.total} task${props.total === 1 ? '' : 's'}`}
+        columns={[
+          {
+            header: 'Task',
+            cell: (task) => (
+              <a href={`${base}/${String(task.id)}`} dir="auto">
+                {String(task.title)}
+              </a>
+            ),
+          },
+          { header: 'Status', cell: (task) => valueLabel(String(task.status)) },
+          { header: 'Priority', cell: (task) => valueLabel(String(task.priority)) },
+          {
+            header: 'Due',
+            cell: (task) => (
+              <>
+                {task.due_on ? String(task.due_on) : <span class="muted">—</span>}{' '}
+                {task.overdue === true && <Badge tone="bad">overdue</Badge>}
+              </>
+            ),
+          },
+        ]}
+      />
       <p>
         {props.total > tasks.length && (
           <>

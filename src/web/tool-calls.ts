@@ -7,7 +7,7 @@ import type { RegisterKind } from '../tools/index.ts';
 import { orderFieldsOf } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type Tool } from '../tools/types.ts';
 import { type WebDeps, type WebEnv, webPrincipal, webWriterPrincipal } from './context.ts';
-import { displayName, registerPageByKind } from './registers/pages.ts';
+import { displayName, registerPageByKind } from './register-pages.ts';
 
 type Row = Record<string, unknown>;
 

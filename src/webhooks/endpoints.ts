@@ -37,7 +37,10 @@ export function webhookUrlProblem(value: string, allowLocal: boolean): string | 
   return refused ? `The URL points at ${refused}, which is refused.` : null;
 }
 
-export type WebhookEndpoint = Omit<typeof webhookEndpoints.$inferSelect, 'secret' | 'previous_secret'>;
+export type WebhookEndpoint = Omit<typeof webhookEndpoints.$inferSelect, 'secret' | 'previous_secret'> & {
+  /** The address of the member who made it (or last turned it on), null if unknown or the account is gone. */
+  created_by_email: string | null;
+};
 
 const publicColumns = {
   id: webhookEndpoints.id,
@@ -47,6 +50,11 @@ const publicColumns = {
   events: webhookEndpoints.events,
   previous_secret_until: webhookEndpoints.previous_secret_until,
   enabled: webhookEndpoints.enabled,
+  created_by_user_id: webhookEndpoints.created_by_user_id,
+  created_by_email: sql<
+    string | null
+  >`(select u.email from users u where u.id = ${webhookEndpoints.created_by_user_id})`,
+  paused_reason: webhookEndpoints.paused_reason,
   created_at: webhookEndpoints.created_at,
   updated_at: webhookEndpoints.updated_at,
 };
@@ -104,7 +112,13 @@ export async function createEndpoint(
   now: Date,
   organizationId: string,
   input: EndpointInput,
-  options: { kinds: readonly string[]; allowLocal: boolean; secrets: SecretKeyring },
+  // createdBy: the member adding it; when they leave the organization it is paused (removeMembership).
+  options: {
+    kinds: readonly string[];
+    allowLocal: boolean;
+    secrets: SecretKeyring;
+    createdBy?: string | null;
+  },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   requireSecretsKey(options.secrets);
   const checked = checkedInput(input, options.kinds, options.allowLocal);
@@ -114,9 +128,9 @@ export async function createEndpoint(
   const sealed = await sealEndpointSecret(options.secrets, id, secret);
   // Bounded per organization, counted in the insert itself so two at once cannot pass the limit.
   const inserted = await db.run(sql`
-    INSERT INTO webhook_endpoints (id, organization_id, url, description, events, secret, enabled, created_at, updated_at)
+    INSERT INTO webhook_endpoints (id, organization_id, url, description, events, secret, enabled, created_by_user_id, created_at, updated_at)
     SELECT ${id}, ${organizationId}, ${checked.url}, ${checked.description}, ${JSON.stringify(checked.events)},
-      ${sealed}, 1, ${at}, ${at}
+      ${sealed}, 1, ${options.createdBy ?? null}, ${at}, ${at}
     WHERE (SELECT count(*) FROM webhook_endpoints WHERE organization_id = ${organizationId}) < ${MAX_ENDPOINTS_PER_ORGANIZATION}`);
   if (inserted.rowsAffected === 0)
     throw new AppError(
@@ -132,12 +146,20 @@ export async function updateEndpoint(
   organizationId: string,
   id: string,
   input: EndpointInput & { enabled: boolean },
-  options: { kinds: readonly string[]; allowLocal: boolean },
+  // by: the member saving it; turning on an endpoint paused because its creator left makes them answer for it.
+  options: { kinds: readonly string[]; allowLocal: boolean; by?: string | null },
 ): Promise<WebhookEndpoint> {
   const checked = checkedInput(input, options.kinds, options.allowLocal);
+  const adopted = input.enabled && options.by ? options.by : null;
   const updated = await db
     .update(webhookEndpoints)
-    .set({ ...checked, enabled: input.enabled, updated_at: now.toISOString() })
+    .set({
+      ...checked,
+      enabled: input.enabled,
+      ...(input.enabled ? { paused_reason: null } : {}),
+      created_by_user_id: sql`case when ${webhookEndpoints.paused_reason} is not null and ${adopted} is not null then ${adopted} else ${webhookEndpoints.created_by_user_id} end`,
+      updated_at: now.toISOString(),
+    })
     .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.organization_id, organizationId)))
     .returning({ id: webhookEndpoints.id });
   if (updated.length === 0) throw new AppError('not_found', 'No such webhook endpoint.');

@@ -83,6 +83,7 @@ describe('password hashes', () => {
     const runtime = await createTestRuntime();
     try {
       const user = await createUser(runtime.database.db, new Date(), {
+        emailVerified: true,
         email: 'legacy@example.com',
         password: HASHED_PASSWORD,
         passwordHash: LEGACY_PBKDF2_HASH,

@@ -66,7 +66,7 @@ async function overflow(page: Page): Promise<number> {
 describe('every page', () => {
   it('has no axe-core violation at 1280 x 800 and fits a phone at 390 and 360 px', async () => {
     const { page, url, context, home } = await startDemo();
-    const signedOut = [`${url}/login`, `${url}/signup`];
+    const signedOut = [`${url}/login`, `${url}/signup`, `${url}/reset`];
     expect(home).toMatch(/\/orgs\/org_/);
     // Each page loaded once: axe-core at 1280 x 800, then the same page narrowed to phone widths.
     const failures: string[] = [];
@@ -106,7 +106,7 @@ describe('every page', () => {
     await page.goto(`${home}/history`);
     await screenshot(page, '52-phone-history', false);
 
-    // Signed out: the sign-in and sign-up pages.
+    // Signed out: the sign-in, sign-up and password reset pages.
     await context.clearCookies();
     await page.setViewportSize({ width: 1280, height: 800 });
     for (const href of signedOut) {

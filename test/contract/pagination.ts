@@ -70,6 +70,22 @@ export function describePaginationContract(hostRef: HostRef): void {
       }
     });
 
+    it('finds accented names from a query without accents, and the reverse (filter.query folds accents)', async () => {
+      const host = hostRef();
+      const id = await addVendor(host, 'Sécurité Ærø Fournisseur');
+      try {
+        for (const query of ['securite', 'SÉCURITÉ', 'fournisseur', 'cu', 'ÉC']) {
+          const found = await page(host, { size: 100, filter: { query } });
+          expect(
+            found.vendors.map((vendor) => vendor.name),
+            query,
+          ).toEqual(['Sécurité Ærø Fournisseur']);
+        }
+      } finally {
+        await ok(host, host.world.tokens.alice, 'deleteVendor', { id });
+      }
+    });
+
     it('sorts by name in the asked direction and ends with next_cursor null', async () => {
       const host = hostRef();
       const ascending = await page(host, {

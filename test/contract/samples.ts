@@ -183,6 +183,7 @@ export async function sampleArguments(
   if (toolName === 'getOrganizationSettings') return { organization_id: organizationId };
   if (toolName === 'updateOrganizationSettings')
     return { organization_id: organizationId, time_zone: 'Europe/Paris', incident_regimes: ['GDPR', 'NIS2'] };
+  if (toolName === 'listMembers') return { organization_id: organizationId };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
   if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')
@@ -290,6 +291,11 @@ export function answerMismatches(
   if (toolName === 'markReviewed') {
     expectEqual('id', answer.id, args.id);
     expectEqual('last_review_note', answer.last_review_note, args.note);
+    return problems;
+  }
+  if (toolName === 'listMembers') {
+    const members = answer.members as { organization_id?: string; user_id?: string; role?: string }[];
+    if (!Array.isArray(members) || members.length === 0) problems.push('members: the owner missing');
     return problems;
   }
   if (toolName === 'getOrganizationSettings' || toolName === 'updateOrganizationSettings') {

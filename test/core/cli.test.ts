@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueLink } from '../../src/account-links.ts';
+import { hashPassword, verifyPassword } from '../../src/auth/passwords.ts';
 import { openNodeDatabase } from '../../src/db/open-node.ts';
 import {
   apiTokens,
@@ -214,6 +216,91 @@ describe('compliance-mcp CLI', () => {
     };
     expect(after.clients[0]?.state).toBe('revoked');
     expect((await cli('client', 'revoke', '--email', 'owner@example.com', '--id', 'grt_used')).code).toBe(1);
+  });
+
+  it('confirms addresses: the first account at once, others by `user verify` or a printed link', async () => {
+    const database = await openNodeDatabase(String(env.DATABASE_URL));
+    const verifiedAt = async (email: string) =>
+      (await database.db.select().from(users).where(eq(users.email, email)))[0]?.email_verified_at ?? null;
+    try {
+      expect(await verifiedAt('owner@example.com')).not.toBeNull();
+      expect(await verifiedAt('viewer@example.com')).toBeNull();
+      const printed = await json('user', 'verify', 'viewer@example.com', '--link');
+      expect(printed).toMatchObject({
+        email: 'viewer@example.com',
+        link: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8787\/verify\/[A-Za-z0-9_-]{43}$/),
+      });
+      expect(await verifiedAt('viewer@example.com')).toBeNull();
+      expect(await json('user', 'verify', 'viewer@example.com')).toEqual({
+        email: 'viewer@example.com',
+        verified: true,
+      });
+      expect(await verifiedAt('viewer@example.com')).not.toBeNull();
+      expect(await json('user', 'verify', '--email', 'Viewer@Example.com')).toMatchObject({ already: true });
+      expect(
+        await json(
+          'user',
+          'create',
+          '--email',
+          'vouched@example.com',
+          '--password',
+          'long enough pw',
+          '--verified',
+        ),
+      ).toMatchObject({ email_verified: true });
+
+      // A sign-up waiting for its link (the web form on an instance without mail): the operator makes the account.
+      await issueLink(database.db, new Date(), {
+        purpose: 'signup',
+        email: 'pending@example.com',
+        userId: null,
+        signUp: {
+          name: 'Pat',
+          password_hash: await hashPassword('chosen at sign-up'),
+          organization: 'Pat Co',
+          next: null,
+        },
+      });
+      const made = await json('user', 'verify', 'pending@example.com');
+      expect(made).toMatchObject({
+        id: expect.stringMatching(/^usr_/),
+        email: 'pending@example.com',
+        verified: true,
+      });
+      const [pat] = await database.db.select().from(users).where(eq(users.email, 'pending@example.com'));
+      expect(await verifyPassword('chosen at sign-up', pat?.password_hash ?? '')).toBe(true);
+
+      const missing = await cli('user', 'verify', 'nobody@example.com');
+      expect(missing.code).toBe(1);
+      expect(missing.err.join('\n')).toContain(
+        'No account, and no sign-up waiting for its link, for nobody@example.com.',
+      );
+      expect((await cli('user', 'verify')).code).toBe(2);
+    } finally {
+      database.client.close();
+    }
+  });
+
+  it('prints a one-hour reset link for an account, and refuses an address without one', async () => {
+    const reset = await json('user', 'reset-link', 'owner@example.com');
+    expect(reset).toMatchObject({
+      email: 'owner@example.com',
+      link: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8787\/reset\/[A-Za-z0-9_-]{43}$/),
+    });
+    expect(Date.parse(String(reset.expires_at)) - Date.now()).toBeGreaterThan(59 * 60_000);
+    expect(Date.parse(String(reset.expires_at)) - Date.now()).toBeLessThanOrEqual(60 * 60_000);
+    const withPublicUrl = await runCli(
+      { ...env, PUBLIC_URL: 'https://compliance.example.com' },
+      'user',
+      'reset-link',
+      'owner@example.com',
+    );
+    expect(JSON.parse(withPublicUrl.out[0] ?? '{}').link).toMatch(
+      /^https:\/\/compliance\.example\.com\/reset\//,
+    );
+    const missing = await cli('user', 'reset-link', 'nobody@example.com');
+    expect(missing.code).toBe(1);
+    expect(missing.err.join('\n')).toContain('No user with email nobody@example.com.');
   });
 
   it('seeds a demo organization and returns a working account', async () => {

@@ -291,7 +291,7 @@ describe('a replay reaches only what the caller reaches now', () => {
     const id = (added.body.risk as { id: string }).id;
     const updated = await keyedDirect(token, 'updateRisk', { id, status: 'ACCEPTED' }, 'key-carol-update');
     expect([added.status, updated.status]).toEqual([200, 200]);
-    await removeMembership(runtime.database.db, world.orgA, carol.userId);
+    await removeMembership(runtime.database.db, new Date(), world.orgA, carol.userId);
     await runtime.tokens.invalidateUser(carol.userId);
     const addAgain = await keyedDirect(token, 'addRisk', addArgs('Carol risk'), 'key-carol-add');
     const updateAgain = await keyedDirect(

@@ -209,12 +209,19 @@ describe('compliance-mcp import', () => {
     expect(JSON.parse(dry.out)).toMatchObject({
       dry_run: true,
       counts: { rows: 2500, created: 2499, refused: 1 },
-      errors: [{ row: 2402, column: 'Inherent impact', message: expect.stringMatching(/<=5/) }],
+      errors: [
+        {
+          row: 2402,
+          column: 'Inherent impact',
+          field: 'inherent_impact',
+          message: expect.stringMatching(/<=5/),
+        },
+      ],
     });
     const refused = await cli('import', '--org', orgId, '--kind', 'risks', risks);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(
-      'Nothing was imported: 1 of 2500 rows are refused (row 2402, Inherent impact',
+      'Nothing was imported: 1 of 2500 rows are refused (row 2402, column "Inherent impact", field inherent_impact',
     );
     const database = (await import('../../src/db/open-node.ts')).openNodeDatabase;
     const db = await database(env.DATABASE_URL ?? '');

@@ -79,12 +79,42 @@ describe('importRecords', () => {
     const id = (added.vendor as Row).id as string;
     const twice = await importCsv('vendor', `Id,Name\n${id},First\n${id},Second\n`);
     expect(twice.status).toBe(400);
-    expect(errorOf(twice).details).toEqual([{ path: 'row 3, Id', message: 'The same id as row 2' }]);
+    expect(errorOf(twice).details).toEqual([
+      { path: 'row 3, column "Id", field id', message: 'The same id as row 2' },
+    ]);
     const empty = await importCsv('vendor', '\r\n');
     expect(empty.status).toBe(400);
     expect(errorOf(empty).message).toBe('The file is empty: expected a header row, then one row per record.');
     const vendors = await list('listVendors', 'vendors');
     expect(vendors.map((vendor) => vendor.name)).toEqual(['Twice']);
+  });
+
+  it('names the field and the column of each refused row, and a required field the file lacks', async () => {
+    const report = await importCsv(
+      'risk',
+      'Name,Inherent likelihood,Owner\nFlood,9,\nFire,2,Nobody Known\n',
+      {
+        dry_run: true,
+      },
+    );
+    expect(report.status).toBe(200);
+    expect((report.body as { errors: unknown[] }).errors).toEqual([
+      {
+        row: 2,
+        column: 'Inherent likelihood',
+        field: 'inherent_likelihood',
+        message: expect.stringMatching(/<=5/),
+      },
+      { row: 3, column: 'Owner', field: 'owner_id', message: expect.stringContaining('Nobody Known') },
+    ]);
+    const missing = await importCsv('risk', 'Name,Inherent likelihood\nFlood,2\n');
+    expect(missing.status).toBe(400);
+    expect(errorOf(missing).details).toEqual([
+      { path: 'row 2, field inherent_impact (no column)', message: 'Required: no value given' },
+    ]);
+    expect(errorOf(missing).message).toContain(
+      'row 2, field inherent_impact (no column): Required: no value given',
+    );
   });
 
   it('names the register singular or plural, as the CLI does, and says how to ignore an unknown column', async () => {

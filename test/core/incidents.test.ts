@@ -81,7 +81,11 @@ describe('incident clocks', () => {
       incident_regimes: ['gdpr', 'nis2'],
       time_zone: 'Europe/Paris',
     });
-    expect(settings.settings).toEqual({ time_zone: 'Europe/Paris', incident_regimes: ['GDPR', 'NIS2'] });
+    expect(settings.settings).toEqual({
+      time_zone: 'Europe/Paris',
+      incident_regimes: ['GDPR', 'NIS2'],
+      privacy_contact: null,
+    });
     expect((await clocksOf(incident.id)).map((item) => `${item.regime} ${item.stage} ${item.state}`)).toEqual(
       [
         'GDPR AUTHORITY RUNNING',

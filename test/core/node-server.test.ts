@@ -133,6 +133,7 @@ describe('Node host start messages', () => {
       // With an account in it, a later start (demo off) points to the token instead.
       const { createUser } = await import('../../src/accounts.ts');
       await createUser(first.runtime.database.db, new Date(), {
+        emailVerified: true,
         email: 'first@example.com',
         password: 'a long enough password',
         name: null,

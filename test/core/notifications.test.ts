@@ -702,7 +702,7 @@ describe('exactly once per event', () => {
       mailer: { send: () => Promise.reject(new Error('not yet')), close: async () => {} },
     });
     expect(stored.notifications_created).toBe(2);
-    await removeMembership(runtime.database.db, org, alice.userId);
+    await removeMembership(runtime.database.db, new Date(), org, alice.userId);
     await runtime.database.db
       .update(notifications)
       .set({ status: 'pending' })

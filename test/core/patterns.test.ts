@@ -57,6 +57,13 @@ interface LiteralCase {
 /** The patterns of src/ that repeat without bound and read user input. */
 const LITERALS: LiteralCase[] = [
   {
+    pattern: '/_+/',
+    input: 'an unknown argument name, split to suggest the nearest',
+    limit: BODY,
+    use: 'split',
+    worst: [run('', '_'), run('a', '_', 'a'), run('', 'a_')],
+  },
+  {
     pattern: String.raw`/^::ffff:(\d+\.\d+\.\d+\.\d+)$/`,
     input: 'a client address from CLIENT_ADDRESS_HEADER',
     limit: HEADER,
@@ -544,6 +551,11 @@ const NOT_USER_INPUT: { files: string[]; why: string; patterns: string[] }[] = [
     ],
   },
   { files: ['src/errors.ts'], why: "an error's stack frames", patterns: [String.raw`/^\s+at /`] },
+  {
+    files: ['src/tools/tool-ranker.ts'],
+    why: "the tools' own names (verbNoun), to find the verb",
+    patterns: ['/[A-Z].*$/'],
+  },
   {
     files: ['src/auth/crypto.ts'],
     why: 'base64 keys from the environment (SECRETS_KEY) and bytes the service stored itself',

@@ -1,8 +1,8 @@
 // add/get/update/delete of every register kind: defaults, ids, derived scores, argument checks, references.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { article } from '../../src/tools/id-kinds.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import {
-  article,
   enumValuesOf,
   type FieldSpec,
   type RegisterKind,

@@ -2,12 +2,13 @@
 // syntax error), the index follows adds, updates and deletes, short text falls back to LIKE, and total_count is
 // counted on the first page up to its cap, then carried by the cursor.
 import { createClient } from '@libsql/client';
-import { getTableName } from 'drizzle-orm';
+import { and, asc, eq, getTableName, type SQL } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { risks } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { TOTAL_COUNT_CAP } from '../../src/tools/pagination.ts';
-import { FOLDS_TO_ASCII, searchTableName } from '../../src/tools/search.ts';
+import { FOLDS_TO_ASCII, foldedQuery, searchTableName, textSearch } from '../../src/tools/search.ts';
 import {
   type Actor,
   callDirect,
@@ -192,52 +193,84 @@ describe('filter.query', () => {
   });
 });
 
-describe('the trigram index and LIKE', () => {
-  // A dense filter.query tests rows with LIKE (ASCII letters folded) when the text is ASCII, and must find exactly
-  // what the index finds (Unicode letters folded). They differ only where a character outside ASCII folds to an
-  // ASCII one: FOLDS_TO_ASCII, replaced before the LIKE. Every code point is tried against the index itself.
-  it('folds exactly the characters of FOLDS_TO_ASCII to ASCII, no others', async () => {
+describe('the trigram index and the row tests', () => {
+  // A dense filter.query tests rows with LIKE (ASCII letters folded), and a row not all ASCII with the index at that
+  // row (or, for short text, GLOB with each letter's folds): they must find exactly what the index finds (Unicode
+  // case and Latin diacritics folded). The query is folded with FOLDED_LETTERS: every code point is tried against an
+  // index made as the migrations make them, one row per code point.
+  it('folds exactly the characters of FOLDED_LETTERS to ASCII letters, no others', async () => {
     const client = createClient({ url: ':memory:' });
-    await client.execute(`create virtual table t using fts5(x, tokenize='trigram')`);
-    const codePoints: number[] = [];
-    for (let cp = 0x80; cp < 0x110000; cp++) if (cp < 0xd800 || cp > 0xdfff) codePoints.push(cp);
-    const CHUNK = 2000;
-    const statements = [];
-    for (let at = 0; at < codePoints.length; at += CHUNK) {
-      const text = codePoints
-        .slice(at, at + CHUNK)
-        .map((cp) => `<${String.fromCodePoint(cp)}>`)
-        .join('\n');
-      statements.push({ sql: 'insert into t(rowid, x) values (?, ?)', args: [at / CHUNK, text] });
-    }
-    await client.batch(statements, 'write');
+    await client.execute(`create virtual table t using fts5(x, tokenize='trigram remove_diacritics 1')`);
+    await client.execute(`with recursive n(i) as (select 128 union all select i + 1 from n where i < 1114111)
+      insert into t(rowid, x) select i, '<' || char(i) || '>' from n where i < 55296 or i > 57343`);
     const found: [string, string][] = [];
     // The index folds to lower case: upper-case ASCII letters need no query of their own.
     for (let code = 0x20; code < 0x7f; code++) {
       const ascii = String.fromCharCode(code);
       if (ascii !== ascii.toLowerCase()) continue;
       const phrase = `"<${ascii.replace('"', '""')}>"`;
-      const chunks = await client.execute({ sql: 'select rowid from t where t match ?', args: [phrase] });
-      for (const row of chunks.rows) {
-        // Which code points of that chunk: each one alone.
-        for (const cp of codePoints.slice(Number(row.rowid) * CHUNK, (Number(row.rowid) + 1) * CHUNK)) {
-          await client.execute({ sql: 'delete from t where rowid = -1', args: [] });
-          await client.execute({
-            sql: 'insert into t(rowid, x) values (-1, ?)',
-            args: [`<${String.fromCodePoint(cp)}>`],
-          });
-          const hit = await client.execute({
-            sql: 'select 1 from t where t match ? and rowid = -1',
-            args: [phrase],
-          });
-          if (hit.rows.length > 0 && ascii === ascii.toLowerCase())
-            found.push([String.fromCodePoint(cp), ascii]);
-        }
-      }
+      const hits = await client.execute({ sql: 'select rowid from t where t match ?', args: [phrase] });
+      for (const row of hits.rows) found.push([String.fromCodePoint(Number(row.rowid)), ascii]);
     }
     client.close();
     expect(found.sort()).toEqual([...FOLDS_TO_ASCII].sort());
+    expect(FOLDS_TO_ASCII.length).toBeGreaterThan(400);
+    for (const [character, letter] of FOLDS_TO_ASCII) expect(foldedQuery(character)).toBe(letter);
   }, 60_000);
+
+  it('finds accented text from a query without accents and the reverse, in every form, dense or sparse', async () => {
+    const s = await scope();
+    await s.addRisk('Sécurité des données', 'Über Ændringer og Ærø');
+    await s.addRisk('ÉCOLE fermée');
+    await s.addRisk('Security review');
+    await s.addRisk('Straße', 'ſecret Kelvin K');
+    // 3+ characters (the index, and the row test at each row), then 1-2 characters (LIKE and GLOB).
+    expect(await s.names('securite')).toEqual(['Sécurité des données']);
+    expect(await s.names('SÉCURITÉ')).toEqual(['Sécurité des données']);
+    expect(await s.names('securi')).toEqual(['Security review', 'Sécurité des données']);
+    expect(await s.names('ecole')).toEqual(['ÉCOLE fermée']);
+    expect(await s.names('Fermee')).toEqual(['ÉCOLE fermée']);
+    expect(await s.names('uber')).toEqual(['Sécurité des données']);
+    expect(await s.names('secret')).toEqual(['Straße']);
+    expect(await s.names('kelvin k')).toEqual(['Straße']);
+    // Not folded by the index: æ, ß.
+    expect(await s.names('aendringer')).toEqual([]);
+    expect(await s.names('strasse')).toEqual([]);
+    expect(await s.names('straße')).toEqual(['Straße']);
+    expect(await s.names('é')).toEqual(await s.names('e'));
+    expect(await s.names('É')).toContain('Security review');
+    expect(await s.names('fe')).toEqual(['ÉCOLE fermée']);
+    expect(await s.names('ée')).toEqual(['Sécurité des données', 'ÉCOLE fermée']);
+    expect(await s.names('*')).toEqual([]);
+    expect(await s.names('?')).toEqual([]);
+    expect(await s.names('[')).toEqual([]);
+  });
+
+  it('finds the same rows by each form: index matches, the row test, the short-text test', async () => {
+    const s = await scope();
+    const names = ['Café crème', 'CAFE', 'cafè', 'Caff', 'Kafé', 'café'];
+    for (const name of names) await s.addRisk(name);
+    const forms = async (query: string) => {
+      const search = textSearch(risks, [risks.name, risks.description], query);
+      const where = (test: SQL) =>
+        runtime.database.db
+          .select({ name: risks.name })
+          .from(risks)
+          .where(and(eq(risks.organization_id, s.org), test))
+          .orderBy(asc(risks.name));
+      const byTest = (await where(search.rowTest)).map((row) => row.name);
+      const byIndex = search.index ? (await where(search.index.matches)).map((row) => row.name) : byTest;
+      return { byTest, byIndex };
+    };
+    for (const query of ['cafe', 'CAFÉ', 'afé', 'fe', 'é', 'ff', 'kaf']) {
+      const { byTest, byIndex } = await forms(query);
+      expect(byTest, query).toEqual(byIndex);
+      const expected = names
+        .filter((name) => foldedQuery(name).toLowerCase().includes(foldedQuery(query).toLowerCase()))
+        .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      expect(byTest, query).toEqual(expected);
+    }
+  });
 });
 
 describe('total_count', () => {

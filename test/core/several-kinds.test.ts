@@ -21,12 +21,19 @@ describe('idOfAny', () => {
     const risk = newId('rsk');
     expect(schema.parse(measure)).toBe(measure);
     expect(schema.parse(risk)).toBe(risk);
-    const refused = schema.safeParse(newId('ven'));
+    // A well-formed id of another kind is named for what it is, with the tool that reads it.
+    const vendor = newId('ven');
+    const refused = schema.safeParse(vendor);
     expect(refused.success).toBe(false);
     expect(refused.error?.issues[0]?.message).toBe(
+      `"${vendor}" is a vendor id, not the id of a kind this argument takes (\`msr_...\`, \`rsk_...\`): read it with getVendor.`,
+    );
+    // A malformed one is told the shape.
+    const short = schema.safeParse('msr_short');
+    expect(short.success).toBe(false);
+    expect(short.error?.issues[0]?.message).toBe(
       'Expected the id of a record: one starting msr_, rsk_ followed by 24 characters from 0-9 and a-z except i, l, o, u',
     );
-    expect(schema.safeParse('msr_short').success).toBe(false);
     expect(schema.description).toBe('Record id (`msr_...`, `rsk_...`)');
   });
 

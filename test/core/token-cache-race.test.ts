@@ -62,7 +62,7 @@ describe('token cache and revocation', () => {
     await reachedPut;
     holdPuts = false;
     const { removeMembership } = await import('../../src/accounts.ts');
-    await removeMembership(runtime.database.db, world.orgA, world.vic.userId);
+    await removeMembership(runtime.database.db, new Date(), world.orgA, world.vic.userId);
     await runtime.tokens.invalidateUser(world.vic.userId);
     releasePut();
     await inFlight;

@@ -128,7 +128,7 @@ describe('tools/list', () => {
     const { toolsets } = catalogue.structuredContent as { toolsets: { tools: { name: string }[] }[] };
     const named = toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name));
     expect(new Set([...listed, ...named])).toEqual(new Set(TOOLS.keys()));
-    expect(TOOLS.size).toBe(129);
+    expect(TOOLS.size).toBe(130);
   });
 
   it('gives every tool a description, an input schema, all four annotation hints, and read tools an output schema', async () => {
@@ -230,7 +230,7 @@ describe('tools/list', () => {
   it('lists enum values in upper case and accepts them in any case', async () => {
     const { tools } = everyListed();
     const listRisks = tools.find((tool) => tool.name === 'listRisks');
-    expect(JSON.stringify(listRisks?.inputSchema)).toContain('"IN_TREATMENT"');
+    expect(JSON.stringify(listRisks?.inputSchema)).toContain('Any of: OPEN, IN_TREATMENT, MITIGATED');
     const result = await callDirect(runtime, world.aliceToken, 'listRisks', {
       organization_id: world.orgA,
       filter: { status: 'open' },
@@ -259,7 +259,7 @@ describe('errors a client reads', () => {
     const error = (result.structuredContent as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('invalid_arguments');
     expect(error.message).toBe(
-      'Invalid arguments for getRisk: id: Expected a Risk id: "rsk_" followed by 24 characters from 0-9 and a-z except i, l, o, u (e.g. rsk_8zq3m0v5k1t7w2x9c4n6p0ha)',
+      'Invalid arguments for getRisk: id: Expected a risk id: "rsk_" followed by 24 characters from 0-9 and a-z except i, l, o, u (e.g. rsk_8zq3m0v5k1t7w2x9c4n6p0ha)',
     );
   });
 });

@@ -51,7 +51,7 @@ describe('toolsets as data', () => {
       [...toolsetsOf(TOOLS.values())].map(([name, tools]) => [name, tools.length]),
     );
     expect(counts).toEqual({
-      core: 9,
+      core: 10,
       vendors: 5,
       risks: 7,
       measures: 5,
@@ -96,6 +96,7 @@ describe('tools/list per connection', () => {
       'callReadTool',
       'callWriteTool',
       'callDestructiveTool',
+      'listMembers',
       'listPeople',
       'getPerson',
       'getComplianceSummary',
@@ -244,6 +245,7 @@ describe('OpenAPI mirrors the toolsets', () => {
         'findRecords',
         'findTools',
         'callReadTool',
+        'listMembers',
         'listRisks',
         'getRisk',
         'listPeople',

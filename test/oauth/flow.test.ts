@@ -10,7 +10,9 @@ import {
   csrfOf,
   firstOrganizationId,
   hiddenFieldsOf,
+  inviteAndAccept,
   manualClock,
+  signUpLinkOf,
   textOf,
   WebClient,
 } from '../web/web-client.ts';
@@ -274,7 +276,10 @@ describe('authorization code with PKCE', () => {
       password_confirm: 'correct horse battery staple',
       next: next as string,
     });
-    expect(created.location).toBe(next);
+    // A later account is made when its address is confirmed: the link brings the person back to the consent page.
+    expect(textOf(created.html)).toContain('Check your email');
+    const confirmed = await newcomer.openLink(await signUpLinkOf(runtime, 'grace@example.com'));
+    expect(confirmed.location).toBe(next);
     expect(textOf((await newcomer.get(next as string)).html)).toContain('Connect Claude?');
   });
 
@@ -503,6 +508,29 @@ describe('refusals at the token endpoint', () => {
 });
 
 describe('refresh and revocation', () => {
+  it('keeps a connection for all organizations to those of the moment of consent, refresh after refresh', async () => {
+    const { runtime, web, clock, organizationId } = await setup();
+    const clientId = await publicClient(runtime);
+    const first = await tokensFor(runtime, web, clientId);
+    const names = async (access: string) =>
+      ((await listOrganizations(runtime, access)).body.organizations as { id: string }[]).map(
+        (row) => row.id,
+      );
+    expect(await names(first.access)).toEqual([organizationId]);
+    // Ada joins Beta after connecting the app: the connection does not widen to it, not even on refresh.
+    const owner = new WebClient(runtime);
+    await owner.signUp('owner@example.com', 'Beta');
+    const beta = await firstOrganizationId(owner);
+    clock.advance(60);
+    await inviteAndAccept(owner, web, beta, 'ada@example.com', 'VIEWER');
+    const refreshed = await refreshWith(runtime, clientId, first.refresh);
+    expect(refreshed.status).toBe(200);
+    expect(await names(refreshed.body.access_token as string)).toEqual([organizationId]);
+    // A connection made after joining reaches both.
+    const later = await tokensFor(runtime, web, clientId);
+    expect((await names(later.access)).sort()).toEqual([organizationId, beta].sort());
+  });
+
   it('rotates the refresh token, and a replaced one presented again ends the grant', async () => {
     const { runtime, web } = await setup();
     const clientId = await publicClient(runtime);

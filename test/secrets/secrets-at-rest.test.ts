@@ -40,6 +40,7 @@ async function legacyDatabase(name: string) {
   await migrateDatabase(database);
   const now = new Date();
   const owner = await createUser(database.db, now, {
+    emailVerified: true,
     email: `${name}@example.com`,
     password: 'not used here',
     passwordHash: 'x',

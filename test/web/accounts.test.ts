@@ -3,11 +3,19 @@ import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findUserByEmail } from '../../src/accounts.ts';
 import { sha256Hex } from '../../src/auth/crypto.ts';
-import { memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
+import { accountLinks, memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
 import { safeNext } from '../../src/web/account/routes.tsx';
-import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/account/sessions.ts';
+import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
 import { createTestRuntime, type TestRuntime } from '../helpers.ts';
-import { csrfOf, firstOrganizationId, manualClock, PASSWORD, textOf, WebClient } from './web-client.ts';
+import {
+  csrfOf,
+  firstOrganizationId,
+  manualClock,
+  PASSWORD,
+  signUpLinkOf,
+  textOf,
+  WebClient,
+} from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
 
@@ -15,8 +23,8 @@ afterEach(async () => {
   for (const runtime of runtimes.splice(0)) await runtime.cleanup();
 });
 
-async function setup(clock = manualClock()) {
-  const runtime = await createTestRuntime({ now: clock.now });
+async function setup(clock = manualClock(), env: Record<string, string> = {}) {
+  const runtime = await createTestRuntime({ now: clock.now, env });
   runtimes.push(runtime);
   return { runtime, clock, client: new WebClient(runtime) };
 }
@@ -76,7 +84,7 @@ describe('sign-up', () => {
     );
   });
 
-  it('refuses differing passwords, short passwords, a missing organization name and a taken email', async () => {
+  it('refuses differing passwords, short passwords, a bad address and a missing organization name', async () => {
     const { client, runtime } = await setup();
     const mismatch = await client.submit('/signup', '/signup', {
       email: 'a@example.com',
@@ -86,42 +94,76 @@ describe('sign-up', () => {
     });
     expect(mismatch.status).toBe(422);
     expect(textOf(mismatch.html)).toContain('The two passwords differ');
-    const short = await client.signUp('a@example.com', 'Org', 'short');
+    const short = await client.signUpForm('a@example.com', 'Org', 'short');
     expect(short.status).toBe(422);
     expect(textOf(short.html)).toContain('at least 10 characters');
-    const noOrganization = await client.signUp('a@example.com');
+    const noOrganization = await client.signUpForm('a@example.com');
     expect(noOrganization.status).toBe(422);
     expect(textOf(noOrganization.html)).toContain('Name your organization.');
+    const badAddress = await client.signUpForm('not an address', 'Org');
+    expect(badAddress.status).toBe(422);
+    expect(textOf(badAddress.html)).toContain('Not an email address: not an address');
+    // The form keeps what was typed (but never a password).
+    expect(badAddress.html).toContain('value="not an address"');
     expect(await runtime.database.db.select().from(users)).toEqual([]);
-
-    await client.signUp('a@example.com', 'Org');
-    const again = await new WebClient(runtime).signUp('A@Example.com');
-    expect(again.status).toBe(422);
-    expect(textOf(again.html)).toContain('An account with this email already exists');
+    expect(await runtime.database.db.select().from(accountLinks)).toEqual([]);
   });
 
-  it('allows 20 sign-ups per 15 minutes on an instance, then answers 429 with Retry-After', async () => {
-    const { runtime, clock } = await setup();
-    for (let index = 1; index <= 20; index++) {
-      expect((await new WebClient(runtime).signUp(`user${index}@example.com`, 'Org')).status).toBe(303);
+  it('confirms the first account at once, and makes later ones only when their link is opened', async () => {
+    const { runtime } = await setup();
+    await new WebClient(runtime).signUp('founder@example.com', 'Acme');
+    const founder = await findUserByEmail(runtime.database.db, 'founder@example.com');
+    expect(founder?.email_verified_at).not.toBeNull();
+    const later = new WebClient(runtime);
+    const form = await later.signUpForm('later@example.com', 'Later Ltd');
+    expect(form.status).toBe(200);
+    expect(textOf(form.html)).toContain(
+      'This instance sends no email, so its operator confirms new accounts: ask them to run compliance-mcp user verify later@example.com',
+    );
+    expect(later.cookies.has('cmcp_session')).toBe(false);
+    expect(await findUserByEmail(runtime.database.db, 'later@example.com')).toBeUndefined();
+    const [pending] = await runtime.database.db.select().from(accountLinks);
+    // Only hashes are kept: the link's secret and the password.
+    expect(pending?.secret_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(pending?.details)).not.toContain(PASSWORD);
+    const confirmed = await later.openLink(await signUpLinkOf(runtime, 'later@example.com'));
+    expect(confirmed.location).toBe('/orgs');
+    const user = await findUserByEmail(runtime.database.db, 'later@example.com');
+    expect(user?.email_verified_at).not.toBeNull();
+    const organizationId = await firstOrganizationId(later);
+    expect(textOf((await later.get(`/orgs/${organizationId}`)).html)).toContain('Later Ltd');
+    // And the password is the one typed at sign-up.
+    expect((await new WebClient(runtime).signIn('later@example.com')).status).toBe(303);
+  });
+
+  it('allows 10 sign-ups per 15 minutes from one network, every attempt counted, then 429 with Retry-After', async () => {
+    const { runtime, clock } = await setup(manualClock(), { CLIENT_ADDRESS_HEADER: 'x-real-ip' });
+    const from = (address: string) => {
+      const client = new WebClient(runtime);
+      client.headers['x-real-ip'] = address;
+      return client;
+    };
+    expect((await from('192.0.2.1').signUpForm('founder@example.com', 'Org')).status).toBe(303);
+    // Refused forms count too: a refused attempt is never given back.
+    expect((await from('192.0.2.1').signUpForm('not an email', 'Org')).status).toBe(422);
+    for (let index = 3; index <= 10; index++) {
+      expect((await from('192.0.2.1').signUpForm(`user${index}@example.com`, 'Org')).status).toBe(200);
       clock.advance(10);
     }
-    const refused = await new WebClient(runtime).signUp('late@example.com', 'Org');
+    const refused = await from('192.0.2.1').signUpForm('late@example.com', 'Org');
     expect(refused.status).toBe(429);
-    expect(textOf(refused.html)).toContain('Too many new accounts on this instance');
-    // The first of the 20 was 200 seconds ago: it leaves the window 700 seconds from now.
-    expect(Number(refused.headers.get('retry-after'))).toBe(15 * 60 - 200);
-    expect(await findUserByEmail(runtime.database.db, 'late@example.com')).toBeUndefined();
-    // Nothing is hashed for a refused sign-up; forms refused before hashing do not use up the allowance.
-    clock.advance(15 * 60 - 200);
-    expect((await new WebClient(runtime).signUp('not an email', 'Org')).status).toBe(422);
-    expect((await new WebClient(runtime).signUp('user2@example.com', 'Org')).status).toBe(422);
-    expect((await new WebClient(runtime).signUp('late@example.com', 'Org')).status).toBe(303);
+    expect(textOf(refused.html)).toContain('Too many requests from your network (10 within 15 minutes)');
+    // The first of the 10 was 80 seconds ago: it leaves the window 820 seconds from now.
+    expect(Number(refused.headers.get('retry-after'))).toBe(15 * 60 - 80);
+    // Another network is not held back.
+    expect((await from('198.51.100.7').signUpForm('late@example.com', 'Org')).status).toBe(200);
+    clock.advance(15 * 60 - 80);
+    expect((await from('192.0.2.1').signUpForm('later@example.com', 'Org')).status).toBe(200);
   });
 
-  it('counts sign-ups sent in parallel before hashing any password', async () => {
+  it('counts sign-ups sent in parallel before hashing any password, and makes one first account', async () => {
     const { runtime } = await setup();
-    const clients = Array.from({ length: 25 }, () => new WebClient(runtime));
+    const clients = Array.from({ length: 14 }, () => new WebClient(runtime));
     const forms = await Promise.all(
       clients.map(async (client) => csrfOf((await client.get('/signup')).html)),
     );
@@ -136,17 +178,58 @@ describe('sign-up', () => {
         }),
       ),
     );
-    expect(responses.filter((response) => response.status === 303)).toHaveLength(20);
-    expect(responses.filter((response) => response.status === 429)).toHaveLength(5);
-    expect(await runtime.database.db.select().from(users)).toHaveLength(20);
+    expect(responses.filter((response) => response.status === 303)).toHaveLength(1);
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(9);
+    expect(responses.filter((response) => response.status === 429)).toHaveLength(4);
+    expect(await runtime.database.db.select().from(users)).toHaveLength(1);
+    expect(await runtime.database.db.select().from(accountLinks)).toHaveLength(9);
   });
 
-  it('keeps sign-in failures of a non-email apart from the sign-up allowance', async () => {
+  it('refuses a sign-in with a non-address without counting or hashing it', async () => {
     const { runtime } = await setup();
     const client = new WebClient(runtime);
     for (let attempt = 1; attempt <= 6; attempt++)
-      expect((await client.signIn('signup:', 'x')).status).toBe(422);
+      expect((await client.signIn('signup:all', 'x')).status).toBe(422);
     expect(await runtime.database.db.select().from(signInAttempts)).toEqual([]);
+  });
+
+  it('closes sign-up with SIGNUP=closed, and lets only invited addresses in with SIGNUP=invite-only', async () => {
+    const closed = await setup(manualClock(), { SIGNUP: 'closed' });
+    const page = await closed.client.get('/signup');
+    expect(textOf(page.html)).toContain('Sign-up is closed');
+    expect(page.html).not.toContain('action="/signup"');
+    expect((await closed.client.get('/')).location).toBe('/login');
+    const form = await closed.client.post('/signup', {
+      _csrf: csrfOf((await closed.client.get('/login')).html),
+      email: 'a@example.com',
+      password: PASSWORD,
+      password_confirm: PASSWORD,
+      organization: 'Org',
+    });
+    expect(form.status).toBe(403);
+    expect(await closed.runtime.database.db.select().from(users)).toEqual([]);
+
+    const { runtime } = await setup(manualClock(), { SIGNUP: 'invite-only' });
+    const founder = new WebClient(runtime);
+    await founder.signUp('founder@example.com', 'Org');
+    const organizationId = await firstOrganizationId(founder);
+    // Uninvited: the same answer, but no link is ever good for an account.
+    const stranger = new WebClient(runtime);
+    expect(textOf((await stranger.signUpForm('stranger@example.com')).html)).toContain('Check your email');
+    const refused = await stranger.openLink(await signUpLinkOf(runtime, 'stranger@example.com'));
+    expect(refused.status).toBe(403);
+    expect(textOf(refused.html)).toContain(
+      'This instance accepts invited addresses only, and no invitation for stranger@example.com is open.',
+    );
+    expect(await findUserByEmail(runtime.database.db, 'stranger@example.com')).toBeUndefined();
+    // Invited: the link makes the account.
+    await founder.submit(`/orgs/${organizationId}/members`, `/orgs/${organizationId}/members`, {
+      email: 'guest@example.com',
+      role: 'VIEWER',
+    });
+    const guest = new WebClient(runtime);
+    expect((await guest.signUp('guest@example.com')).location).toBe('/orgs');
+    expect(await findUserByEmail(runtime.database.db, 'guest@example.com')).toBeDefined();
   });
 });
 
@@ -208,7 +291,7 @@ describe('sign-in and sessions', () => {
     expect(wrong.headers.getSetCookie().some((line) => line.startsWith('cmcp_session='))).toBe(false);
   });
 
-  it('locks an email after 5 failed sign-ins within 15 minutes, even for the right password, until the window passes', async () => {
+  it('slows an (email, network) pair down after 5 failures, doubling the wait, even for the right password', async () => {
     const { runtime, clock } = await setup();
     await new WebClient(runtime).signUp('ada@example.com', 'Org');
     const client = new WebClient(runtime);
@@ -218,17 +301,23 @@ describe('sign-in and sessions', () => {
     }
     const fifth = await client.signIn('ada@example.com', 'guess 5');
     expect(fifth.status).toBe(429);
-    expect(textOf(fifth.html)).toContain('Too many failed sign-ins for this email address');
+    expect(textOf(fifth.html)).toContain(
+      'Too many failed sign-ins for this email address from your network. Try again in 1 minute.',
+    );
+    expect(Number(fifth.headers.get('retry-after'))).toBe(60);
 
     const right = await client.signIn('ada@example.com');
     expect(right.status).toBe(429);
-    // At most 5 failures in any 15 minutes: the first was 4 minutes before the fifth, so 11 minutes remain.
-    expect(Number(right.headers.get('retry-after'))).toBe(11 * 60);
     expect(right.headers.getSetCookie().some((line) => line.startsWith('cmcp_session='))).toBe(false);
 
-    clock.advance(11 * 60 - 1);
+    clock.advance(59);
     expect((await client.signIn('ada@example.com')).status).toBe(429);
     clock.advance(1);
+    // One more try; wrong again: the wait doubles.
+    const sixth = await client.signIn('ada@example.com', 'guess 6');
+    expect(sixth.status).toBe(429);
+    expect(Number(sixth.headers.get('retry-after'))).toBe(120);
+    clock.advance(120);
     const after = await client.signIn('ada@example.com');
     expect(after.status).toBe(303);
     expect(client.cookies.has('cmcp_session')).toBe(true);
@@ -236,15 +325,21 @@ describe('sign-in and sessions', () => {
 
   it('locks unknown emails alike, so the lock says nothing about which accounts exist', async () => {
     const { runtime } = await setup();
-    const client = new WebClient(runtime);
-    const statuses: number[] = [];
-    for (let attempt = 1; attempt <= 6; attempt++)
-      statuses.push((await client.signIn('ghost@example.com', 'x')).status);
-    expect(statuses).toEqual([422, 422, 422, 422, 429, 429]);
+    await new WebClient(runtime).signUp('ada@example.com', 'Org');
+    const statuses = async (email: string) => {
+      const client = new WebClient(runtime);
+      const seen: string[] = [];
+      for (let attempt = 1; attempt <= 6; attempt++) {
+        const response = await client.signIn(email, 'x');
+        seen.push(`${response.status} ${textOf(response.html).replace(email, 'EMAIL').slice(0, 400)}`);
+      }
+      return seen;
+    };
+    expect(await statuses('ghost@example.com')).toEqual(await statuses('ada@example.com'));
     const rows = await runtime.database.db
       .select()
       .from(signInAttempts)
-      .where(eq(signInAttempts.email, 'ghost@example.com'));
+      .where(eq(signInAttempts.email, 'signin:ghost@example.com'));
     expect(rows).toHaveLength(5); // refused attempts are not even checked
   });
 
@@ -264,7 +359,7 @@ describe('sign-in and sessions', () => {
     const rows = await runtime.database.db
       .select()
       .from(signInAttempts)
-      .where(eq(signInAttempts.email, 'ada@example.com'));
+      .where(eq(signInAttempts.email, 'signin:ada@example.com'));
     expect(rows.length).toBeLessThanOrEqual(5); // only the checked passwords are recorded
     const right = await client.signIn('ada@example.com');
     expect(right.status).toBe(429);

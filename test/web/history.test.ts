@@ -67,6 +67,7 @@ describe('history in the web interface', () => {
   it('filters the history by person, choosing among the organization’s members', async () => {
     const { runtime, client, base, token, organizationId } = await setup();
     const grace = await createUser(runtime.database.db, new Date(), {
+      emailVerified: true,
       email: 'grace@example.com',
       password: 'a long enough password',
       name: 'Grace Hopper',

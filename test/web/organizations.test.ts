@@ -2,9 +2,16 @@
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findUserByEmail, setMembership } from '../../src/accounts.ts';
-import { memberships } from '../../src/db/schema.ts';
+import { invitations, memberships } from '../../src/db/schema.ts';
 import { callDirect, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
-import { csrfOf, firstOrganizationId, textOf, WebClient } from './web-client.ts';
+import {
+  acceptInvitation,
+  csrfOf,
+  firstOrganizationId,
+  inviteAndAccept,
+  textOf,
+  WebClient,
+} from './web-client.ts';
 
 const runtimes: TestRuntime[] = [];
 
@@ -26,10 +33,17 @@ async function world() {
   const carol = new WebClient(runtime);
   await carol.signUp('carol@example.com');
   const userId = async (email: string) => (await findUserByEmail(runtime.database.db, email))?.id ?? '';
-  return { runtime, alice, bob, carol, alpha, bravo, userId };
+  const clients = new Map([
+    ['bob@example.com', bob],
+    ['carol@example.com', carol],
+  ]);
+  /** `owner` invites `email` (bob or carol) with `role`, and that person accepts. */
+  const addMember = (owner: WebClient, organizationId: string, email: string, role: string) =>
+    inviteAndAccept(owner, clients.get(email) as WebClient, organizationId, email, role);
+  return { runtime, alice, bob, carol, alpha, bravo, userId, addMember };
 }
 
-async function addMember(owner: WebClient, organizationId: string, email: string, role: string) {
+async function invite(owner: WebClient, organizationId: string, email: string, role: string) {
   return owner.submit(`/orgs/${organizationId}/members`, `/orgs/${organizationId}/members`, { email, role });
 }
 
@@ -155,36 +169,69 @@ describe('organizations', () => {
 });
 
 describe('members', () => {
-  it('lets an owner add an existing user by email with a role, and that user then sees the organization', async () => {
-    const { alice, alpha, carol } = await world();
-    const added = await addMember(alice, alpha, 'Carol@Example.com', 'EDITOR');
-    expect(added.location).toBe(`/orgs/${alpha}/members?done=added`);
-    const page = textOf((await alice.follow(added)).html);
-    expect(page).toContain('The member was added.');
-    expect(page).toMatch(/carol@example\.com EDITOR/);
-    expect((await carol.get('/orgs')).location).toBe(`/orgs/${alpha}`);
-    expect((await carol.get(`/orgs/${alpha}`)).status).toBe(200);
+  it('lets an owner invite an address with a role; the person sees the organization once they accept', async () => {
+    const { runtime, alice, alpha, carol, userId } = await world();
+    const sent = await invite(alice, alpha, 'Carol@Example.com', 'EDITOR');
+    expect(sent.location).toBe(`/orgs/${alpha}/members`);
+    const page = textOf((await alice.follow(sent)).html);
+    expect(page).toContain('Invitation sent to carol@example.com as EDITOR.');
+    expect(page).toMatch(
+      /Invitations Address Role Invited by Open until Manage carol@example\.com EDITOR alice/,
+    );
+    // Not a member before accepting: nothing of Alpha reaches Carol.
+    expect((await carol.get(`/orgs/${alpha}`)).status).toBe(404);
+    expect(textOf((await carol.follow(await carol.get('/orgs'))).html)).toContain(
+      'An invitation is waiting for you',
+    );
+    const accepted = await acceptInvitation(carol, alpha, 'carol@example.com');
+    expect(accepted.location).toBe(`/orgs/${alpha}`);
+    expect(textOf((await carol.get(`/orgs/${alpha}`)).html)).toContain('You joined Alpha.');
+    const rows = await runtime.database.db
+      .select()
+      .from(memberships)
+      .where(
+        and(
+          eq(memberships.organization_id, alpha),
+          eq(memberships.user_id, await userId('carol@example.com')),
+        ),
+      );
+    expect(rows).toEqual([expect.objectContaining({ role: 'EDITOR', earlier_tokens: false })]);
+    expect(textOf((await alice.get(`/orgs/${alpha}/members`)).html)).toMatch(/carol@example\.com EDITOR/);
   });
 
-  it('explains an unknown email and an existing member instead of failing', async () => {
-    const { alice, alpha } = await world();
-    const unknown = await addMember(alice, alpha, 'nobody@example.com', 'VIEWER');
-    expect(unknown.status).toBe(422);
-    expect(textOf(unknown.html)).toContain('There is no account with the email nobody@example.com');
+  it('answers an invitation alike whether or not the address has an account, and explains an existing member', async () => {
+    const { alice, alpha, addMember } = await world();
+    const unknown = await invite(alice, alpha, 'nobody@example.com', 'VIEWER');
+    expect(unknown.status).toBe(303);
+    const unknownPage = textOf((await alice.follow(unknown)).html);
+    const known = await invite(alice, alpha, 'carol@example.com', 'VIEWER');
+    expect(known.status).toBe(303);
+    const knownPage = textOf((await alice.follow(known)).html);
+    const notice = (page: string) =>
+      page.slice(page.indexOf('Invitation sent'), page.indexOf(' Members Roles'));
+    expect(notice(unknownPage)).toBe(
+      'Invitation sent to nobody@example.com as VIEWER. They join when they accept it on their Invitations page, after signing in with that address.',
+    );
+    expect(notice(knownPage)).toBe(notice(unknownPage).replace('nobody', 'carol'));
     await addMember(alice, alpha, 'carol@example.com', 'VIEWER');
-    const again = await addMember(alice, alpha, 'carol@example.com', 'ADMIN');
+    const again = await invite(alice, alpha, 'carol@example.com', 'ADMIN');
     expect(again.status).toBe(409);
-    expect(textOf(again.html)).toContain('already a member');
+    expect(textOf(again.html)).toContain(
+      'carol@example.com is already a member. Change their role in the table',
+    );
+    const invalid = await invite(alice, alpha, 'not an address', 'ADMIN');
+    expect(invalid.status).toBe(422);
+    expect(textOf(invalid.html)).toContain('Not an email address: not an address');
   });
 
   it('lets only owners and admins manage members, and only owners touch owners', async () => {
-    const { runtime, alice, alpha, bob, carol, userId } = await world();
+    const { runtime, alice, alpha, bob, carol, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
     await addMember(alice, alpha, 'carol@example.com', 'VIEWER');
 
     const viewerPage = await carol.get(`/orgs/${alpha}/members`);
     expect(viewerPage.status).toBe(200);
-    expect(textOf(viewerPage.html)).toContain('Only owners and admins can add or change members.');
+    expect(textOf(viewerPage.html)).toContain('Only owners and admins can invite or change members.');
     const byViewer = await carol.post(`/orgs/${alpha}/members`, {
       _csrf: csrfOf(viewerPage.html),
       email: 'x@example.com',
@@ -227,7 +274,7 @@ describe('members', () => {
   });
 
   it('removes a member after a confirmation step, and their token loses the organization at once', async () => {
-    const { runtime, alice, alpha, carol, userId } = await world();
+    const { runtime, alice, alpha, carol, userId, addMember } = await world();
     await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
     const token = await tokenFor(carol);
     expect((await callDirect(runtime, token, 'listVendors', { organization_id: alpha })).status).toBe(200);
@@ -259,7 +306,7 @@ function expectOneWinner(responses: { status: number; html: string }[]): void {
 
 describe('members changed concurrently', () => {
   it('leaves exactly one OWNER when two owners demote each other at the same time', async () => {
-    const { runtime, alice, alpha, bob, userId } = await world();
+    const { runtime, alice, alpha, bob, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'OWNER');
     const aliceId = await userId('alice@example.com');
     const bobId = await userId('bob@example.com');
@@ -275,7 +322,7 @@ describe('members changed concurrently', () => {
   });
 
   it('leaves exactly one OWNER when two owners remove each other at the same time', async () => {
-    const { runtime, alice, alpha, bob, userId } = await world();
+    const { runtime, alice, alpha, bob, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'OWNER');
     const aliceId = await userId('alice@example.com');
     const bobId = await userId('bob@example.com');
@@ -291,7 +338,7 @@ describe('members changed concurrently', () => {
   });
 
   it('does not re-add a member whose stale role form is sent while (or after) they are removed', async () => {
-    const { runtime, alice, alpha, userId } = await world();
+    const { runtime, alice, alpha, userId, addMember } = await world();
     await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
     const carolId = await userId('carol@example.com');
     const form = await roleForm(alice, alpha, carolId);
@@ -315,24 +362,35 @@ describe('members changed concurrently', () => {
     expect(await carolRows()).toEqual([]);
   });
 
-  /** Runs `meanwhile` once, just before the first statement that deletes a membership (after the route's checks). */
+  /**
+   * Runs `meanwhile` once, just before the first statement (or batch) that deletes a membership (after the route's
+   * checks).
+   */
   function beforeMembershipDelete(runtime: TestRuntime, meanwhile: () => Promise<unknown>): void {
     const client = runtime.database.client;
     const execute = client.execute.bind(client);
+    const batch = client.batch.bind(client);
     let pending = true;
-    client.execute = (async (...args: Parameters<typeof execute>) => {
-      const statement: unknown = args[0];
-      const sql = typeof statement === 'string' ? statement : String((statement as { sql?: unknown }).sql);
-      if (pending && /^delete from "memberships"/i.test(sql)) {
+    const sqlOf = (statement: unknown) =>
+      typeof statement === 'string' ? statement : String((statement as { sql?: unknown }).sql);
+    const pause = async (statement: unknown) => {
+      if (pending && /^delete from "memberships"/i.test(sqlOf(statement))) {
         pending = false;
         await meanwhile();
       }
+    };
+    client.execute = (async (...args: Parameters<typeof execute>) => {
+      await pause(args[0]);
       return execute(...args);
     }) as typeof client.execute;
+    client.batch = async (...args: Parameters<typeof batch>) => {
+      await pause(args[0][0]);
+      return batch(...args);
+    };
   }
 
   it('removes a member whose role changed between the check and the removal, if the remover manages both roles', async () => {
-    const { runtime, alice, alpha, userId } = await world();
+    const { runtime, alice, alpha, userId, addMember } = await world();
     await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
     const carolId = await userId('carol@example.com');
     const confirm = await alice.get(`/orgs/${alpha}/members/${carolId}/remove`);
@@ -352,7 +410,7 @@ describe('members changed concurrently', () => {
   });
 
   it('never lets an admin remove someone who became an OWNER between the check and the removal', async () => {
-    const { runtime, alice, alpha, bob, userId } = await world();
+    const { runtime, alice, alpha, bob, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
     await addMember(alice, alpha, 'carol@example.com', 'EDITOR');
     const carolId = await userId('carol@example.com');
@@ -373,7 +431,7 @@ describe('members changed concurrently', () => {
   });
 
   it('refuses a role form whose member changed since the page was shown, asking to reload', async () => {
-    const { runtime, alice, alpha, bob, userId } = await world();
+    const { runtime, alice, alpha, bob, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
     await addMember(alice, alpha, 'carol@example.com', 'VIEWER');
     const carolId = await userId('carol@example.com');
@@ -392,7 +450,7 @@ describe('members changed concurrently', () => {
   });
 
   it('keeps the last OWNER when the operator’s add-or-change (CLI member add) demotes two owners at once', async () => {
-    const { runtime, alice, alpha, userId } = await world();
+    const { runtime, alice, alpha, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'OWNER');
     const aliceId = await userId('alice@example.com');
     const bobId = await userId('bob@example.com');
@@ -412,10 +470,9 @@ describe('members changed concurrently', () => {
     expect(await ownersOf(runtime, alpha)).toEqual([owner]);
   });
 
-  it('never lets an admin’s “add as VIEWER” overwrite an OWNER added at the same time', async () => {
-    const { runtime, alice, alpha, bob, userId } = await world();
+  it('keeps one invitation per address when two managers invite it at the same time, and never re-invites a member', async () => {
+    const { runtime, alice, alpha, bob, carol, userId, addMember } = await world();
     await addMember(alice, alpha, 'bob@example.com', 'ADMIN');
-    const carolId = await userId('carol@example.com');
     const ownerForm = csrfOf((await alice.get(`/orgs/${alpha}/members`)).html);
     const adminForm = csrfOf((await bob.get(`/orgs/${alpha}/members`)).html);
     withRoundTrips(runtime);
@@ -423,20 +480,38 @@ describe('members changed concurrently', () => {
       alice.post(`/orgs/${alpha}/members`, { _csrf: ownerForm, email: 'carol@example.com', role: 'OWNER' }),
       bob.post(`/orgs/${alpha}/members`, { _csrf: adminForm, email: 'carol@example.com', role: 'VIEWER' }),
     ]);
-    expect([byOwner.status, byAdmin.status].sort()).toEqual([303, 409]);
-    const refused = byOwner.status === 409 ? byOwner : byAdmin;
-    expect(textOf(refused.html)).toContain('already a member');
+    expect([byOwner.status, byAdmin.status]).toEqual([303, 303]);
+    const pending = await runtime.database.db
+      .select({ role: invitations.role })
+      .from(invitations)
+      .where(eq(invitations.organization_id, alpha));
+    expect(pending).toHaveLength(1);
+    const role = pending[0]?.role;
+    expect(['OWNER', 'VIEWER']).toContain(role);
+    expect((await acceptInvitation(carol, alpha, 'carol@example.com')).status).toBe(303);
     const [row] = await runtime.database.db
       .select()
       .from(memberships)
-      .where(and(eq(memberships.organization_id, alpha), eq(memberships.user_id, carolId)));
-    expect(row?.role).toBe(byOwner.status === 303 ? 'OWNER' : 'VIEWER');
+      .where(
+        and(
+          eq(memberships.organization_id, alpha),
+          eq(memberships.user_id, await userId('carol@example.com')),
+        ),
+      );
+    expect(row?.role).toBe(role);
+    // A member is never invited again (an invitation never overwrites a role): the table changes roles.
+    const again = await bob.submit(`/orgs/${alpha}/members`, `/orgs/${alpha}/members`, {
+      email: 'carol@example.com',
+      role: 'VIEWER',
+    });
+    expect(again.status).toBe(409);
+    expect(textOf(again.html)).toContain('already a member');
   });
 });
 
 describe('activity', () => {
   it('shows owners and admins every call in the organization, and refuses other roles', async () => {
-    const { runtime, alice, alpha, carol } = await world();
+    const { runtime, alice, alpha, carol, addMember } = await world();
     await addMember(alice, alpha, 'carol@example.com', 'VIEWER');
     const token = await tokenFor(carol);
     await callDirect(runtime, token, 'listRisks', { organization_id: alpha });

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { toolCalls } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { formFieldsOf } from '../../src/web/record-forms/fields.ts';
-import { REGISTER_PAGES } from '../../src/web/registers/pages.ts';
+import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
 import { ACTOR_PASSWORD, addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 

@@ -79,3 +79,26 @@ describe('tasks on record pages', () => {
     expect(text).toContain('No tasks yet.');
   });
 });
+
+describe('the My work page', () => {
+  it('lists a task assigned to the signed-in person with its register, reason, due date and a link', async () => {
+    const listed = await ok(runtime, token, 'listMembers', { organization_id: organizationId });
+    const userId = String((listed.members as { user_id: string }[])[0]?.user_id);
+    const task = idOf(
+      await ok(runtime, token, 'addTask', {
+        organization_id: organizationId,
+        title: 'Rotate the backup keys',
+        due_on: '2000-02-01',
+        priority: 'LOW',
+        assignee_user_id: userId,
+      }),
+      'task',
+    );
+    const page = await client.get('/my-work');
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    expect(text).toMatch(/Item\s+Register\s+Why\s+Due\s+Status\s+Organization/);
+    expect(text).toMatch(/Rotate the backup keys\s+Task\s+\S.*2000-02-01\s+overdue\s+Todo/);
+    expect(page.html).toContain(`href="/orgs/${organizationId}/tasks/${task}"`);
+  });
+});

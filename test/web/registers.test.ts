@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addMembership, createUser } from '../../src/accounts.ts';
 import { toolCalls } from '../../src/db/schema.ts';
-import { REGISTER_PAGES } from '../../src/web/registers/pages.ts';
+import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
 import { seedRecords } from '../fixtures.ts';
 import { ok, type TestRuntime } from '../helpers.ts';
 import { signedUpRuntime, textOf } from './web-client.ts';
@@ -234,6 +234,7 @@ describe('register pages', () => {
     }
     expect(await steps()).toBe('1');
     const colleague = await createUser(runtime.database.db, new Date(), {
+      emailVerified: true,
       email: 'grace@example.com',
       password: 'a long enough password',
     });

@@ -13,7 +13,7 @@ import {
   createToken,
   type TestRuntime,
 } from '../helpers.ts';
-import { csrfOf, manualClock, WebClient } from './web-client.ts';
+import { csrfOf, inviteAndAccept, manualClock, WebClient } from './web-client.ts';
 
 const TTL_SECONDS = 10;
 const runtimes: TestRuntime[] = [];
@@ -132,10 +132,7 @@ describe('token cache bound', () => {
       /\/orgs\/(org_[a-z0-9]+)/.exec((await owner.get('/orgs')).location ?? '')?.[1] ?? '';
     const member = new WebClient(runtime);
     await member.signUp('member@example.com');
-    await owner.submit(`/orgs/${organizationId}/members`, `/orgs/${organizationId}/members`, {
-      email: 'member@example.com',
-      role: 'VIEWER',
-    });
+    await inviteAndAccept(owner, member, organizationId, 'member@example.com', 'VIEWER');
     const created = await member.submit('/settings/tokens/new', '/settings/tokens', {
       name: 'member token',
       scope: 'read',

@@ -1,5 +1,9 @@
 // A browser stand-in for in-process web tests: a cookie jar, same-origin form posts with the page's CSRF token.
+import { and, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
+import { issueLink, linkPath, pendingSignUpOf, signUpOf } from '../../src/account-links.ts';
+import { normalizeEmail } from '../../src/accounts.ts';
+import { invitations } from '../../src/db/schema.ts';
 import type { Runtime } from '../../src/runtime.ts';
 import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
 
@@ -16,9 +20,11 @@ export interface PageResponse {
 
 export class WebClient {
   readonly cookies = new Map<string, string>();
+  /** Sent with every request, e.g. the client's address (`x-real-ip` under CLIENT_ADDRESS_HEADER). */
+  readonly headers: Record<string, string> = {};
 
   constructor(
-    private readonly runtime: Runtime,
+    readonly runtime: Runtime,
     readonly base = BASE,
   ) {}
 
@@ -42,7 +48,7 @@ export class WebClient {
     path: string,
     init: RequestInit & { headers?: Record<string, string> } = {},
   ): Promise<PageResponse> {
-    const headers: Record<string, string> = { ...init.headers };
+    const headers: Record<string, string> = { ...this.headers, ...init.headers };
     if (this.cookies.size > 0) headers.cookie = this.cookieHeader();
     const response = await this.runtime.app.request(`${this.base}${path}`, { ...init, headers });
     this.remember(response);
@@ -91,7 +97,8 @@ export class WebClient {
     return this.post(action, { _csrf: csrfOf(page.html), ...fields });
   }
 
-  async signUp(email: string, organization?: string, password = PASSWORD): Promise<PageResponse> {
+  /** Sends the sign-up form only: the first account is signed in; later ones get "Check your email". */
+  async signUpForm(email: string, organization?: string, password = PASSWORD): Promise<PageResponse> {
     return this.submit('/signup', '/signup', {
       name: email.split('@')[0] ?? 'someone',
       email,
@@ -101,9 +108,78 @@ export class WebClient {
     });
   }
 
+  /**
+   * Signs up as a person would: the form, then (for any account but the instance's first) the confirmation link the
+   * email would carry, made as the operator's `user verify --link` makes it. Returns the last answer.
+   */
+  async signUp(email: string, organization?: string, password = PASSWORD): Promise<PageResponse> {
+    const form = await this.signUpForm(email, organization, password);
+    if (form.status !== 200 || !textOf(form.html).includes('Check your email')) return form;
+    return this.openLink(await signUpLinkOf(this.runtime, email));
+  }
+
+  /** Opens a confirmation or reset link's page and sends its form (with `fields`, e.g. the new password). */
+  async openLink(path: string, fields: Fields = {}): Promise<PageResponse> {
+    const page = await this.get(path);
+    if (page.status !== 200) return page;
+    return this.post(path, { _csrf: csrfOf(page.html), ...fields });
+  }
+
   async signIn(email: string, password = PASSWORD): Promise<PageResponse> {
     return this.submit('/login', '/login', { email, password });
   }
+}
+
+/**
+ * The way into an organization: `owner` invites `email` from the members page, `member` (signed in with that address)
+ * accepts on the Invitations page. Returns the acceptance's answer.
+ */
+export async function inviteAndAccept(
+  owner: WebClient,
+  member: WebClient,
+  organizationId: string,
+  email: string,
+  role: string,
+  options: { earlierTokens?: boolean } = {},
+): Promise<PageResponse> {
+  const members = `/orgs/${organizationId}/members`;
+  const sent = await owner.submit(members, members, { email, role });
+  expect(sent.status, textOf(sent.html)).toBe(303);
+  return acceptInvitation(member, organizationId, email, options);
+}
+
+/** `member` accepts the open invitation of `email` to the organization on the Invitations page. */
+export async function acceptInvitation(
+  member: WebClient,
+  organizationId: string,
+  email: string,
+  options: { earlierTokens?: boolean } = {},
+): Promise<PageResponse> {
+  const [invitation] = await member.runtime.database.db
+    .select({ id: invitations.id })
+    .from(invitations)
+    .where(
+      and(eq(invitations.organization_id, organizationId), eq(invitations.email, normalizeEmail(email))),
+    );
+  if (!invitation) throw new Error(`No invitation of ${email} to ${organizationId}`);
+  return member.submit('/invitations', `/invitations/${invitation.id}/accept`, {
+    ...(options.earlierTokens ? { earlier_tokens: 'yes' } : {}),
+  });
+}
+
+/** A fresh link for the newest sign-up of `email` waiting for its link (what `user verify --link` prints). */
+export async function signUpLinkOf(runtime: Runtime, email: string): Promise<string> {
+  const db = runtime.database.db;
+  const pending = await pendingSignUpOf(db, normalizeEmail(email), new Date(0));
+  const signUp = pending && signUpOf(pending);
+  if (!pending || !signUp) throw new Error(`No sign-up of ${email} waits for its link`);
+  const { secret } = await issueLink(db, new Date(pending.created_at), {
+    purpose: 'signup',
+    email: pending.email,
+    userId: null,
+    signUp,
+  });
+  return linkPath('signup', secret);
 }
 
 export function csrfOf(html: string): string {

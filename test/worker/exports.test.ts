@@ -22,7 +22,11 @@ describe('exports on the Worker', () => {
   it('streams a register as CSV and JSON and the history as CSV, filters honoured', async () => {
     const database = testDatabase();
     const email = `exporter-${crypto.randomUUID()}@example.com`;
-    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const user = await createUser(database.db, new Date(), {
+      emailVerified: true,
+      email,
+      password: PASSWORD,
+    });
     const org = (
       await createOrganization(database.db, new Date(), { name: 'Worker Export Org', ownerId: user.id })
     ).id;
@@ -87,7 +91,11 @@ describe('exports on the Worker', () => {
   it('imports a catalog and exports the statement of applicability as CSV and JSON, over 100 rows', async () => {
     const database = testDatabase();
     const email = `soa-${crypto.randomUUID()}@example.com`;
-    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const user = await createUser(database.db, new Date(), {
+      emailVerified: true,
+      email,
+      password: PASSWORD,
+    });
     const org = (
       await createOrganization(database.db, new Date(), { name: 'Worker SoA Org', ownerId: user.id })
     ).id;
@@ -138,7 +146,11 @@ describe('exports on the Worker', () => {
   it('imports 2,000 risks with importRecords in one batch over HTTP, and exports them as XLSX read back in workerd', async () => {
     const database = testDatabase();
     const email = `importer-${crypto.randomUUID()}@example.com`;
-    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const user = await createUser(database.db, new Date(), {
+      emailVerified: true,
+      email,
+      password: PASSWORD,
+    });
     const org = (
       await createOrganization(database.db, new Date(), { name: 'Worker Import Org', ownerId: user.id })
     ).id;

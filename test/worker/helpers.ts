@@ -3,11 +3,13 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { exports } from 'cloudflare:workers';
 import { createClient } from '@libsql/client/web';
 import { inject } from 'vitest';
+import { issueLink, linkPath, pendingSignUpOf, signUpOf } from '../../src/account-links.ts';
 import { createKvTokenCache } from '../../src/auth/kv-token-cache.ts';
 import { noTokenCache } from '../../src/auth/token-cache.ts';
 import { createTokenService, type TokenService } from '../../src/auth/tokens.ts';
 import { createDatabase, type Database } from '../../src/db/client.ts';
 import worker, { type Env } from '../../src/worker.ts';
+import { browserSession, csrfOf, pageOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
 
 export const world = inject('contractWorld');
@@ -79,6 +81,71 @@ export async function runScheduled(
   ) => Promise<void>;
   await scheduled(controller, bindings, ctx);
   await waitOnExecutionContext(ctx);
+}
+
+/**
+ * A browser over the Worker entry, its pages read whole, from a network of its own (`CF-Connecting-IP`, which
+ * Cloudflare sets): the files share one database, so the sign-up counter of one network would be shared too.
+ */
+export function workerBrowser(
+  address = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+) {
+  const session = browserSession((request) => {
+    request.headers.set('cf-connecting-ip', address);
+    return exports.default.fetch(request);
+  }, BASE);
+  return {
+    address,
+    get: (path: string) => session.send(path).then(pageOf),
+    post: (path: string, fields: Record<string, string>) =>
+      session
+        .send(path, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(fields).toString(),
+        })
+        .then(pageOf),
+    /** The form of `path` sent with its CSRF token and `fields`. */
+    async submit(path: string, action: string, fields: Record<string, string>) {
+      const page = await session.send(path).then(pageOf);
+      return session
+        .send(action, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ _csrf: csrfOf(page.html), ...fields }).toString(),
+        })
+        .then(pageOf);
+    },
+  };
+}
+
+export type WorkerBrowser = ReturnType<typeof workerBrowser>;
+
+/**
+ * Signs up through the forms: the sign-up form, then (the database is never empty here) the confirmation link an
+ * email would carry, made as the operator's `user verify --link` makes it. Returns the confirmation's answer.
+ */
+export async function signUpOnWorker(
+  person: WorkerBrowser,
+  email: string,
+  password: string,
+  organization?: string,
+) {
+  const form = await person.submit('/signup', '/signup', {
+    name: 'Worker Person',
+    email,
+    password,
+    password_confirm: password,
+    ...(organization ? { organization } : {}),
+  });
+  if (form.status !== 200 || !form.html.includes('Check your email')) return form;
+  const { db } = testDatabase();
+  const pending = await pendingSignUpOf(db, email, new Date(0));
+  const signUp = pending && signUpOf(pending);
+  if (!pending || !signUp) throw new Error(`No sign-up of ${email} waits for its link`);
+  const { secret } = await issueLink(db, new Date(), { purpose: 'signup', email, userId: null, signUp });
+  const path = linkPath('signup', secret);
+  return person.submit(path, path, {});
 }
 
 /** Calls the default export as the runtime does, with its own env and execution context. */

@@ -32,11 +32,13 @@ async function makeSetup() {
   const now = new Date();
   const suffix = crypto.randomUUID().slice(0, 8);
   const owner = await createUser(db, now, {
+    emailVerified: true,
     email: `wk-owner-${suffix}@example.com`,
     password: 'not used in this test',
     passwordHash: 'x',
   });
   const member = await createUser(db, now, {
+    emailVerified: true,
     email: `wk-member-${suffix}@example.com`,
     password: 'not used in this test',
     passwordHash: 'x',

@@ -7,28 +7,15 @@ import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens, oauthClients, oauthGrants } from '../../src/db/schema.ts';
 import { METADATA_FETCH_LIMITS, REGISTRATION_LIMITS } from '../../src/oauth/clients.ts';
 import { runtimeFor } from '../../src/worker.ts';
-import { browserSession, csrfOf, pageOf } from '../browser-session.ts';
+import { csrfOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
-import { fetchWith, runScheduled, testDatabase } from './helpers.ts';
+import { fetchWith, runScheduled, signUpOnWorker, testDatabase, workerBrowser } from './helpers.ts';
 
 const REDIRECT = 'https://chatgpt.com/connector_platform_oauth_redirect';
 const MCP = `${BASE}/api/mcp/v1`;
 
 /** A browser stand-in over the Worker entry: its pages read whole, same-origin form posts. */
-function browser() {
-  const session = browserSession((request) => exports.default.fetch(request), BASE);
-  return {
-    get: (path: string) => session.send(path).then(pageOf),
-    post: (path: string, fields: Record<string, string>) =>
-      session
-        .send(path, {
-          method: 'POST',
-          headers: { 'content-type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams(fields).toString(),
-        })
-        .then(pageOf),
-  };
-}
+const browser = () => workerBrowser();
 
 async function json(path: string, init: RequestInit = {}) {
   const response = await exports.default.fetch(new Request(`${BASE}${path}`, init));
@@ -50,16 +37,8 @@ function form(path: string, fields: Record<string, string>) {
 /** A signed-up person (through the web forms) and a registered public client. */
 async function setup() {
   const person = browser();
-  const signup = await person.get('/signup');
   const email = `oauth-${crypto.randomUUID()}@example.com`;
-  const created = await person.post('/signup', {
-    _csrf: csrfOf(signup.html),
-    name: 'Worker Person',
-    email,
-    password: 'correct horse battery staple',
-    password_confirm: 'correct horse battery staple',
-    organization: 'Worker Org',
-  });
+  const created = await signUpOnWorker(person, email, 'correct horse battery staple', 'Worker Org');
   expect(created.status).toBe(303);
   const registered = await json('/oauth/register', {
     method: 'POST',

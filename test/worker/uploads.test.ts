@@ -25,7 +25,11 @@ describe('web uploads on the Worker', () => {
   it('streams the evidence file behind the token into R2, and refuses a forged token storing nothing', async () => {
     const database = testDatabase();
     const email = `uploader-${crypto.randomUUID()}@example.com`;
-    const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+    const user = await createUser(database.db, new Date(), {
+      emailVerified: true,
+      email,
+      password: PASSWORD,
+    });
     const org = (await createOrganization(database.db, new Date(), { name: 'Upload Org', ownerId: user.id }))
       .id;
     const vendor = `ven_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}`;

@@ -8,8 +8,9 @@
 import type { SQL } from 'drizzle-orm';
 import { invalidArguments } from '../../errors.ts';
 import { isIdOf } from '../../ids.ts';
+import { article } from '../id-kinds.ts';
 import type { Registers } from '../registers/builder.ts';
-import { article, type RegisterKind, type Row } from '../registers/spec.ts';
+import type { RegisterKind, Row } from '../registers/spec.ts';
 import type { TableRow } from '../tables/csv-reader.ts';
 import type { ToolContext } from '../types.ts';
 import { lookUp } from './lookups.ts';
@@ -170,9 +171,10 @@ function checkId(run: ImportRun, row: ParsedRow, current: Row | undefined) {
   const { spec, organizationId, seenIds } = run;
   const id = row.id as string;
   const column = headerOfId(run);
+  const field = 'id';
   const earlier = seenIds.get(id);
   if (earlier !== undefined) {
-    row.errors.push({ row: row.number, column, message: `The same id as row ${earlier}` });
+    row.errors.push({ row: row.number, column, field, message: `The same id as row ${earlier}` });
     return;
   }
   seenIds.set(id, row.number);
@@ -180,8 +182,14 @@ function checkId(run: ImportRun, row: ParsedRow, current: Row | undefined) {
     row.errors.push({
       row: row.number,
       column,
+      field,
       message: `Not ${article(spec.label)} ${spec.label} id (${spec.prefix}_...): ${id}`,
     });
   else if (!current || current.organization_id !== organizationId)
-    row.errors.push({ row: row.number, column, message: `No ${spec.label} ${id} in this organization` });
+    row.errors.push({
+      row: row.number,
+      column,
+      field,
+      message: `No ${spec.label} ${id} in this organization`,
+    });
 }

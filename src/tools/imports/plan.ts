@@ -10,12 +10,12 @@ import { changedValues } from '../registers/write-tools.ts';
 import {
   failureOf,
   fieldLabel,
-  headerOfField,
   type ImportRun,
   nameOf,
   type ParsedRow,
   type Placed,
   type PlannedRow,
+  placeOf,
   uniqueKey,
   uniqueParts,
 } from './run.ts';
@@ -33,7 +33,10 @@ export function planAdd(
   const parsed = target.add.input.safeParse({ organization_id: organizationId, ...given });
   if (!parsed.success) {
     const [issue] = parsed.error.issues;
-    return { ok: false, message: issue?.message ?? 'Invalid', path: String(issue?.path[0] ?? '') };
+    const path = String(issue?.path[0] ?? '');
+    // A required field the row leaves empty (or the file has no column for): said so, not as a type error.
+    const missing = issue?.code === 'invalid_type' && path !== '' && given[path] === undefined;
+    return { ok: false, message: missing ? 'Required: no value given' : (issue?.message ?? 'Invalid'), path };
   }
   const input = parsed.data as Row;
   const next: Row = {};
@@ -62,7 +65,7 @@ export function planNew(run: ImportRun, row: ParsedRow, linkValues: Row): Planne
   const { tools, spec, kind, selfRef, placed, placedById } = run;
   const planned = planAdd(run, tools, row.values);
   if (!planned.ok) {
-    row.errors.push({ row: row.number, column: headerOfField(run, planned.path), message: planned.message });
+    row.errors.push({ row: row.number, ...placeOf(run, planned.path), message: planned.message });
     return 'refused';
   }
   const record = planned.row;
@@ -111,7 +114,7 @@ function placeInTree(run: ImportRun, row: ParsedRow, record: Row): boolean {
   if (!known) {
     row.errors.push({
       row: row.number,
-      column: headerOfField(run, tree.parent),
+      ...placeOf(run, tree.parent),
       message: `The parent ${parentId} is not in this organization`,
     });
     return false;
@@ -119,7 +122,7 @@ function placeInTree(run: ImportRun, row: ParsedRow, record: Row): boolean {
   if (known.within !== record[tree.within]) {
     row.errors.push({
       row: row.number,
-      column: headerOfField(run, tree.parent),
+      ...placeOf(run, tree.parent),
       message: `The parent must be ${spec.label === 'requirement' ? 'a requirement' : `a ${spec.label}`} of the same ${tree.within.replace(/_id$/, '')}`,
     });
     return false;
@@ -157,7 +160,7 @@ function checkUnique(run: ImportRun, row: ParsedRow, next: Row, exceptId: string
     if ((taken && taken !== exceptId) || earlier !== undefined) {
       row.errors.push({
         row: row.number,
-        column: headerOfField(run, field),
+        ...placeOf(run, field),
         message:
           earlier !== undefined
             ? `The same ${fieldLabel(run, field)} as row ${earlier}`
@@ -180,7 +183,7 @@ export async function planUpdate(
   const { ctx, tools, spec, kind, fields, at } = run;
   const { records } = tools;
   const fail = (field: string | undefined, message: string) => {
-    row.errors.push({ row: row.number, column: headerOfField(run, field), message });
+    row.errors.push({ row: row.number, ...placeOf(run, field), message });
     return 'refused' as const;
   };
   const values = { ...row.values };

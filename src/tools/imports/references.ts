@@ -45,7 +45,7 @@ function resolve(
   const ids: string[] = [];
   let failed = false;
   const fail = (message: string) => {
-    row.errors.push({ row: row.number, column: ref.column, message });
+    row.errors.push({ row: row.number, column: ref.column, field: ref.field.name, message });
     failed = true;
   };
   for (const token of ref.tokens) {
@@ -141,6 +141,7 @@ function newPerson(
     row.errors.push({
       row: row.number,
       column: ref.column,
+      field: ref.field.name,
       message: `Cannot create ${fullName}: ${planned.message}`,
     });
     return null;

@@ -64,6 +64,7 @@ export function parseRow(run: ImportRun, row: TableRow): ParsedRow {
     parsed.errors.push({
       row: row.number,
       column: null,
+      field: null,
       message: `${row.cells.length} cells, but the header has ${matches.length} columns`,
     });
     return parsed;
@@ -89,7 +90,12 @@ export function parseRow(run: ImportRun, row: TableRow): ParsedRow {
     }
     const converted = cellValue(field, raw, options.dateFormat);
     if (!converted.ok) {
-      parsed.errors.push({ row: row.number, column: match.header, message: converted.message });
+      parsed.errors.push({
+        row: row.number,
+        column: match.header,
+        field: field.name,
+        message: converted.message,
+      });
       return;
     }
     if (field.target) {

@@ -39,8 +39,10 @@ export interface ImportOptions {
 
 export interface RowError {
   row: number;
-  /** The column's header, or null for the row as a whole. */
+  /** The column's header, or null for the row as a whole (or a field the file has no column for). */
   column: string | null;
+  /** The field the error is about (`owner_id`, `id`), or null for the row as a whole. */
+  field: string | null;
   message: string;
 }
 
@@ -220,11 +222,11 @@ export function refuseRow(run: ImportRun, row: ParsedRow) {
   }
 }
 
-/** The header of the column holding a field. */
-export function headerOfField(run: ImportRun, name: string | undefined): string | null {
-  if (!name) return null;
+/** Where a row's error about a field is: the header of the column holding it (if the file has one) and the field. */
+export function placeOf(run: ImportRun, name: string | undefined): Pick<RowError, 'column' | 'field'> {
+  if (!name) return { column: null, field: null };
   const match = run.matches.find((item) => item.target.kind === 'field' && item.target.field === name);
-  return match?.header ?? null;
+  return { column: match?.header ?? null, field: name };
 }
 
 /** The header of the id column. */

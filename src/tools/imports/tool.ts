@@ -14,6 +14,7 @@ import {
   type ImportReport,
   type ImportWriter,
   importTable,
+  type RowError,
   type TableRows,
 } from './engine.ts';
 import { MAX_IMPORT_ROWS, withinImportLimits } from './limits.ts';
@@ -40,16 +41,21 @@ export function* csvRows(text: string): Generator<import('../tables/csv-reader.t
   yield* reader.end();
 }
 
+/** Where a refused row's error is: `row 3, column "Owner", field owner_id`. */
+function placeText(error: RowError): string {
+  const column = error.column ? `, column "${error.column}"` : '';
+  const field = error.field ? `, field ${error.field}${error.column ? '' : ' (no column)'}` : '';
+  return `row ${error.row}${column}${field}`;
+}
+
 /** Refuses the whole file when a row is refused (a dry run answers the report instead). */
 export function refusalOf(report: ImportReport): AppError {
   const { refused, rows } = report.counts;
-  const listed = report.errors
-    .slice(0, 3)
-    .map((error) => `row ${error.row}${error.column ? `, ${error.column}` : ''}: ${error.message}`);
+  const listed = report.errors.slice(0, 3).map((error) => `${placeText(error)}: ${error.message}`);
   return invalidArguments(
     `Nothing was imported: ${refused} of ${rows} rows are refused (${listed.join('; ')}${refused > 3 || report.errors_truncated ? '; ...' : ''}). Fix them, or run with dry_run for the whole list.`,
     report.errors.map((error) => ({
-      path: `row ${error.row}${error.column ? `, ${error.column}` : ''}`,
+      path: placeText(error),
       message: error.message,
     })),
   );
@@ -162,6 +168,7 @@ export function importRecordsTool(registers: Registers): Tool {
             .object({
               row: z.number().int().describe('Row (header = 1).'),
               column: z.string().nullable().describe('Header.'),
+              field: z.string().nullable().describe('Field it is about.'),
               message: z.string().describe('Why.'),
             })
             .describe('A refusal.'),

@@ -52,7 +52,7 @@ export const incidentActionSpec: RegisterSpec = {
   table: incidentActions,
   toolset: 'incidents',
   nameFields: ['action'],
-  about: "An incident action is one entry of an incident's timeline: what was done, when and by whom.",
+  about: "An incident action is a step of an incident's timeline: what was done, when and by whom.",
   fields: {
     incident_id: incidentField(),
     at: required(instantSchema.describe('When it was done (ISO time with zone).'), undefined, {
@@ -74,7 +74,13 @@ export const incidentActionSpec: RegisterSpec = {
   search: [incidentActions.action, incidentActions.outcome],
   filters: { incident_id: incidentFilter(incidentActions.incident_id) },
   orderFields: { at: { column: incidentActions.at } },
-  hints: { list: "An incident's timeline: filter.incident_id and order_by at." },
+  hints: {
+    list: "An incident's timeline, step by step: filter.incident_id and order_by at.",
+    get: 'Open one timeline entry by its id.',
+    add: "Add a step to an incident's timeline: what was done (action), when (at) and by whom (actor_id).",
+    update: "Correct an entry of an incident's timeline: its time, who or what.",
+    delete: "Remove a wrong entry from an incident's timeline.",
+  },
   example: {
     organization_id: 'org_...',
     incident_id: 'inc_...',
@@ -156,7 +162,11 @@ export const incidentNotificationSpec: RegisterSpec = {
   orderFields: { sent_at: { column: incidentNotifications.sent_at } },
   settle: (ctx, next) => checkNotification(ctx, next),
   hints: {
-    add: 'Record a notice once sent: it stops the clock of its regime and stage (getIncident shows the clocks).',
+    list: 'Notices already sent to regulators for an incident: filter.incident_id.',
+    get: 'One notice sent to a supervisory authority, a CSIRT or the people affected.',
+    add: 'Record a notice once sent to an authority, a CSIRT or the people affected: it stops the clock of its regime and stage.',
+    update: "Correct a recorded notice: the recipient, the authority's case reference, the time or the note.",
+    delete: 'Remove a notice recorded against the wrong incident; its clock runs again.',
   },
   example: {
     organization_id: 'org_...',

@@ -209,7 +209,7 @@ export const incidentSpec: RegisterSpec = {
   toolset: 'incidents',
   nameFields: ['title'],
   about:
-    'An incident is a security or privacy event the organization handles (a breach, an outage, malware); its GDPR, NIS2 and DORA notification deadlines are computed from detected_at and the classification fields.',
+    'An incident is a security or privacy event handled to closure (a data breach, malware, an outage), with its notification deadlines.',
   fields: {
     title: required(
       shortText().describe('What happened, in a line, e.g. "Laptop with customer data stolen".'),
@@ -336,8 +336,12 @@ export const incidentSpec: RegisterSpec = {
   },
   prepare: (next) => checkTimes(next),
   hints: {
-    list: 'Notices still due: filter.open_deadlines = true.',
-    add: 'Record it as soon as you know: detected_at starts the 72-hour GDPR and 24-hour NIS2 clocks. Then call getIncident for its clocks, addIncidentAction for each step taken and addIncidentNotification for each notice sent (that stops its clock).',
+    list: 'Notices still due: filter.open_deadlines = true; those of a month or quarter: order_by detected_at.',
+    delete: 'For an incident reported twice.',
+    get: 'With its notification clocks (GDPR, NIS2, DORA): each deadline to notify the authority, the hours left, met or missed.',
+    update:
+      'Move its status (contained, eradicated, recovered, closed), classify it (personal_data, gdpr_risk, nis2_significant, dora_major_at) or note the root cause.',
+    add: 'Report a security or privacy incident (a stolen laptop, malware, an outage) as soon as it is known: detected_at starts its clocks. Then getIncident shows them; addIncidentAction logs each step, addIncidentNotification each notice sent.',
   },
   example: {
     organization_id: 'org_...',

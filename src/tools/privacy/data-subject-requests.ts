@@ -110,7 +110,7 @@ export const dataSubjectRequestSpec: RegisterSpec = {
   toolset: 'privacy',
   nameFields: ['reference'],
   about:
-    "A data-subject request is a person's request to exercise a GDPR right (Art. 15-22), due one month from receipt (extendable by two): no field needs the requester's personal data.",
+    "A data-subject request is a person's request to exercise a GDPR right (Art. 15-22), due a month after receipt.",
   fields: {
     reference: required(
       shortText(100).describe('Your reference, e.g. "DSR-2026-031"; avoid the requester\'s name.'),
@@ -248,8 +248,11 @@ export const dataSubjectRequestSpec: RegisterSpec = {
   prepare,
   present: (row, today) => ({ ...row, overdue: isOverdue(row, 'due_on', 'status', ENDED, today) }),
   hints: {
-    list: 'Late ones: filter.overdue = true; by deadline: order_by due_on.',
-    add: 'due_on is computed (one month from received_on); to extend, set extension_months with extension_reason.',
+    get: 'With its deadline, status and answer.',
+    update:
+      'Extend its deadline (extension_months with extension_reason) or record the answer (COMPLETED with response_sent_on).',
+    list: 'Those due soonest: order_by due_on; late ones: filter.overdue = true; by reference: filter.query.',
+    add: "Log a request from a person exercising a GDPR right; the answer period is computed. No field needs the requester's personal data.",
   },
   example: {
     organization_id: 'org_...',

@@ -84,8 +84,7 @@ export const dpiaSpec: RegisterSpec = {
   table: dpias,
   toolset: 'privacy',
   nameFields: ['title'],
-  about:
-    'A DPIA (GDPR Art. 35) assesses processing likely to put people at high risk: screening, description, necessity, risks, measures, DPO advice and a decision.',
+  about: 'A DPIA (GDPR Art. 35) assesses processing likely to put people at high risk, up to a decision.',
   fields: {
     title: required(shortText().describe('What is assessed, e.g. "Video surveillance of the warehouse".')),
     description: descriptionField('processing assessed'),
@@ -191,7 +190,10 @@ export const dpiaSpec: RegisterSpec = {
     screening_result: screeningResult((row.screening_criteria as string[] | null) ?? []),
   }),
   hints: {
-    add: 'List screening_criteria first: screening_result tells whether a DPIA is required. Link the processing with processing_activity_ids.',
+    list: 'Those in review: filter.status = IN_REVIEW; decided ones: filter.status = ["APPROVED", "REJECTED"]; by title: filter.query.',
+    get: 'With its screening, necessity, the DPO advice and the decision.',
+    update: 'Decide it (status with approver_id and decision), or send it back to draft.',
+    add: 'Start a data protection impact assessment: list screening_criteria first (screening_result says whether one is required), link the processing with processing_activity_ids.',
   },
   example: {
     organization_id: 'org_...',

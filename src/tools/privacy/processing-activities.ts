@@ -199,6 +199,8 @@ export const processingActivitySpec: RegisterSpec = {
   review: REVIEW_CYCLES.processing_activity,
   prepare: (next) => checkRecord(next),
   hints: {
+    get: 'Its purposes, lawful basis, data, recipients and retention.',
+    update: 'Change its retention, lawful bases, processors, transfers or other fields.',
     add: 'One entry of the Art. 30 record: link processors with vendor_ids and protections with measure_ids.',
   },
   example: {

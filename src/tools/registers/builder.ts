@@ -1,5 +1,6 @@
 // Builds every register's tools from the specs: typed handles per kind ({list, get, add, update, delete, links}).
 import { z } from 'zod';
+import { registerIdKind } from '../id-kinds.ts';
 import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool } from '../types.ts';
 import { buildDeleteTool } from './delete-tool.ts';
 import { buildLinkTools, type LinkTools } from './link-tools.ts';
@@ -48,7 +49,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
     const get = defineTool({
       name: `get${spec.noun}`,
       title: `Get ${spec.label}`,
-      description: `Get one ${spec.label} by id.`,
+      description: [`Get one ${spec.label} by id.`, spec.hints?.get ?? ''].filter(Boolean).join(' '),
       scope: 'read',
       annotations: READ_ANNOTATIONS,
       toolset: toolsetOf(spec),
@@ -59,6 +60,14 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
         return { [spec.key]: record, ...(await spec.getExtras?.read(ctx, record)) };
       },
     });
+    const list = buildListTool(records, record);
+    registerIdKind(spec.prefix, {
+      label: spec.label,
+      plural: spec.labelPlural,
+      read: get.name,
+      list: list.name,
+      ...(spec.idNote ? { note: spec.idNote } : {}),
+    });
     const links = (spec.relations ?? []).flatMap((relation) =>
       relation.links && !relation.inverse
         ? [buildLinkTools(spec, { ...relation, links: relation.links }, targetsOf(relation).map(specOf))]
@@ -68,7 +77,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
       spec.kind,
       {
         spec,
-        list: buildListTool(records, record),
+        list,
         get,
         add: buildAddTool(records, single),
         update: buildUpdateTool(records, single),

@@ -5,6 +5,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { AppError, notFound } from '../../errors.ts';
 import { changeAfterWrite } from '../changes.ts';
+import { article } from '../id-kinds.ts';
 import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import {
@@ -15,18 +16,19 @@ import {
   type Reference,
 } from './references.ts';
 import { idInput } from './schemas.ts';
-import { article, type RegisterKind, toolsetOf } from './spec.ts';
+import { type RegisterKind, toolsetOf } from './spec.ts';
 
 /** The delete tool's description: what happens, from the delete effects (the web's confirmation reads the same). */
 function deleteDescription(
   label: string,
   effects: DeleteEffects,
   pluralOf: (kind: string) => string,
+  hint = '',
 ): string {
   const blocking = [...new Set(effects.blockedBy.map((field) => pluralOf(field.kind)))];
   const deleted = [...new Set(effects.deletes.map((field) => pluralOf(field.kind)))];
   return [
-    `Delete ${article(label)} ${label}; cannot be undone.`,
+    `Delete ${article(label)} ${label}${hint ? ` (${hint})` : ''}; cannot be undone.`,
     deleted.length > 0 ? `Its ${deleted.join(', ')} are deleted with it.` : '',
     effects.clears.length > 0 ? 'Fields pointing at it are cleared.' : '',
     blocking.length > 0 ? `Refused (conflict) while ${blocking.join(', ')} still point at it.` : '',
@@ -48,7 +50,7 @@ export function buildDeleteTool(
   return defineTool({
     name,
     title: `Delete ${spec.label}`,
-    description: deleteDescription(spec.label, effects, pluralOf),
+    description: deleteDescription(spec.label, effects, pluralOf, spec.hints?.delete),
     scope: 'write',
     annotations: DELETE_ANNOTATIONS,
     toolset: toolsetOf(spec),

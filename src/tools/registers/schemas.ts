@@ -10,9 +10,9 @@ import {
   sizeSchema,
   timestampSchema,
 } from '../fields.ts';
+import { article } from '../id-kinds.ts';
 import { SAME_AS_ADD } from '../types.ts';
 import {
-  article,
   capitalize,
   type FieldSpec,
   orderFieldsOf,
@@ -102,6 +102,41 @@ export function updateInput(spec: RegisterSpec): z.ZodObject {
     ([name, schema]) => [name, describedInAdd(schema)],
   );
   return z.strictObject({ ...shape, ...Object.fromEntries(extra) });
+}
+
+/**
+ * Why an add or update tool refuses an argument named after a field of its records (`inherent_score`, a risk's
+ * `measure_ids`): said in place of the nearest argument name when a call sends one (Tool.argumentHints).
+ */
+export function refusedFieldHints(
+  spec: RegisterSpec,
+  mode: 'add' | 'update',
+  input: z.ZodObject,
+): Record<string, string> {
+  const hints: Record<string, string> = {
+    created_at: 'set by the service',
+    updated_at:
+      mode === 'update'
+        ? 'set by the service; pass the one you read as expected_updated_at'
+        : 'set by the service',
+  };
+  if (mode === 'add') hints.id = `the service gives the new ${spec.label} its id`;
+  else hints.organization_id = `${article(spec.label)} ${spec.label} stays in its organization`;
+  for (const [name, field] of Object.entries(spec.fields)) {
+    const about = field.schema.description?.replace(/\.$/, '');
+    if (field.derived) hints[name] = `computed by the service${about ? ` (${about})` : ''}`;
+    else if (field.fixed && mode === 'update')
+      hints[name] = `set when the ${spec.label} is added; it cannot change`;
+  }
+  for (const relation of spec.relations ?? []) {
+    if (relation.writable) continue;
+    hints[relation.field] = relation.links
+      ? `changed with ${relation.links.link.name} and ${relation.links.unlink.name}`
+      : `read-only here: ${relation.description}`;
+  }
+  // A derived field may share its name with an argument (a document's file_name, given with an inline file).
+  for (const name of Object.keys(input.shape)) delete hints[name];
+  return hints;
 }
 
 export function idInput(spec: RegisterSpec) {

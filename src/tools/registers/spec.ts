@@ -203,6 +203,8 @@ export interface RegisterSpec {
   table: RegisterTable;
   /** One sentence saying what this kind is, for the tool descriptions. */
   about: string;
+  /** What its ids name, where they are easily taken for another kind's (a person is no account): for errors. */
+  idNote?: string;
   fields: Record<string, FieldSpec>;
   relations?: RelationSpec[];
   /** Fields unique within an organization (e.g. a person's email) or within a field: a duplicate is a `conflict`. */
@@ -217,6 +219,8 @@ export interface RegisterSpec {
    * state not allowed from the current one is `invalid_transition`, and the web offers only the allowed ones.
    */
   transitions?: Record<string, Transitions>;
+  /** States a tool of their own sets, not an update (a document's status APPROVED: approveDocument), by field. */
+  stateTools?: Record<string, Record<string, string>>;
   /** Validates a change and fills derived columns; `current` is null on add. */
   prepare?(next: Row, current: Row | null): void;
   /** After prepare: checks that read the database (a parent in the same framework) and fills what they derive. */
@@ -259,7 +263,7 @@ export interface RegisterSpec {
   /** Adds derived output fields (e.g. `overdue`). */
   present?(row: Row, today: string): Row;
   /** Extra sentences for the descriptions. */
-  hints?: { list?: string; add?: string; update?: string };
+  hints?: { list?: string; get?: string; add?: string; update?: string; delete?: string };
   /** A realistic add example, shown in the OpenAPI document of the add tool. */
   example: Record<string, unknown>;
   /** The toolset its tools are in; default its listKey (`risks`). */
@@ -318,11 +322,6 @@ export function orderFieldsOf(spec: RegisterSpec): Record<string, OrderField> {
     updated_at: { column: spec.table.updated_at },
     ...spec.orderFields,
   };
-}
-
-/** "a" or "an" before a label. */
-export function article(label: string): 'a' | 'an' {
-  return /^[aeiou]/i.test(label) ? 'an' : 'a';
 }
 
 export function capitalize(text: string): string {

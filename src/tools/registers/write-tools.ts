@@ -9,6 +9,7 @@ import { AppError, invalidArguments } from '../../errors.ts';
 import { newId, randomBase32 } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
+import { article } from '../id-kinds.ts';
 import { checkTransition } from '../states.ts';
 import {
   CHANGED_A_ROW,
@@ -21,12 +22,13 @@ import {
 import { prepareRecord } from './prepare.ts';
 import type { RegisterRecords } from './records.ts';
 import { checkReferences, existsInOrganization, referencesExist } from './references.ts';
-import { addInput, updateInput } from './schemas.ts';
-import { article, kindOfId, type Row, targetsOf, toolsetOf } from './spec.ts';
+import { addInput, refusedFieldHints, updateInput } from './schemas.ts';
+import { kindOfId, type Row, targetsOf, toolsetOf } from './spec.ts';
 
 export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Tool {
   const { spec, table } = records;
   const name = `add${spec.noun}`;
+  const input = addInput(spec);
   return defineTool({
     name,
     title: `Add ${spec.label}`,
@@ -36,7 +38,8 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
     toolset: toolsetOf(spec),
-    input: addInput(spec),
+    input,
+    argumentHints: refusedFieldHints(spec, 'add', input),
     example: spec.example,
     output: single,
     async run(ctx, input) {
@@ -106,6 +109,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
 export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): Tool {
   const { spec } = records;
   const name = `update${spec.noun}`;
+  const input = updateInput(spec);
   return defineTool({
     name,
     title: `Update ${spec.label}`,
@@ -118,7 +122,8 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: toolsetOf(spec),
-    input: updateInput(spec),
+    input,
+    argumentHints: refusedFieldHints(spec, 'update', input),
     output: single,
     run: (ctx, input) => updateRecord(ctx, records, name, input as Row),
     async answerAgain(ctx, input) {
@@ -165,7 +170,14 @@ export async function updateRecord(
   await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
   const next: Row = { ...current, ...provided };
   for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
-    checkTransition(spec.label, field, String(current[field]), String(next[field]), transitions);
+    checkTransition(
+      spec.label,
+      field,
+      String(current[field]),
+      String(next[field]),
+      transitions,
+      spec.stateTools?.[field],
+    );
   prepareRecord(spec, next, current, provided, records.today(ctx));
   await spec.settle?.(ctx, next, current);
   const change = changedValues(records.historyValues(current), records.historyValues(next));

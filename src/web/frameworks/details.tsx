@@ -1,9 +1,21 @@
 // A framework's page beyond its fields: coverage per section, and its requirement tree with applicability and
 // justification editable in place (measures are mapped on each requirement's edit form, with a picker).
-import type { Membership } from '../context.ts';
+
+import type { Context } from 'hono';
+import { mayWrite } from '../access.ts';
+import type { Membership, WebEnv } from '../context.ts';
 import { Badge, CsrfField, Pager } from '../layout.tsx';
-import { mayWrite } from '../record-forms/pages.tsx';
-import { type CoverageResult, depthsOf, percent, type SoaPage, STATUS_LABELS, STATUS_TONES } from './data.ts';
+import type { WebCalls } from '../tool-calls.ts';
+import {
+  type CoverageResult,
+  coverageOf,
+  depthsOf,
+  percent,
+  type SoaPage,
+  STATUS_LABELS,
+  STATUS_TONES,
+  soaPage,
+} from './data.ts';
 
 function CoverageTable({ coverage }: { coverage: CoverageResult }) {
   const rows = [
@@ -224,5 +236,32 @@ export function FrameworkDetails(props: {
       )}
       <Pager first={props.firstHref} next={props.nextHref} />
     </>
+  );
+}
+
+/** A framework's coverage and a page of its requirement tree (`?tree=` cursor), for its record page. */
+export async function frameworkDetailsOf(
+  c: Context<WebEnv>,
+  calls: WebCalls,
+  membership: Membership,
+  id: string,
+) {
+  const cursor = c.req.query('tree') || undefined;
+  const [coverage, page] = await Promise.all([coverageOf(calls, id), soaPage(calls, id, cursor)]);
+  const base = `/orgs/${membership.organizationId}/frameworks/${id}`;
+  const tree = page.ok ? (page.result as unknown as SoaPage) : null;
+  return (
+    <FrameworkDetails
+      membership={membership}
+      frameworkId={id}
+      coverage={coverage.ok ? (coverage.result as unknown as CoverageResult) : null}
+      page={tree}
+      here={cursor ? `${base}?tree=${encodeURIComponent(cursor)}` : base}
+      firstHref={cursor ? `${base}#requirements` : null}
+      nextHref={
+        tree?.next_cursor ? `${base}?tree=${encodeURIComponent(tree.next_cursor)}#requirements` : null
+      }
+      csrfToken={c.get('session').csrfToken}
+    />
   );
 }

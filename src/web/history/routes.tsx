@@ -4,17 +4,17 @@ import { Hono } from 'hono';
 import type { AppError } from '../../errors.ts';
 import { CHANGE_SURFACES, type ChangeRow } from '../../tools/changes.ts';
 import { listChanges } from '../../tools/index.ts';
+import { membershipOf } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { changedFields, HistoryTable, type KnownNames } from '../history-table.tsx';
 import { ACTION_LABELS, SURFACE_LABELS, valueLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
-import { membershipOf } from '../organizations/routes.tsx';
 import { listMembers } from '../queries.ts';
-import { displayName, REGISTER_PAGES } from '../registers/pages.ts';
+import { displayName, REGISTER_PAGES } from '../register-pages.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
-import { changedFields, HistoryTable, type KnownNames } from './table.tsx';
 
 type Row = Record<string, unknown>;
 

@@ -14,10 +14,10 @@ import {
 } from '../../oauth/resource.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
 import { text, texts } from '../forms.tsx';
+import { OrganizationsFieldset, ScopeFieldset } from '../grant-fields.tsx';
 import { CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
 import { errorPage, securityHeaders, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
-import { OrganizationsFieldset, ScopeFieldset } from './grant-fields.tsx';
 
 /** How long a connected client keeps access (its refresh token) unless revoked in Settings > API Tokens. */
 export const GRANT_EXPIRY_CHOICES = [1, 7, 30, 90] as const;

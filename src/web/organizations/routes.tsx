@@ -1,22 +1,37 @@
 // Organizations: the switcher, creating one, members (OWNER/ADMIN manage them) and the activity page.
+
 import { type Context, Hono } from 'hono';
 import {
-  addMembership,
   changeRole,
   createOrganization,
-  findUserByEmail,
   MEMBERSHIP_CHANGED_MEANWHILE,
   removeMembership,
 } from '../../accounts.ts';
 import { ROLES, type Role } from '../../auth/principal.ts';
 import { AppError } from '../../errors.ts';
+import {
+  INVITATION_DAYS,
+  type InvitationView,
+  invitationPath,
+  invitationsFor,
+  invite,
+  listOrganizationInvitations,
+  withdrawInvitation,
+} from '../../invitations.ts';
+import { membershipOf } from '../access.ts';
+import { activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
+import { ConfirmPage } from '../confirm-page.tsx';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
+import { invitationEmail } from '../emails.ts';
+import { setFlash } from '../flash.ts';
 import { Input, Select, text } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
 import { callActivity, listMembers, type MemberRow } from '../queries.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
-import { activitySince, CallsPerDay, RecentCalls } from '../tokens/activity.tsx';
+import { attemptWaitSeconds, INVITATION_LIMIT, invitationKey, minutes, reserveAttempt } from '../throttle.ts';
 import { viewerOf } from '../viewer.ts';
+
+const INVITATION_DAYS_TEXT = `${INVITATION_DAYS} days`;
 
 const ROLE_HELP: Record<Role, string> = {
   OWNER: 'everything, including managing owners',
@@ -25,22 +40,24 @@ const ROLE_HELP: Record<Role, string> = {
   VIEWER: 'read records',
 };
 
-/** The viewer's membership of the organization in the URL; undefined (so a 404) for any other organization. */
-export function membershipOf(c: Context<WebEnv>, organizationId: string): Membership | undefined {
-  return c.get('memberships').find((membership) => membership.organizationId === organizationId);
-}
-
-function NoOrganizationPage({ viewer }: { viewer: Viewer }) {
+function NoOrganizationPage({ viewer, invitations }: { viewer: Viewer; invitations: number }) {
   return (
     <Layout title="Welcome" viewer={viewer}>
       <div class="narrow">
         <div class="card">
           <h1>Welcome{viewer.user.name ? `, ${viewer.user.name}` : ''}</h1>
           <p>You are not a member of any organization yet.</p>
+          {invitations > 0 && (
+            <Notice kind="ok">
+              {invitations === 1 ? 'An invitation is' : `${invitations} invitations are`} waiting for you:{' '}
+              <a href="/invitations">answer on the Invitations page</a>.
+            </Notice>
+          )}
           <ul>
             <li>
-              To join an existing one, ask one of its owners or admins to add{' '}
-              <strong>{viewer.user.email}</strong> on its Members page.
+              To join an existing one, ask one of its owners or admins to invite{' '}
+              <strong>{viewer.user.email}</strong> from its Members page, then accept on your{' '}
+              <a href="/invitations">Invitations</a> page.
             </li>
             <li>
               Or <a href="/orgs/new">create a new organization</a>; you will be its owner.
@@ -76,9 +93,9 @@ function NewOrganizationPage({ viewer, name, error }: { viewer: Viewer; name?: s
 }
 
 const MEMBER_NOTICES: Record<string, string> = {
-  added: 'The member was added.',
   role: 'The role was changed.',
   removed: 'The member was removed.',
+  withdrawn: 'The invitation was withdrawn.',
 };
 
 /** Which roles the viewer may hand out. */
@@ -99,6 +116,9 @@ function MembersPage(props: {
   viewer: Viewer;
   membership: Membership;
   members: MemberRow[];
+  invitations: InvitationView[];
+  mailConfigured: boolean;
+  now: string;
   notice?: string | undefined;
   error?: string | undefined;
   addEmail?: string;
@@ -188,12 +208,84 @@ function MembersPage(props: {
           </tbody>
         </table>
       </div>
+      {manager && props.invitations.length > 0 && (
+        <section aria-labelledby="pending-invitations">
+          <h2 id="pending-invitations">Invitations</h2>
+          <div class="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Address</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Invited by</th>
+                  <th scope="col">Open until</th>
+                  <th scope="col">Manage</th>
+                </tr>
+              </thead>
+              <tbody>
+                {props.invitations.map((invitation) => (
+                  <tr>
+                    <td>{invitation.email}</td>
+                    <td>
+                      <Badge>{invitation.role}</Badge>
+                    </td>
+                    <td>{invitation.invitedBy}</td>
+                    <td>
+                      {invitation.expiresAt <= props.now ? (
+                        <Badge tone="warn">expired</Badge>
+                      ) : (
+                        <Time iso={invitation.expiresAt} />
+                      )}
+                    </td>
+                    <td>
+                      <div class="inline-form">
+                        {grantableRoles(membership.role).includes(invitation.role) && (
+                          <form method="post" action={base} class="inline-form">
+                            <CsrfField token={viewer.csrfToken} />
+                            <input type="hidden" name="email" value={invitation.email} />
+                            <input type="hidden" name="role" value={invitation.role} />
+                            <button
+                              type="submit"
+                              class="button small quiet"
+                              aria-label={`Send again to ${invitation.email}`}
+                            >
+                              Send again
+                            </button>
+                          </form>
+                        )}
+                        <form
+                          method="post"
+                          action={`/orgs/${membership.organizationId}/invitations/${invitation.id}/withdraw`}
+                          class="inline-form"
+                        >
+                          <CsrfField token={viewer.csrfToken} />
+                          <button
+                            type="submit"
+                            class="button small quiet"
+                            aria-label={`Withdraw the invitation of ${invitation.email}`}
+                          >
+                            Withdraw
+                          </button>
+                        </form>
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      )}
       {manager ? (
         <section aria-labelledby="add-member">
-          <h2 id="add-member">Add a member</h2>
+          <h2 id="add-member">Invite someone</h2>
           <div class="card">
             <p class="small muted">
-              The person needs an account here first: ask them to sign up, then add their email.
+              Nobody joins without accepting.{' '}
+              {props.mailConfigured
+                ? 'They get an email with a link; '
+                : 'This instance sends no email: tell them to sign in (or sign up) with this address; '}
+              the invitation also waits on their Invitations page for {INVITATION_DAYS_TEXT}.
             </p>
             <form method="post" action={base}>
               <CsrfField token={viewer.csrfToken} />
@@ -214,47 +306,80 @@ function MembersPage(props: {
                   value={props.addRole ?? 'VIEWER'}
                 />
                 <div class="field">
-                  <button type="submit">Add member</button>
+                  <button type="submit">Send invitation</button>
                 </div>
               </div>
             </form>
           </div>
         </section>
       ) : (
-        <p class="muted">Only owners and admins can add or change members.</p>
+        <p class="muted">Only owners and admins can invite or change members.</p>
       )}
+      <section aria-labelledby="leave">
+        <h2 id="leave">Leave {membership.name}</h2>
+        <p>
+          <a href={`/orgs/${membership.organizationId}/leave`}>Leave this organization</a>
+          <span class="small muted"> (the last owner cannot: make someone else owner first)</span>
+        </p>
+      </section>
     </Layout>
   );
 }
 
-function RemoveMemberPage(props: { viewer: Viewer; membership: Membership; member: MemberRow }) {
-  const { membership, member, viewer } = props;
-  const self = member.userId === viewer.user.id;
+/** The confirmation before someone loses the organization (removed by a manager, or leaving). */
+function MembershipEndPage(props: {
+  viewer: Viewer;
+  membership: Membership;
+  title: string;
+  heading: string;
+  explanation: string;
+  action: string;
+  button: string;
+}) {
+  const { membership } = props;
   return (
-    <Layout
-      title="Remove member"
-      viewer={viewer}
+    <ConfirmPage
+      viewer={props.viewer}
+      title={props.title}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: 'members' }}
+      heading={props.heading}
+      action={props.action}
+      button={props.button}
+      cancelHref={`/orgs/${membership.organizationId}/members`}
     >
-      <h1>
-        Remove {self ? 'yourself' : member.email} from {membership.name}?
-      </h1>
-      <div class="card">
-        <p>
-          {self ? 'You' : 'They'} lose access to this organization at once, through the web and through every
-          API token.
-        </p>
-        <form method="post" action={`/orgs/${membership.organizationId}/members/${member.userId}/remove`}>
-          <CsrfField token={viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              Remove
-            </button>
-            <a href={`/orgs/${membership.organizationId}/members`}>Cancel</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+      <p>{props.explanation}</p>
+    </ConfirmPage>
+  );
+}
+
+function RemoveMemberPage(props: { viewer: Viewer; membership: Membership; member: MemberRow }) {
+  const { membership, member } = props;
+  const self = member.userId === props.viewer.user.id;
+  return (
+    <MembershipEndPage
+      viewer={props.viewer}
+      membership={membership}
+      title="Remove member"
+      heading={`Remove ${self ? 'yourself' : member.email} from ${membership.name}?`}
+      explanation={`${self ? 'You' : 'They'} lose access to this organization at once, through the web and through every API token; webhook endpoints ${self ? 'you' : 'they'} added to it are paused until an owner or admin turns them back on.`}
+      action={`/orgs/${membership.organizationId}/members/${member.userId}/remove`}
+      button="Remove"
+    />
+  );
+}
+
+function LeavePage(props: { viewer: Viewer; membership: Membership }) {
+  const { membership } = props;
+  return (
+    <MembershipEndPage
+      viewer={props.viewer}
+      membership={membership}
+      title="Leave organization"
+      heading={`Leave ${membership.name}?`}
+      explanation="You lose access to it at once, through the web and every API token; webhook endpoints you added to it are paused until an owner or admin turns them back on. To come back you need a new invitation."
+      action={`/orgs/${membership.organizationId}/leave`}
+      button="Leave"
+    />
   );
 }
 
@@ -293,10 +418,11 @@ export function organizationRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
   const { db } = deps.database;
 
-  web.get('/orgs', (c) => {
+  web.get('/orgs', async (c) => {
     const [first] = c.get('memberships');
     if (first) return c.redirect(`/orgs/${first.organizationId}`, 303);
-    return sendPage(c, <NoOrganizationPage viewer={viewerOf(c)} />);
+    const invitations = await invitationsFor(db, c.get('user').email, deps.now());
+    return sendPage(c, <NoOrganizationPage viewer={viewerOf(c)} invitations={invitations.length} />);
   });
 
   web.get('/orgs/new', (c) => sendPage(c, <NewOrganizationPage viewer={viewerOf(c)} />));
@@ -335,13 +461,24 @@ export function organizationRoutes(deps: WebDeps): Hono<WebEnv> {
   async function membersPage(
     c: Context<WebEnv>,
     membership: Membership,
-    status: 200 | 403 | 404 | 409 | 422,
+    status: 200 | 403 | 404 | 409 | 422 | 429,
     extra: { notice?: string; error?: string; addEmail?: string; addRole?: Role } = {},
   ) {
-    const members = await listMembers(db, membership.organizationId);
+    const [members, invitations] = await Promise.all([
+      listMembers(db, membership.organizationId),
+      MANAGER_ROLES.has(membership.role) ? listOrganizationInvitations(db, membership.organizationId) : [],
+    ]);
     return sendPage(
       c,
-      <MembersPage viewer={viewerOf(c)} membership={membership} members={members} {...extra} />,
+      <MembersPage
+        viewer={viewerOf(c)}
+        membership={membership}
+        members={members}
+        invitations={invitations}
+        mailConfigured={deps.accountMail.configured}
+        now={deps.now().toISOString()}
+        {...extra}
+      />,
       status,
     );
   }
@@ -361,27 +498,92 @@ export function organizationRoutes(deps: WebDeps): Hono<WebEnv> {
     const body = await c.req.parseBody({ all: true });
     const email = text(body, 'email').trim();
     const role = parseRole(text(body, 'role'));
-    const fail = (status: 403 | 409 | 422, error: string) =>
+    const fail = (status: 403 | 409 | 422 | 429, error: string) =>
       membersPage(c, membership, status, { error, addEmail: email, ...(role ? { addRole: role } : {}) });
     if (!role) return fail(422, 'Choose a role.');
     if (!grantableRoles(membership.role).includes(role))
       return fail(403, 'Only an owner can make someone an owner.');
-    const user = email ? await findUserByEmail(db, email) : undefined;
-    if (!user)
+    const user = c.get('user');
+    const now = deps.now();
+    // Every invitation counts against the inviter's allowance (each may send an email), whatever its outcome.
+    const key = invitationKey(user.id);
+    if ((await reserveAttempt(db, key, INVITATION_LIMIT, now)) === undefined) {
+      const wait = await attemptWaitSeconds(db, key, INVITATION_LIMIT, now);
+      c.header('retry-after', String(wait));
       return fail(
-        422,
-        `There is no account with the email ${email}. Ask them to sign up first, then add them.`,
+        429,
+        `You sent ${INVITATION_LIMIT.max} invitations within the hour. Try again in ${minutes(wait)}.`,
       );
+    }
+    let sent: Awaited<ReturnType<typeof invite>>;
     try {
-      // Never overwrites: of an OWNER and a VIEWER added at once, the second is told the user is already a member.
-      await addMembership(db, deps.now(), membership.organizationId, user.id, role);
+      // The same answer whether or not the address has an account here: nothing says which.
+      sent = await invite(db, now, {
+        organizationId: membership.organizationId,
+        email,
+        role,
+        invitedBy: user.id,
+      });
     } catch (error) {
       if (error instanceof AppError && error.code === 'conflict')
-        return fail(409, `${user.email} is already a member: change their role in the table instead.`);
+        return fail(409, `${error.message} Change their role in the table instead.`);
+      if (error instanceof AppError && error.code === 'invalid_arguments') return fail(422, error.message);
+      throw error;
+    }
+    deps.accountMail.send(
+      c,
+      invitationEmail(
+        sent.email,
+        {
+          organizationName: membership.name,
+          invitedBy: user.name ?? user.email,
+          role,
+          expiresAt: sent.expiresAt,
+        },
+        deps.accountMail.url(c, invitationPath(sent.secret)),
+      ),
+    );
+    setFlash(
+      c,
+      `Invitation sent to ${sent.email} as ${role}. They join when they accept it${deps.accountMail.configured ? ' (by the link in the email, or on their Invitations page)' : ' on their Invitations page, after signing in with that address'}.`,
+    );
+    return c.redirect(`/orgs/${membership.organizationId}/members`, 303);
+  });
+
+  web.post('/orgs/:org/invitations/:id/withdraw', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    if (!MANAGER_ROLES.has(membership.role))
+      return membersPage(c, membership, 403, { error: 'Only owners and admins can withdraw invitations.' });
+    if (!(await withdrawInvitation(db, membership.organizationId, c.req.param('id'))))
+      return membersPage(c, membership, 404, {
+        error: 'This invitation is no longer open: it was accepted, declined or withdrawn meanwhile.',
+      });
+    return c.redirect(`/orgs/${membership.organizationId}/members?done=withdrawn`, 303);
+  });
+
+  web.get('/orgs/:org/leave', (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    return sendPage(c, <LeavePage viewer={viewerOf(c)} membership={membership} />);
+  });
+
+  web.post('/orgs/:org/leave', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const user = c.get('user');
+    try {
+      // Any role may leave; the statement keeps the last OWNER (an organization never ends up without one).
+      await removeMembership(db, deps.now(), membership.organizationId, user.id);
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'conflict' || error.code === 'not_found'))
+        return membersPage(c, membership, error.code === 'conflict' ? 409 : 404, { error: error.message });
       throw error;
     }
     await deps.tokens.invalidateUser(user.id);
-    return c.redirect(`/orgs/${membership.organizationId}/members?done=added`, 303);
+    setFlash(c, `You left ${membership.name}.`);
+    const other = c.get('memberships').find((each) => each.organizationId !== membership.organizationId);
+    return c.redirect(other ? `/orgs/${other.organizationId}` : '/orgs', 303);
   });
 
   /** The member named in the URL, if the viewer may manage them; otherwise the response to send. */
@@ -440,7 +642,13 @@ export function organizationRoutes(deps: WebDeps): Hono<WebEnv> {
     try {
       // Only while they still have a role the viewer may remove (an ADMIN never removes a new OWNER); a change
       // between two such roles meanwhile does not stop the removal.
-      await removeMembership(db, membership.organizationId, member.userId, managedRoles(membership.role));
+      await removeMembership(
+        db,
+        deps.now(),
+        membership.organizationId,
+        member.userId,
+        managedRoles(membership.role),
+      );
     } catch (error) {
       if (error instanceof AppError && error.code === 'conflict')
         return membersPage(c, membership, 409, { error: error.message });

@@ -1,4 +1,6 @@
 // The controls of a record form, one per field kind: text, numbers, dates, enums, references with pickers, lists.
+
+import { Counter } from '../forms.tsx';
 import { valueLabel } from '../labels.ts';
 import type { Picker } from '../tool-calls.ts';
 import type { FormField } from './fields.ts';
@@ -189,13 +191,4 @@ export function FieldControl(props: {
  */
 function limitOf(field: FormField): number | undefined {
   return field.kind === 'list' ? undefined : field.maxLength;
-}
-
-/** "12 / 200", kept current by the page's script as the person types; over the limit it says so. */
-export function Counter({ id, length, limit }: { id: string; length: number; limit: number }) {
-  return (
-    <span class={length > limit ? 'counter over' : 'counter'} id={`${id}-counter`} aria-hidden="true">
-      {length.toLocaleString('en')} / {limit.toLocaleString('en')}
-    </span>
-  );
 }

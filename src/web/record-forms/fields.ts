@@ -13,7 +13,7 @@ import {
 } from '../../tools/registers/spec.ts';
 import type { FormBody } from '../forms.tsx';
 import { valueLabel } from '../labels.ts';
-import type { RegisterPage } from '../registers/pages.ts';
+import type { RegisterPage } from '../register-pages.ts';
 
 export type FormFieldKind =
   | 'text'

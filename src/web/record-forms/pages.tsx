@@ -1,18 +1,15 @@
 // The record form and delete confirmation pages, and the add/edit/delete links the register pages show.
 
-import type { Context } from 'hono';
-import { WRITER_ROLES } from '../../auth/principal.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
 import type { DeleteEffects, PointingField } from '../../tools/registers/references.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
-import type { Membership, WebEnv } from '../context.ts';
-import { HistoryTable } from '../history/table.tsx';
+import { ConfirmPage } from '../confirm-page.tsx';
+import type { Membership } from '../context.ts';
+import { HistoryTable } from '../history-table.tsx';
 import { valueLabel } from '../labels.ts';
-import { CsrfField, Layout, Notice, type Section, type Viewer } from '../layout.tsx';
-import { displayName, type RegisterPage, registerPageByKind } from '../registers/pages.ts';
-import { errorPage } from '../render.tsx';
+import { CsrfField, Layout, type Viewer } from '../layout.tsx';
+import { displayName, type RegisterPage, registerPageByKind } from '../register-pages.ts';
 import type { Pickers } from '../tool-calls.ts';
-import { viewerOf } from '../viewer.ts';
 import { controlId, FieldControl } from './controls.tsx';
 import type { FormErrors, FormField, FormValues } from './fields.ts';
 
@@ -98,57 +95,6 @@ function ConflictPanel(props: {
 
 type Row = Record<string, unknown>;
 
-export function mayWrite(membership: Membership): boolean {
-  return WRITER_ROLES.has(membership.role);
-}
-
-/**
- * The 403 page for a member who may not write: "Your role in Acme is VIEWER", and with `needs` (what was tried,
- * "importing records") "...; importing records needs OWNER, ADMIN or EDITOR."
- */
-export function notAllowedPage(
-  c: Context<WebEnv>,
-  membership: Membership,
-  needs?: string,
-  section?: Section,
-): Response | Promise<Response> {
-  const role = `Your role in ${membership.name} is ${membership.role}`;
-  const message = needs ? `${role}; ${needs} needs OWNER, ADMIN or EDITOR.` : `${role}.`;
-  return errorPage(c, 403, 'Not allowed', message, viewerOf(c), section);
-}
-
-/** "Add <kind>" on a register page, for members who may write. */
-export function AddRecordLink({ membership, page }: { membership: Membership; page: RegisterPage }) {
-  if (!mayWrite(membership)) return null;
-  return (
-    <p class="actions">
-      <a class="button" href={`/orgs/${membership.organizationId}/${page.slug}/new`}>
-        Add {page.spec.label}
-      </a>
-      {page.importable !== false && (
-        <a class="button quiet" href={`/orgs/${membership.organizationId}/${page.slug}/import`}>
-          Import from a file
-        </a>
-      )}
-    </p>
-  );
-}
-
-/** Edit and delete links on a record page, for members who may write. */
-export function RecordActions(props: { membership: Membership; page: RegisterPage; record: Row }) {
-  if (!mayWrite(props.membership)) return null;
-  const base = `/orgs/${props.membership.organizationId}/${props.page.slug}/${String(props.record.id)}`;
-  return (
-    <p class="actions">
-      <a class="button" href={`${base}/edit`}>
-        Edit {props.page.spec.label}
-      </a>
-      <a class="button quiet" href={`${base}/delete`}>
-        Delete {props.page.spec.label}
-      </a>
-    </p>
-  );
-}
 export function RecordFormPage(props: {
   viewer: Viewer;
   membership: Membership;
@@ -261,34 +207,27 @@ export function DeletePage(props: {
   const recordHref = `${base}/${String(record.id)}`;
   const name = displayName(record);
   return (
-    <Layout
-      title={`Delete ${page.spec.label} · ${page.title}`}
+    <ConfirmPage
       viewer={props.viewer}
+      title={`Delete ${page.spec.label} · ${page.title}`}
       section={{ kind: 'organization', organizationId: membership.organizationId, page: page.slug }}
+      crumbs={
+        <>
+          <a href={base}>{page.title}</a> › <a href={recordHref}>{name}</a> ›
+        </>
+      }
+      heading={`Delete ${page.spec.label} “${name}”?`}
+      error={props.error}
+      action={`${recordHref}/delete`}
+      button={`Delete ${page.spec.label}`}
+      cancelHref={recordHref}
+      cancelLabel="Cancel, keep it"
     >
-      <p class="small">
-        <a href={base}>{page.title}</a> › <a href={recordHref}>{name}</a> ›
-      </p>
-      <h1>
-        Delete {page.spec.label} “{name}”?
-      </h1>
-      {props.error && <Notice kind="error">{props.error}</Notice>}
-      <div class="card">
-        <p>This permanently deletes the {page.spec.label}. It cannot be undone.</p>
-        {deleteConsequences(props.effects).map((sentence) => (
-          <p>{sentence}</p>
-        ))}
-        <form method="post" action={`${recordHref}/delete`}>
-          <CsrfField token={props.viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              Delete {page.spec.label}
-            </button>
-            <a href={recordHref}>Cancel, keep it</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+      <p>This permanently deletes the {page.spec.label}. It cannot be undone.</p>
+      {deleteConsequences(props.effects).map((sentence) => (
+        <p>{sentence}</p>
+      ))}
+    </ConfirmPage>
   );
 }
 

@@ -6,11 +6,16 @@ import type { AppError } from '../../errors.ts';
 import type { ChangeRow } from '../../tools/changes.ts';
 import { listChanges } from '../../tools/index.ts';
 import { capitalize } from '../../tools/registers/spec.ts';
+import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { setFlash } from '../flash.ts';
-import { membershipOf } from '../organizations/routes.tsx';
-import { displayName, type RegisterPage, registerPageBySlug } from '../registers/pages.ts';
-import { RECORD_PATH, REGISTER_PATH } from '../registers/routes.tsx';
+import {
+  displayName,
+  RECORD_PATH,
+  REGISTER_PATH,
+  type RegisterPage,
+  registerPageBySlug,
+} from '../register-pages.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
@@ -26,7 +31,7 @@ import {
   valuesFromBody,
   valuesFromRecord,
 } from './fields.ts';
-import { DeletePage, type EditConflict, mayWrite, notAllowedPage, RecordFormPage } from './pages.tsx';
+import { DeletePage, type EditConflict, RecordFormPage } from './pages.tsx';
 
 type Row = Record<string, unknown>;
 

@@ -2,8 +2,8 @@
 // nonconformities an audit raised, the assets a vendor hosts), each list read through its register's own filter.
 import type { PointingField } from '../../tools/registers/references.ts';
 import { fieldLabelOf, targetsOf } from '../../tools/registers/spec.ts';
+import { displayName, type RegisterPage, registerPageByKind } from '../register-pages.ts';
 import type { WebCalls } from '../tool-calls.ts';
-import { displayName, type RegisterPage, registerPageByKind } from './pages.ts';
 
 type Row = Record<string, unknown>;
 

@@ -9,19 +9,17 @@ import { DATE_FORMATS } from '../../tools/imports/values.ts';
 import { importRecords } from '../../tools/index.ts';
 import { createCsvReader, decodeTableBytes } from '../../tools/tables/csv-reader.ts';
 import { readXlsxRows } from '../../tools/tables/xlsx-reader.ts';
+import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { csvLine } from '../export.ts';
 import { setFlash } from '../flash.ts';
 import { text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
-import { membershipOf } from '../organizations/routes.tsx';
-import { mayWrite, notAllowedPage } from '../record-forms/pages.tsx';
+import { REGISTER_PATH, type RegisterPage, registerPageBySlug } from '../register-pages.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
 import { readWholeForm } from '../uploads.ts';
 import { viewerOf } from '../viewer.ts';
-import { type RegisterPage, registerPageBySlug } from './pages.ts';
-import { REGISTER_PATH } from './routes.tsx';
 
 /** Rows shown under the column matches. */
 const PREVIEW_ROWS = 5;
@@ -153,7 +151,7 @@ function Report({ report }: { report: ImportReport }) {
               {report.errors.map((error) => (
                 <tr>
                   <td>{error.row}</td>
-                  <td>{error.column ?? '—'}</td>
+                  <td>{error.column ?? (error.field ? `${error.field} (no column)` : '—')}</td>
                   <td>{error.message}</td>
                 </tr>
               ))}
@@ -165,20 +163,16 @@ function Report({ report }: { report: ImportReport }) {
   );
 }
 
-const UNKNOWN_COLUMN = 'Unknown column ';
-
 /**
- * The tool's refusal of columns that match no field, said for the preview page: there the person picks each one's
- * field in the table above (the tool's message speaks of the `columns` argument). Other refusals stay as they are.
+ * The refusal of columns that match no field, said for the preview page: there the person picks each one's field in
+ * the table above (the tool's message speaks of its `columns` argument). The page knows these columns from its own
+ * match of the header (the same matchColumns the tool runs), not from the tool's words.
  */
-function columnsToChoose(error: ImportError, labelPlural: string): ImportError {
-  const { details } = error;
-  if (details.length === 0 || !details.every((detail) => detail.message.startsWith(UNKNOWN_COLUMN)))
-    return error;
-  const names = details.map((detail) => `"${detail.message.slice(UNKNOWN_COLUMN.length)}"`).join(', ');
+function columnsToChoose(unknown: string[], labelPlural: string): ImportError {
+  const names = unknown.map((header) => `"${header}"`).join(', ');
   return {
     message:
-      details.length > 1
+      unknown.length > 1
         ? `The columns ${names} are not fields of ${labelPlural}: choose their fields above (or Ignore), then check again.`
         : `The column ${names} is not a field of ${labelPlural}: choose its field above (or Ignore), then check again.`,
     details: [],
@@ -412,17 +406,20 @@ export function importRoutes(deps: WebDeps): Hono<WebEnv> {
       return c.redirect(base, 303);
     }
     const report = outcome.ok ? (outcome.result as unknown as ImportReport) : null;
-    const error = outcome.ok
+    // Columns matching no field: the tool refuses the whole file for them, and the page asks for their fields.
+    const unknown = matchColumns(page.tools, header, chosen)
+      .filter((match) => match.target.kind === 'unknown')
+      .map((match) => match.header || `(column ${match.column}, no header)`);
+    const error: ImportError | null = outcome.ok
       ? null
-      : columnsToChoose(
-          {
+      : unknown.length > 0 && outcome.error.code === 'invalid_arguments'
+        ? columnsToChoose(unknown, page.spec.labelPlural)
+        : {
             message: outcome.error.message,
             details: Array.isArray(outcome.error.details)
               ? (outcome.error.details as { path: string; message: string }[])
               : [],
-          },
-          page.spec.labelPlural,
-        );
+          };
     return layout(
       c,
       membership,

@@ -6,10 +6,10 @@ import type { Tool } from '../../tools/types.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel, valuesLabel } from '../labels.ts';
 import { Layout, Notice, Pager, type Viewer } from '../layout.tsx';
-import { AddRecordLink } from '../record-forms/pages.tsx';
+import { AddRecordLink } from '../record-actions.tsx';
+import { displayName, type RegisterPage } from '../register-pages.ts';
 import type { NameIndex } from '../tool-calls.ts';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
-import { displayName, type RegisterPage } from './pages.ts';
 import { refKinds, Value } from './values.tsx';
 
 type Row = Record<string, unknown>;
@@ -385,6 +385,16 @@ export function RegisterListPage(props: {
           CSV with API names
         </a>
         <span class="muted">(every {page.spec.label} matching these filters)</span>
+        {page.kind === 'processing_activity' && (
+          <>
+            <a href={`${base}/art30.pdf`} download>
+              Art. 30 record (PDF)
+            </a>
+            <a href={`${base}/art30.xlsx`} download>
+              Art. 30 record (XLSX)
+            </a>
+          </>
+        )}
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
           History of {page.spec.labelPlural}
         </a>

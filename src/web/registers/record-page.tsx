@@ -3,11 +3,11 @@ import type { Child } from 'hono/jsx';
 import type { ChangeRow } from '../../tools/changes.ts';
 import { fieldLabelOf } from '../../tools/registers/spec.ts';
 import type { Membership } from '../context.ts';
-import { HistoryTable } from '../history/table.tsx';
+import { HistoryTable } from '../history-table.tsx';
 import { Layout, Notice, type Viewer } from '../layout.tsx';
-import { RecordActions } from '../record-forms/pages.tsx';
+import { RecordActions } from '../record-actions.tsx';
+import { displayName, type RegisterPage } from '../register-pages.ts';
 import type { NameIndex } from '../tool-calls.ts';
-import { displayName, type RegisterPage } from './pages.ts';
 import { Value } from './values.tsx';
 
 type Row = Record<string, unknown>;

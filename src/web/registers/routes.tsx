@@ -8,35 +8,39 @@ import {
   cellText,
   exportColumnsOf,
   nameBookOf,
+  recordName,
   referencedKinds,
 } from '../../tools/imports/export-columns.ts';
 import { listChanges, REGISTERS, type RegisterTools } from '../../tools/index.ts';
 import { addDays } from '../../tools/overdue.ts';
 import type { RegisterKind } from '../../tools/registers/spec.ts';
+import { getSettingsTool } from '../../tools/settings.ts';
 import { summaryTool } from '../../tools/summary.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
+import { membershipOf } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { EvidenceDownload, EvidenceSection, evidenceOfRecord } from '../evidence.tsx';
 import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
-import { type CoverageResult, coverageOf, type SoaPage, soaPage } from '../frameworks/data.ts';
-import { FrameworkDetails } from '../frameworks/details.tsx';
-import { membershipOf } from '../organizations/routes.tsx';
 import { listMembers } from '../queries.ts';
 import { carriesTasks, TasksSection, tasksOfRecord } from '../record-tasks.tsx';
+import {
+  EXPIRING_DAYS,
+  RECORD_PATH,
+  REGISTER_PAGES,
+  REGISTER_PATH,
+  type RecordSectionOf,
+  type RegisterPage,
+  registerPageBySlug,
+} from '../register-pages.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
 import { viewerOf } from '../viewer.ts';
 import { Backlinks, backlinksOf } from './backlinks.tsx';
 import { DOCUMENT_OWN_FIELDS, DocumentDetails, documentDetailsOf } from './document-details.tsx';
 import type { HeatMap } from './heat-map.tsx';
+import { IncidentClocks } from './incident-clocks.tsx';
 import { listOptions, RegisterListPage, readListQuery, toolArguments } from './list-page.tsx';
-import {
-  EXPIRING_DAYS,
-  REGISTER_PAGES,
-  REGISTER_SLUG_PATTERN,
-  type RegisterPage,
-  registerPageBySlug,
-} from './pages.ts';
+import { recordOfProcessingPdf, recordOfProcessingXlsx } from './record-of-processing.ts';
 import { RECORD_HISTORY_SIZE, type RecordHistory, RecordPage } from './record-page.tsx';
 import { type RegisterMatches, SEARCH_MATCHES_PER_REGISTER, SearchPage } from './search-page.tsx';
 import { type FirstSteps, type Summary, SummaryPage } from './summary-page.tsx';
@@ -46,11 +50,6 @@ type Row = Record<string, unknown>;
 
 /** Records per page of an export: the list tools' largest page. */
 const EXPORT_PAGE_SIZE = 100;
-
-/** `/orgs/:org/:register`, matching only a register's slug. */
-export const REGISTER_PATH = `/orgs/:org/:register{${REGISTER_SLUG_PATTERN}}`;
-/** A record of a register: `:id` has a record id's shape (never `new`, `export.csv`), so no route shadows another. */
-export const RECORD_PATH = `${REGISTER_PATH}/:id{[a-z]{3}_[0-9a-z]+}`;
 
 /** Every record of a register, read a page at a time through its list tool (for the names an export writes). */
 async function* everyRecord(
@@ -75,28 +74,6 @@ function kindsOf(page: RegisterPage, fields: Iterable<string>): Set<RegisterKind
   return new Set([...fields].flatMap((field) => refKinds(page, field)));
 }
 
-/** A framework's coverage and a page of its requirement tree (`?tree=` cursor), for its record page. */
-async function frameworkDetailsOf(c: Context<WebEnv>, calls: WebCalls, membership: Membership, id: string) {
-  const cursor = c.req.query('tree') || undefined;
-  const [coverage, page] = await Promise.all([coverageOf(calls, id), soaPage(calls, id, cursor)]);
-  const base = `/orgs/${membership.organizationId}/frameworks/${id}`;
-  const tree = page.ok ? (page.result as unknown as SoaPage) : null;
-  return (
-    <FrameworkDetails
-      membership={membership}
-      frameworkId={id}
-      coverage={coverage.ok ? (coverage.result as unknown as CoverageResult) : null}
-      page={tree}
-      here={cursor ? `${base}?tree=${encodeURIComponent(cursor)}` : base}
-      firstHref={cursor ? `${base}#requirements` : null}
-      nextHref={
-        tree?.next_cursor ? `${base}?tree=${encodeURIComponent(tree.next_cursor)}#requirements` : null
-      }
-      csrfToken={c.get('session').csrfToken}
-    />
-  );
-}
-
 function toolErrorPage(c: Context<WebEnv>, error: AppError, membership: Membership) {
   if (error.code === 'not_found') return notFoundPage(c, viewerOf(c));
   return errorPage(c, error.status as 400, 'Something went wrong', error.message, viewerOf(c), {
@@ -113,7 +90,13 @@ function pageOfUrl(c: Context<WebEnv>): { membership: Membership; page: Register
   return membership && page ? { membership, page } : null;
 }
 
-export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
+/**
+ * The record pages' extra sections from other page groups, by kind (a framework's coverage and requirement tree):
+ * the web's root passes them in, so this group imports no other.
+ */
+export type RecordSections = Partial<Record<RegisterKind, RecordSectionOf>>;
+
+export function registerPageRoutes(deps: WebDeps, sections: RecordSections = {}): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
 
   web.get('/orgs/:org', async (c) => {
@@ -281,6 +264,47 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
   web.get(`${REGISTER_PATH}/export.xlsx`, (c) => exportRegister(c, 'xlsx'));
   web.get(`${REGISTER_PATH}/export.json`, (c) => exportRegister(c, 'json'));
 
+  /** The GDPR Art. 30 record of the organization's processing activities, as XLSX or PDF. */
+  async function recordOfProcessingDownload(c: Context<WebEnv>, format: 'xlsx' | 'pdf') {
+    const found = pageOfUrl(c);
+    if (found?.page.kind !== 'processing_activity') return notFoundPage(c, viewerOf(c));
+    const { membership } = found;
+    const calls = webCalls(c, deps);
+    const settings = await calls.read(getSettingsTool, { organization_id: membership.organizationId });
+    if (!settings.ok) return toolErrorPage(c, settings.error, membership);
+    const collect = async (tools: RegisterTools) => {
+      const rows: Row[] = [];
+      for await (const row of everyRecord(calls, tools, membership.organizationId)) rows.push(row);
+      return rows;
+    };
+    const names = new Map<string, string>();
+    for (const tools of [REGISTERS.vendor, REGISTERS.measure])
+      for (const row of await collect(tools)) names.set(String(row.id), recordName(tools.spec, row));
+    const activities = (await collect(REGISTERS.processing_activity)).sort((a, b) =>
+      String(a.name).localeCompare(String(b.name)),
+    );
+    const record = {
+      organization: membership.name,
+      contact: ((settings.result.settings as Row | undefined)?.privacy_contact as string | null) ?? null,
+      activities,
+      names,
+      createdAt: deps.now(),
+    };
+    const body = format === 'pdf' ? [recordOfProcessingPdf(record)] : recordOfProcessingXlsx(record);
+    return downloadResponse(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of body) controller.enqueue(chunk);
+          controller.close();
+        },
+      }),
+      { organizationName: membership.name, what: 'art30-record', date: deps.now(), format },
+    );
+  }
+
+  web.get(`${REGISTER_PATH}/art30.xlsx`, (c) => recordOfProcessingDownload(c, 'xlsx'));
+  web.get(`${REGISTER_PATH}/art30.pdf`, (c) => recordOfProcessingDownload(c, 'pdf'));
+
   // Every register's text filter at once: the first matches of each, linking to the register filtered the same way.
   web.get('/orgs/:org/search', async (c) => {
     const membership = membershipOf(c, c.req.param('org'));
@@ -351,8 +375,8 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         filter: { record_id: id },
         size: RECORD_HISTORY_SIZE,
       }),
-      page.kind === 'framework'
-        ? frameworkDetailsOf(c, calls, membership, id)
+      sections[page.kind]
+        ? sections[page.kind]?.(c, calls, membership, id)
         : page.kind === 'document'
           ? documentDetailsOf(c, calls, membership, record, outcome.result.download_url).then((data) => (
               <DocumentDetails membership={membership} data={data} csrfToken={c.get('session').csrfToken} />
@@ -382,6 +406,14 @@ export function registerPageRoutes(deps: WebDeps): Hono<WebEnv> {
         hiddenFields={page.kind === 'document' ? DOCUMENT_OWN_FIELDS : []}
         details={
           <>
+            {page.kind === 'incident' && (
+              <IncidentClocks
+                membership={membership}
+                incidentId={id}
+                clocks={outcome.result.clocks as never}
+                timeZone={String(outcome.result.time_zone)}
+              />
+            )}
             <Backlinks links={backlinks} />
             {page.kind === 'evidence' && <EvidenceDownload result={outcome.result} />}
             {linkedTasks && (

@@ -1,7 +1,7 @@
 // Search across every register of an organization: each list tool's text filter, the first matches of each.
 import type { Membership } from '../context.ts';
 import { Layout, type Viewer } from '../layout.tsx';
-import { displayName, type RegisterPage } from './pages.ts';
+import { displayName, type RegisterPage } from '../register-pages.ts';
 
 type Row = Record<string, unknown>;
 

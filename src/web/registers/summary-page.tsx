@@ -8,8 +8,8 @@ import { INCIDENT_STATUSES } from '../../tools/states.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
+import { EXPIRING_DAYS } from '../register-pages.ts';
 import { type HeatMap, RiskHeatMaps } from './heat-map.tsx';
-import { EXPIRING_DAYS } from './pages.ts';
 
 export interface Summary {
   risks: {

@@ -4,8 +4,8 @@ import type { RegisterKind } from '../../tools/index.ts';
 import { targetsOf } from '../../tools/registers/spec.ts';
 import { valueLabel } from '../labels.ts';
 import { Badge, Time } from '../layout.tsx';
+import { type RegisterPage, registerPageByKind } from '../register-pages.ts';
 import type { NameIndex } from '../tool-calls.ts';
-import { type RegisterPage, registerPageByKind } from './pages.ts';
 
 const STATE_TONES: Record<string, 'ok' | 'warn' | 'bad'> = {
   IMPLEMENTED: 'ok',

@@ -1,18 +1,21 @@
 // Settings > API Tokens: list, "Generate New Token" (secret shown once, with client config), token use, revoke.
+
 import { type Context, Hono } from 'hono';
 import type { TokenScope } from '../../auth/principal.ts';
 import type { TokenSummary } from '../../auth/tokens.ts';
 import { AppError } from '../../errors.ts';
 import type { ConnectedClient } from '../../oauth/grants.ts';
 import { baseUrlOf } from '../../oauth/resource.ts';
+import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
+import { ConfirmPage } from '../confirm-page.tsx';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { DataTable } from '../data-table.tsx';
 import { type FormBody, Input, Select, text, texts } from '../forms.tsx';
+import { OrganizationsFieldset, ScopeFieldset } from '../grant-fields.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
-import { OrganizationsFieldset, ScopeFieldset } from '../oauth/grant-fields.tsx';
 import { callActivity } from '../queries.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
-import { ACTIVITY_DAYS, activitySince, CallsPerDay, RecentCalls } from './activity.tsx';
 import { ConnectedClients } from './connected-clients.tsx';
 
 export const EXPIRY_CHOICES = [7, 30, 90, 365] as const;
@@ -57,7 +60,7 @@ function StateBadge({ token, now }: { token: TokenSummary; now: Date }) {
 }
 
 function organizationNames(token: TokenSummary, memberships: Membership[]): string {
-  if (!token.organization_ids) return 'All (yours now and later)';
+  if (!token.organization_ids) return 'All yours when it was made (and any you opened to it)';
   const names = new Map(memberships.map((membership) => [membership.organizationId, membership.name]));
   return token.organization_ids.map((id) => names.get(id) ?? 'a former organization').join(', ');
 }
@@ -101,72 +104,47 @@ function TokenListPage({
           Generate New Token
         </a>
       </p>
-      <div class="table-wrap">
-        {tokens.length === 0 ? (
-          <p class="empty">You have no API tokens yet.</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Organizations</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.map((token) => {
-                const left = daysLeft(token, now);
-                return (
-                  <tr>
-                    <td>
-                      <a href={`/settings/tokens/${token.id}`}>{token.name}</a>
-                    </td>
-                    <td>
-                      <code>{token.prefix}…</code>
-                    </td>
-                    <td>{token.scope === 'read' ? 'read' : 'read & write'}</td>
-                    <td>{organizationNames(token, viewer.memberships)}</td>
-                    <td>
-                      <Time iso={token.created_at} />
-                    </td>
-                    <td>
-                      {token.expires_at ? <Time iso={token.expires_at} /> : 'never'}
-                      {token.state === 'active' && left !== null && needsRotation(token, now) && (
-                        <span class="hint">in {left <= 1 ? 'less than a day' : `${left} days`}</span>
-                      )}
-                    </td>
-                    <td>
-                      {token.last_used_at ? (
-                        <Time iso={token.last_used_at} />
-                      ) : (
-                        <span class="muted">never</span>
-                      )}
-                    </td>
-                    <td>
-                      <StateBadge token={token} now={now} />
-                    </td>
-                    <td>
-                      {token.state === 'active' && (
-                        <a href={`/settings/tokens/${token.id}/revoke`} aria-label={`Revoke ${token.name}`}>
-                          Revoke
-                        </a>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        )}
-      </div>
+      <DataTable
+        items={tokens}
+        empty="You have no API tokens yet."
+        columns={[
+          { header: 'Name', cell: (token) => <a href={`/settings/tokens/${token.id}`}>{token.name}</a> },
+          { header: 'Prefix', cell: (token) => <code>{token.prefix}…</code> },
+          { header: 'Scope', cell: (token) => (token.scope === 'read' ? 'read' : 'read & write') },
+          { header: 'Organizations', cell: (token) => organizationNames(token, viewer.memberships) },
+          { header: 'Created', cell: (token) => <Time iso={token.created_at} /> },
+          {
+            header: 'Expires',
+            cell: (token) => {
+              const left = daysLeft(token, now);
+              return (
+                <>
+                  {token.expires_at ? <Time iso={token.expires_at} /> : 'never'}
+                  {token.state === 'active' && left !== null && needsRotation(token, now) && (
+                    <span class="hint">in {left <= 1 ? 'less than a day' : `${left} days`}</span>
+                  )}
+                </>
+              );
+            },
+          },
+          {
+            header: 'Last used',
+            cell: (token) =>
+              token.last_used_at ? <Time iso={token.last_used_at} /> : <span class="muted">never</span>,
+          },
+          { header: 'State', cell: (token) => <StateBadge token={token} now={now} /> },
+          {
+            header: 'Actions',
+            hiddenHeader: true,
+            cell: (token) =>
+              token.state === 'active' && (
+                <a href={`/settings/tokens/${token.id}/revoke`} aria-label={`Revoke ${token.name}`}>
+                  Revoke
+                </a>
+              ),
+          },
+        ]}
+      />
       <ConnectedClients clients={clients} viewer={viewer} />
     </Layout>
   );
@@ -408,24 +386,20 @@ function TokenPage(props: {
 
 function RevokePage({ viewer, token }: { viewer: Viewer; token: TokenSummary }) {
   return (
-    <Layout title="Revoke token" viewer={viewer} section={SECTION}>
-      <h1>Revoke “{token.name}”?</h1>
-      <div class="card">
-        <p>
-          Clients using <code>{token.prefix}…</code> get <strong>401 Unauthorized</strong> from the next call
-          on. This cannot be undone.
-        </p>
-        <form method="post" action={`/settings/tokens/${token.id}/revoke`}>
-          <CsrfField token={viewer.csrfToken} />
-          <div class="actions">
-            <button type="submit" class="danger">
-              Revoke token
-            </button>
-            <a href={`/settings/tokens/${token.id}`}>Cancel</a>
-          </div>
-        </form>
-      </div>
-    </Layout>
+    <ConfirmPage
+      viewer={viewer}
+      title="Revoke token"
+      section={SECTION}
+      heading={`Revoke “${token.name}”?`}
+      action={`/settings/tokens/${token.id}/revoke`}
+      button="Revoke token"
+      cancelHref={`/settings/tokens/${token.id}`}
+    >
+      <p>
+        Clients using <code>{token.prefix}…</code> get <strong>401 Unauthorized</strong> from the next call
+        on. This cannot be undone.
+      </p>
+    </ConfirmPage>
   );
 }
 

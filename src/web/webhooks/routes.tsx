@@ -19,10 +19,10 @@ import {
   type WebhookEndpoint,
   type WebhookMessage,
 } from '../../webhooks/endpoints.ts';
+import { membershipOf } from '../access.ts';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
 import { type FormBody, Input, text, texts } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
-import { membershipOf } from '../organizations/routes.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { viewerOf } from '../viewer.ts';
 
@@ -137,6 +137,7 @@ function EndpointsPage(props: {
                 <th scope="col">Endpoint</th>
                 <th scope="col">Events</th>
                 <th scope="col">State</th>
+                <th scope="col">Added by</th>
                 <th scope="col">Added</th>
               </tr>
             </thead>
@@ -154,10 +155,9 @@ function EndpointsPage(props: {
                   </td>
                   <td class="wrap">{endpoint.events.join(', ')}</td>
                   <td>
-                    <Badge tone={endpoint.enabled ? 'ok' : 'warn'}>
-                      {endpoint.enabled ? 'On' : 'Paused'}
-                    </Badge>
+                    <EndpointState endpoint={endpoint} />
                   </td>
+                  <td class="wrap">{endpoint.created_by_email ?? <span class="muted">unknown</span>}</td>
                   <td>
                     <Time iso={endpoint.created_at} />
                   </td>
@@ -199,6 +199,19 @@ function EndpointsPage(props: {
   );
 }
 
+/** On or paused, and why when the service paused it (its creator left: docs/security.md). */
+function EndpointState({ endpoint }: { endpoint: WebhookEndpoint }) {
+  if (endpoint.enabled) return <Badge tone="ok">On</Badge>;
+  return (
+    <>
+      <Badge tone="warn">Paused</Badge>
+      {endpoint.paused_reason === 'creator_left' && (
+        <span class="small muted"> its creator left the organization; check the URL, then turn it on</span>
+      )}
+    </>
+  );
+}
+
 function DeliveryStatus({ message }: { message: WebhookMessage }) {
   if (message.status === 'delivered') return <Badge tone="ok">Delivered</Badge>;
   if (message.status === 'failed') return <Badge tone="bad">Failed</Badge>;
@@ -233,6 +246,17 @@ function EndpointPage(props: {
         <a href={`/orgs/${membership.organizationId}/webhooks`}>All endpoints</a>
       </p>
       <h1 class="wrap">{endpoint.url}</h1>
+      <p>
+        <EndpointState endpoint={endpoint} /> · added by {endpoint.created_by_email ?? 'an unknown member'}{' '}
+        <Time iso={endpoint.created_at} />
+      </p>
+      {endpoint.paused_reason === 'creator_left' && (
+        <Notice kind="warn">
+          The member who added this endpoint left the organization, so it was paused: events are not sent to a
+          place chosen by someone who is gone. Check the URL; ticking “Send events” below turns it back on and
+          makes you the member who answers for it.
+        </Notice>
+      )}
       {props.notice && <Notice kind="ok">{props.notice}</Notice>}
       {props.error && <Notice kind="error">{props.error}</Notice>}
       {props.secret && <SecretNotice secret={props.secret} />}
@@ -472,7 +496,10 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
     if (membership instanceof Response) return membership;
     const form = formInput(await c.req.parseBody({ all: true }));
     try {
-      const { secret } = await createEndpoint(db, deps.now(), membership.organizationId, form, options);
+      const { secret } = await createEndpoint(db, deps.now(), membership.organizationId, form, {
+        ...options,
+        createdBy: c.get('user').id,
+      });
       return listPage(c, membership, 201, { notice: 'The endpoint was added.', secret });
     } catch (error) {
       if (error instanceof AppError && (error.code === 'invalid_arguments' || error.code === 'conflict'))
@@ -497,7 +524,10 @@ export function webhookRoutes(deps: WebDeps): Hono<WebEnv> {
     const body = await c.req.parseBody({ all: true });
     const form = { ...formInput(body), enabled: text(body, 'enabled') === 'yes' };
     try {
-      await updateEndpoint(db, deps.now(), membership.organizationId, endpoint.id, form, options);
+      await updateEndpoint(db, deps.now(), membership.organizationId, endpoint.id, form, {
+        ...options,
+        by: c.get('user').id,
+      });
     } catch (error) {
       if (error instanceof AppError && error.code === 'invalid_arguments')
         return endpointPage(c, membership, endpoint, 422, { error: error.message, form });

@@ -1,9 +1,9 @@
 // The table of changes the record pages and the history page show: who, when, how, and each field before and after.
-import type { ChangeRow } from '../../tools/changes.ts';
-import { enumValuesOf, fieldLabelOf } from '../../tools/registers/spec.ts';
-import { ACTION_LABELS, SURFACE_LABELS, valueLabel } from '../labels.ts';
-import { Badge, Time } from '../layout.tsx';
-import { registerPageByKind } from '../registers/pages.ts';
+import type { ChangeRow } from '../tools/changes.ts';
+import { enumValuesOf, fieldLabelOf } from '../tools/registers/spec.ts';
+import { ACTION_LABELS, SURFACE_LABELS, valueLabel } from './labels.ts';
+import { Badge, Time } from './layout.tsx';
+import { registerPageByKind } from './register-pages.ts';
 
 const ACTION_TONES: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
   add: 'ok',

@@ -1,6 +1,6 @@
 // The form fields shared by "Generate New Token" and the OAuth consent page: scope and organizations.
-import type { TokenScope } from '../../auth/principal.ts';
-import type { Membership } from '../context.ts';
+import type { TokenScope } from '../auth/principal.ts';
+import type { Membership } from './context.ts';
 
 export function ScopeFieldset(props: {
   idPrefix: string;
@@ -58,7 +58,9 @@ export function OrganizationsFieldset(props: {
           value="all"
           checked={props.mode === 'all'}
         />
-        <label for={`${props.idPrefix}-all`}>All organizations you belong to, now and later</label>
+        <label for={`${props.idPrefix}-all`}>
+          All organizations you belong to now (one you join later too if you say so when you accept)
+        </label>
       </div>
       <div class="choice">
         <input

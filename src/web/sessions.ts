@@ -2,10 +2,10 @@
 import { and, eq, lte, ne, or } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import { randomBase64Url, sha256Hex } from '../../auth/crypto.ts';
-import type { Db } from '../../db/client.ts';
-import { sessions, users } from '../../db/schema.ts';
-import type { SignedInUser, WebSession } from '../context.ts';
+import { randomBase64Url, sha256Hex } from '../auth/crypto.ts';
+import type { Db } from '../db/client.ts';
+import { sessions, users } from '../db/schema.ts';
+import type { SignedInUser, WebSession } from './context.ts';
 
 /** A session unused for this long is over. */
 export const SESSION_IDLE_SECONDS = 12 * 60 * 60;
@@ -76,6 +76,7 @@ export async function loadSession(c: Context, db: Db, now: Date): Promise<Loaded
       email: users.email,
       name: users.name,
       time_zone: users.time_zone,
+      email_verified_at: users.email_verified_at,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.user_id))
@@ -92,7 +93,13 @@ export async function loadSession(c: Context, db: Db, now: Date): Promise<Loaded
     await db.update(sessions).set({ last_seen_at: now.toISOString() }).where(eq(sessions.id_hash, idHash));
   }
   return {
-    user: { id: row.user_id, email: row.email, name: row.name, timeZone: row.time_zone },
+    user: {
+      id: row.user_id,
+      email: row.email,
+      name: row.name,
+      timeZone: row.time_zone,
+      emailVerified: row.email_verified_at !== null,
+    },
     session: { idHash, csrfToken: row.csrf_token },
   };
 }
@@ -113,6 +120,11 @@ export function clearSessionCookie(c: Context): void {
 /** Signs the user out everywhere else (after a password change), and drops their sessions that are over. */
 export async function endOtherSessions(db: Db, userId: string, keepIdHash: string): Promise<void> {
   await db.delete(sessions).where(and(eq(sessions.user_id, userId), ne(sessions.id_hash, keepIdHash)));
+}
+
+/** Signs the user out everywhere (after a password reset by link). */
+export async function endAllSessions(db: Db, userId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.user_id, userId));
 }
 
 /** Housekeeping at sign-in: a user's sessions that are over are deleted. */

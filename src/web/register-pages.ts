@@ -1,8 +1,13 @@
 // The register pages: their URL slugs and columns; tools, filters, fields and labels come from the register specs.
 
-import { REGISTER_SPECS, REGISTERS, type RegisterKind, type RegisterTools } from '../../tools/index.ts';
-import { addDays } from '../../tools/overdue.ts';
-import type { RegisterSpec } from '../../tools/registers/spec.ts';
+import type { Context } from 'hono';
+import type { Child } from 'hono/jsx';
+import { REGISTER_SPECS, REGISTERS, type RegisterKind, type RegisterTools } from '../tools/index.ts';
+import { addDays } from '../tools/overdue.ts';
+import { registerSlug } from '../tools/registers/naming.ts';
+import type { RegisterSpec } from '../tools/registers/spec.ts';
+import type { Membership, WebEnv } from './context.ts';
+import type { WebCalls } from './tool-calls.ts';
 
 /** The window of "expiring soon" evidence, on its register and the home page. */
 export const EXPIRING_DAYS = 30;
@@ -106,7 +111,7 @@ const COLUMNS: Record<
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({
   kind: spec.kind,
-  slug: spec.labelPlural.toLowerCase().replace(/\s+/g, '-'),
+  slug: registerSlug(spec),
   title: spec.labelPlural.charAt(0).toUpperCase() + spec.labelPlural.slice(1),
   spec,
   tools: REGISTERS[spec.kind],
@@ -124,23 +129,17 @@ export function registerPageByKind(kind: string): RegisterPage | undefined {
   return REGISTER_PAGES.find((page) => page.kind === kind);
 }
 
-/** What a person calls a record: its name, full name, reference or requirement, else its id. */
-export function displayName(record: Record<string, unknown>): string {
-  // A framework's requirement: its reference code and title ("A.5.15 Access control").
-  if (typeof record.reference === 'string' && typeof record.title === 'string')
-    return `${record.reference} ${record.title}`;
-  for (const key of [
-    'name',
-    'full_name',
-    'reference_id',
-    'requirement',
-    'title',
-    'reference',
-    'recipient',
-    'action',
-  ]) {
-    const value = record[key];
-    if (typeof value === 'string' && value) return value;
-  }
-  return String(record.id);
-}
+export { displayName } from '../tools/registers/naming.ts';
+
+/** `/orgs/:org/:register`, matching only a register's slug. */
+export const REGISTER_PATH = `/orgs/:org/:register{${REGISTER_SLUG_PATTERN}}`;
+/** A record of a register: `:id` has a record id's shape (never `new`, `export.csv`), so no route shadows another. */
+export const RECORD_PATH = `${REGISTER_PATH}/:id{[a-z]{3}_[0-9a-z]+}`;
+
+/** A section a page group adds to a record page of one kind (rendered below its fields). */
+export type RecordSectionOf = (
+  c: Context<WebEnv>,
+  calls: WebCalls,
+  membership: Membership,
+  id: string,
+) => Promise<Child>;

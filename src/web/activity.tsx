@@ -1,8 +1,8 @@
 // Token-use monitoring views: calls per day (an SVG chart with a table behind it) and the list of recent calls.
 
-import { TOOLS } from '../../tools/index.ts';
-import { Badge, Time } from '../layout.tsx';
-import type { CallRow, DayCount } from '../queries.ts';
+import { TOOLS } from '../tools/index.ts';
+import { Badge, Time } from './layout.tsx';
+import type { CallRow, DayCount } from './queries.ts';
 
 export const ACTIVITY_DAYS = 30;
 
