@@ -223,6 +223,7 @@ export async function seedIncidentsAndRequests(
   const { client } = database;
   const at = now.toISOString();
   const manager = await createUser(database.db, now, {
+    emailVerified: true,
     email: 'incident-manager@example.com',
     password: 'scale bench 2',
   });
