@@ -251,7 +251,12 @@ describe('scheduled webhook events', () => {
     await add(
       'addIncident',
       'incident',
-      { organization_id: otherOrg, title: 'Theirs', detected_at: '2026-06-01T00:00:00Z', personal_data: true },
+      {
+        organization_id: otherOrg,
+        title: 'Theirs',
+        detected_at: '2026-06-01T00:00:00Z',
+        personal_data: true,
+      },
       otherToken,
     );
 
