@@ -26,10 +26,13 @@ import {
   startChildProcess,
 } from './bench-load.ts';
 import {
+  OPEN_INCIDENTS,
+  OPEN_REQUESTS,
   prepareRiskSeed,
   RARE_WORD,
   type RiskSeed,
   SEEDED_EVIDENCE_MEASURE,
+  seedIncidentsAndRequests,
   seedNewerRegisters,
 } from './bench-seed.ts';
 
@@ -78,8 +81,9 @@ async function main(): Promise<void> {
       const seed = await prepareRiskSeed(url);
       await seed.growTo(size);
       await seedNewerRegisters(seed.database.client, seed.organizationId, seed.userId, size);
+      await seedIncidentsAndRequests(seed.database, seed.organizationId, size, new Date());
       console.log(
-        `seeded ${size} risks, evidence items, documents and tasks in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+        `seeded ${size} risks, evidence items, documents, tasks, incidents and data-subject requests in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
       );
       const node = await startChildProcess(
         [resolve('bin/run-ts.js'), resolve('scripts/bench.ts'), '--serve-node', url],
@@ -262,6 +266,66 @@ async function casesFor(url: string, seed: RiskSeed) {
       body: { organization_id, order_by: { field, direction } },
     })),
     ...newerRegisterCases(url, organization_id, seed.userId),
+    ...(await privacyCases(url, seed)),
+  ];
+}
+
+/**
+ * Incidents and data-subject requests, as many as risks (seedIncidentsAndRequests): a first page, the page a cursor
+ * in the middle starts (the service's own cursor, after a hand-made one), one record read, and the filters few of
+ * them meet (a notice due, overdue).
+ */
+async function privacyCases(url: string, seed: RiskSeed) {
+  const organization_id = seed.organizationId;
+  const at = (tool: string) => `${url}/api/mcp/tools/${tool}`;
+  const middleCursor = async (table: string, tool: string) => {
+    const middle = await seed.database.client.execute({
+      sql: `select id, created_at from ${table} where organization_id = ? order by created_at desc, id desc limit 1 offset ?`,
+      args: [organization_id, Math.floor(seed.count / 2)],
+    });
+    const row = middle.rows[0];
+    const handmade = Buffer.from(
+      JSON.stringify({ f: 'created_at', d: 'DESC', v: String(row?.created_at), i: String(row?.id) }),
+    ).toString('base64url');
+    const response = await fetch(at(tool), {
+      method: 'POST',
+      headers: callHeaders(seed.token),
+      body: JSON.stringify({ organization_id, size: 1, cursor: handmade }),
+    });
+    return ((await response.json()) as { next_cursor: string }).next_cursor;
+  };
+  const incidentCursor = await middleCursor('incidents', 'listIncidents');
+  const requestCursor = await middleCursor('data_subject_requests', 'listDataSubjectRequests');
+  const first = (prefix: string) => `${prefix}_n${'0'.padStart(23, '0')}`;
+  return [
+    { name: 'listIncidents, first page', url: at('listIncidents'), body: { organization_id } },
+    {
+      name: 'listIncidents, deep page (cursor in the middle)',
+      url: at('listIncidents'),
+      body: { organization_id, cursor: incidentCursor },
+    },
+    {
+      name: `listIncidents, filter.open_deadlines (${OPEN_INCIDENTS})`,
+      url: at('listIncidents'),
+      body: { organization_id, filter: { open_deadlines: true } },
+    },
+    { name: 'getIncident with its clocks', url: at('getIncident'), body: { id: first('inc') } },
+    {
+      name: 'listDataSubjectRequests, first page',
+      url: at('listDataSubjectRequests'),
+      body: { organization_id },
+    },
+    {
+      name: 'listDataSubjectRequests, deep page (cursor in the middle)',
+      url: at('listDataSubjectRequests'),
+      body: { organization_id, cursor: requestCursor },
+    },
+    {
+      name: `listDataSubjectRequests, filter.overdue (of ${OPEN_REQUESTS} open)`,
+      url: at('listDataSubjectRequests'),
+      body: { organization_id, filter: { overdue: true } },
+    },
+    { name: 'getDataSubjectRequest', url: at('getDataSubjectRequest'), body: { id: first('dsr') } },
   ];
 }
 

@@ -1,11 +1,13 @@
 // One organization's risks seeded straight into a file database for the load benches (bench-scale, bench-overhead):
-// realistic names and descriptions, a rare word in 1% of them, created_at spread over three years.
+// realistic names and descriptions, a rare word in 1% of them, created_at spread over three years; and the newer
+// registers beside them (evidence, documents, tasks; incidents and data-subject requests with an incident manager).
 import type { Client } from '@libsql/client';
-import { createOrganization, createUser } from '../src/accounts.ts';
+import { addMembership, createOrganization, createUser } from '../src/accounts.ts';
 import { noTokenCache } from '../src/auth/token-cache.ts';
 import { createTokenService } from '../src/auth/tokens.ts';
 import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { newId } from '../src/ids.ts';
+import { refreshClocks } from '../src/tools/incidents/clock-store.ts';
 
 const WORDS = [
   'laptop',
@@ -196,4 +198,130 @@ export async function seedNewerRegisters(
   );
   await client.execute('analyze');
   return { measureId: SEEDED_EVIDENCE_MEASURE };
+}
+
+/** Incidents of seedIncidentsAndRequests still open, each with notification clocks running or missed. */
+export const OPEN_INCIDENTS = 20;
+/** Requests of seedIncidentsAndRequests not answered; a third of them overdue. */
+export const OPEN_REQUESTS = 30;
+
+/**
+ * Incidents and data-subject requests, `rows` of each, all handled by one incident manager (an account of its own
+ * with a `read` token, member of the organization, and the person of its email), in an organization following GDPR
+ * and NIS2 in Europe/Paris: most incidents closed (a third of them personal data breaches whose GDPR notice was sent
+ * in time, the others without a clock), OPEN_INCIDENTS open, detected 0 to 95 hours before `now` (NIS2 significant,
+ * personal data: running and missed clocks); most requests answered, OPEN_REQUESTS open (a third overdue). Inserted
+ * in one statement per table; the open incidents' clocks are computed by the service's own refresh, as readers would
+ * (test/core/incidents.test.ts holds the closed ones' SQL to what the refresh writes).
+ */
+export async function seedIncidentsAndRequests(
+  database: RiskSeed['database'],
+  organizationId: string,
+  rows: number,
+  now: Date,
+): Promise<{ managerToken: string; managerPersonId: string }> {
+  const { client } = database;
+  const at = now.toISOString();
+  const manager = await createUser(database.db, now, {
+    emailVerified: true,
+    email: 'incident-manager@example.com',
+    password: 'scale bench 2',
+  });
+  await addMembership(database.db, now, organizationId, manager.id, 'EDITOR');
+  const managerPersonId = `per_n${'1'.padStart(23, '0')}`;
+  const tokens = createTokenService({
+    db: database.db,
+    cache: noTokenCache,
+    cacheTtlSeconds: 0,
+    now: () => now,
+  });
+  const { token: managerToken } = await tokens.create({
+    userId: manager.id,
+    name: 'scale bench, incident manager',
+    scope: 'read',
+    organizationIds: null,
+    expiresAt: null,
+  });
+  const numbered = (prefix: string) => `'${prefix}_n' || printf('%023d', i)`;
+  const createdAt = "strftime('%Y-%m-%dT%H:%M:%fZ', '2023-01-01', '+' || (i * 7919 % ?) || ' minutes')";
+  // Open ones first (i < OPEN_INCIDENTS): detected i * 5 hours before now.
+  const detected = `case when i < ${OPEN_INCIDENTS} then strftime('%Y-%m-%dT%H:%M:%fZ', ?, '-' || (i * 5) || ' hours') else ${createdAt} end`;
+  await client.batch(
+    [
+      {
+        sql: `update organizations set settings = json(?) where id = ?`,
+        args: [
+          JSON.stringify({ time_zone: 'Europe/Paris', incident_regimes: ['GDPR', 'NIS2'] }),
+          organizationId,
+        ],
+      },
+      {
+        sql: `insert into people (id, organization_id, full_name, email, kind, created_at, updated_at)
+          values (?, ?, 'Irene Incident', 'incident-manager@example.com', 'EMPLOYEE', ?, ?)`,
+        args: [managerPersonId, organizationId, at, at],
+      },
+      {
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
+          insert into incidents (id, organization_id, title, description, detected_at, owner_id, severity, category,
+            status, personal_data, nis2_significant, created_at, updated_at)
+          select ${numbered('inc')}, ?, 'Incident ' || i, 'What happened in incident ' || i, ${detected}, ?,
+            case i % 4 when 0 then 'LOW' when 1 then 'MEDIUM' when 2 then 'HIGH' else 'CRITICAL' end,
+            case i % 3 when 0 then 'PHISHING' when 1 then 'MALWARE' else 'HUMAN_ERROR' end,
+            case when i < ${OPEN_INCIDENTS} then 'OPEN' else 'CLOSED' end,
+            case when i < ${OPEN_INCIDENTS} or i % 3 = 0 then 1 else 0 end,
+            case when i < ${OPEN_INCIDENTS} then 1 else 0 end, ${createdAt}, ${createdAt} from n`,
+        args: [rows, organizationId, at, rows, managerPersonId, rows, rows],
+      },
+      {
+        sql: `insert into incident_notifications (id, organization_id, incident_id, regime, stage, recipient, sent_at,
+            created_at, updated_at)
+          select 'inn_' || substr(id, 5), organization_id, id, 'GDPR', 'AUTHORITY', 'CNIL',
+            strftime('%Y-%m-%dT%H:%M:%fZ', detected_at, '+1 day'), created_at, created_at
+          from incidents where organization_id = ? and status = 'CLOSED' and personal_data = 1`,
+        args: [organizationId],
+      },
+      {
+        // Open ones first (i < OPEN_REQUESTS): received 10 to 39 days before now, so a third are overdue.
+        sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1),
+            dated(i, received) as (select i, case when i < ${OPEN_REQUESTS} then date(?, '-' || (10 + i) || ' days')
+              else date('2023-01-01', '+' || (i % 1000) || ' days') end from n)
+          insert into data_subject_requests (id, organization_id, reference, request_type, received_on, due_on,
+            status, response_sent_on, owner_id, created_at, updated_at)
+          select ${numbered('dsr')}, ?, 'DSR-' || i,
+            case i % 3 when 0 then 'ACCESS' when 1 then 'ERASURE' else 'OBJECTION' end, received,
+            date(received, '+1 month'),
+            case when i < ${OPEN_REQUESTS} then (case i % 2 when 0 then 'RECEIVED' else 'IN_PROGRESS' end)
+              when i % 10 = 0 then 'REJECTED' else 'COMPLETED' end,
+            case when i < ${OPEN_REQUESTS} then null else date(received, '+20 days') end, ?,
+            ${createdAt}, ${createdAt} from dated`,
+        args: [rows, at, organizationId, managerPersonId, rows, rows],
+      },
+    ],
+    'write',
+  );
+  // The closed incidents' clocks as the refresh computes them (GDPR's notice only, met: they follow no other regime's
+  // rules; detected in the first months of 2023, when Paris is at UTC+1), written in one statement; the open
+  // incidents' by the refresh readers run.
+  await client.batch(
+    [
+      {
+        sql: `insert into incident_deadlines (organization_id, incident_id, regime, stage, due_at, due_on, sent_at, open)
+          select i.organization_id, i.id, 'GDPR', 'AUTHORITY',
+            strftime('%Y-%m-%dT%H:%M:%fZ', i.detected_at, '+72 hours'),
+            date(i.detected_at, '+72 hours', '+1 hour'), n.sent_at, 0
+          from incidents i join incident_notifications n on n.incident_id = i.id
+          where i.organization_id = ? and i.status = 'CLOSED'`,
+        args: [organizationId],
+      },
+      {
+        sql: `delete from incident_clock_queue where incident_id in
+          (select id from incidents where organization_id = ? and status = 'CLOSED')`,
+        args: [organizationId],
+      },
+    ],
+    'write',
+  );
+  while ((await refreshClocks(database.db, [organizationId], now)) > 0);
+  await client.execute('analyze');
+  return { managerToken, managerPersonId };
 }

@@ -16,6 +16,11 @@ const ref = (key: string): DemoRef => ({ ref: key });
 /** The key of the account the demo is seeded for (a task's assignee): addDemoRecords knows its id. */
 export const DEMO_USER = 'demo-user';
 const days = (count: number): DemoDays => ({ days: count });
+/** A time this many hours from the seeding time (ISO, UTC): when an incident was detected. */
+export interface DemoHours {
+  hours: number;
+}
+const hours = (count: number): DemoHours => ({ hours: count });
 
 /** A change made after a demo record is added, on a day relative to the seeding day: an update or an approval. */
 export type DemoStep =
@@ -295,6 +300,7 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'asset',
+    key: 'postgres',
     values: {
       name: 'Production PostgreSQL cluster',
       asset_type: 'VIRTUAL',
@@ -310,6 +316,7 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'data_classification',
+    key: 'health-data',
     values: {
       name: 'Patient health data',
       classification: 'SECRET',
@@ -539,7 +546,116 @@ const EVIDENCE: DemoRecord[] = [
   },
 ];
 
-export const DEMO_RECORDS: readonly DemoRecord[] = [...REGISTER_RECORDS, ...DOCUMENTS, ...EVIDENCE];
+/**
+ * The privacy registers and incidents: the patient records' processing (Art. 30) with its DPIA in review, an open
+ * access request, an open personal data breach detected 20 hours ago (its GDPR 72-hour clock running) and a closed
+ * phishing attempt without personal data (no clock).
+ */
+const PRIVACY: DemoRecord[] = [
+  {
+    kind: 'processing_activity',
+    key: 'patient-records',
+    values: {
+      name: 'Patient records',
+      role: 'PROCESSOR',
+      controllers: 'The clinics using the platform, each for its own patients.',
+      purposes: 'Keeping appointment history and clinical notes for the clinics that use the platform.',
+      lawful_bases: ['CONTRACT'],
+      special_category_condition: 'HEALTH_OR_SOCIAL_CARE',
+      data_subject_categories: ['patients'],
+      personal_data_categories: ['contact details', 'appointment history', 'health data'],
+      recipients: 'Hosting provider (processor); the clinics themselves.',
+      transfer_countries: ['US'],
+      transfer_safeguard: 'STANDARD_CONTRACTUAL_CLAUSES',
+      retention: '10 years after the last appointment, then deleted.',
+      owner_id: ref('dpo'),
+      vendor_ids: [ref('aws')],
+      data_classification_ids: [ref('health-data')],
+      measure_ids: [ref('mfa'), ref('backups'), ref('logging')],
+    },
+  },
+  {
+    kind: 'processing_activity',
+    values: {
+      name: 'Payroll',
+      purposes: 'Paying staff salaries and meeting tax and social security obligations.',
+      lawful_bases: ['CONTRACT', 'LEGAL_OBLIGATION'],
+      data_subject_categories: ['employees'],
+      personal_data_categories: ['identity', 'bank details', 'salary'],
+      retention: '5 years after the end of employment.',
+      owner_id: ref('cto'),
+    },
+  },
+  {
+    kind: 'dpia',
+    values: {
+      title: 'Patient records platform',
+      description: 'Health data of patients processed at large scale for the clinics.',
+      status: 'IN_REVIEW',
+      screening_criteria: ['SENSITIVE_OR_HIGHLY_PERSONAL_DATA', 'LARGE_SCALE', 'VULNERABLE_DATA_SUBJECTS'],
+      necessity: 'Only what the clinics need to follow up appointments is kept; access is per clinic.',
+      dpo_advice: 'Proceed once the encryption of backups is verified.',
+      owner_id: ref('dpo'),
+      approver_id: ref('cto'),
+      processing_activity_ids: [ref('patient-records')],
+      risk_ids: [ref('data-loss')],
+      measure_ids: [ref('backups')],
+    },
+  },
+  {
+    kind: 'data_subject_request',
+    values: {
+      reference: 'DSR-0001',
+      request_type: 'ACCESS',
+      received_on: days(-12),
+      identity_verified_on: days(-11),
+      verification_method: "Reply from the account's email address",
+      status: 'IN_PROGRESS',
+      owner_id: ref('dpo'),
+      processing_activity_ids: [ref('patient-records')],
+    },
+  },
+  {
+    kind: 'incident',
+    values: {
+      title: 'Laptop with a patient export stolen',
+      description:
+        "An engineer's laptop was stolen from a car; it held a CSV export of one clinic's appointments.",
+      detected_at: hours(-20),
+      occurred_at: hours(-30),
+      owner_id: ref('cto'),
+      severity: 'HIGH',
+      category: 'LOST_OR_STOLEN_DEVICE',
+      personal_data: true,
+      affected_people: 1200,
+      asset_ids: [ref('postgres')],
+      data_classification_ids: [ref('health-data')],
+      processing_activity_ids: [ref('patient-records')],
+      risk_ids: [ref('data-loss')],
+    },
+  },
+  {
+    kind: 'incident',
+    values: {
+      title: 'Phishing email reported by staff',
+      detected_at: hours(-24 * 20),
+      owner_id: ref('cto'),
+      severity: 'LOW',
+      category: 'PHISHING',
+      status: 'CLOSED',
+      root_cause: 'A spoofed invoice; no one entered credentials.',
+      lessons_learned: 'Keep the monthly phishing drill.',
+      risk_ids: [ref('phishing')],
+    },
+  },
+];
+
+export const DEMO_RECORDS: readonly DemoRecord[] = [
+  ...REGISTER_RECORDS,
+  ...PRIVACY,
+  ...DOCUMENTS,
+  ...EVIDENCE,
+];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */
 const ANNEX_A_MAPPING: [measure: string, controls: string[]][] = [

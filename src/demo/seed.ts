@@ -52,6 +52,7 @@ function resolved(value: unknown, ids: ReadonlyMap<string, string>, today: Date)
     return id;
   }
   if ('days' in value) return isoDate(today, Number(value.days));
+  if ('hours' in value) return new Date(today.getTime() + Number(value.hours) * 3_600_000).toISOString();
   return value;
 }
 

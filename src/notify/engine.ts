@@ -347,6 +347,55 @@ async function noticesOfChanges(db: Db, rows: ChangeRow[], recipients: Recipient
 
 // ---- (b) due soon and overdue, (d) the daily digest -------------------------------------------------------------
 
+const HOUR_MS = 3_600_000;
+
+/**
+ * How a due item is told: its event key (without the due/overdue prefix; a changed date or deadline is a new event),
+ * title, body and digest line. A deadline to the minute says its local time and the whole hours left.
+ */
+function dueWords(
+  item: DueItem,
+  overdue: boolean,
+  now: Date,
+): { key: string; title: string; body: string; line: string } {
+  const label = item.review ? `review of the ${labelOf(item.kind)}` : labelOf(item.kind);
+  const { deadline } = item;
+  if (!deadline)
+    return {
+      key: `${item.review ? 'review:' : ''}${item.kind}:${item.id}:${item.due_date}`,
+      title: overdue
+        ? `The ${label} "${item.title}" is overdue (due ${item.due_date})`
+        : `The ${label} "${item.title}" is due on ${item.due_date}`,
+      body: item.review
+        ? `Next review: ${item.due_date}`
+        : `Due date: ${item.due_date}\nStatus: ${item.status}`,
+      line: `${label} "${item.title}"`,
+    };
+  const of = `The ${deadline.name} of the ${label} "${item.title}"`;
+  const hoursLeft =
+    deadline.due_at === null ? null : Math.floor((Date.parse(deadline.due_at) - now.getTime()) / HOUR_MS);
+  const when = deadline.due_local ?? 'without undue delay';
+  const title =
+    hoursLeft === null
+      ? `${of} is due without undue delay`
+      : overdue
+        ? `${of} was missed: due ${when}, no notice recorded`
+        : `${of} is due ${when} (${hoursLeft} hour${hoursLeft === 1 ? '' : 's'} left)`;
+  const body = [
+    `Due: ${when}${deadline.due_at ? ` (${deadline.due_at})` : ''}`,
+    ...(hoursLeft === null ? [] : [`Hours left: ${hoursLeft}`]),
+    `What: ${deadline.what}`,
+    ...(deadline.source ? [`Source: ${deadline.source}`] : []),
+    `Status: ${item.status}`,
+  ].join('\n');
+  return {
+    key: `${item.kind}:${item.id}:${deadline.key}:${deadline.due_at ?? item.due_date}`,
+    title,
+    body,
+    line: `${deadline.name} of the ${label} "${item.title}" (${when})`,
+  };
+}
+
 async function dueNotices(deps: NotifyDeps, recipients: Recipients): Promise<Notice[]> {
   const notices: Notice[] = [];
   const utcToday = deps.now.toISOString().slice(0, 10);
@@ -357,7 +406,7 @@ async function dueNotices(deps: NotifyDeps, recipients: Recipients): Promise<Not
     const until = addDays(utcToday, horizon + 1);
     const due = new Map<string, { recipient: Recipient; personId: string | null; item: DueItem }[]>();
     for (const source of listDueSources()) {
-      for (const item of await source.query({ db: deps.db }, organizationId, until)) {
+      for (const item of await source.query({ db: deps.db, now: deps.now }, organizationId, until)) {
         const byOwner = item.owner_person_id
           ? recipients.person(organizationId, item.owner_person_id)
           : undefined;
@@ -381,25 +430,21 @@ async function dueNotices(deps: NotifyDeps, recipients: Recipients): Promise<Not
       const soon = addDays(local.date, preferences.due_days);
       const digestLines: string[] = [];
       for (const { personId, item } of due.get(member.userId) ?? []) {
-        const overdue = itemIsOverdue(item, local.date);
+        const overdue = itemIsOverdue(item, local.date, deps.now);
         if (!overdue && item.due_date > soon) continue;
-        const label = item.review ? `review of the ${labelOf(item.kind)}` : labelOf(item.kind);
-        digestLines.push(`${overdue ? 'Overdue' : 'Due'} ${item.due_date}: ${label} "${item.title}"`);
+        const told = dueWords(item, overdue, deps.now);
+        digestLines.push(`${overdue ? 'Overdue' : 'Due'} ${item.due_date}: ${told.line}`);
         const wanted = overdue ? preferences.overdue : preferences.due_soon;
         if (!wanted) continue;
         notices.push({
-          eventKey: `${overdue ? 'overdue' : 'due'}:${item.review ? 'review:' : ''}${item.kind}:${item.id}:${item.due_date}`,
+          eventKey: `${overdue ? 'overdue' : 'due'}:${told.key}`,
           kind: overdue ? 'overdue' : 'due_soon',
           recipient: member,
           personId,
           recordKind: item.kind,
           recordId: item.id,
-          title: overdue
-            ? `The ${label} "${item.title}" is overdue (due ${item.due_date})`
-            : `The ${label} "${item.title}" is due on ${item.due_date}`,
-          body: item.review
-            ? `Next review: ${item.due_date}`
-            : `Due date: ${item.due_date}\nStatus: ${item.status}`,
+          title: told.title,
+          body: told.body,
         });
       }
       // The digest is made once per local day, from the chosen hour, when something is due.

@@ -1,9 +1,18 @@
 // The registries the notification engine reads: kinds with due dates ("due sources") and kinds with an assignee.
-import { and, eq, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
-import { nonconformities, obligations, risks, tasks } from '../db/schema.ts';
+import {
+  dataSubjectRequests,
+  incidentDeadlines,
+  nonconformities,
+  obligations,
+  risks,
+  tasks,
+} from '../db/schema.ts';
+import { openDeadlines, refreshClocks } from '../tools/incidents/clock-store.ts';
 import { isOverdue } from '../tools/overdue.ts';
+import { REQUEST_ENDED, REQUEST_OPEN } from '../tools/privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
 
@@ -20,15 +29,35 @@ export interface DueItem {
   assignee_user_id: string | null;
   /** The record's next review is what comes due (review cycles), not the record itself. */
   review?: true;
+  /** A deadline to the minute (an incident's notification clock), told with its local time and the hours left. */
+  deadline?: DueDeadline;
+}
+
+/** One of several deadlines a record has, each its own event: an incident's clock of a regime and stage. */
+export interface DueDeadline {
+  /** Which of the record's deadlines (`GDPR:AUTHORITY`): with the deadline itself, it makes the event key. */
+  key: string;
+  /** Its name in a title: "GDPR authority notification", "NIS2 early warning". */
+  name: string;
+  /** What is due and its legal source, for the body. */
+  what: string;
+  source: string;
+  /** The deadline (ISO time); null for "without undue delay", never overdue. Passed without notice = overdue. */
+  due_at: string | null;
+  /** The same as a person in the organization reads it: "2026-12-01 09:30 Europe/Paris". */
+  due_local: string | null;
 }
 
 export interface DueSource {
   kind: string;
   /** Items of the organization not yet done and due on or before `until` (YYYY-MM-DD), overdue ones included. */
-  query(ctx: { db: Db }, organizationId: string, until: string): Promise<DueItem[]>;
+  query(ctx: { db: Db; now: Date }, organizationId: string, until: string): Promise<DueItem[]>;
 }
 
 const dueSources: DueSource[] = [];
+
+/** Open incident clocks read per organization and run at most, the earliest deadlines first. */
+const DEADLINES_PER_ORGANIZATION = 1000;
 
 /** Adds a kind whose records come due (tasks, reviews, evidence and documents add theirs beside the two here). */
 export function registerDueSource(source: DueSource): void {
@@ -41,8 +70,12 @@ export function listDueSources(): readonly DueSource[] {
   return dueSources;
 }
 
-/** The one place notifications decide "overdue": the same function as the registers' `overdue` field. */
-export function itemIsOverdue(item: DueItem, today: string): boolean {
+/**
+ * The one place notifications decide "overdue": the same function as the registers' `overdue` field; a deadline to
+ * the minute is overdue once passed (its notice not recorded), as its clock is MISSED.
+ */
+export function itemIsOverdue(item: DueItem, today: string, now: Date): boolean {
+  if (item.deadline) return item.deadline.due_at !== null && now.getTime() > Date.parse(item.deadline.due_at);
   return isOverdue({ ...item }, 'due_date', 'status', item.done_status, today);
 }
 
@@ -52,10 +85,15 @@ export function itemIsOverdue(item: DueItem, today: string): boolean {
  */
 export function tableDueSource(options: {
   kind: string;
-  table: typeof obligations | typeof nonconformities | typeof tasks;
+  table: typeof obligations | typeof nonconformities | typeof tasks | typeof dataSubjectRequests;
   title: SQLiteColumn;
   due: SQLiteColumn;
   ended: readonly [string, ...string[]];
+  /**
+   * The statuses in which a record is still due, when they are few: read through the (organization, status, due)
+   * index, so the scan costs the open records, not the ended ones.
+   */
+  open?: readonly string[];
   assignee?: SQLiteColumn;
 }): DueSource {
   const { table, due } = options;
@@ -77,7 +115,9 @@ export function tableDueSource(options: {
             eq(table.organization_id, organizationId),
             isNotNull(due),
             lte(due, until),
-            notInArray(table.status, [...options.ended]),
+            options.open
+              ? inArray(table.status, [...options.open])
+              : notInArray(table.status, [...options.ended]),
           ),
         );
       return rows.map((row) => ({
@@ -144,6 +184,59 @@ registerDueSource({
       done_status: 'RENEWED',
       owner_person_id: row.owner,
       assignee_user_id: null,
+    }));
+  },
+});
+
+registerDueSource(
+  tableDueSource({
+    kind: 'data_subject_request',
+    table: dataSubjectRequests,
+    title: dataSubjectRequests.reference,
+    due: dataSubjectRequests.due_on,
+    ended: REQUEST_ENDED,
+    open: REQUEST_OPEN,
+  }),
+);
+
+/** A clock's name in a title: "GDPR authority notification", "NIS2 early warning", "DORA final report". */
+function clockName(regime: string, stage: string): string {
+  const words = stage.toLowerCase().replaceAll('_', ' ');
+  const named = ['notification', 'report', 'warning'].some((end) => words.endsWith(end));
+  return `${regime} ${named ? words : `${words} notification`}`;
+}
+
+/**
+ * The notification clocks of incidents still open (no notice recorded) with a due date, to the incident manager
+ * (its owner): one item per clock, computed afresh first (refreshClocks), read from the open clocks' index.
+ */
+registerDueSource({
+  kind: 'incident',
+  async query(ctx, organizationId, until) {
+    await refreshClocks(ctx.db, [organizationId], ctx.now);
+    const rows = await openDeadlines(
+      ctx.db,
+      [organizationId],
+      lte(incidentDeadlines.due_on, until),
+      DEADLINES_PER_ORGANIZATION,
+    );
+    return rows.map((row) => ({
+      kind: 'incident',
+      id: row.incident_id,
+      title: row.title,
+      due_date: row.due_on,
+      status: row.status,
+      done_status: 'NOTIFIED',
+      owner_person_id: row.owner_id,
+      assignee_user_id: null,
+      deadline: {
+        key: `${row.regime}:${row.stage}`,
+        name: clockName(row.regime, row.stage),
+        what: row.what,
+        source: row.source,
+        due_at: row.due_at,
+        due_local: row.due_local,
+      },
     }));
   },
 });

@@ -10,6 +10,7 @@ import {
   incidents,
   nonconformities,
   obligations,
+  organizations,
   people,
   risks,
   tasks,
@@ -19,9 +20,12 @@ import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
 import { refreshClocks } from './incidents/clock-store.ts';
+import { localStamp } from './incidents/clocks.ts';
 import { addDays, dueState, todayOf } from './overdue.ts';
 import { decodeCursor, encodeCursor } from './pagination.ts';
+import { REQUEST_OPEN } from './privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from './reviews.ts';
+import { settingsFrom } from './settings.ts';
 import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
@@ -40,6 +44,8 @@ export interface MyWorkItem {
   due_at: string | null;
   /** Whole hours to due_at (negative once passed); null without due_at. */
   hours_left: number | null;
+  /** due_at in the organization's time zone ("2026-12-01 09:30 Europe/Paris"); null without due_at. */
+  due_local: string | null;
   status: string | null;
   overdue: boolean;
   due_soon: boolean;
@@ -63,10 +69,11 @@ function part(
 
 /**
  * The incidents the caller manages with a notification still due: one item each, at its earliest open deadline
- * (`incident_deadlines`, refreshed before the read), titled with what is due.
+ * (`incident_deadlines`, refreshed before the read), titled with what is due. Read from the open clocks of the
+ * organizations (their index), each joined to its incident: the cost follows the open clocks, not the incidents.
  */
-function incidentDeadlinePart(personIds: string[]): SQL {
-  return sql`select 'incident' as kind, ${incidents.id} as id, ${incidents.organization_id} as organization_id, 'Notification due: ' || ${incidents.title} as title, 'DEADLINE' as reason, min(${incidentDeadlines.due_on}) as due_on, min(${incidentDeadlines.due_at}) as due_at, ${incidents.status} as status from ${incidentDeadlines} join ${incidents} on ${incidents.id} = ${incidentDeadlines.incident_id} where ${incidentDeadlines.open} = 1 and ${incidentDeadlines.due_on} is not null and ${inArray(incidents.owner_id, personIds)} group by ${incidents.id}`;
+function incidentDeadlinePart(personIds: string[], organizationIds: string[]): SQL {
+  return sql`select 'incident' as kind, ${incidents.id} as id, ${incidents.organization_id} as organization_id, 'Notification due: ' || ${incidents.title} as title, 'DEADLINE' as reason, min(${incidentDeadlines.due_on}) as due_on, min(${incidentDeadlines.due_at}) as due_at, ${incidents.status} as status from ${incidentDeadlines} join ${incidents} on ${incidents.id} = ${incidentDeadlines.incident_id} where ${inArray(incidentDeadlines.organization_id, organizationIds)} and ${incidentDeadlines.open} = 1 and ${incidentDeadlines.due_on} is not null and ${inArray(incidents.owner_id, personIds)} group by ${incidents.id}`;
 }
 
 /** When an ACCEPTED risk's acceptance comes due: its expiry, or (none recorded) the day the risk last changed. */
@@ -120,12 +127,14 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         dataSubjectRequests.due_on,
         dataSubjectRequests.status,
         owner,
+        // The open requests of the organizations by their status index, not every request the person ever handled.
         and(
+          inOrgs(dataSubjectRequests.organization_id),
+          inArray(dataSubjectRequests.status, [...REQUEST_OPEN]),
           owned(dataSubjectRequests.owner_id),
-          notInArray(dataSubjectRequests.status, ['COMPLETED', 'REJECTED']),
         ),
       ),
-      incidentDeadlinePart(personIds),
+      incidentDeadlinePart(personIds, organizationIds),
       // An ACCEPTED risk whose acceptance runs out within the window, has run out, or was never recorded.
       part(
         'risk',
@@ -185,6 +194,16 @@ async function peopleOfCaller(ctx: ToolContext, organizationIds: string[]): Prom
   return rows.map((row) => row.id);
 }
 
+/** The time zones of these organizations (their settings), read only when a deadline is on the page. */
+async function timeZonesOf(ctx: ToolContext, organizationIds: string[]): Promise<Map<string, string>> {
+  if (organizationIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .select({ id: organizations.id, settings: organizations.settings })
+    .from(organizations)
+    .where(inArray(organizations.id, [...new Set(organizationIds)]));
+  return new Map(rows.map((row) => [row.id, settingsFrom(row.settings).time_zone]));
+}
+
 const itemSchema = z
   .object({
     kind: z.string().describe('Register, e.g. task, risk.'),
@@ -203,6 +222,7 @@ const itemSchema = z
       .int()
       .nullable()
       .describe('For a DEADLINE: whole hours left (negative once missed).'),
+    due_local: z.string().nullable().describe("For a DEADLINE: due_at in the organization's time zone."),
     status: z.string().nullable().describe('Status or state.'),
     overdue: z.boolean().describe('due_on is before today.'),
     due_soon: z.boolean().describe('Due from today to within_days.'),
@@ -233,11 +253,15 @@ export async function myWorkPage(
       ? sql`due_on is null and id > ${cursor.i}`
       : sql`(due_on > ${cursor.v} or (due_on = ${cursor.v} and id > ${cursor.i}) or due_on is null)`;
   const [rows, counted] = await ctx.db.batch([
-    ctx.db.all<Omit<MyWorkItem, 'overdue' | 'due_soon' | 'hours_left'>>(
+    ctx.db.all<Omit<MyWorkItem, 'overdue' | 'due_soon' | 'hours_left' | 'due_local'>>(
       sql`select * from (${union}) where ${after} order by due_on is null, due_on, id limit ${size + 1}`,
     ),
     ctx.db.all<{ n: number }>(sql`select count(*) as n from (${union})`),
   ]);
+  const zones = await timeZonesOf(
+    ctx,
+    rows.filter((row) => row.due_at !== null).map((row) => row.organization_id),
+  );
   const items = rows.slice(0, size).map((row) => {
     const state = dueState(row.due_on, today, withinDays);
     const hoursLeft =
@@ -246,6 +270,10 @@ export async function myWorkPage(
     return {
       ...row,
       hours_left: hoursLeft,
+      due_local:
+        row.due_at === null
+          ? null
+          : localStamp(Date.parse(row.due_at), zones.get(row.organization_id) ?? 'UTC'),
       overdue,
       due_soon: !overdue && (state === 'due_soon' || state === 'overdue'),
     };

@@ -1,11 +1,15 @@
 // getComplianceSummary: one call that tells an assistant where an organization stands.
-import { and, asc, count, eq, gte, ne, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lt, lte, ne, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
   audits,
   continualImprovements,
+  dataSubjectRequests,
+  dpias,
   frameworks,
+  incidentDeadlines,
+  incidents,
   measures,
   nonconformities,
   obligations,
@@ -15,16 +19,21 @@ import {
 import { requireOrganization } from './access.ts';
 import { type CoverageCounts, coverageOf, coverageSchema, lacksJustification } from './coverage.ts';
 import { idOf } from './fields.ts';
+import { refreshClocks } from './incidents/clock-store.ts';
 import { incompleteClosure } from './nonconformities.ts';
 import { overdueCondition, todayOf } from './overdue.ts';
+import { REQUEST_OPEN } from './privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, reviewDueBefore } from './reviews.ts';
 import { firstScoreAboveAppetite, levelOf, MAX_SCORE, type RiskMethod } from './risk-method.ts';
 import { acceptanceDueCondition } from './risks.ts';
 import { readSettings } from './settings.ts';
 import {
   AUDIT_STATES,
+  DPIA_STATUSES,
+  INCIDENT_SEVERITIES,
   MEASURE_STATES,
   OBLIGATION_STATUSES,
+  REQUEST_STATUSES,
   RISK_STATUSES,
   WORKFLOW_STATUSES,
 } from './states.ts';
@@ -95,7 +104,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    "Where an organization stands in one call: risks (by status and residual level, above the appetite, acceptances due, inherent/residual heat maps on the organization's risk method), measures (by state, share implemented), overdue obligations and reviews, open, overdue and incompletely closed nonconformities, open improvements, audits in progress, framework coverage.",
+    "Where an organization stands in one call: risks (by status and residual level, above the appetite, acceptances due, inherent/residual heat maps on the organization's risk method), measures (by state, share implemented), overdue obligations and reviews, open, overdue and incompletely closed nonconformities, open improvements, audits in progress, framework coverage, open incidents and notification deadlines, data-subject requests and DPIAs.",
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,
@@ -236,6 +245,31 @@ export const summaryTool: Tool = defineTool({
       .describe(
         'Records whose next_review_on is before today, per register (closed or retired ones left out).',
       ),
+    incidents: z
+      .object({
+        total: total('incidents'),
+        open: z.number().int().describe('Not CLOSED.'),
+        open_by_severity: countsOf(INCIDENT_SEVERITIES, 'Open incidents of severity'),
+        deadlines_due_24h: z
+          .number()
+          .int()
+          .describe('Notification deadlines not met, due within the next 24 hours.'),
+        deadlines_missed: z
+          .number()
+          .int()
+          .describe('Notification deadlines passed with no notice recorded (counted until it is).'),
+      })
+      .describe('Incidents and their regulatory notification deadlines (GDPR, NIS2, DORA).'),
+    data_subject_requests: z
+      .object({
+        total: total('data-subject requests'),
+        open: z.number().int().describe('Not COMPLETED or REJECTED.'),
+        overdue: z.number().int().describe('Open and due_on before today.'),
+      })
+      .describe('Data-subject requests.'),
+    dpias: z
+      .object({ total: total('DPIAs'), in_review: z.number().int().describe('DPIAs IN_REVIEW.') })
+      .describe('DPIAs.'),
   }),
   async run(ctx, input) {
     requireOrganization(ctx, input.organization_id, 'read');
@@ -243,6 +277,10 @@ export const summaryTool: Tool = defineTool({
     const today = todayOf(ctx);
     const method = (await readSettings(ctx.db, organizationId)).risk_method;
     const threshold = input.residual_score_threshold ?? firstScoreAboveAppetite(method) ?? MAX_SCORE + 1;
+    const now = ctx.now();
+    await refreshClocks(ctx.db, [organizationId], now);
+    const nowIso = now.toISOString();
+    const dayAhead = new Date(now.getTime() + 86_400_000).toISOString();
     const grouped = (table: SQLiteTable & { organization_id: SQLiteColumn }, column: SQLiteColumn) =>
       ctx.db
         .select({ key: column, n: count() })
@@ -272,6 +310,11 @@ export const summaryTool: Tool = defineTool({
       acceptanceRows,
       closureRows,
       justificationRows,
+      incidentRows,
+      deadlineRows,
+      requestRows,
+      requestOverdue,
+      dpiaRows,
       ...reviewRows
     ] = await ctx.db.batch([
       grouped(risks, risks.status),
@@ -338,6 +381,31 @@ export const summaryTool: Tool = defineTool({
         .from(requirements)
         .where(and(eq(requirements.organization_id, organizationId), lacksJustification))
         .groupBy(requirements.framework_id),
+      ctx.db
+        .select({ status: incidents.status, severity: incidents.severity, n: count() })
+        .from(incidents)
+        .where(eq(incidents.organization_id, organizationId))
+        .groupBy(incidents.status, incidents.severity),
+      // The open clocks due by tomorrow this time, on their index (organization, open, due_at): O(open clocks).
+      ctx.db
+        .select({
+          soon: sql<number>`coalesce(sum(${incidentDeadlines.due_at} > ${nowIso}), 0)`,
+          missed: sql<number>`coalesce(sum(${incidentDeadlines.due_at} <= ${nowIso}), 0)`,
+        })
+        .from(incidentDeadlines)
+        .where(
+          and(
+            eq(incidentDeadlines.organization_id, organizationId),
+            eq(incidentDeadlines.open, true),
+            lte(incidentDeadlines.due_at, dayAhead),
+          ),
+        ),
+      grouped(dataSubjectRequests, dataSubjectRequests.status),
+      counted(
+        dataSubjectRequests,
+        and(inArray(dataSubjectRequests.status, [...REQUEST_OPEN]), lt(dataSubjectRequests.due_on, today)),
+      ),
+      grouped(dpias, dpias.status),
       ...Object.values(REVIEWED).map((cycle) => counted(cycle.table, reviewDueBefore(cycle, today))),
     ]);
     const missingOf = new Map(justificationRows.map((row) => [row.framework, Number(row.n)]));
@@ -360,6 +428,14 @@ export const summaryTool: Tool = defineTool({
     const ciCounts = tally(WORKFLOW_STATUSES, ciRows);
     const auditCounts = tally(AUDIT_STATES, auditRows);
     const applicable = sum(measureCounts) - (measureCounts.NOT_APPLICABLE ?? 0);
+    const openBySeverity: Record<string, number> = Object.fromEntries(
+      INCIDENT_SEVERITIES.map((severity) => [severity, 0]),
+    );
+    for (const row of incidentRows)
+      if (row.status !== 'CLOSED' && row.severity in openBySeverity)
+        openBySeverity[row.severity] = (openBySeverity[row.severity] ?? 0) + row.n;
+    const requestCounts = tally(REQUEST_STATUSES, requestRows);
+    const dpiaCounts = tally(DPIA_STATUSES, dpiaRows);
     return {
       organization_id: organizationId,
       generated_at: ctx.now().toISOString(),
@@ -408,6 +484,19 @@ export const summaryTool: Tool = defineTool({
       reviews_overdue: Object.fromEntries(
         Object.keys(REVIEWED).map((name, at) => [name, (reviewRows[at] as { n: number }[])[0]?.n ?? 0]),
       ),
+      incidents: {
+        total: incidentRows.reduce((all, row) => all + row.n, 0),
+        open: sum(openBySeverity),
+        open_by_severity: openBySeverity,
+        deadlines_due_24h: Number(deadlineRows[0]?.soon ?? 0),
+        deadlines_missed: Number(deadlineRows[0]?.missed ?? 0),
+      },
+      data_subject_requests: {
+        total: sum(requestCounts),
+        open: REQUEST_OPEN.reduce((all, status) => all + (requestCounts[status] ?? 0), 0),
+        overdue: requestOverdue[0]?.n ?? 0,
+      },
+      dpias: { total: sum(dpiaCounts), in_review: dpiaCounts.IN_REVIEW ?? 0 },
     };
   },
 });

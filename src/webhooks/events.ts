@@ -20,7 +20,13 @@ export const RECORD_EVENT_ACTIONS = {
 } as const;
 
 /** Events that are not record changes: found by the scan of src/webhooks/scheduled.ts, through `enqueueEvent`. */
-export const SCHEDULED_EVENT_TYPES = ['review.due', 'task.due', 'evidence.expiring'] as const;
+export const SCHEDULED_EVENT_TYPES = [
+  'review.due',
+  'task.due',
+  'evidence.expiring',
+  'incident.deadline',
+  'data_subject_request.due',
+] as const;
 export type ScheduledEventType = (typeof SCHEDULED_EVENT_TYPES)[number];
 
 /** Every event type an endpoint may choose, for these register kinds: `risk.created` ... then the scheduled ones. */

@@ -1,28 +1,44 @@
-// The scheduled webhook events: `task.due`, `review.due` and `evidence.expiring`, found by a scan that runs with the
-// notifications (Node's timer, the Worker's Cron Trigger, `compliance-mcp notify`). Each event is put in the outbox
-// once per record and date (webhook_scheduled_events), in the batch that records it, so overlapping scans never send
-// it twice; a new date (a task moved, a review done, evidence renewed) is a new event.
-import { and, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL, sql } from 'drizzle-orm';
+// The scheduled webhook events: `task.due`, `review.due`, `evidence.expiring`, `incident.deadline` and
+// `data_subject_request.due`, found by a scan that runs with the notifications (Node's timer, the Worker's Cron
+// Trigger, `compliance-mcp notify`). Each event is put in the outbox once per record and date (an incident's: per
+// regime, stage and deadline) (webhook_scheduled_events), in the batch that records it, so overlapping scans never
+// send it twice; a new date (a task moved, a review done, evidence renewed, a deadline recomputed) is a new event.
+import { and, eq, inArray, isNotNull, isNull, lte, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
-import { evidence, tasks, webhookEndpoints, webhookScheduledEvents } from '../db/schema.ts';
+import {
+  dataSubjectRequests,
+  evidence,
+  incidentDeadlines,
+  tasks,
+  webhookEndpoints,
+  webhookScheduledEvents,
+} from '../db/schema.ts';
 import { supersededBy } from '../tools/evidence.ts';
+import { openDeadlines, refreshClocks } from '../tools/incidents/clock-store.ts';
 import { addDays, dueState } from '../tools/overdue.ts';
+import { REQUEST_OPEN } from '../tools/privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
 import { enqueueEvent, SCHEDULED_EVENT_TYPES, type ScheduledEventType } from './events.ts';
 
-/** Days ahead of its date an event is sent: a task or a review a week before, evidence 30 days before it lapses. */
+/**
+ * Days ahead of its date an event is sent: a task, a review or a data-subject request a week before, evidence 30 days
+ * before it lapses, an incident's notification deadline a day (24 hours: its deadlines are to the minute).
+ */
 export const SCHEDULED_LEAD_DAYS: Record<ScheduledEventType, number> = {
   'task.due': 7,
   'review.due': 7,
   'evidence.expiring': 30,
+  'incident.deadline': 1,
+  'data_subject_request.due': 7,
 };
 
 /**
  * Events recorded per scan (and records read per kind): what is left is found by the next scan, every 10 minutes on
- * both hosts. A scan costs 8 reads and at most 2 batches: 10 subrequests of the Worker's budget.
+ * both hosts. A scan costs 12 reads (the listening organizations, tasks, 7 review cycles, evidence, requests, incident
+ * clocks), the incidents' clock refresh (3 at most) and at most 2 batches: 17 subrequests of the Worker's budget.
  */
 export const SCHEDULED_SCAN_LIMIT = 200;
 
@@ -172,6 +188,94 @@ async function expiringEvidence(db: Db, organizationIds: string[], today: string
   }));
 }
 
+/**
+ * Data-subject requests not answered whose answer is due within the lead days or overdue, read through the
+ * (organization, status, due_on) index: the open requests, however many are answered.
+ */
+async function dueRequests(db: Db, organizationIds: string[], today: string): Promise<Found[]> {
+  const rows = await db
+    .select({
+      id: dataSubjectRequests.id,
+      organization_id: dataSubjectRequests.organization_id,
+      reference: dataSubjectRequests.reference,
+      request_type: dataSubjectRequests.request_type,
+      received_on: dataSubjectRequests.received_on,
+      due_on: dataSubjectRequests.due_on,
+      extension_months: dataSubjectRequests.extension_months,
+      status: dataSubjectRequests.status,
+      owner_id: dataSubjectRequests.owner_id,
+    })
+    .from(dataSubjectRequests)
+    .where(
+      and(
+        inArray(dataSubjectRequests.organization_id, organizationIds),
+        inArray(dataSubjectRequests.status, [...REQUEST_OPEN]),
+        lte(dataSubjectRequests.due_on, addDays(today, SCHEDULED_LEAD_DAYS['data_subject_request.due'])),
+        notYetSent('data_subject_request.due', dataSubjectRequests, dataSubjectRequests.due_on),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  return rows.map(({ organization_id, ...row }) => ({
+    type: 'data_subject_request.due',
+    organizationId: organization_id,
+    id: row.id,
+    date: row.due_on,
+    data: {
+      organization_id,
+      kind: 'data_subject_request',
+      ...row,
+      overdue: dueState(row.due_on, today) === 'overdue',
+    },
+  }));
+}
+
+/**
+ * Incidents' notification clocks still open (no notice recorded) whose deadline is within 24 hours or passed, and
+ * those due "without undue delay": one event per incident, regime, stage and deadline. The clocks are refreshed
+ * first; they are read from the open clocks' index.
+ */
+async function incidentDeadlineEvents(db: Db, organizationIds: string[], now: Date): Promise<Found[]> {
+  await refreshClocks(db, organizationIds, now);
+  const until = new Date(now.getTime() + SCHEDULED_LEAD_DAYS['incident.deadline'] * 86_400_000).toISOString();
+  const date = sql`coalesce(${incidentDeadlines.due_at}, ${incidentDeadlines.due_on})`;
+  const rows = await openDeadlines(
+    db,
+    organizationIds,
+    and(
+      or(lte(incidentDeadlines.due_at, until), isNull(incidentDeadlines.due_at)),
+      sql`not exists (select 1 from ${webhookScheduledEvents} s where s.organization_id = ${incidentDeadlines.organization_id} and s.event_key = 'incident.deadline:' || ${incidentDeadlines.incident_id} || ':' || ${incidentDeadlines.regime} || ':' || ${incidentDeadlines.stage} || ':' || ${date})`,
+    ),
+    SCHEDULED_SCAN_LIMIT,
+  );
+  return rows.map((row) => {
+    const hoursLeft =
+      row.due_at === null ? null : Math.floor((Date.parse(row.due_at) - now.getTime()) / 3_600_000);
+    return {
+      type: 'incident.deadline',
+      organizationId: row.organization_id,
+      id: `${row.incident_id}:${row.regime}:${row.stage}`,
+      date: row.due_at ?? row.due_on,
+      data: {
+        organization_id: row.organization_id,
+        kind: 'incident',
+        id: row.incident_id,
+        title: row.title,
+        status: row.status,
+        owner_id: row.owner_id,
+        regime: row.regime,
+        stage: row.stage,
+        what: row.what,
+        source: row.source,
+        due_at: row.due_at,
+        due_local: row.due_local,
+        time_zone: row.time_zone,
+        hours_left: hoursLeft,
+        missed: row.due_at !== null && now.getTime() > Date.parse(row.due_at),
+      },
+    };
+  });
+}
+
 /** Statements per batch: two per event (the outbox rows, the key). */
 const EVENTS_PER_BATCH = 100;
 
@@ -194,6 +298,8 @@ export async function enqueueScheduledEvents(db: Db, now: Date): Promise<number>
       )
     ).flat(),
     ...(await expiringEvidence(db, organizationIds, today)),
+    ...(await dueRequests(db, organizationIds, today)),
+    ...(await incidentDeadlineEvents(db, organizationIds, now)),
   ].slice(0, SCHEDULED_SCAN_LIMIT);
   const at = now.toISOString();
   for (let start = 0; start < found.length; start += EVENTS_PER_BATCH) {

@@ -113,6 +113,7 @@ describe('incident clocks', () => {
         reason: 'DEADLINE',
         due_at: '2026-11-29T08:30:00.000Z',
         due_on: '2026-11-29',
+        due_local: '2026-11-29 09:30 Europe/Paris',
         hours_left: 22,
         overdue: false,
       }),

@@ -414,6 +414,134 @@ describe('due and overdue items', () => {
   });
 });
 
+// ---- incident notification deadlines and data-subject requests --------------------------------------------------
+
+describe('incident deadlines and data-subject requests', () => {
+  it('tells the incident manager each clock with its local deadline and hours left, then each one missed, once per deadline', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    // A token that outlives the months the clock moves.
+    const token = await createToken(runtime, owner, { expiresAt: null });
+    await ok(runtime, token, 'updateOrganizationSettings', {
+      organization_id: org,
+      time_zone: 'Europe/Paris',
+      incident_regimes: ['GDPR', 'NIS2'],
+    });
+    clock = new Date('2026-11-28T10:00:00.000Z');
+    const incident = (
+      await ok<{ incident: { id: string } }>(runtime, token, 'addIncident', {
+        organization_id: org,
+        title: 'Laptop stolen',
+        detected_at: '2026-11-28T08:30:00Z',
+        personal_data: true,
+        gdpr_risk: 'HIGH_RISK',
+        nis2_significant: true,
+        owner_id: alicePerson,
+      })
+    ).incident;
+    const request = (
+      await ok<{ data_subject_request: { id: string } }>(runtime, token, 'addDataSubjectRequest', {
+        organization_id: org,
+        reference: 'DSR-2026-031',
+        request_type: 'ACCESS',
+        received_on: '2026-11-01',
+        owner_id: alicePerson,
+      })
+    ).data_subject_request;
+    // Answered long ago, or handled by nobody with an account: never told.
+    await ok(runtime, token, 'addDataSubjectRequest', {
+      organization_id: org,
+      reference: 'DSR-2026-001',
+      request_type: 'ERASURE',
+      received_on: '2026-01-05',
+      status: 'COMPLETED',
+      response_sent_on: '2026-01-20',
+      owner_id: alicePerson,
+    });
+    await ok(runtime, token, 'addDataSubjectRequest', {
+      organization_id: org,
+      reference: 'DSR-2026-002',
+      request_type: 'ACCESS',
+      received_on: '2026-11-01',
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    const first = [
+      'The GDPR authority notification of the incident "Laptop stolen" is due 2026-12-01 09:30 Europe/Paris (70 hours left)',
+      'The GDPR data subjects notification of the incident "Laptop stolen" is due without undue delay',
+      'The NIS2 early warning of the incident "Laptop stolen" is due 2026-11-29 09:30 Europe/Paris (22 hours left)',
+      'The NIS2 notification of the incident "Laptop stolen" is due 2026-12-01 09:30 Europe/Paris (70 hours left)',
+      'The data-subject request "DSR-2026-031" is due on 2026-12-01',
+    ];
+    expect(subjectsTo(alice)).toEqual(first);
+    const authority = mailsTo(alice).find((mail) => mail.subject?.startsWith('The GDPR authority'));
+    expect(authority?.headers.get('x-compliance-event')).toBe(
+      `due:incident:${incident.id}:GDPR:AUTHORITY:2026-12-01T08:30:00.000Z`,
+    );
+    expect(authority?.text).toContain('Due: 2026-12-01 09:30 Europe/Paris (2026-12-01T08:30:00.000Z)');
+    expect(authority?.text).toContain('Hours left: 70');
+    expect(authority?.text).toContain('Source: Regulation (EU) 2016/679 (GDPR), Art. 33(1)');
+    expect(authority?.text).toContain(`https://compliance.example.test/orgs/${org}/incidents/${incident.id}`);
+
+    // The early warning is sent; past the 72 hours, the two notices not sent are missed (the one without a deadline
+    // is never overdue), each told once.
+    await ok(runtime, token, 'addIncidentNotification', {
+      organization_id: org,
+      incident_id: incident.id,
+      regime: 'NIS2',
+      stage: 'EARLY_WARNING',
+      recipient: 'CERT-FR',
+      sent_at: '2026-11-28T20:00:00Z',
+    });
+    clock = new Date('2026-12-01T09:00:00.000Z');
+    await run();
+    await run();
+    const missed = [
+      'The GDPR authority notification of the incident "Laptop stolen" was missed: due 2026-12-01 09:30 Europe/Paris, no notice recorded',
+      'The NIS2 notification of the incident "Laptop stolen" was missed: due 2026-12-01 09:30 Europe/Paris, no notice recorded',
+    ];
+    expect(subjectsTo(alice)).toEqual([...first, ...missed].sort());
+
+    // A day later the request is overdue; the awareness time corrected moves the deadlines: new events (the notice due
+    // without undue delay too: it counts from the new awareness day).
+    clock = new Date('2026-12-02T09:00:00.000Z');
+    await ok(runtime, token, 'updateIncident', { id: incident.id, detected_at: '2026-11-29T10:00:00Z' });
+    await run();
+    const moved = [
+      'The GDPR authority notification of the incident "Laptop stolen" is due 2026-12-02 11:00 Europe/Paris (1 hour left)',
+      'The GDPR data subjects notification of the incident "Laptop stolen" is due without undue delay',
+      'The NIS2 notification of the incident "Laptop stolen" is due 2026-12-02 11:00 Europe/Paris (1 hour left)',
+      'The data-subject request "DSR-2026-031" is overdue (due 2026-12-01)',
+    ];
+    expect(subjectsTo(alice)).toEqual([...first, ...missed, ...moved].sort());
+
+    // Answered and notified: nothing more, whatever the clock.
+    await ok(runtime, token, 'updateDataSubjectRequest', {
+      id: request.id,
+      status: 'COMPLETED',
+      response_sent_on: '2026-12-02',
+    });
+    for (const [regime, stage] of [
+      ['GDPR', 'AUTHORITY'],
+      ['GDPR', 'DATA_SUBJECTS'],
+      ['NIS2', 'NOTIFICATION'],
+    ])
+      await ok(runtime, token, 'addIncidentNotification', {
+        organization_id: org,
+        incident_id: incident.id,
+        regime,
+        stage,
+        recipient: regime === 'GDPR' ? 'CNIL' : 'CERT-FR',
+        sent_at: '2026-12-02T09:30:00Z',
+      });
+    clock = new Date('2026-12-05T09:00:00.000Z');
+    await run();
+    expect(mailsTo(alice)).toHaveLength(first.length + missed.length + moved.length);
+    expect(await unreadCount(runtime.database.db, alice.userId)).toBe(11);
+  });
+});
+
 // ---- (c) assigned to me -----------------------------------------------------------------------------------------
 
 describe('assigned to me', () => {

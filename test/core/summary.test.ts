@@ -1,4 +1,5 @@
-// getComplianceSummary on a world built here: exact counts per register, thresholds and shares.
+// getComplianceSummary on a world built here: exact counts per register, thresholds and shares, incidents' notification
+// deadlines due within 24 hours and missed, data-subject requests open and overdue, DPIAs in review.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RISK_METHOD } from '../../src/tools/risk-method.ts';
 import {
@@ -173,6 +174,59 @@ async function buildWorld(organizationId: string) {
   await ok(runtime, token, 'linkRequirementMeasure', { requirement_id: covered.id, measure_id: measure.id });
   // A second framework without requirements is listed with zero counts.
   await add('addFramework', 'framework', { organization_id: organizationId, name: 'SOC 2' });
+
+  // Incidents (the organization follows GDPR, the default): one notice due in 12 hours, one missed 28 hours ago, one
+  // due in 62 hours, one met (closed), one without personal data (no clock): 4 open, one of each severity.
+  const incident = (severity: string, status: string, hoursAgo: number, personal_data: boolean) =>
+    add('addIncident', 'incident', {
+      organization_id: organizationId,
+      title: `Incident ${severity} ${status} ${hoursAgo} h`,
+      detected_at: hoursFromNow(-hoursAgo),
+      severity,
+      status,
+      personal_data,
+    });
+  await incident('HIGH', 'OPEN', 60, true);
+  await incident('CRITICAL', 'CONTAINED', 100, true);
+  await incident('LOW', 'OPEN', 10, true);
+  const met = await incident('HIGH', 'CLOSED', 100, true);
+  await add('addIncidentNotification', 'incident_notification', {
+    organization_id: organizationId,
+    incident_id: met.id,
+    regime: 'GDPR',
+    stage: 'AUTHORITY',
+    recipient: 'CNIL',
+    sent_at: hoursFromNow(-50),
+  });
+  await incident('MEDIUM', 'OPEN', 100, false);
+
+  // Data-subject requests: 2 open (one overdue since 2020), one completed, one rejected.
+  const today = new Date().toISOString().slice(0, 10);
+  for (const [status, received_on] of [
+    ['RECEIVED', PAST],
+    ['IN_PROGRESS', today],
+    ['COMPLETED', PAST],
+    ['REJECTED', PAST],
+  ] as const) {
+    await add('addDataSubjectRequest', 'data_subject_request', {
+      organization_id: organizationId,
+      reference: `DSR ${status}`,
+      request_type: 'ACCESS',
+      received_on,
+      status,
+      response_sent_on: status === 'COMPLETED' || status === 'REJECTED' ? '2020-02-01' : null,
+    });
+  }
+
+  // DPIAs: one draft, two in review.
+  for (const status of ['DRAFT', 'IN_REVIEW', 'IN_REVIEW']) {
+    await add('addDpia', 'dpia', { organization_id: organizationId, title: `DPIA ${status}`, status });
+  }
+}
+
+/** An ISO time this many hours from now (the summary's clock is the real one). */
+function hoursFromNow(hours: number): string {
+  return new Date(Date.now() + hours * 3_600_000).toISOString();
 }
 
 beforeAll(async () => {
@@ -277,6 +331,15 @@ describe('getComplianceSummary', () => {
       ],
       // No record of this world has a review cycle.
       reviews_overdue: { risks: 0, vendors: 0, measures: 0, requirements: 0, documents: 0 },
+      incidents: {
+        total: 5,
+        open: 4,
+        open_by_severity: { LOW: 1, MEDIUM: 1, HIGH: 1, CRITICAL: 1 },
+        deadlines_due_24h: 1,
+        deadlines_missed: 1,
+      },
+      data_subject_requests: { total: 4, open: 2, overdue: 1 },
+      dpias: { total: 3, in_review: 2 },
     });
     expect(Math.abs(Date.parse(String(body.generated_at)) - Date.now())).toBeLessThan(60_000);
   });
@@ -331,6 +394,15 @@ describe('getComplianceSummary', () => {
     expect(body.nonconformities).toMatchObject({ total: 0, open: 0, overdue: 0 });
     expect(body.continual_improvements).toEqual({ total: 0, open: 0 });
     expect(body.audits).toMatchObject({ total: 0, in_progress: 0 });
+    expect(body.incidents).toEqual({
+      total: 0,
+      open: 0,
+      open_by_severity: { LOW: 0, MEDIUM: 0, HIGH: 0, CRITICAL: 0 },
+      deadlines_due_24h: 0,
+      deadlines_missed: 0,
+    });
+    expect(body.data_subject_requests).toEqual({ total: 0, open: 0, overdue: 0 });
+    expect(body.dpias).toEqual({ total: 0, in_review: 0 });
   });
 
   it('implemented_share is null when every measure is NOT_APPLICABLE, and 1 when all applicable ones are implemented', async () => {
@@ -378,6 +450,29 @@ describe('getComplianceSummary', () => {
     body = await get();
     expect(body.risks).toMatchObject({ at_or_above_threshold: 0, by_status: { OPEN: 0, CLOSED: 1 } });
     expect(body.audits).toMatchObject({ in_progress: 0, by_state: { IN_PROGRESS: 0, COMPLETED: 1 } });
+
+    // A breach known for 80 hours: its 72-hour notice is missed until the notice is recorded, then counted no more;
+    // the incident stays open until closed.
+    const breach = (
+      await call('addIncident', {
+        organization_id: changeOrg,
+        title: 'Breach',
+        detected_at: hoursFromNow(-80),
+        personal_data: true,
+      })
+    ).incident as Row;
+    expect((await get()).incidents).toMatchObject({ open: 1, deadlines_missed: 1, deadlines_due_24h: 0 });
+    await call('addIncidentNotification', {
+      organization_id: changeOrg,
+      incident_id: breach.id,
+      regime: 'GDPR',
+      stage: 'AUTHORITY',
+      recipient: 'CNIL',
+      sent_at: hoursFromNow(-1),
+    });
+    expect((await get()).incidents).toMatchObject({ open: 1, deadlines_missed: 0 });
+    await call('updateIncident', { id: breach.id, status: 'CLOSED' });
+    expect((await get()).incidents).toMatchObject({ total: 1, open: 0 });
   });
 
   it('an organization the token cannot reach is not_found', async () => {

@@ -1,6 +1,7 @@
-// The scheduled webhook events on a pinned clock: task.due, review.due and evidence.expiring are found by the scan
-// that runs with the notifications, put in the outbox of the endpoints that chose them once per record and date,
-// never for done, closed or superseded records, never for another organization, and delivered signed.
+// The scheduled webhook events on a pinned clock: task.due, review.due, evidence.expiring, incident.deadline and
+// data_subject_request.due are found by the scan that runs with the notifications, put in the outbox of the endpoints
+// that chose them once per record and date (an incident's per regime, stage and deadline), never for done, closed,
+// answered or superseded records, never for another organization, and delivered signed.
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../scripts/webhook-receiver.ts';
@@ -196,6 +197,194 @@ describe('scheduled webhook events', () => {
       'task.due',
       'task.due',
     ]);
+  });
+
+  it('sends incident.deadline once per clock and deadline within 24 hours or missed, and data_subject_request.due', async () => {
+    const hook = await endpoint(['incident.deadline', 'data_subject_request.*']);
+    await ok(runtime, token, 'updateOrganizationSettings', {
+      organization_id: org,
+      time_zone: 'Europe/Paris',
+      incident_regimes: ['GDPR', 'NIS2'],
+    });
+    const base = { organization_id: org, personal_data: true };
+    // NIS2's early warning missed 23 hours ago; the 72-hour notices due in 25 hours (not yet); the final report waits.
+    const significant = await add('addIncident', 'incident', {
+      ...base,
+      title: 'Ransomware on the file server',
+      detected_at: '2026-06-08T09:00:00Z',
+      nis2_significant: true,
+    });
+    // GDPR's notice due in 2 hours, and the people affected to be told without undue delay.
+    const breach = await add('addIncident', 'incident', {
+      ...base,
+      title: 'Laptop stolen',
+      detected_at: '2026-06-07T10:00:00Z',
+      gdpr_risk: 'HIGH_RISK',
+    });
+    // Notified in time: nothing due.
+    const notified = await add('addIncident', 'incident', {
+      ...base,
+      title: 'Misdirected email',
+      detected_at: '2026-06-05T10:00:00Z',
+    });
+    await add('addIncidentNotification', 'incident_notification', {
+      organization_id: org,
+      incident_id: notified.id,
+      regime: 'GDPR',
+      stage: 'AUTHORITY',
+      recipient: 'CNIL',
+      sent_at: '2026-06-06T10:00:00Z',
+    });
+    const request = (received_on: string, reference: string, extra: Row = {}) =>
+      add('addDataSubjectRequest', 'data_subject_request', {
+        organization_id: org,
+        reference,
+        request_type: 'ACCESS',
+        received_on,
+        ...extra,
+      });
+    const soon = await request('2026-05-15', 'DSR-1');
+    const late = await request('2026-05-01', 'DSR-2', { status: 'IN_PROGRESS' });
+    await request('2026-06-01', 'DSR-3'); // due 2026-07-01: not within 7 days
+    await request('2026-04-01', 'DSR-4', { status: 'COMPLETED', response_sent_on: '2026-04-20' });
+    // Another organization's missed deadline never reaches this endpoint.
+    await add(
+      'addIncident',
+      'incident',
+      {
+        organization_id: otherOrg,
+        title: 'Theirs',
+        detected_at: '2026-06-01T00:00:00Z',
+        personal_data: true,
+      },
+      otherToken,
+    );
+
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(5);
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(0);
+    const at = NOW.toISOString();
+    const deadline = (incident: Row, fields: Row) => ({
+      type: 'incident.deadline',
+      timestamp: at,
+      data: {
+        organization_id: org,
+        kind: 'incident',
+        id: incident.id,
+        title: incident.title,
+        status: 'OPEN',
+        owner_id: null,
+        time_zone: 'Europe/Paris',
+        ...fields,
+      },
+    });
+    const requestDue = (record: Row, fields: Row) => ({
+      type: 'data_subject_request.due',
+      timestamp: at,
+      data: {
+        organization_id: org,
+        kind: 'data_subject_request',
+        id: record.id,
+        reference: record.reference,
+        request_type: 'ACCESS',
+        received_on: record.received_on,
+        due_on: record.due_on,
+        extension_months: 0,
+        status: record.status,
+        owner_id: null,
+        ...fields,
+      },
+    });
+    const first = [
+      requestDue(late, { overdue: true }),
+      requestDue(soon, { overdue: false }),
+      deadline(breach, {
+        regime: 'GDPR',
+        stage: 'AUTHORITY',
+        what: 'Notify the supervisory authority of the personal data breach',
+        source: 'Regulation (EU) 2016/679 (GDPR), Art. 33(1)',
+        due_at: '2026-06-10T10:00:00.000Z',
+        due_local: '2026-06-10 12:00 Europe/Paris',
+        hours_left: 2,
+        missed: false,
+      }),
+      deadline(breach, {
+        regime: 'GDPR',
+        stage: 'DATA_SUBJECTS',
+        what: 'Tell the people affected, without undue delay (high risk to them)',
+        source: 'Regulation (EU) 2016/679 (GDPR), Art. 34(1)',
+        due_at: null,
+        due_local: null,
+        hours_left: null,
+        missed: false,
+      }),
+      deadline(significant, {
+        regime: 'NIS2',
+        stage: 'EARLY_WARNING',
+        what: 'Send the CSIRT or authority an early warning of the significant incident',
+        source: 'Directive (EU) 2022/2555 (NIS2), Art. 23(4)(a)',
+        due_at: '2026-06-09T09:00:00.000Z',
+        due_local: '2026-06-09 11:00 Europe/Paris',
+        hours_left: -23,
+        missed: true,
+      }),
+    ];
+    // The family data_subject_request.* brings the requests' record events too: only the scheduled ones here.
+    const scheduled = async () =>
+      (await payloads(hook.endpoint.id)).filter((payload) =>
+        ['incident.deadline', 'data_subject_request.due'].includes(String(payload.type)),
+      );
+    const sorted = (items: Row[]) =>
+      items.sort((a, b) =>
+        `${a.type} ${JSON.stringify(a.data)}`.localeCompare(`${b.type} ${JSON.stringify(b.data)}`),
+      );
+    expect(sorted(await scheduled())).toEqual(sorted([...first]));
+
+    // Two hours later the breach's notice is missed, but it was sent for that deadline already; the significant
+    // incident's 72-hour notices come within 24 hours (two new events). A corrected awareness time moves the breach's
+    // deadlines: new events.
+    const later = new Date(NOW.getTime() + 2 * 3_600_000);
+    expect(await enqueueScheduledEvents(runtime.database.db, later)).toBe(2);
+    expect(
+      (await scheduled())
+        .filter((payload) => (payload.data as Row).id === significant.id)
+        .map((payload) => {
+          const data = payload.data as Row;
+          return `${data.regime} ${data.stage} ${data.due_local} ${data.hours_left}`;
+        })
+        .sort(),
+    ).toEqual([
+      'GDPR AUTHORITY 2026-06-11 11:00 Europe/Paris 23',
+      'NIS2 EARLY_WARNING 2026-06-09 11:00 Europe/Paris -23',
+      'NIS2 NOTIFICATION 2026-06-11 11:00 Europe/Paris 23',
+    ]);
+    await add('updateIncident', 'incident', { id: breach.id, detected_at: '2026-06-08T00:00:00Z' });
+    expect(await enqueueScheduledEvents(runtime.database.db, later)).toBe(2);
+    expect(await enqueueScheduledEvents(runtime.database.db, later)).toBe(0);
+    expect(
+      (await scheduled())
+        .filter((payload) => (payload.data as Row).id === breach.id)
+        .map((payload) => `${(payload.data as Row).stage} ${(payload.data as Row).due_at}`)
+        .sort(),
+    ).toEqual([
+      'AUTHORITY 2026-06-10T10:00:00.000Z',
+      'AUTHORITY 2026-06-11T00:00:00.000Z',
+      'DATA_SUBJECTS null',
+      'DATA_SUBJECTS null',
+    ]);
+
+    // Delivered signed like every message: the 9 scheduled events and the 4 requests' data_subject_request.created.
+    const messages = (await payloads(hook.endpoint.id)).length;
+    expect(messages).toBe(9 + 4);
+    const run = await deliverDueWebhooks(runtime.database.db, {
+      send: nodeWebhookSender,
+      now: () => new Date(),
+      limit: 50,
+      allowLocal: true,
+      secrets: runtime.secrets,
+    });
+    expect(run).toMatchObject({ sent: messages, delivered: messages });
+    expect(receiver.badSignatures).toBe(0);
+    expect(receiver.received.filter((item) => item.type === 'incident.deadline')).toHaveLength(7);
   });
 
   it('scans nothing in organizations whose endpoints did not choose a scheduled event', async () => {

@@ -2,7 +2,7 @@
 // incident in `incident_clock_queue` whenever it, its notifications or its organization's settings change (in the same
 // transaction as the change). Readers of deadlines (My work, the summary, the deadline scan) call refreshClocks
 // first, which computes the queued incidents of their organizations and takes them off the queue.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client.ts';
 import {
   incidentClockQueue,
@@ -12,7 +12,15 @@ import {
   organizations,
 } from '../../db/schema.ts';
 import { readSettings, settingsFrom } from '../settings.ts';
-import { type Clock, type ClockIncident, clocksOf, type Regime, type SentNotification } from './clocks.ts';
+import {
+  CLOCK_RULES,
+  type Clock,
+  type ClockIncident,
+  clocksOf,
+  localStamp,
+  type Regime,
+  type SentNotification,
+} from './clocks.ts';
 import { wallTimeAt } from './zoned-time.ts';
 
 /** At most this many incidents are computed per refresh call (a large backlog is worked off over several reads). */
@@ -151,4 +159,78 @@ export async function refreshClocks(db: Db, organizationIds: readonly string[], 
   }
   await db.batch(statements as [(typeof statements)[number], ...(typeof statements)[number][]]);
   return queued.length;
+}
+
+/** An open clock as stored, with what a reader tells about it: the incident, the rule, the organization's zone. */
+export interface OpenDeadline {
+  organization_id: string;
+  incident_id: string;
+  title: string;
+  status: string;
+  owner_id: string | null;
+  regime: Regime;
+  stage: string;
+  /** The deadline (ISO time, UTC); null for a notice due "without undue delay". */
+  due_at: string | null;
+  /** Its calendar date in the organization's time zone (the awareness day for "without undue delay"). */
+  due_on: string;
+  /** The deadline as a person in the organization reads it: "2026-12-01 09:30 Europe/Paris". */
+  due_local: string | null;
+  time_zone: string;
+  /** What is due and its legal source (CLOCK_RULES). */
+  what: string;
+  source: string;
+}
+
+/**
+ * The open clocks of these organizations that have a due date (not those waiting for an earlier stage), matching
+ * `where` (a condition on `incident_deadlines`), at most `limit`: read from `incident_deadlines` by its index on
+ * (organization, open, due_at), so the cost follows the open clocks, not the incidents. Refresh the clocks first.
+ */
+export async function openDeadlines(
+  db: Db,
+  organizationIds: readonly string[],
+  where: SQL | undefined,
+  limit: number,
+): Promise<OpenDeadline[]> {
+  if (organizationIds.length === 0) return [];
+  const rows = await db
+    .select({
+      organization_id: incidentDeadlines.organization_id,
+      incident_id: incidentDeadlines.incident_id,
+      regime: incidentDeadlines.regime,
+      stage: incidentDeadlines.stage,
+      due_at: incidentDeadlines.due_at,
+      due_on: incidentDeadlines.due_on,
+      title: incidents.title,
+      status: incidents.status,
+      owner_id: incidents.owner_id,
+      settings: organizations.settings,
+    })
+    .from(incidentDeadlines)
+    .innerJoin(incidents, eq(incidents.id, incidentDeadlines.incident_id))
+    .innerJoin(organizations, eq(organizations.id, incidentDeadlines.organization_id))
+    .where(
+      and(
+        inArray(incidentDeadlines.organization_id, [...organizationIds]),
+        eq(incidentDeadlines.open, true),
+        isNotNull(incidentDeadlines.due_on),
+        where,
+      ),
+    )
+    .orderBy(incidentDeadlines.due_at, incidentDeadlines.incident_id, incidentDeadlines.stage)
+    .limit(limit);
+  return rows.map(({ settings, ...row }) => {
+    const timeZone = settingsFrom(settings).time_zone;
+    const rule = CLOCK_RULES.find((item) => item.regime === row.regime && item.stage === row.stage);
+    return {
+      ...row,
+      regime: row.regime as Regime,
+      due_on: String(row.due_on),
+      due_local: row.due_at === null ? null : localStamp(Date.parse(row.due_at), timeZone),
+      time_zone: timeZone,
+      what: rule?.title ?? `${row.regime} ${row.stage}`,
+      source: rule?.source ?? '',
+    };
+  });
 }

@@ -1,6 +1,6 @@
 // Incidents: what happened, when the organization became aware (the regulatory clocks start there), how severe, what
 // it touched, and how it was handled, through OPEN -> CONTAINED -> ERADICATED -> RECOVERED -> CLOSED.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
@@ -28,6 +28,7 @@ import {
   type RelationSpec,
   type Row,
   required,
+  sparseMatches,
   withDefault,
 } from '../registers/spec.ts';
 import { INCIDENT_CATEGORIES, INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../states.ts';
@@ -292,13 +293,24 @@ export const incidentSpec: RegisterSpec = {
     personal_data: filter(z.boolean().describe('true: personal data breaches only.'), (value) =>
       eq(incidents.personal_data, value),
     ),
-    open_deadlines: filter(
-      z.boolean().describe('true: incidents with a notification still due (running, waiting or missed).'),
-      (value) => {
-        const open = sql`exists (select 1 from ${incidentDeadlines} where ${incidentDeadlines.incident_id} = ${incidents.id} and ${incidentDeadlines.open} = 1)`;
-        return value ? open : sql`not ${open}`;
-      },
-    ),
+    open_deadlines: {
+      ...filter(
+        z.boolean().describe('true: incidents with a notification still due (running, waiting or missed).'),
+        (value) => {
+          const open = sql`exists (select 1 from ${incidentDeadlines} where ${incidentDeadlines.incident_id} = ${incidents.id} and ${incidentDeadlines.open} = 1)`;
+          return value ? open : sql`not ${open}`;
+        },
+      ),
+      // Few incidents have a notice still due: read from the open clocks' index, not by walking every incident.
+      matches: (value, _today, organizationId) =>
+        value === true
+          ? sparseMatches(
+              incidentDeadlines.incident_id,
+              incidentDeadlines,
+              and(eq(incidentDeadlines.organization_id, organizationId), eq(incidentDeadlines.open, true)),
+            )
+          : undefined,
+    },
     owner_id: ownerFilter(incidents.owner_id, 'Incident manager'),
     ...linkFilters(),
   },

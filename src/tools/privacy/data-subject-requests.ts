@@ -1,7 +1,7 @@
 // Data-subject requests (GDPR Art. 15-22): their type, receipt, identity check, the one-month answer period (Art. 12(3)),
 // its extension by up to two months with the reason, and the answer. The requester's own details stay out unless the
 // team chooses to note them: no field asks for them.
-import { and, lt, ne, not, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, lt, ne, not, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import {
   dataSubjectRequestAssets,
@@ -21,11 +21,17 @@ import {
   type RegisterSpec,
   type Row,
   required,
+  sparseMatches,
   withDefault,
 } from '../registers/spec.ts';
 import { REQUEST_STATUSES, REQUEST_TYPES } from '../states.ts';
 
 const ENDED = ['COMPLETED', 'REJECTED'] as const;
+/** The statuses in which a request is answered (no longer due), and those in which it is still open. */
+export const REQUEST_ENDED = ENDED;
+export const REQUEST_OPEN = REQUEST_STATUSES.filter(
+  (status) => !(ENDED as readonly string[]).includes(status),
+) as readonly string[];
 
 export const REQUEST_TRANSITIONS = {
   RECEIVED: ['IN_PROGRESS', 'COMPLETED', 'REJECTED'],
@@ -198,12 +204,29 @@ export const dataSubjectRequestSpec: RegisterSpec = {
   filters: {
     status: enumFilter(status, dataSubjectRequests.status, 'Any of these statuses.'),
     request_type: enumFilter(requestType, dataSubjectRequests.request_type, 'Any of these types.'),
-    overdue: filter(
-      z
-        .boolean()
-        .describe('true: only overdue ones (due date passed, not COMPLETED or REJECTED); false: the others.'),
-      (value, today) => (value ? overdue(today) : not(overdue(today))),
-    ),
+    overdue: {
+      ...filter(
+        z
+          .boolean()
+          .describe(
+            'true: only overdue ones (due date passed, not COMPLETED or REJECTED); false: the others.',
+          ),
+        (value, today) => (value ? overdue(today) : not(overdue(today))),
+      ),
+      // Few requests are overdue: read from the (organization, status, due_on) index of the open ones.
+      matches: (value, today, organizationId) =>
+        value === true
+          ? sparseMatches(
+              dataSubjectRequests.id,
+              dataSubjectRequests,
+              and(
+                eq(dataSubjectRequests.organization_id, organizationId),
+                inArray(dataSubjectRequests.status, [...REQUEST_OPEN]),
+                lt(dataSubjectRequests.due_on, today),
+              ),
+            )
+          : undefined,
+    },
     owner_id: ownerFilter(dataSubjectRequests.owner_id, 'Handled by'),
     processing_activity_id: linkedFilter(
       {

@@ -23,7 +23,7 @@ import { type TextSearch, textSearch } from '../search.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import { listInput } from './schemas.ts';
-import { orderFieldsOf, type Row, toolsetOf } from './spec.ts';
+import { orderFieldsOf, type Row, SPARSE_ID, toolsetOf } from './spec.ts';
 import { indexedTextPage, type ListPage, walkedPage } from './text-pages.ts';
 
 /** The most rows an exact value of spec.exactFirst leads a page with (one per framework, in practice). */
@@ -69,6 +69,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       // every page's walk leaves them out, so they appear once.
       let exact: SQL | undefined;
       let notExact: SQL | undefined;
+      let sparse: SQL | undefined;
       for (const [filterName, value] of Object.entries((input.filter ?? {}) as Row)) {
         if (value === undefined) continue;
         if (filterName === 'query') {
@@ -84,7 +85,17 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         const filterSpec = spec.filters?.[filterName];
         const condition = filterSpec?.where(value, records.today(ctx));
         conditions.push(condition);
-        countConditions.push(filterSpec?.count ? filterSpec.count(value, records.today(ctx)) : condition);
+        // A filter's own matches (FilterSpec.matches): the page may read them instead of walking; the count reads
+        // them by id, as a link filter's count does.
+        const matches = filterSpec?.matches?.(value, records.today(ctx), input.organization_id);
+        if (matches && !sparse) sparse = matches;
+        countConditions.push(
+          filterSpec?.count
+            ? filterSpec.count(value, records.today(ctx))
+            : matches
+              ? sql`${table.id} in (select ${sql.identifier(SPARSE_ID)} from (${matches}))`
+              : condition,
+        );
       }
       const orderArgument = input.order_by as { field: string; direction: Direction } | undefined;
       const fieldName = orderArgument?.field ?? 'created_at';
@@ -126,6 +137,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           : and(eq(table.organization_id, input.organization_id), ...countConditions),
         filters,
         size: Math.max(1, size - leading.length),
+        sparse,
         ranges: pageRanges(orderField, table.id, direction, cursor),
         // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
         carried: carriedCount(cursor, fingerprint, cap),

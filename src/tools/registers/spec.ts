@@ -1,5 +1,5 @@
 // The register spec: what one organization-scoped kind is (table, fields, relations, filters, sorts, rules), as data.
-import { eq, inArray, type SQL } from 'drizzle-orm';
+import { eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
@@ -193,6 +193,21 @@ export interface FilterSpec {
    * test (`where`) suits a walk along the page's sort index. Without it the count uses `where`.
    */
   count?(value: unknown, today: string): SQL | undefined;
+  /**
+   * For a filter that matches few of the records (incidents with a notice still due, overdue requests): its matches
+   * read from an index of their own, as `sparseMatches` builds them (the ids of the organization's matches), or
+   * undefined for a value that matches many. A page then reads these matches by id and sorts them, O(matches), while
+   * they are at most the count cap; past it, it walks the sort index as for any filter. The count reads them too.
+   */
+  matches?(value: unknown, today: string, organizationId: string): SQL | undefined;
+}
+
+/** The column a filter's `matches` select names its ids by. */
+export const SPARSE_ID = 'sparse_id';
+
+/** A filter's matches (FilterSpec.matches): the ids in `id` (repeated or not) of the rows of `table` meeting `where`. */
+export function sparseMatches(id: SQLiteColumn, table: SQLiteTable, where: SQL | undefined): SQL {
+  return sql`select ${id} as ${sql.identifier(SPARSE_ID)} from ${table} where ${where ?? sql`1`}`;
 }
 
 export function filter<T>(

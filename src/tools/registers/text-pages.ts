@@ -18,7 +18,7 @@ import {
 import type { TextSearch } from '../search.ts';
 import type { ToolContext } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
-import type { Row } from './spec.ts';
+import { type Row, SPARSE_ID } from './spec.ts';
 
 /** What the reads of one list page share. */
 export interface ListPage {
@@ -43,6 +43,8 @@ export interface ListPage {
   cap: number;
   /** The cursor the page starts after; null on a first page. */
   cursor: CursorPayload | null;
+  /** A filter's own matches (FilterSpec.matches), read instead of the walk while they are few. */
+  sparse?: SQL | undefined;
 }
 
 /** A page's rows (size + 1 at most: one more tells there is a next page) and total_count. */
@@ -118,6 +120,10 @@ export async function walkedPage(
   page: ListPage,
   rowTest: SQL | undefined,
 ): Promise<PageRows> {
+  if (page.sparse) {
+    const sparse = await sparseFilterPage(ctx, records, { ...page, sparse: page.sparse }, rowTest);
+    if (sparse) return sparse;
+  }
   // A page without filters (the most frequent call) runs statements rendered once per shape; others are built.
   const statements =
     page.filters === undefined && rowTest === undefined
@@ -153,19 +159,61 @@ function walkQueries(
 ) {
   const where = and(page.filtered, rowTest);
   const walks = ranges.map((range) => walkRange(ctx, records, page, where, range, limit));
-  const counting = page.carried
-    ? []
-    : [
-        ctx.db.select({ total: count() }).from(
-          ctx.db
-            .select({ one: sql`1` })
-            .from(records.table)
-            .where(and(page.countFiltered, rowTest))
-            .limit(page.cap + 1)
-            .as('matches'),
-        ),
-      ];
-  return [...walks, ...counting];
+  return [...walks, ...(page.carried ? [] : [countQuery(ctx, records, page, rowTest)])];
+}
+
+/** A first page's count: at most cap + 1 matches read, in no order. */
+function countQuery(ctx: ToolContext, records: RegisterRecords, page: ListPage, rowTest: SQL | undefined) {
+  return ctx.db.select({ total: count() }).from(
+    ctx.db
+      .select({ one: sql`1` })
+      .from(records.table)
+      .where(and(page.countFiltered, rowTest))
+      .limit(page.cap + 1)
+      .as('matches'),
+  );
+}
+
+/** Marks the sparse filter read, which sorts the few matches of a filter (FilterSpec.matches): see test/core/query-plans. */
+export const SPARSE_FILTER_MARK = '/* sparse filter matches, sorted */';
+
+/**
+ * A page of a filter that matches few records (FilterSpec.matches): at most cap + 1 of its matches read from their
+ * own index and counted, and in the same batch the page read from them (each looked up by id, sorted, size + 1
+ * kept), with a first page's count. O(matches) whatever the register's size. Null when the filter matches more than
+ * the cap: the page is then walked along its sort index like any other.
+ */
+async function sparseFilterPage(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  page: ListPage & { sparse: SQL },
+  rowTest: SQL | undefined,
+): Promise<PageRows | null> {
+  const { table } = records;
+  const matched = sql.identifier('sparse_matches');
+  const id = sql.identifier(SPARSE_ID);
+  const limited = sql`(select distinct ${id} from (${page.sparse}) limit ${page.cap + 1}) as ${matched}`;
+  const found = ctx.db.select({ n: count() }).from(sql`${limited} ${sql.raw(SPARSE_FILTER_MARK)}`);
+  const reads = page.ranges.map((range) =>
+    ctx.db
+      .select(records.listSelection)
+      .from(sql`${limited} cross join ${table} ${sql.raw(SPARSE_FILTER_MARK)}`)
+      .where(and(sql`${table.id} = ${matched}.${id}`, page.filtered, rowTest, range.where))
+      .orderBy(...range.orderBy)
+      .limit(page.size + 1),
+  );
+  const counting = page.carried ? [] : [countQuery(ctx, records, page, rowTest)];
+  const [matches, ...rest] = (await ctx.db.batch([
+    found,
+    ...counting,
+    ...reads,
+  ] as unknown as BatchList)) as Row[][];
+  if (Number(matches?.[0]?.n ?? 0) > page.cap) return null;
+  const total = page.carried ? null : rest.shift();
+  return {
+    rows: rest.flat().slice(0, page.size + 1),
+    counted: page.carried ?? cappedCount(Number(total?.[0]?.total ?? 0), page.cap),
+  };
 }
 
 /** Rendered statements of unfiltered pages, by register and shape: their values are placeholders. */

@@ -3,6 +3,8 @@
 import type { Child } from 'hono/jsx';
 import { REVIEW_DUE_DAYS } from '../../tools/documents.ts';
 import { addDays, todayIn } from '../../tools/overdue.ts';
+import { REQUEST_OPEN } from '../../tools/privacy/data-subject-requests.ts';
+import { INCIDENT_STATUSES } from '../../tools/states.ts';
 import type { Membership } from '../context.ts';
 import { valueLabel } from '../labels.ts';
 import { Layout, Time, type Viewer } from '../layout.tsx';
@@ -50,6 +52,15 @@ export interface Summary {
   }[];
   generated_at: string;
   reviews_overdue: Record<string, number>;
+  incidents: {
+    total: number;
+    open: number;
+    open_by_severity: Record<string, number>;
+    deadlines_due_24h: number;
+    deadlines_missed: number;
+  };
+  data_subject_requests: { total: number; open: number; overdue: number };
+  dpias: { total: number; in_review: number };
 }
 
 /** What a new organization has done of its first steps (the home page guides through the rest). */
@@ -59,6 +70,9 @@ export interface FirstSteps {
   /** The viewer has an API token or a connected client. */
   connected: boolean;
 }
+
+/** The statuses of an incident not closed, as a list filter's value. */
+const OPEN_INCIDENT_STATUSES = INCIDENT_STATUSES.filter((status) => status !== 'CLOSED').join(',');
 
 const percent = (share: number | null) => (share === null ? '—' : `${Math.round(share * 100)}%`);
 
@@ -345,6 +359,40 @@ export function SummaryPage({
           href={`${base}/audits?state=IN_PROGRESS`}
         >
           of {summary.audits.total} audits
+        </Stat>
+        <Stat
+          title="Open incidents"
+          value={summary.incidents.open}
+          alert={summary.incidents.deadlines_missed + summary.incidents.deadlines_due_24h > 0}
+          href={`${base}/incidents?open_deadlines=true`}
+        >
+          {summary.incidents.deadlines_due_24h} notification deadline
+          {summary.incidents.deadlines_due_24h === 1 ? '' : 's'} within 24 hours,{' '}
+          {summary.incidents.deadlines_missed} missed
+          {Object.entries(summary.incidents.open_by_severity)
+            .filter(([, n]) => n > 0)
+            .map(([severity, n]) => (
+              <>
+                {', '}
+                <a href={`${base}/incidents?severity=${severity}&status=${OPEN_INCIDENT_STATUSES}`}>
+                  {n} {valueLabel(severity).toLowerCase()}
+                </a>
+              </>
+            ))}
+        </Stat>
+        <Stat
+          title="Open data-subject requests"
+          value={summary.data_subject_requests.open}
+          alert={summary.data_subject_requests.overdue > 0}
+          href={`${base}/data-subject-requests?status=${REQUEST_OPEN.join(',')}`}
+        >
+          <a href={`${base}/data-subject-requests?overdue=true`}>
+            {summary.data_subject_requests.overdue} overdue
+          </a>{' '}
+          of {summary.data_subject_requests.total} requests
+        </Stat>
+        <Stat title="DPIAs in review" value={summary.dpias.in_review} href={`${base}/dpias?status=IN_REVIEW`}>
+          of {summary.dpias.total} DPIAs
         </Stat>
         <Stat
           title="Documents due for review"

@@ -38,6 +38,8 @@ const CHOICES: readonly { value: string; label: string }[] = [
   { value: 'review.due', label: 'A review is due' },
   { value: 'task.due', label: 'A task is due' },
   { value: 'evidence.expiring', label: 'Evidence is expiring' },
+  { value: 'incident.deadline', label: "An incident's notification deadline is within 24 hours or missed" },
+  { value: 'data_subject_request.due', label: 'A data-subject request is due' },
 ];
 const CHOICE_VALUES = new Set(CHOICES.map((choice) => choice.value));
 
@@ -116,7 +118,8 @@ function EndpointsPage(props: {
       <h1>Webhooks</h1>
       <p class="lead">
         Endpoints receive a signed HTTPS request for each event they chose: a record created, updated, deleted
-        or linked, a review or task due, evidence expiring. Failed deliveries are retried for a day.
+        or linked, a review or task due, evidence expiring, an incident's notification deadline near or
+        missed, a data-subject request due. Failed deliveries are retried for a day.
       </p>
       {props.notice && <Notice kind="ok">{props.notice}</Notice>}
       {props.error && <Notice kind="error">{props.error}</Notice>}

@@ -1,0 +1,78 @@
+// The demo organization as seeded at first start: its incidents (one breach with its GDPR clock running), its
+// processing activities, DPIA and data-subject request, as the assistant and the summary read them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../src/demo/seed.ts';
+import { createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
+
+type Row = Record<string, unknown>;
+
+const NOW = new Date('2026-03-10T12:00:00.000Z');
+let runtime: TestRuntime;
+let demo: Awaited<ReturnType<typeof seedDemo>>;
+
+beforeAll(async () => {
+  runtime = await createTestRuntime({ now: () => NOW });
+  demo = await seedDemo(runtime.database.db, runtime.tokens, () => NOW);
+});
+
+afterAll(async () => {
+  await runtime.cleanup();
+});
+
+describe('demo privacy records', () => {
+  it('holds an open breach detected 20 hours ago whose GDPR 72-hour notice runs with 52 hours left', async () => {
+    const listed = await ok<{ incidents: Row[] }>(runtime, demo.token, 'listIncidents', {
+      organization_id: demo.organization_id,
+      filter: { open_deadlines: true },
+    });
+    expect(listed.incidents.map((incident) => incident.title)).toEqual([
+      'Laptop with a patient export stolen',
+    ]);
+    const breach = listed.incidents[0] as Row;
+    expect(breach.detected_at).toBe('2026-03-09T16:00:00.000Z');
+    expect(breach.next_deadline_at).toBe('2026-03-12T16:00:00.000Z');
+    const got = await ok<{ clocks: Row[] }>(runtime, demo.token, 'getIncident', { id: breach.id });
+    expect(
+      got.clocks.map(({ regime, stage, state, hours_left }) => ({ regime, stage, state, hours_left })),
+    ).toEqual([{ regime: 'GDPR', stage: 'AUTHORITY', state: 'RUNNING', hours_left: 52 }]);
+  });
+
+  it('counts its incidents, request, DPIA and processing activities in the summary and the lists', async () => {
+    const summary = await ok<Row>(runtime, demo.token, 'getComplianceSummary', {
+      organization_id: demo.organization_id,
+    });
+    expect(summary.incidents).toMatchObject({ total: 2, open: 1, deadlines_due_24h: 0, deadlines_missed: 0 });
+    expect(summary.data_subject_requests).toEqual({ total: 1, open: 1, overdue: 0 });
+    expect(summary.dpias).toEqual({ total: 1, in_review: 1 });
+    const activities = await ok<{ processing_activities: Row[] }>(
+      runtime,
+      demo.token,
+      'listProcessingActivities',
+      {
+        organization_id: demo.organization_id,
+        order_by: { field: 'name', direction: 'ASC' },
+      },
+    );
+    expect(activities.processing_activities.map((activity) => activity.name)).toEqual([
+      'Patient records',
+      'Payroll',
+    ]);
+    const dpias = await ok<{ dpias: Row[] }>(runtime, demo.token, 'listDpias', {
+      organization_id: demo.organization_id,
+    });
+    expect(dpias.dpias.map((dpia) => [dpia.title, dpia.screening_result])).toEqual([
+      ['Patient records platform', 'REQUIRED'],
+    ]);
+    const requests = await ok<{ data_subject_requests: Row[] }>(
+      runtime,
+      demo.token,
+      'listDataSubjectRequests',
+      {
+        organization_id: demo.organization_id,
+      },
+    );
+    expect(requests.data_subject_requests.map((request) => [request.reference, request.due_on])).toEqual([
+      ['DSR-0001', '2026-03-26'],
+    ]);
+  });
+});
