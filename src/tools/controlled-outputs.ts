@@ -554,7 +554,7 @@ export function controlledOutputTools(register: RegisterTools): Tool[] {
         ? 'Render the risk treatment plan (risks not closed nor accepted, with their measures) as a PDF and JSON copy, written as the next version of its document, IN_REVIEW; then approveDocument and updateDocument PUBLISHED.'
         : 'Render the risk register (every risk, scores, levels, acceptance) as a PDF and JSON copy, written as the next version of its document, IN_REVIEW; then approveDocument and updateDocument PUBLISHED.',
       scope: 'write',
-      toolset: 'risks',
+      toolset: 'documents',
       annotations: CREATE_ANNOTATIONS,
       input: z.strictObject({ organization_id: organizationInput, ...publishInput }),
       output,

@@ -7,6 +7,7 @@ import { people } from '../db/schema.ts';
 import { AppError, invalidArguments } from '../errors.ts';
 import { isIdOf } from '../ids.ts';
 import { normalizeText } from './fields.ts';
+import { wrongKindMessage } from './id-kinds.ts';
 import type { RegisterSpec, Row } from './registers/spec.ts';
 import type { ToolContext } from './types.ts';
 
@@ -22,10 +23,12 @@ export const personRefSchema = (role: string) =>
         .string()
         .min(1, 'Must not be empty')
         .max(254)
-        .refine(
-          (value) => isIdOf('per', value) || !ANY_ID.test(value),
-          'Expected a Person id (per_...), an email address or a full name, not the id of another kind of record',
-        ),
+        .refine((value) => isIdOf('per', value) || !ANY_ID.test(value), {
+          // Another kind's id says what it is and where its kind is listed (an account id is not a person).
+          error: (issue) =>
+            wrongKindMessage(issue.input, ['per']) ??
+            'Expected a Person id (per_...), an email address or a full name, not the id of another kind of record',
+        }),
     )
     .describe(`${role}: \`per_...\`, their email or exact full name.`);
 

@@ -217,11 +217,11 @@ export const riskAcceptanceSpec: RegisterSpec = {
   nounPlural: 'RiskAcceptances',
   key: 'risk_acceptance',
   listKey: 'risk_acceptances',
-  toolset: 'risks',
+  toolset: 'risk_acceptances',
   table: riskAcceptances,
   nameFields: ['accepted_level', 'accepted_on'],
   about:
-    'A risk acceptance records that a person with that authority accepted a risk at its residual level: why, from when, until when. It makes the risk ACCEPTED; once it runs out the risk comes due.',
+    'A risk acceptance records who accepted a risk at its residual level, why and until when; it makes the risk ACCEPTED, and the risk comes due when it runs out.',
   fields: {
     risk_id: {
       ...required(idOf('rsk', 'Risk').describe('The risk accepted (`rsk_...`).'), 'risk', {

@@ -221,7 +221,7 @@ export const riskSpec: RegisterSpec = {
   listKey: 'risks',
   table: risks,
   about:
-    "A risk is scored likelihood x impact on the organization's scales (5x5 by default), before (inherent) and after (residual) its measures; its levels and appetite follow the organization's risk method.",
+    "A risk is scored likelihood x impact (the organization's risk method), before (inherent) and after (residual) its measures.",
   fields: {
     name: nameField('Loss of customer data through a compromised laptop'),
     description: descriptionField('risk scenario'),
@@ -345,7 +345,7 @@ export const riskSpec: RegisterSpec = {
   warnings: riskWarnings,
   present: (row, today) => ({ ...row, acceptance_status: acceptanceStatusOf(row, today) }),
   hints: {
-    list: 'Above the appetite: filter.above_appetite true, order_by residual_score DESC. A heat-map cell: filter.inherent_likelihood + inherent_impact (or the residual pair). Acceptances run out: filter.acceptance_due true.',
+    list: 'Above appetite: filter.above_appetite. Heat-map cell: filter.inherent_likelihood + inherent_impact. Acceptance running out: filter.acceptance_due.',
     add: "Scores are likelihood x impact on the organization's scales; residual values default to the inherent ones and may not exceed them. To accept a risk, record addRiskAcceptance.",
     update:
       'Status, treatment, owner, or lower the residual likelihood and impact once measures work; scores and levels are recomputed.',

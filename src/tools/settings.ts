@@ -175,7 +175,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'updateOrganizationSettings',
     title: 'Update organization settings',
     description:
-      "Change the organization's settings (OWNER or ADMIN), only those given: time zone, the regimes whose incident clocks apply (changing them recomputes every incident's clocks), privacy contact, the risk method (the risk matrix: scales, levels, appetite; give it whole, every risk's levels are re-derived) and risk acceptance approvers.",
+      "Change the organization's settings given (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives every risk's levels), risk acceptance approvers.",
     scope: 'write',
     toolset: 'settings',
     annotations: UPDATE_ANNOTATIONS,

@@ -104,7 +104,7 @@ export const summaryTool: Tool = defineTool({
   name: 'getComplianceSummary',
   title: 'Compliance summary',
   description:
-    "Where an organization stands in one call: risks (by status and residual level, above the appetite, acceptances due, inherent/residual heat maps on the organization's risk method), measures (by state, share implemented), overdue obligations and reviews, open, overdue and incompletely closed nonconformities, open improvements, audits in progress, framework coverage, open incidents and notification deadlines, data-subject requests and DPIAs.",
+    'Where an organization stands in one call: risks (status, levels, above appetite, acceptances due, heat maps), measures, overdue obligations and reviews, nonconformities, improvements, audits, framework coverage, incidents and their deadlines, data-subject requests, DPIAs.',
   scope: 'read',
   toolset: 'core',
   annotations: READ_ANNOTATIONS,

@@ -14,7 +14,7 @@ body { margin: 0; }
 a { color: var(--accent); }
 a:hover { text-decoration-thickness: 2px; }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; border-radius: 2px; }
-h1 { font-size: 1.6rem; margin: 0 0 0.75rem; line-height: 1.25; }
+h1 { font-size: 1.6rem; margin: 0 0 0.75rem; line-height: 1.25; overflow-wrap: anywhere; }
 h2 { font-size: 1.2rem; margin: 1.75rem 0 0.6rem; }
 h3 { font-size: 1rem; margin: 1.25rem 0 0.5rem; }
 p { margin: 0 0 0.75rem; }

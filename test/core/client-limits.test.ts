@@ -126,6 +126,8 @@ function longestRisk(organizationId: string, index: number): Json {
   for (const [name, property] of Object.entries(properties)) {
     if (
       property.type === 'string' &&
+      // A reference (owner_id takes a person's id, email or full name) names a record; it is not free text.
+      !name.endsWith('_id') &&
       typeof property.maxLength === 'number' &&
       !property.enum &&
       !property.pattern

@@ -334,12 +334,7 @@ describe('from a bare connection, as an assistant works', () => {
     try {
       const found = await client.callTool({ name: 'findTools', arguments: { toolset: 'risks' } });
       const body = found.structuredContent as { tools: { name: string }[]; note: string };
-      expect(body.tools.map((tool) => tool.name)).toEqual([
-        'listRisks',
-        'getRisk',
-        'listRiskAcceptances',
-        'getRiskAcceptance',
-      ]);
+      expect(body.tools.map((tool) => tool.name)).toEqual(['listRisks', 'getRisk']);
       expect(body.note).toBe('Only read tools: this token or connection is read-only.');
       const refused = await client.callTool({
         name: 'callReadTool',

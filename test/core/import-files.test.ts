@@ -214,7 +214,7 @@ describe('compliance-mcp import', () => {
           row: 2402,
           column: 'Inherent impact',
           field: 'inherent_impact',
-          message: expect.stringMatching(/<=5/),
+          message: expect.stringMatching(/beyond the organization's scale \(1-5\)/),
         },
       ],
     });

@@ -142,7 +142,7 @@ describe('MCP 2026-07-28', () => {
     expect(risk.id).toMatch(/^rsk_/);
     expect(risk.name).toBe('Modern era risk');
     expect(risk.organization_id).toBe(world.orgA);
-    expect(JSON.parse((added.content as { text: string }[])[0]?.text ?? '')).toEqual({ risk });
+    expect(JSON.parse((added.content as { text: string }[])[0]?.text ?? '')).toEqual({ risk, warnings: [] });
 
     const read = await client.callTool({
       name: 'getRisk',

@@ -185,7 +185,7 @@ export const listCrosswalkMappingsTool: Tool = defineTool({
   name: MAPPINGS_NAME,
   title: 'Crosswalk mappings',
   description:
-    'Crosswalk: which criteria of another built-in catalogue correspond to a requirement (e.g. the SOC 2 criteria paired with A.8.5), each with its relationship (equal, subset, superset, intersects) and your matching requirements; or every pair two catalogues share (catalog + to_catalog), or what a measure_id reaches. Read-only.',
+    'Crosswalk: the criteria of another built-in catalogue that correspond to a requirement (the SOC 2 criteria paired with A.8.5), with their relationship and your matching requirements; or every pair of two catalogues (catalog + to_catalog), or what a measure_id reaches.',
   scope: 'read',
   toolset: CATALOGS_TOOLSET,
   annotations: READ_ANNOTATIONS,

@@ -106,7 +106,7 @@ export const importCatalogTool: Tool = defineTool({
   name: IMPORT_TOOL_NAME,
   title: "Import a framework's requirements",
   description:
-    "Load a built-in catalogue in full as the organization's framework (catalog: ISO/IEC, SOC 2, NIST CSF, GDPR, NIS2, DORA, HIPAA, PCI DSS; listCatalogs) or load OSCAL/CSV (content inline, or file_id of a stored file of any size), matched by reference: new requirements added, changed ones updated, applicability and measure links kept. Adopting proposes crosswalk mappings (listMappingProposals). dry_run: the plan only.",
+    'Load a built-in catalogue (catalog: ISO/IEC, SOC 2, NIST CSF, GDPR, NIS2, DORA, HIPAA, PCI DSS; listCatalogs) or OSCAL/CSV (inline or file_id) as a framework, matched by reference: applicability and measure links kept. Adopting proposes crosswalk mappings. dry_run: the plan only.',
   scope: 'write',
   toolset: 'frameworks',
   // remove_missing deletes requirements: a client asks before it calls.

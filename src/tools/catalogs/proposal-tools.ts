@@ -48,7 +48,7 @@ export const proposeMappingsTool: Tool = defineTool({
   name: 'proposeMappings',
   title: 'Propose crosswalk mappings',
   description:
-    'Suggest mappings of existing measures into frameworks adopted from built-in catalogues, through the crosswalks: a measure mapped in one framework is proposed for the paired requirements of another. Nothing is mapped until accepted (listMappingProposals to review). Adopting a catalogue proposes by itself; run again after mapping more measures.',
+    'Suggest mappings of existing measures to the criteria of another adopted catalogue through the crosswalks: a measure mapped in one is proposed for the paired requirements of the other. Nothing is mapped until accepted (listMappingProposals). Run again after mapping more measures.',
   scope: 'write',
   toolset: CATALOGS_TOOLSET,
   annotations: UPDATE_ANNOTATIONS,
