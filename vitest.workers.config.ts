@@ -28,6 +28,9 @@ export default defineProject({
           PUBLIC_URL: 'http://127.0.0.1:8787',
           // A Worker secret in production (wrangler secret put SECRETS_KEY); a fixed test key here.
           SECRETS_KEY: 'dGVzdCBrZXkgb2YgdGhlIHdvcmtlcmQgdGVzdHMgLS0=',
+          // No per-token call limit: the contract calls each of the 144 tools on three surfaces with one token
+          // within a minute; test/worker/worker-host.test.ts tests the limit with a runtime of its own.
+          RATE_LIMIT_PER_MINUTE: '0',
         },
       },
     })),
