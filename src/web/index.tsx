@@ -21,6 +21,7 @@ import { notificationRoutes } from './notifications/routes.tsx';
 import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.tsx';
 import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
+import { organizationSettingsRoutes } from './organizations/settings.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
 import { documentRoutes } from './registers/document-details.tsx';
@@ -172,6 +173,7 @@ export function createWebRoutes(deps: WebDeps) {
     consentRoutes(deps),
     connectedClientRoutes(deps),
     organizationRoutes(deps),
+    organizationSettingsRoutes(deps),
     webhookRoutes(deps),
     historyRoutes(deps),
     frameworkRoutes(deps),
