@@ -1,5 +1,6 @@
 // Webhooks (organization settings, owners and admins): endpoints with their events and secrets, and each endpoint's
 // delivery log with a Redeliver button.
+
 import { type Context, Hono } from 'hono';
 import { AppError } from '../../errors.ts';
 import { isIdOf } from '../../ids.ts';
@@ -21,6 +22,7 @@ import {
 } from '../../webhooks/endpoints.ts';
 import { membershipOf } from '../access.ts';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
+import { DataTable } from '../data-table.tsx';
 import { type FormBody, Input, text, texts } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice, Time, type Viewer } from '../layout.tsx';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
@@ -127,46 +129,36 @@ function EndpointsPage(props: {
         <Notice kind="warn">{props.unavailable}</Notice>
       )}
       {props.secret && <SecretNotice secret={props.secret} />}
-      {props.endpoints.length === 0 ? (
-        <p class="muted">No endpoint yet.</p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Events</th>
-                <th scope="col">State</th>
-                <th scope="col">Added by</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.endpoints.map((endpoint) => (
-                <tr>
-                  <td class="wrap">
-                    <a href={`${base}/${endpoint.id}`}>{endpoint.url}</a>
-                    {endpoint.description && (
-                      <>
-                        <br />
-                        <span class="small muted">{endpoint.description}</span>
-                      </>
-                    )}
-                  </td>
-                  <td class="wrap">{endpoint.events.join(', ')}</td>
-                  <td>
-                    <EndpointState endpoint={endpoint} />
-                  </td>
-                  <td class="wrap">{endpoint.created_by_email ?? <span class="muted">unknown</span>}</td>
-                  <td>
-                    <Time iso={endpoint.created_at} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        items={props.endpoints}
+        empty="No endpoint yet."
+        emptyClass="muted"
+        columns={[
+          {
+            header: 'Endpoint',
+            class: 'wrap',
+            cell: (endpoint) => (
+              <>
+                <a href={`${base}/${endpoint.id}`}>{endpoint.url}</a>
+                {endpoint.description && (
+                  <>
+                    <br />
+                    <span class="small muted">{endpoint.description}</span>
+                  </>
+                )}
+              </>
+            ),
+          },
+          { header: 'Events', class: 'wrap', cell: (endpoint) => endpoint.events.join(', ') },
+          { header: 'State', cell: (endpoint) => <EndpointState endpoint={endpoint} /> },
+          {
+            header: 'Added by',
+            class: 'wrap',
+            cell: (endpoint) => endpoint.created_by_email ?? <span class="muted">unknown</span>,
+          },
+          { header: 'Added', cell: (endpoint) => <Time iso={endpoint.created_at} /> },
+        ]}
+      />
       <section aria-labelledby="add-endpoint">
         <h2 id="add-endpoint">Add an endpoint</h2>
         <div class="card">
