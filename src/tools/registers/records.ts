@@ -7,6 +7,7 @@ import { requireOrganization } from '../access.ts';
 import { todayOf } from '../overdue.ts';
 import { reviewOverdue } from '../reviews.ts';
 import type { ToolContext } from '../types.ts';
+import { NAME_FIELDS } from './naming.ts';
 import {
   capitalize,
   type RegisterSpec,
@@ -197,7 +198,7 @@ function labelExpression(table: SQLiteTable, as: string): SQL | undefined {
   const columns = getTableColumns(table) as Record<string, SQLiteColumn>;
   const ref = (name: string) => sql`${sql.identifier(as)}.${sql.identifier(columns[name]?.name ?? name)}`;
   if (columns.reference && columns.title) return sql`${ref('reference')} || ' ' || ${ref('title')}`;
-  const found = ['name', 'full_name', 'reference_id', 'title', 'reference'].find((name) => columns[name]);
+  const found = NAME_FIELDS.find((name) => columns[name]);
   return found ? ref(found) : undefined;
 }
 
