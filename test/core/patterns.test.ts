@@ -6,8 +6,7 @@
 // machine): a pattern that backtracks quadratically misses it by far at a small length, before the long ones could
 // hang the run. Every other such literal is listed with why no user input reaches it, so a new pattern fails this
 // file until it is put in one list or the other.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { isEmailAddress } from '../../src/email-address.ts';
@@ -20,6 +19,7 @@ import { headerKey } from '../../src/tools/imports/columns.ts';
 import { parseDate, splitList } from '../../src/tools/imports/values.ts';
 import { parseCsv } from '../../src/tools/tables/csv-reader.ts';
 import { stallingEmail } from '../attacks.ts';
+import { sourceFiles } from '../source-files.ts';
 
 const KIB = 1024;
 /** A web form (MAX_FORM_BYTES). */
@@ -591,15 +591,7 @@ const NOT_USER_INPUT: { files: string[]; why: string; patterns: string[] }[] = [
 /** Every regular expression literal under src/ whose body repeats without bound (`*`, `+`, `{n,}`), by file. */
 function unboundedLiterals(): { file: string; pattern: string }[] {
   const found: { file: string; pattern: string }[] = [];
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-      entry.isDirectory()
-        ? walk(join(dir, entry.name))
-        : /\.tsx?$/.test(entry.name)
-          ? [join(dir, entry.name)]
-          : [],
-    );
-  for (const file of walk('src')) {
+  for (const file of sourceFiles('src')) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node) => {
       if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) {

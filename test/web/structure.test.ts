@@ -2,20 +2,13 @@
 // src/web/*.ts(x) and code outside the web, never another group; the shared modules import no group (only the root,
 // src/web/index.tsx, puts the groups together); and nothing outside src/web/ imports the web (notify/ builds links
 // from the register specs); only the app factory and the hosts, which mount it, do.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from '../source-files.ts';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 const WEB = join(SRC, 'web');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) ? [path] : [];
-  });
-}
 
 /** The relative imports of a file, resolved to paths under src/. */
 function importsOf(file: string): string[] {
