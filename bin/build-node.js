@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Compiles the Node host (src/cli.ts and everything it imports) into one JavaScript file, dist/node/cli.js, so the
+// Compiles the Node host (src/cli/main.ts and everything it imports) into one JavaScript file, dist/node/cli.js, so the
 // server runs without a TypeScript loader: on Node 20 tsx's module hooks run on a thread of their own that holds
 // about 40 MiB for the life of the process. Packages stay imports (node_modules is resolved at run time), so the
 // file holds only this project's code. `npm install` runs it (`prepare`); bin/compliance-mcp.js runs it again when a
@@ -38,7 +38,7 @@ export async function buildNode() {
   mkdirSync(dirname(BUILT_CLI), { recursive: true });
   const partial = `${BUILT_CLI}.${process.pid}.tmp`;
   await build({
-    entryPoints: [join(ROOT, 'src/cli.ts')],
+    entryPoints: [join(ROOT, 'src/cli/main.ts')],
     outfile: partial,
     bundle: true,
     packages: 'external',

@@ -1,5 +1,5 @@
 // The operator CLI run in process, as the tests call it: its exit code and the lines it wrote to stdout and stderr.
-import { main } from '../src/cli.ts';
+import { main } from '../src/cli/main.ts';
 
 export async function runCli(
   env: Record<string, string>,

@@ -13,6 +13,7 @@ import {
   oauthGrants,
   recordChanges,
   requirements,
+  toolCalls,
   users,
 } from '../../src/db/schema.ts';
 import { oscalCatalog } from '../catalogs.ts';
@@ -404,6 +405,42 @@ describe('compliance-mcp CLI', () => {
     expect(refused.code).toBe(1);
     expect(refused.err.join('\n')).toContain('record_ids.0');
     expect((await runCli(withFiles, 'evidence', 'add', '--org', orgId, file)).code).toBe(2);
+  });
+
+  it('logs each write it made as a call of the tool it ran, with the call id its history rows carry', async () => {
+    const file = join(dir, 'vendors.csv');
+    writeFileSync(file, 'Name\nLogged vendor one\nLogged vendor two\n');
+    const imported = await cli('import', '--org', orgId, '--kind', 'vendors', file);
+    expect(imported.code, imported.err.join('\n')).toBe(0);
+    expect((await cli('import', '--org', orgId, '--kind', 'vendors', '--dry-run', file)).code).toBe(0);
+    const database = await openNodeDatabase(env.DATABASE_URL ?? '');
+    try {
+      const calls = await database.db.select().from(toolCalls).where(eq(toolCalls.organization_id, orgId));
+      // Earlier tests of this file imported a catalog and added evidence; this one imported vendors (the dry run
+      // wrote nothing, so it has no row of its own).
+      expect(calls.map((call) => `${call.surface} ${call.tool} ${call.outcome}`).sort()).toEqual([
+        'cli addEvidence ok',
+        'cli importFrameworkCatalog ok',
+        'cli importRecords ok',
+      ]);
+      const changes = await database.db
+        .select()
+        .from(recordChanges)
+        .where(eq(recordChanges.organization_id, orgId));
+      for (const call of calls) {
+        const made = changes.filter((change) => change.call_id === call.call_id);
+        expect(made.length, call.tool).toBeGreaterThan(0);
+        // Imported rows are marked as imported in the history, whatever surface ran the import.
+        const surface = call.tool === 'importRecords' ? 'import' : 'cli';
+        expect(new Set(made.map((change) => change.surface)), call.tool).toEqual(new Set([surface]));
+      }
+      const vendorCall = calls.find((call) => call.tool === 'importRecords');
+      expect(
+        changes.filter((change) => change.call_id === vendorCall?.call_id && change.kind === 'vendor'),
+      ).toHaveLength(2);
+    } finally {
+      database.client.close();
+    }
   });
 
   it('prints the usage on stdout and exits 0 when asked for help', async () => {

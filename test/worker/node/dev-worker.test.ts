@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../../src/cli.ts';
+import { main } from '../../../src/cli/main.ts';
 import { TOOLS } from '../../../src/tools/index.ts';
 import { isCore } from '../../../src/tools/toolsets.ts';
 

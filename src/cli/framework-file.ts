@@ -1,31 +1,18 @@
 // `compliance-mcp framework import`: a catalog file of any size the request limit would refuse, imported into an
 // organization's framework (found by id or name, or created), as that organization's first owner.
 import { readFile } from 'node:fs/promises';
-import { and, asc, eq } from 'drizzle-orm';
-import type { Principal } from '../../auth/principal.ts';
-import type { Db } from '../../db/client.ts';
-import { frameworks, memberships } from '../../db/schema.ts';
-import { AppError, notFound } from '../../errors.ts';
-import { REGISTERS } from '../index.ts';
-import { contextOutsideSeam } from '../types.ts';
-import { type CatalogFormat, type ImportOutcome, importCatalog, parseCatalog } from './import.ts';
-
-/** The CLI acts in an organization as its first owner (there is no token). */
-export async function ownerPrincipal(db: Db, organizationId: string): Promise<Principal> {
-  const [owner] = await db
-    .select({ userId: memberships.user_id })
-    .from(memberships)
-    .where(and(eq(memberships.organization_id, organizationId), eq(memberships.role, 'OWNER')))
-    .orderBy(asc(memberships.created_at));
-  if (!owner) throw notFound('Organization');
-  return {
-    tokenId: 'cli',
-    userId: owner.userId,
-    scope: 'read_write',
-    roles: { [organizationId]: 'OWNER' },
-    expiresAt: null,
-  };
-}
+import { and, eq } from 'drizzle-orm';
+import type { Db } from '../db/client.ts';
+import { frameworks } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
+import {
+  type CatalogFormat,
+  type ImportOutcome,
+  importCatalog,
+  parseCatalog,
+} from '../tools/catalogs/import.ts';
+import { REGISTERS } from '../tools/index.ts';
+import { cliContext } from './context.ts';
 
 export async function importFrameworkFile(
   db: Db,
@@ -41,8 +28,7 @@ export async function importFrameworkFile(
     removeMissing: boolean;
   },
 ): Promise<ImportOutcome> {
-  const principal = await ownerPrincipal(db, options.organizationId);
-  const ctx = contextOutsideSeam(db, principal, now, 'cli');
+  const ctx = await cliContext(db, options.organizationId, now, 'importFrameworkCatalog');
   // The whole file is read and parsed in memory: a few times its size (README, "Frameworks").
   const catalog = parseCatalog(options.format, await readFile(options.file, 'utf8'));
   if (options.frameworkId)

@@ -4,18 +4,21 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { type SQLWrapper, sql } from 'drizzle-orm';
-import type { Db } from '../../db/client.ts';
-import { invalidArguments } from '../../errors.ts';
-import { callLogRow } from '../../usage.ts';
-import { ownerPrincipal } from '../catalogs/cli-import.ts';
-import { REGISTERS } from '../index.ts';
-import type { RegisterKind } from '../registers/spec.ts';
-import { createCsvReader, type TableRow } from '../tables/csv-reader.ts';
-import { readXlsxRows } from '../tables/xlsx-reader.ts';
-import { contextOutsideSeam } from '../types.ts';
-import { type ImportOptions, type ImportReport, importTable, type TableRows } from './engine.ts';
-import { refusalOf } from './tool.ts';
-import type { DateFormat } from './values.ts';
+import type { Db } from '../db/client.ts';
+import { invalidArguments } from '../errors.ts';
+import {
+  type ImportOptions,
+  type ImportReport,
+  importTable,
+  type TableRows,
+} from '../tools/imports/engine.ts';
+import { refusalOf } from '../tools/imports/tool.ts';
+import type { DateFormat } from '../tools/imports/values.ts';
+import { REGISTERS } from '../tools/index.ts';
+import type { RegisterKind } from '../tools/registers/spec.ts';
+import { createCsvReader, type TableRow } from '../tools/tables/csv-reader.ts';
+import { readXlsxRows } from '../tools/tables/xlsx-reader.ts';
+import { cliContext } from './context.ts';
 
 /** The text of a CSV file as it is read: UTF-8 (a BOM or none) or UTF-16 with its BOM, decoded piece by piece. */
 async function* csvFileRows(path: string): AsyncGenerator<TableRow> {
@@ -74,8 +77,7 @@ export async function importRecordsFile(
   now: () => Date,
   options: FileImportOptions,
 ): Promise<ImportReport & { written: boolean }> {
-  const principal = await ownerPrincipal(db, options.organizationId);
-  const started = performance.now();
+  const ctx = await cliContext(db, options.organizationId, now, 'importRecords');
   const importOptions: ImportOptions = {
     organizationId: options.organizationId,
     dryRun: options.dryRun,
@@ -85,35 +87,24 @@ export async function importRecordsFile(
   };
   const rows = await rowsOfFile(options);
   if (options.dryRun) {
-    const ctx = contextOutsideSeam(db, principal, now, 'cli');
     const report = await importTable(ctx, REGISTERS, options.kind, rows, importOptions, {
       write: async () => {},
     });
     return { ...report, written: false };
   }
   // Everything goes through the transaction, reads too (an embedded database has one connection, which it holds):
-  // it takes the write lock at once and keeps it until it commits or rolls back.
+  // it takes the write lock at once and keeps it until it commits or rolls back. The call-log row comes from the
+  // context, as for any write, and commits with the rows.
   let report: ImportReport | undefined;
   await db.transaction(async (tx) => {
-    const ctx = contextOutsideSeam(tx as unknown as Db, principal, now, 'cli');
-    report = await importTable(ctx, REGISTERS, options.kind, rows, importOptions, {
+    const inTransaction = { ...ctx, db: tx as unknown as Db };
+    report = await importTable(inTransaction, REGISTERS, options.kind, rows, importOptions, {
       async write(statements) {
         for (const statement of statements) await tx.run(statement);
       },
     });
     if (report.counts.refused > 0) throw refusalOf(report);
-    const entry = {
-      token_id: principal.tokenId,
-      user_id: principal.userId,
-      tool: 'importRecords',
-      surface: 'cli' as const,
-      organization_id: options.organizationId,
-      outcome: 'ok',
-      duration_ms: Math.round(performance.now() - started),
-      created_at: now().toISOString(),
-      call_id: ctx.callId,
-    };
-    await tx.run((callLogRow(db, entry, sql`1`) as unknown as SQLWrapper).getSQL());
+    for (const item of ctx.writeExtras(sql`1`)) await tx.run((item as unknown as SQLWrapper).getSQL());
   });
   if (!report) throw new Error('import: no report');
   return { ...report, written: report.counts.created + report.counts.updated > 0 };

@@ -7,9 +7,8 @@ import type { Db } from '../db/client.ts';
 import { invalidArguments } from '../errors.ts';
 import { receiveFile } from '../files/receive.ts';
 import type { FileRuntime } from '../files/store.ts';
-import { ownerPrincipal } from './catalogs/cli-import.ts';
-import { REGISTERS } from './index.ts';
-import { contextOutsideSeam } from './types.ts';
+import { REGISTERS } from '../tools/index.ts';
+import { cliContext } from './context.ts';
 
 export async function addEvidenceFile(
   db: Db,
@@ -18,7 +17,7 @@ export async function addEvidenceFile(
   options: { organizationId: string; recordId: string; title?: string; file: string },
 ): Promise<Record<string, unknown>> {
   const tool = REGISTERS.evidence.add;
-  const ctx = contextOutsideSeam(db, await ownerPrincipal(db, options.organizationId), now, 'cli', files);
+  const ctx = await cliContext(db, options.organizationId, now, tool.name, files);
   const name = basename(options.file);
   const args = {
     organization_id: options.organizationId,
