@@ -5,9 +5,9 @@ import type { TokenService } from './auth/tokens.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { internalErrorLogger } from './errors.ts';
-import { createFileRoutes, isFileUploadPath } from './files/routes.ts';
 import { memoryFileRuntime } from './files/runtime.ts';
 import type { FileRuntime } from './files/store.ts';
+import { isFileUploadPath } from './files/upload-limits.ts';
 import { bearerAuth } from './http/bearer-auth.ts';
 import { limitBody, refuseAnnouncedTooLarge } from './http/body-limit.ts';
 import { deliverWebhooksAfterResponse, flushCallLogAfterResponse } from './http/call-log-flush.ts';
@@ -23,6 +23,7 @@ import { createOAuthServices } from './oauth/index.ts';
 import { createOAuthRoutes } from './oauth/routes.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { createDirectRoutes } from './routes/direct.ts';
+import { createFileRoutes } from './routes/files.ts';
 import { createHealthRoutes } from './routes/health.ts';
 import { createMcpRoutes } from './routes/mcp.ts';
 import { createOpenApiRoutes } from './routes/openapi.ts';
@@ -123,7 +124,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', requestId());
   const refuseTooLarge = refuseAnnouncedTooLarge(config.maxBodyBytes);
   // A file uploaded in the web interface is refused by the same limit, on its announced length too, with a page.
-  // The upload route (src/files/routes.ts) refuses a file over FILE_MAX_BYTES itself.
+  // The upload route (src/routes/files.ts) refuses a file over FILE_MAX_BYTES itself.
   app.use('*', (c, next) =>
     isWebUpload(c.req.path) || isFileUploadPath(c.req.path) ? next() : refuseTooLarge(c, next),
   );
@@ -154,7 +155,7 @@ export function createApp(deps: AppDeps) {
   // Before the direct routes: /api/mcp/:tool would take /api/mcp/v1 too.
   app.route('/', createMcpRoutes({ mcp, originPolicy: deps.originPolicy, ...guard }));
   app.route('/', createDirectRoutes({ tools, invoke, ...guard }));
-  app.route('/', createFileRoutes({ db: database.db, files, now, authenticate: guard.authenticate }));
+  app.route('/', createFileRoutes({ db: database.db, files, now, invoke, authenticate: guard.authenticate }));
   return app;
 }
 

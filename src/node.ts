@@ -12,9 +12,9 @@ import { type DemoAccount, isEmptyDatabase, seedDemo } from './demo/seed.ts';
 import { payloadTooLarge, toErrorBody } from './errors.ts';
 import { nodeFileRuntime } from './files/node.ts';
 import { fileTooLarge } from './files/receive.ts';
-import { isFileUploadPath, uploadBodyLimit } from './files/routes.ts';
 import { DEFAULT_FILE_MAX_BYTES } from './files/store.ts';
 import { fileUpkeep } from './files/upkeep.ts';
+import { isFileUploadPath, uploadBodyLimit } from './files/upload-limits.ts';
 import { announcedTooLarge } from './http/body-limit.ts';
 import { proxiedClientAddress, socketClientAddress } from './http/client-address.ts';
 import { nodeRequestBodyPort } from './http/node-body.ts';
@@ -170,7 +170,7 @@ export function createHttpServer(
   const fileMaxBytes = limits.fileMaxBytes ?? DEFAULT_FILE_MAX_BYTES;
   const bodyTooLarge = JSON.stringify(toErrorBody(payloadTooLarge(limits.maxBodyBytes)));
   const fileTooLargeBody = JSON.stringify(toErrorBody(fileTooLarge(fileMaxBytes)));
-  /** The largest body a request may send: an upload route's is a file's (src/files/routes.ts, src/web/uploads.ts). */
+  /** The largest body a request may send: an upload route's is a file's (src/routes/files.ts, src/web/uploads.ts). */
   const limitOf = (req: IncomingMessage) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     return isFileUploadPath(path) || isWebFileUpload(path)

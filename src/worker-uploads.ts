@@ -1,7 +1,8 @@
 // The Worker's uploads read in large chunks (src/worker.ts). A module of its own: a Worker's module may export only
 // handlers.
-import { isFileUploadPath } from './files/routes.ts';
+
 import { inChunksOf } from './files/store.ts';
+import { isFileUploadPath } from './files/upload-limits.ts';
 import { isWebUpload } from './web/uploads.ts';
 
 /** How much of an upload's body one read takes (workerd's default reader takes 4 KiB). */

@@ -96,3 +96,18 @@ export function createUploadRate(
 
 /** No limits (contexts without a runtime's files). */
 export const NO_UPLOAD_LIMITS: UploadRate = { admit() {}, take() {} };
+
+/** Room for a multipart body's boundaries and part headers beyond FILE_MAX_BYTES. */
+export const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
+
+const FILE_UPLOAD_PATH = /^\/api\/v1\/orgs\/[^/]+\/files\/?$/;
+
+/** Whether a request path is the upload route (src/routes/files.ts), whose bodies may be as large as FILE_MAX_BYTES. */
+export function isFileUploadPath(path: string): boolean {
+  return FILE_UPLOAD_PATH.test(path);
+}
+
+/** The largest body the upload routes read: a file of FILE_MAX_BYTES in a multipart body. */
+export function uploadBodyLimit(fileMaxBytes: number): number {
+  return fileMaxBytes + MULTIPART_ALLOWANCE_BYTES;
+}

@@ -46,6 +46,8 @@ export async function invokeTool(
   callId: string = newId('cal'),
   /** Where an idempotency key may be (header, MCP _meta): a write with one is made once; reads ignore it. */
   idempotency?: IdempotencyKeySources,
+  /** The bytes of a file the call stores (storeFile: the upload routes of the API and the web). */
+  upload?: ReadableStream<Uint8Array> | Uint8Array,
 ): Promise<InvokeResult> {
   const started = performance.now();
   // A call tool (callReadTool, ...) is replaced below by the tool it names: the log and history name that one.
@@ -89,6 +91,7 @@ export async function invokeTool(
     surface,
     callId,
     files: deps.files,
+    ...(upload ? { upload } : {}),
   };
   let outcome: InvokeResult;
   try {

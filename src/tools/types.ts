@@ -32,6 +32,8 @@ export interface ToolContext {
   callId: string;
   /** Stored files (src/files/): receiveFile and downloadLink take this context. */
   files: FileRuntime;
+  /** The bytes of a file the call streams in (the upload routes' storeFile): the one argument that is not JSON. */
+  upload?: ReadableStream<Uint8Array> | Uint8Array;
 }
 
 /** A `landed` for `writeExtras` placed right after the write's statement: that statement changed a row. */

@@ -4,12 +4,12 @@
 // The form is read with readUploadForm (src/web/uploads.ts): token first, the file last, streamed to the store.
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { receiveFile } from '../files/receive.ts';
+import type { StoredFile } from '../files/receive.ts';
 import { EVIDENCE_TARGETS } from '../tools/evidence.ts';
 import { REGISTERS } from '../tools/index.ts';
 import { kindOfId } from '../tools/registers/spec.ts';
 import { mayWrite, membershipOf } from './access.ts';
-import { type Membership, type WebDeps, type WebEnv, webTokenId } from './context.ts';
+import type { Membership, WebDeps, WebEnv } from './context.ts';
 import { setFlash } from './flash.ts';
 import { CsrfField, type Viewer } from './layout.tsx';
 import { registerPageByKind } from './register-pages.ts';
@@ -120,20 +120,17 @@ export function EvidenceDownload({ result }: { result: Row }) {
 
 /**
  * A file an upload form posted (readUploadForm: streamed, behind the form's CSRF check), stored for the organization
- * of the session's membership (never one a form names).
+ * of the session's membership (never one a form names), through the seam as every upload is.
  */
-export function storeFormFile(
+export async function storeFormFile(
   c: Context<WebEnv>,
   deps: WebDeps,
   organizationId: string,
   file: NonNullable<UploadForm['file']>,
-) {
-  return receiveFile(
-    { db: deps.database.db, files: deps.invoke.files, now: deps.now },
-    organizationId,
-    file.stream,
-    { name: file.name || 'file', uploader: webTokenId(c.get('user')) },
-  );
+): Promise<StoredFile> {
+  const outcome = await webCalls(c, deps).store(organizationId, file);
+  if (!outcome.ok) throw outcome.error;
+  return outcome.result.file as StoredFile;
 }
 
 /** A form value as text ('' when absent). */

@@ -3,7 +3,7 @@
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError, retryAfterOf } from '../errors.ts';
-import { uploadBodyLimit } from '../files/routes.ts';
+import { uploadBodyLimit } from '../files/upload-limits.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
 import { linkRoutes } from './account/links.tsx';

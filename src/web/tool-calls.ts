@@ -1,6 +1,7 @@
 // Calls of the tool map on behalf of the signed-in person: through the invocation seam (checked, validated, logged
 // with surface "web"), or run directly for display lookups; the names of referenced records and picker choices.
 import type { Context } from 'hono';
+import { storeFileTool } from '../files/store-file-tool.ts';
 import { newId } from '../ids.ts';
 import { type InvokeResult, invokeTool } from '../surfaces/invoke.ts';
 import type { RegisterKind } from '../tools/index.ts';
@@ -39,6 +40,11 @@ export interface WebCalls {
    * shows them as one save.
    */
   write(tool: Tool, args: Row): Promise<InvokeResult>;
+  /** A file an upload form posted, stored through the seam as a storeFile call with the person's write rights. */
+  store(
+    organizationId: string,
+    file: { name: string; stream: ReadableStream<Uint8Array> },
+  ): Promise<InvokeResult>;
   /**
    * A read tool run directly, its arguments parsed by its schema but not logged as a call of its own: lookups that
    * only serve the page (names, pickers) and the later pages of an export whose first page was a call.
@@ -79,6 +85,18 @@ export function webCalls(c: Context<WebEnv>, deps: WebDeps): WebCalls {
   return {
     read: (tool, args) => call(tool, args, reader()),
     write: (tool, args) => call(tool, args, webWriterPrincipal(c.get('user'), c.get('memberships')), saveId),
+    store: (organizationId, file) =>
+      invokeTool(
+        deps.invoke,
+        storeFileTool,
+        { organization_id: organizationId, name: file.name || 'file' },
+        webWriterPrincipal(c.get('user'), c.get('memberships')),
+        'web',
+        c.get('requestId'),
+        undefined,
+        undefined,
+        file.stream,
+      ),
     run,
     async names(organizationId, kinds) {
       const names: NameIndex = new Map();

@@ -6,8 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { toolCalls } from '../../src/db/schema.ts';
 import { downloadLink } from '../../src/files/links.ts';
 import { type RunningServer, startNodeServer } from '../../src/node.ts';
 import { createActor, createOrg, createToken } from '../helpers.ts';
@@ -197,6 +199,23 @@ describe('isolation', () => {
       body: 'x',
     });
     expect(anonymous.status).toBe(401);
+  });
+
+  it('passes every upload through the seam: logged as a storeFile call with its outcome, counted as a call', async () => {
+    const stored = await upload(orgB, tokenB, 'logged', {}, '?name=logged.txt');
+    expect(stored.status).toBe(201);
+    await upload(orgA, readTokenA, 'x', {}, '?name=x.txt');
+    await server.runtime.usage.flush();
+    const calls = await server.runtime.database.db
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.tool, 'storeFile'), eq(toolCalls.organization_id, orgB)));
+    expect(calls.map((call) => `${call.surface} ${call.outcome}`)).toEqual(['direct ok']);
+    const refused = await server.runtime.database.db
+      .select()
+      .from(toolCalls)
+      .where(and(eq(toolCalls.tool, 'storeFile'), eq(toolCalls.outcome, 'insufficient_scope')));
+    expect(refused.length).toBeGreaterThan(0);
   });
 
   it("serves organization A's file only through a link of A; a link altered to B's file fails like a missing one", async () => {

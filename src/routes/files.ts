@@ -1,34 +1,21 @@
 // HTTP routes of stored files: POST /api/v1/orgs/<org_id>/files (bearer, write) stores a file's bytes as they stream
-// in; GET /files/<token> (a signed link, no bearer) sends them back as an attachment, by range when asked.
+// in, through the seam as the storeFile call (src/files/store-file-tool.ts); GET /files/<token> (a signed link, no
+// bearer) sends them back as an attachment, by range when asked.
 import { and, eq } from 'drizzle-orm';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { roleIn, WRITER_ROLES } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
 import { storedFiles } from '../db/schema.ts';
-import { AppError, errorResponse, notFound } from '../errors.ts';
+import { AppError, errorResponse } from '../errors.ts';
+import { verifyLink } from '../files/links.ts';
+import { multipartBoundary, multipartFile, parseContentDisposition } from '../files/multipart.ts';
+import { fileTooLarge } from '../files/receive.ts';
+import { subjectHoldsFile } from '../files/referrers.ts';
+import type { FileRuntime } from '../files/store.ts';
+import { storeFileTool } from '../files/store-file-tool.ts';
+import { uploadBodyLimit } from '../files/upload-limits.ts';
 import type { AppEnv } from '../http/env.ts';
 import { requestBody } from '../http/request-body.ts';
-import { requireTokenScope } from '../tools/access.ts';
-import { verifyLink } from './links.ts';
-import { multipartBoundary, multipartFile, parseContentDisposition } from './multipart.ts';
-import { fileTooLarge, receiveFile } from './receive.ts';
-import { subjectHoldsFile } from './referrers.ts';
-import type { FileRuntime } from './store.ts';
-
-/** Room for a multipart body's boundaries and part headers beyond FILE_MAX_BYTES. */
-export const MULTIPART_ALLOWANCE_BYTES = 64 * 1024;
-
-export const FILE_UPLOAD_PATH = /^\/api\/v1\/orgs\/[^/]+\/files\/?$/;
-
-/** Whether a request path is the upload route, whose bodies may be as large as FILE_MAX_BYTES. */
-export function isFileUploadPath(path: string): boolean {
-  return FILE_UPLOAD_PATH.test(path);
-}
-
-/** The largest body the upload route reads: a file of FILE_MAX_BYTES in a multipart body. */
-export function uploadBodyLimit(fileMaxBytes: number): number {
-  return fileMaxBytes + MULTIPART_ALLOWANCE_BYTES;
-}
+import { type InvokeDeps, invokeTool } from '../surfaces/invoke.ts';
 
 const LINK_GONE = 'No such download link, or it has expired; ask for a new link.';
 
@@ -65,22 +52,13 @@ export function createFileRoutes(deps: {
   db: Db;
   files: FileRuntime;
   now: () => Date;
+  invoke: InvokeDeps;
   authenticate: MiddlewareHandler<AppEnv>;
 }) {
   const { db, files, now } = deps;
   const routes = new Hono<AppEnv>();
 
   routes.post('/api/v1/orgs/:org/files', deps.authenticate, async (c) => {
-    const principal = c.get('principal');
-    const organizationId = c.req.param('org');
-    requireTokenScope({ principal }, 'write');
-    const role = roleIn(principal, organizationId);
-    if (!role) throw notFound('Organization');
-    if (!WRITER_ROLES.has(role))
-      throw new AppError(
-        'insufficient_scope',
-        `Your role in this organization is ${role}; storing files needs OWNER, ADMIN or EDITOR.`,
-      );
     const boundary = multipartBoundary(c.req.header('content-type'));
     const length = c.req.header('content-length');
     const announced = length !== undefined && /^\d+$/.test(length) ? Number(length) : undefined;
@@ -105,12 +83,23 @@ export function createFileRoutes(deps: {
         );
     }
     // A raw body's length is the file's: the upload limits are checked on it before a byte is read.
-    const file = await receiveFile({ db, files, now }, organizationId, stream, {
-      name,
-      uploader: principal.tokenId,
-      ...(boundary || announced === undefined ? {} : { announcedBytes: announced }),
-    });
-    return c.json({ file }, 201);
+    const outcome = await invokeTool(
+      deps.invoke,
+      storeFileTool,
+      {
+        organization_id: c.req.param('org'),
+        name,
+        ...(boundary || announced === undefined ? {} : { announced_bytes: announced }),
+      },
+      c.get('principal'),
+      'direct',
+      c.get('requestId'),
+      undefined,
+      undefined,
+      stream,
+    );
+    if (!outcome.ok) throw outcome.error;
+    return c.json(outcome.result, 201);
   });
 
   routes.get('/files/:token', async (c) => {
