@@ -1,6 +1,7 @@
 // Token-use monitoring views: calls per day (an SVG chart with a table behind it) and the list of recent calls.
 
 import { TOOLS } from '../tools/index.ts';
+import { type Column, DataTable } from './data-table.tsx';
 import { Badge, Time } from './layout.tsx';
 import type { CallRow, DayCount } from './queries.ts';
 
@@ -77,30 +78,15 @@ export function CallsPerDay({ perDay, now, label }: { perDay: DayCount[]; now: D
       </figcaption>
       <details>
         <summary>Calls per day as a table</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col" class="num">
-                Calls
-              </th>
-              <th scope="col" class="num">
-                Errors
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {days
-              .filter((day) => day.calls > 0)
-              .map((day) => (
-                <tr>
-                  <td>{day.day}</td>
-                  <td class="num">{day.calls}</td>
-                  <td class="num">{day.errors}</td>
-                </tr>
-              ))}
-          </tbody>
-        </table>
+        <DataTable
+          items={days.filter((day) => day.calls > 0)}
+          empty="No calls in these days."
+          columns={[
+            { header: 'Day', cell: (day) => day.day },
+            { header: 'Calls', class: 'num', cell: (day) => day.calls },
+            { header: 'Errors', class: 'num', cell: (day) => day.errors },
+          ]}
+        />
       </details>
     </figure>
   );
@@ -129,65 +115,52 @@ export function RecentCalls({
   total: number;
   show: { token?: boolean; organization?: boolean };
 }) {
-  if (calls.length === 0) {
-    return (
-      <div class="table-wrap">
-        <p class="empty">No tool calls yet.</p>
-      </div>
-    );
-  }
+  const columns: Column<CallRow>[] = [
+    { header: 'Time', cell: (call) => <Time iso={call.created_at} /> },
+    { header: 'Surface', cell: (call) => SURFACE_LABELS[call.surface] ?? call.surface },
+    {
+      header: 'Tool',
+      cell: (call) => (
+        <>
+          <code>{call.tool}</code>
+          <ChangesOf call={call} />
+        </>
+      ),
+    },
+  ];
+  if (show.organization)
+    columns.push({
+      header: 'Organization',
+      cell: (call) => call.organization_name ?? <span class="muted">—</span>,
+    });
+  if (show.token)
+    columns.push({
+      header: 'Who',
+      cell: (call) => (
+        <>
+          {call.user_email ?? 'unknown user'}
+          <br />
+          <span class="small muted">
+            {call.surface === 'web' ? 'web session' : (call.token_name ?? call.token_id)}
+          </span>
+        </>
+      ),
+    });
+  columns.push(
+    {
+      header: 'Outcome',
+      cell: (call) =>
+        call.outcome === 'ok' ? <Badge tone="ok">ok</Badge> : <Badge tone="bad">{call.outcome}</Badge>,
+    },
+    { header: 'Duration', class: 'num', cell: (call) => `${call.duration_ms} ms` },
+  );
   return (
-    <div class="table-wrap">
-      <table>
-        <caption>
-          The {calls.length} most recent of {total} calls.
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Surface</th>
-            <th scope="col">Tool</th>
-            {show.organization && <th scope="col">Organization</th>}
-            {show.token && <th scope="col">Who</th>}
-            <th scope="col">Outcome</th>
-            <th scope="col" class="num">
-              Duration
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {calls.map((call) => (
-            <tr>
-              <td>
-                <Time iso={call.created_at} />
-              </td>
-              <td>{SURFACE_LABELS[call.surface] ?? call.surface}</td>
-              <td>
-                <code>{call.tool}</code>
-                <ChangesOf call={call} />
-              </td>
-              {show.organization && <td>{call.organization_name ?? <span class="muted">—</span>}</td>}
-              {show.token && (
-                <td>
-                  {call.user_email ?? 'unknown user'}
-                  <br />
-                  <span class="small muted">
-                    {call.surface === 'web' ? 'web session' : (call.token_name ?? call.token_id)}
-                  </span>
-                </td>
-              )}
-              <td>
-                {call.outcome === 'ok' ? (
-                  <Badge tone="ok">ok</Badge>
-                ) : (
-                  <Badge tone="bad">{call.outcome}</Badge>
-                )}
-              </td>
-              <td class="num">{call.duration_ms} ms</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      items={calls}
+      columns={columns}
+      empty="No tool calls yet."
+      caption={`The ${calls.length} most recent of ${total} calls.`}
+      captionShown
+    />
   );
 }

@@ -8,7 +8,7 @@ export interface Column<Item> {
   hiddenHeader?: boolean;
   /** The cell of one item. */
   cell(item: Item): Child;
-  /** A class on the column's cells (`wrap` lets long text wrap). */
+  /** A class on the column's header and cells (`wrap` lets long text wrap, `num` aligns numbers). */
   class?: string;
 }
 
@@ -17,8 +17,9 @@ export function DataTable<Item>(props: {
   columns: readonly Column<Item>[];
   /** What the page says instead of an empty table. */
   empty: string;
-  /** Announced to screen readers before the table ("12 items"). */
+  /** Announced to screen readers before the table ("12 items"); shown too with `captionShown`. */
   caption?: string;
+  captionShown?: boolean;
   /** The class of the empty line (`empty`, or `muted` where the page uses it). */
   emptyClass?: string;
 }) {
@@ -26,11 +27,13 @@ export function DataTable<Item>(props: {
   return (
     <div class="table-wrap">
       <table>
-        {props.caption && <caption class="visually-hidden">{props.caption}</caption>}
+        {props.caption && (
+          <caption class={props.captionShown ? undefined : 'visually-hidden'}>{props.caption}</caption>
+        )}
         <thead>
           <tr>
             {props.columns.map((column) => (
-              <th scope="col">
+              <th scope="col" class={column.class}>
                 {column.hiddenHeader ? <span class="visually-hidden">{column.header}</span> : column.header}
               </th>
             ))}

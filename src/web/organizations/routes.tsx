@@ -22,6 +22,7 @@ import { membershipOf } from '../access.ts';
 import { activitySince, CallsPerDay, RecentCalls } from '../activity.tsx';
 import { ConfirmPage } from '../confirm-page.tsx';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
+import { DataTable } from '../data-table.tsx';
 import { invitationEmail } from '../emails.ts';
 import { setFlash } from '../flash.ts';
 import { Input, Select, text } from '../forms.tsx';
@@ -141,40 +142,38 @@ function MembersPage(props: {
       </p>
       {props.notice && <Notice kind="ok">{props.notice}</Notice>}
       {props.error && <Notice kind="error">{props.error}</Notice>}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Member</th>
-              <th scope="col">Role</th>
-              <th scope="col">Since</th>
-              {manager && <th scope="col">Manage</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {props.members.map((member) => (
-              <tr>
-                <td>
-                  {member.name ? (
-                    <>
-                      {member.name}
-                      <br />
-                      <span class="small muted">{member.email}</span>
-                    </>
-                  ) : (
-                    member.email
-                  )}
-                  {member.userId === viewer.user.id && <span class="small muted"> (you)</span>}
-                </td>
-                <td>
-                  <Badge tone={member.role === 'OWNER' ? 'ok' : undefined}>{member.role}</Badge>
-                </td>
-                <td>
-                  <Time iso={member.since} />
-                </td>
-                {manager && (
-                  <td>
-                    {mayManage(membership.role, member) ? (
+      <DataTable
+        items={props.members}
+        empty="No members."
+        columns={[
+          {
+            header: 'Member',
+            cell: (member) => (
+              <>
+                {member.name ? (
+                  <>
+                    {member.name}
+                    <br />
+                    <span class="small muted">{member.email}</span>
+                  </>
+                ) : (
+                  member.email
+                )}
+                {member.userId === viewer.user.id && <span class="small muted"> (you)</span>}
+              </>
+            ),
+          },
+          {
+            header: 'Role',
+            cell: (member) => <Badge tone={member.role === 'OWNER' ? 'ok' : undefined}>{member.role}</Badge>,
+          },
+          { header: 'Since', cell: (member) => <Time iso={member.since} /> },
+          ...(manager
+            ? [
+                {
+                  header: 'Manage',
+                  cell: (member: MemberRow) =>
+                    mayManage(membership.role, member) ? (
                       <div class="inline-form">
                         <form method="post" action={`${base}/${member.userId}/role`} class="inline-form">
                           <CsrfField token={viewer.csrfToken} />
@@ -200,80 +199,68 @@ function MembersPage(props: {
                       </div>
                     ) : (
                       <span class="small muted">Only an owner can change an owner.</span>
-                    )}
-                  </td>
-                )}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                    ),
+                },
+              ]
+            : []),
+        ]}
+      />
       {manager && props.invitations.length > 0 && (
         <section aria-labelledby="pending-invitations">
           <h2 id="pending-invitations">Invitations</h2>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Address</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Invited by</th>
-                  <th scope="col">Open until</th>
-                  <th scope="col">Manage</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.invitations.map((invitation) => (
-                  <tr>
-                    <td>{invitation.email}</td>
-                    <td>
-                      <Badge>{invitation.role}</Badge>
-                    </td>
-                    <td>{invitation.invitedBy}</td>
-                    <td>
-                      {invitation.expiresAt <= props.now ? (
-                        <Badge tone="warn">expired</Badge>
-                      ) : (
-                        <Time iso={invitation.expiresAt} />
-                      )}
-                    </td>
-                    <td>
-                      <div class="inline-form">
-                        {grantableRoles(membership.role).includes(invitation.role) && (
-                          <form method="post" action={base} class="inline-form">
-                            <CsrfField token={viewer.csrfToken} />
-                            <input type="hidden" name="email" value={invitation.email} />
-                            <input type="hidden" name="role" value={invitation.role} />
-                            <button
-                              type="submit"
-                              class="button small quiet"
-                              aria-label={`Send again to ${invitation.email}`}
-                            >
-                              Send again
-                            </button>
-                          </form>
-                        )}
-                        <form
-                          method="post"
-                          action={`/orgs/${membership.organizationId}/invitations/${invitation.id}/withdraw`}
-                          class="inline-form"
+          <DataTable
+            items={props.invitations}
+            empty="No invitations."
+            columns={[
+              { header: 'Address', cell: (invitation) => invitation.email },
+              { header: 'Role', cell: (invitation) => <Badge>{invitation.role}</Badge> },
+              { header: 'Invited by', cell: (invitation) => invitation.invitedBy },
+              {
+                header: 'Open until',
+                cell: (invitation) =>
+                  invitation.expiresAt <= props.now ? (
+                    <Badge tone="warn">expired</Badge>
+                  ) : (
+                    <Time iso={invitation.expiresAt} />
+                  ),
+              },
+              {
+                header: 'Manage',
+                cell: (invitation) => (
+                  <div class="inline-form">
+                    {grantableRoles(membership.role).includes(invitation.role) && (
+                      <form method="post" action={base} class="inline-form">
+                        <CsrfField token={viewer.csrfToken} />
+                        <input type="hidden" name="email" value={invitation.email} />
+                        <input type="hidden" name="role" value={invitation.role} />
+                        <button
+                          type="submit"
+                          class="button small quiet"
+                          aria-label={`Send again to ${invitation.email}`}
                         >
-                          <CsrfField token={viewer.csrfToken} />
-                          <button
-                            type="submit"
-                            class="button small quiet"
-                            aria-label={`Withdraw the invitation of ${invitation.email}`}
-                          >
-                            Withdraw
-                          </button>
-                        </form>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                          Send again
+                        </button>
+                      </form>
+                    )}
+                    <form
+                      method="post"
+                      action={`/orgs/${membership.organizationId}/invitations/${invitation.id}/withdraw`}
+                      class="inline-form"
+                    >
+                      <CsrfField token={viewer.csrfToken} />
+                      <button
+                        type="submit"
+                        class="button small quiet"
+                        aria-label={`Withdraw the invitation of ${invitation.email}`}
+                      >
+                        Withdraw
+                      </button>
+                    </form>
+                  </div>
+                ),
+              },
+            ]}
+          />
         </section>
       )}
       {manager ? (

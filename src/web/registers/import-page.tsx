@@ -11,6 +11,7 @@ import { createCsvReader, decodeTableBytes } from '../../tools/tables/csv-reader
 import { readXlsxRows } from '../../tools/tables/xlsx-reader.ts';
 import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { DataTable } from '../data-table.tsx';
 import { csvLine } from '../export.ts';
 import { setFlash } from '../flash.ts';
 import { text } from '../forms.tsx';
@@ -137,27 +138,20 @@ function Report({ report }: { report: ImportReport }) {
         {counts.people_created > 0 ? `, ${counts.people_created} people to create` : ''}.
       </p>
       {report.errors.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption>Refused rows{report.errors_truncated ? ' (the first 100)' : ''}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Row</th>
-                <th scope="col">Column</th>
-                <th scope="col">Why</th>
-              </tr>
-            </thead>
-            <tbody>
-              {report.errors.map((error) => (
-                <tr>
-                  <td>{error.row}</td>
-                  <td>{error.column ?? (error.field ? `${error.field} (no column)` : '—')}</td>
-                  <td>{error.message}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          items={report.errors}
+          empty=""
+          caption={`Refused rows${report.errors_truncated ? ' (the first 100)' : ''}`}
+          captionShown
+          columns={[
+            { header: 'Row', cell: (error) => error.row },
+            {
+              header: 'Column',
+              cell: (error) => error.column ?? (error.field ? `${error.field} (no column)` : '—'),
+            },
+            { header: 'Why', cell: (error) => error.message },
+          ]}
+        />
       )}
     </section>
   );
