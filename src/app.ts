@@ -89,6 +89,7 @@ export function createApp(deps: AppDeps) {
       allowLocal: config.webhooksAllowLocal,
       secrets,
       mode: deps.usageFlush ?? 'after-response',
+      timing: config.webhookTiming,
       log: deps.log,
     });
   const invoke: InvokeDeps = {

@@ -50,6 +50,10 @@ const EnvSchema = z.object({
   WEBHOOKS_ALLOW_LOCAL: booleanFlag.default(false),
   /** Node host: how often due webhook deliveries are looked for (a write also starts a run at once). */
   WEBHOOK_POLL_MS: z.coerce.number().int().min(100).default(5_000),
+  /** The wait after a delivery's first failure; each later wait is 4 times the one before, at most 6 h. */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /** How long a run holds a message it sends; must outlast a send's 10 s deadline. A run killed meanwhile frees it then. */
+  WEBHOOK_CLAIM_MS: z.coerce.number().int().min(15_000).default(60_000),
   /** A plain 2025-era MCP tools/call is answered without building the SDK's server for it (docs/mcp.md). */
   MCP_FAST_PATH: booleanFlag.default(true),
   /** Tests only (Node host): the process kills itself right after a keyed write commits, before it answers. */
@@ -156,6 +160,8 @@ export interface Config {
   webhooksAllowLocal: boolean;
   /** Node host: the webhook delivery timer's period. */
   webhookPollMs: number;
+  /** Webhook retries and claims (WEBHOOK_RETRY_BASE_MS, WEBHOOK_CLAIM_MS). */
+  webhookTiming: { retryBaseMs: number; claimMs: number };
   /** Answer a plain 2025-era tools/call without the SDK's server and transport (MCP_FAST_PATH, default true). */
   mcpFastPath: boolean;
   /** Tests only: the Node host dies (SIGKILL) between a keyed write's commit and its answer (TEST_KILL_AFTER_KEYED_COMMIT). */
@@ -219,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     oauthAllowLocalClientMetadata: value.OAUTH_ALLOW_LOCAL_CLIENT_METADATA,
     webhooksAllowLocal: value.WEBHOOKS_ALLOW_LOCAL,
     webhookPollMs: value.WEBHOOK_POLL_MS,
+    webhookTiming: { retryBaseMs: value.WEBHOOK_RETRY_BASE_MS, claimMs: value.WEBHOOK_CLAIM_MS },
     mcpFastPath: value.MCP_FAST_PATH,
     testKillAfterKeyedCommit: value.TEST_KILL_AFTER_KEYED_COMMIT,
     headersTimeoutMs: value.HEADERS_TIMEOUT_MS,

@@ -75,6 +75,7 @@ export function createRuntime(options: {
     allowLocal: options.config.webhooksAllowLocal,
     secrets,
     mode: options.usageFlush,
+    timing: options.config.webhookTiming,
     log: options.log,
   });
   const app = createApp({

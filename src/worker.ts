@@ -67,6 +67,9 @@ const STRING_SETTINGS = [
   'ORG_FILES_QUOTA_BYTES',
   'UPLOADS_PER_MINUTE',
   'UPLOAD_BYTES_PER_MINUTE',
+  /** Webhook retries: the first wait, and how long a run holds a message it sends. */
+  'WEBHOOK_RETRY_BASE_MS',
+  'WEBHOOK_CLAIM_MS',
   /** Secret: signs download links; set it (`wrangler secret put FILES_LINK_SECRET`) so every isolate shares it. */
   'FILES_LINK_SECRET',
   /** Without the R2 binding FILES, an S3-compatible bucket. */

@@ -7,8 +7,17 @@ import { openEndpointSecret } from './secrets.ts';
 import { SEND_LIMITS, type SendLimits, WebhookSendError, type WebhookSender } from './send.ts';
 import { signWebhook } from './signing.ts';
 
-/** A claimed message is held this long (more than one send's deadline); a runner killed meanwhile frees it then. */
-export const CLAIM_MS = 60_000;
+/**
+ * Retries and claims: after the n-th failed attempt a message waits `retryBaseMs * 4^(n-1)` (at most 6 h); a claimed
+ * message is held `claimMs` (more than one send's deadline), so a runner killed meanwhile frees it then. The defaults
+ * are WEBHOOK_RETRY_BASE_MS and WEBHOOK_CLAIM_MS's.
+ */
+export interface DeliveryTiming {
+  retryBaseMs: number;
+  claimMs: number;
+}
+
+export const DEFAULT_DELIVERY_TIMING: DeliveryTiming = { retryBaseMs: 30_000, claimMs: 60_000 };
 /** Sends in flight at once in one run: a slow receiver holds one of them, never the others. */
 export const DELIVERY_CONCURRENCY = 8;
 
@@ -16,8 +25,11 @@ export const DELIVERY_CONCURRENCY = 8;
  * The wait after the n-th failed attempt: 30 s, 2 min, 8 min, 32 min, about 2 h, then 6 h each time, so a message
  * is tried about 9 times over its day before it is marked failed.
  */
-export function retryDelayMs(failedAttempts: number): number {
-  return Math.min(30_000 * 4 ** Math.max(0, failedAttempts - 1), 6 * 60 * 60 * 1000);
+export function retryDelayMs(
+  failedAttempts: number,
+  timing: DeliveryTiming = DEFAULT_DELIVERY_TIMING,
+): number {
+  return Math.min(timing.retryBaseMs * 4 ** Math.max(0, failedAttempts - 1), 6 * 60 * 60 * 1000);
 }
 
 export interface DeliveryRun {
@@ -40,6 +52,7 @@ export interface DeliveryOptions {
   secrets: SecretKeyring;
   concurrency?: number;
   limits?: Partial<Pick<SendLimits, 'timeoutMs' | 'maxResponseBytes'>>;
+  timing?: DeliveryTiming;
 }
 
 interface Claimed {
@@ -85,7 +98,8 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
 export async function deliverDueWebhooks(db: Db, options: DeliveryOptions): Promise<DeliveryRun> {
   const started = options.now();
   const at = started.toISOString();
-  const lockedUntil = new Date(started.getTime() + CLAIM_MS).toISOString();
+  const timing = options.timing ?? DEFAULT_DELIVERY_TIMING;
+  const lockedUntil = new Date(started.getTime() + timing.claimMs).toISOString();
   // A read first: with nothing due (no endpoint, or all delivered) a run writes nothing, so the run a Worker starts
   // after each write costs one indexed read, not a write transaction of its own.
   const due = await db.all(
@@ -166,7 +180,7 @@ export async function deliverDueWebhooks(db: Db, options: DeliveryOptions): Prom
         UPDATE webhook_messages SET status = 'delivered', delivered_at = ${done}, last_status_code = ${status},
           last_error = NULL, locked_until = NULL WHERE ${mine}`);
     }
-    const nextAt = new Date(finished.getTime() + retryDelayMs(message.attempts)).toISOString();
+    const nextAt = new Date(finished.getTime() + retryDelayMs(message.attempts, timing)).toISOString();
     const giveUp = nextAt > message.retry_until;
     if (giveUp) run.failed += 1;
     else run.retrying += 1;

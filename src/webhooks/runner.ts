@@ -3,7 +3,7 @@
 // waitUntil once the response is sent; the Cron Trigger runs a larger one every minute (docs/worker.md).
 import type { Db } from '../db/client.ts';
 import type { SecretKeyring } from '../secrets/keyring.ts';
-import { type DeliveryRun, deliverDueWebhooks } from './deliver.ts';
+import { type DeliveryRun, type DeliveryTiming, deliverDueWebhooks } from './deliver.ts';
 import type { WebhookSender } from './send.ts';
 
 /** Messages one run sends on the Node host (runs repeat while as many were due). */
@@ -31,6 +31,7 @@ export function createWebhookRunner(options: {
   allowLocal: boolean;
   secrets: SecretKeyring;
   mode: 'host' | 'after-response';
+  timing?: DeliveryTiming;
   log?: (message: string) => void;
 }): WebhookRunner {
   let requested = false;
@@ -44,6 +45,7 @@ export function createWebhookRunner(options: {
       limit,
       allowLocal: options.allowLocal,
       secrets: options.secrets,
+      ...(options.timing ? { timing: options.timing } : {}),
     });
   const loop = async () => {
     do {

@@ -2,6 +2,7 @@
 // sends them to a loopback receiver that verifies with `standardwebhooks`, retries, rotation, and the bounds.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Receiver, startReceiver } from '../../scripts/webhook-receiver.ts';
+import { loadConfig } from '../../src/config.ts';
 import { webhookMessages } from '../../src/db/schema.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { deliverDueWebhooks, retryDelayMs } from '../../src/webhooks/deliver.ts';
@@ -200,9 +201,16 @@ describe('retries', () => {
   });
 
   it('backs off exponentially and marks a message failed after a day (9 attempts), until redelivered', async () => {
-    expect([1, 2, 3, 4, 5, 6, 7].map(retryDelayMs)).toEqual([
+    expect([1, 2, 3, 4, 5, 6, 7].map((attempts) => retryDelayMs(attempts))).toEqual([
       30_000, 120_000, 480_000, 1_920_000, 7_680_000, 21_600_000, 21_600_000,
     ]);
+    // WEBHOOK_RETRY_BASE_MS shortens the same schedule (the crash test runs on 1 s); the 6 h ceiling stays.
+    const short = loadConfig({ WEBHOOK_RETRY_BASE_MS: '1000', WEBHOOK_CLAIM_MS: '15000' }).webhookTiming;
+    expect(short).toEqual({ retryBaseMs: 1000, claimMs: 15_000 });
+    expect([1, 2, 3, 12].map((attempts) => retryDelayMs(attempts, short))).toEqual([
+      1000, 4000, 16_000, 21_600_000,
+    ]);
+    expect(() => loadConfig({ WEBHOOK_CLAIM_MS: '5000' })).toThrow(/WEBHOOK_CLAIM_MS/);
     const target = await receiver();
     target.answer = () => ({ kind: 'status', status: 500 });
     await endpointFor(target, ['risk.created']);
