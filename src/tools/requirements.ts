@@ -191,8 +191,8 @@ export const requirementSpec: RegisterSpec = {
   namedBy: {
     argument: 'requirement',
     schema: requirementRefSchema,
-    resolve: async (ctx, value, organizationId) =>
-      (await resolveRequirementRef(ctx, value as never, organizationId, 'write')).id,
+    resolve: async (ctx, value, organizationId, mode) =>
+      (await resolveRequirementRef(ctx, value as never, organizationId, mode)).id,
   },
   unique: [{ field: 'reference', within: 'framework_id' }],
   importKey: { field: 'reference', within: 'framework_id' },

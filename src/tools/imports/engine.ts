@@ -20,6 +20,7 @@ import { resolveReferences } from './references.ts';
 import { parseRow, readHeader } from './rows.ts';
 import {
   CHUNK_ROWS,
+  fieldLabel,
   headerOfId,
   type ImportOptions,
   type ImportReport,
@@ -27,6 +28,7 @@ import {
   type ImportWriter,
   type ParsedRow,
   type PlannedRow,
+  placeOf,
   refuseRow,
   startRun,
   type TableRows,
@@ -112,10 +114,13 @@ async function runChunk(run: ImportRun, rows: TableRow[], writer: ImportWriter) 
   };
   for (const row of parsed) {
     report.counts.rows++;
-    const current = row.id ? lookups.current.get(row.id) : undefined;
+    let current = row.id ? lookups.current.get(row.id) : undefined;
     if (row.errors.length === 0 && row.id) checkId(run, row, current);
     const rowPeople: Row[] = [];
     if (row.errors.length === 0) resolveReferences(run, row, current, existingRefs, rowPeople);
+    // A row without an id updates the record its key names (a requirement's reference, within the framework the
+    // row names once resolved), as a row with that record's id would.
+    if (row.errors.length === 0 && !row.id) current = matchByKey(run, row);
     if (row.errors.length > 0) {
       refuseRow(run, row);
       continue;
@@ -169,6 +174,35 @@ async function runChunk(run: ImportRun, rows: TableRow[], writer: ImportWriter) 
 }
 
 /** The row's id: of this register, once in the file, a record of this organization (else as a missing one). */
+/**
+ * The existing record a row without an id names by its register's import key (spec.importKey), if one does: the
+ * only record with that key, or the one within the row's `within` (its framework); a key found in several and no
+ * `within` to choose is refused, naming the column to add.
+ */
+function matchByKey(run: ImportRun, row: ParsedRow): Row | undefined {
+  const key = run.spec.importKey;
+  const value = key ? row.values[key.field] : undefined;
+  if (!key || typeof value !== 'string') return undefined;
+  const within = row.values[key.within];
+  const candidates = (run.lookups.byKey.get(value) ?? []).filter(
+    (candidate) => within === undefined || within === null || candidate[key.within] === within,
+  );
+  if (candidates.length > 1) {
+    const label = fieldLabel(run, key.within);
+    row.errors.push({
+      row: row.number,
+      ...placeOf(run, key.field),
+      message: `"${value}" is the ${fieldLabel(run, key.field)} of ${candidates.length} records, in different ${label}s: add a column naming the ${label}`,
+    });
+    return undefined;
+  }
+  const [current] = candidates;
+  if (!current) return undefined;
+  row.id = String(current.id);
+  checkId(run, row, current);
+  return current;
+}
+
 function checkId(run: ImportRun, row: ParsedRow, current: Row | undefined) {
   const { spec, organizationId, seenIds } = run;
   const id = row.id as string;

@@ -7,7 +7,7 @@ import { buildLinkTools, type LinkTools } from './link-tools.ts';
 import { buildListTool } from './list-tool.ts';
 import { type RegisterRecords, registerRecords } from './records.ts';
 import { buildReferenceGraph, type DeleteEffects, deleteEffectsOf } from './references.ts';
-import { idInput, recordSchema } from './schemas.ts';
+import { getInput, recordSchema } from './schemas.ts';
 import { type RegisterKind, type RegisterSpec, type RegisterTable, targetsOf, toolsetOf } from './spec.ts';
 import { buildAddTool, buildUpdateTool } from './write-tools.ts';
 
@@ -49,14 +49,31 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
     const get = defineTool({
       name: `get${spec.noun}`,
       title: `Get ${spec.label}`,
-      description: [`Get one ${spec.label} by id.`, spec.hints?.get ?? ''].filter(Boolean).join(' '),
+      description: [
+        spec.namedBy
+          ? `Get one ${spec.label} by id or by ${spec.namedBy.argument}.`
+          : `Get one ${spec.label} by id.`,
+        spec.hints?.get ?? '',
+      ]
+        .filter(Boolean)
+        .join(' '),
       scope: 'read',
       annotations: READ_ANNOTATIONS,
       toolset: toolsetOf(spec),
-      input: idInput(spec),
+      input: getInput(spec),
       output: spec.getExtras ? single.extend(spec.getExtras.shape) : single,
       async run(ctx, input) {
-        const record = records.present(await records.load(ctx, input.id, 'read'), ctx);
+        const values = input as Record<string, unknown>;
+        const id =
+          typeof values.id === 'string' || !spec.namedBy
+            ? String(values.id)
+            : await spec.namedBy.resolve(
+                ctx,
+                values[spec.namedBy.argument],
+                (values.organization_id as string | undefined) ?? null,
+                'read',
+              );
+        const record = records.present(await records.load(ctx, id, 'read'), ctx);
         return { [spec.key]: record, ...(await spec.getExtras?.read(ctx, record)) };
       },
     });

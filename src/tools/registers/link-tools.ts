@@ -80,7 +80,7 @@ export function buildLinkTools(
           .where(eq(target.table.id, targetId))
       : [];
     const organizationId = (other?.organization_id as string | undefined) ?? null;
-    return { ownerId: await named.resolve(ctx, values[named.argument], organizationId), targetId };
+    return { ownerId: await named.resolve(ctx, values[named.argument], organizationId, 'write'), targetId };
   }
 
   /** The owner's organization, once the caller may write there and the target is of the same organization. */

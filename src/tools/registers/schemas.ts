@@ -151,6 +151,34 @@ export function idInput(spec: RegisterSpec) {
 }
 
 /**
+ * The get tool's input: `id`, or for a register whose records are also named otherwise (spec.namedBy: a requirement
+ * by framework and reference) that name instead, with the organization it is looked for in.
+ */
+export function getInput(spec: RegisterSpec) {
+  const named = spec.namedBy;
+  if (!named) return idInput(spec);
+  return z
+    .strictObject({
+      id: recordIdInput(spec).optional().describe(`\`${spec.prefix}_...\` id, or give ${named.argument}.`),
+      [named.argument]: named.schema.optional(),
+      organization_id: organizationIdInput()
+        .optional()
+        .describe(
+          `The organization ${named.argument} is looked for in (not needed with id, or a framework id).`,
+        ),
+    })
+    .superRefine((value, issues) => {
+      const given = ['id', named.argument].filter((name) => value[name] !== undefined);
+      if (given.length !== 1)
+        issues.addIssue({
+          code: 'custom',
+          path: ['id'],
+          message: `Give id or ${named.argument}${given.length === 2 ? ', not both' : ''}`,
+        });
+    });
+}
+
+/**
  * An update tool's field is the add tool's: published with its type and values, its meaning once, in the add tool
  * (the update tool says "as in addX"; tools/list stays small, and leaves out the values too). A state's moves are
  * named there too.

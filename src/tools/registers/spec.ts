@@ -9,7 +9,7 @@ import type { OrderField } from '../pagination.ts';
 import type { ReviewCycle } from '../reviews.ts';
 import type { OrganizationSettings } from '../settings.ts';
 import type { Transitions } from '../states.ts';
-import type { ToolContext } from '../types.ts';
+import type { ToolContext, ToolScope } from '../types.ts';
 
 export type RegisterKind =
   | 'vendor'
@@ -330,12 +330,18 @@ export interface RegisterSpec {
   nameFields?: string[];
   /**
    * Its records named another way than by id (a requirement by framework and reference): its link tools take
-   * `argument` beside `<kind>_id`, resolved in the organization of the other record of the link.
+   * `argument` beside `<kind>_id`, resolved in the organization of the other record of the link, and its get tool
+   * beside `id`, resolved in the `organization_id` it is given (for a tool of `mode`).
    */
   namedBy?: {
     argument: string;
     schema: z.ZodType;
-    resolve(ctx: ToolContext, value: unknown, organizationId: string | null): Promise<string>;
+    resolve(
+      ctx: ToolContext,
+      value: unknown,
+      organizationId: string | null,
+      mode: ToolScope,
+    ): Promise<string>;
   };
   /**
    * Records in a tree (a requirement's parent): `parent` points at a record of the same register that shares the
