@@ -13,6 +13,7 @@ import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
 import { takeFlash } from './flash.ts';
+import { catalogRoutes } from './frameworks/catalogs-page.tsx';
 import { frameworkDetailsOf } from './frameworks/details.tsx';
 import { frameworkRoutes } from './frameworks/routes.tsx';
 import { historyRoutes } from './history/routes.tsx';
@@ -177,6 +178,7 @@ export function createWebRoutes(deps: WebDeps) {
     webhookRoutes(deps),
     historyRoutes(deps),
     frameworkRoutes(deps),
+    catalogRoutes(deps),
     recordFormRoutes(deps),
     documentRoutes(deps),
     evidenceRoutes(deps),

@@ -13,6 +13,11 @@ export function AddRecordLink({ membership, page }: { membership: Membership; pa
       <a class="button" href={`/orgs/${membership.organizationId}/${page.slug}/new`}>
         Add {page.spec.label}
       </a>
+      {page.kind === 'framework' && (
+        <a class="button quiet" href={`/orgs/${membership.organizationId}/frameworks/catalogues`}>
+          From a built-in catalogue
+        </a>
+      )}
       {page.importable !== false && (
         <a class="button quiet" href={`/orgs/${membership.organizationId}/${page.slug}/import`}>
           Import from a file

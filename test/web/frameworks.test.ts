@@ -191,3 +191,56 @@ describe('framework pages', () => {
     expect(base).toContain('/orgs/');
   });
 });
+
+describe('adding a framework from a built-in catalogue', () => {
+  it('lists the catalogues with their counts, adopts one through importFrameworkCatalog, then offers to update it', async () => {
+    const { runtime, client, token, organizationId } = await signedUpRuntime(runtimes);
+    const base = `/orgs/${organizationId}`;
+    const frameworks = await client.get(`${base}/frameworks`);
+    expect(frameworks.html).toContain(`href="${base}/frameworks/catalogues"`);
+    const page = await client.get(`${base}/frameworks/catalogues`);
+    expect(page.status).toBe(200);
+    const text = textOf(page.html);
+    // ISO/IEC 27001:2022: 93 Annex A controls and 30 clause requirements, under 15 sections.
+    expect(text).toMatch(/ISO\/IEC 27001:2022 .* 123 15 AICPA Trust Services Criteria \(SOC 2\) \(170\)/);
+    expect(page.html).toContain(`action="${base}/frameworks/catalogues/iso-27001-2022"`);
+    expect(page.html).toContain('aria-label="Adopt ISO/IEC 27001:2022"');
+
+    const adopted = await client.post(`${base}/frameworks/catalogues/iso-27001-2022`, {
+      _csrf: csrfOf(page.html),
+    });
+    expect(adopted.status).toBe(303);
+    const { catalogs } = await ok(runtime, token, 'listCatalogs', { organization_id: organizationId });
+    const iso = (catalogs as Row[]).find((catalog) => catalog.key === 'iso-27001-2022');
+    const frameworkId = (iso?.adopted as Row).framework_id;
+    expect(adopted.location).toBe(`${base}/frameworks/${frameworkId}`);
+    const shown = await client.follow(adopted);
+    expect(textOf(shown.html)).toContain(
+      'was adopted: 138 requirements and sections added, 0 updated, 0 unchanged.',
+    );
+    const { total_count } = await ok(runtime, token, 'listRequirements', {
+      organization_id: organizationId,
+      filter: { framework_id: frameworkId },
+      size: 1,
+    });
+    expect(total_count).toBe(138);
+    const again = await client.get(`${base}/frameworks/catalogues`);
+    expect(again.html).toContain('aria-label="Update ISO/IEC 27001:2022"');
+    expect(again.html).toContain(`href="${base}/frameworks/${frameworkId}"`);
+  });
+
+  it('shows a viewer the catalogues without buttons, and refuses a viewer’s adoption', async () => {
+    const { runtime, organizationId } = await signedUpRuntime(runtimes);
+    const viewer = await createActor(runtime, 'viewer');
+    await addMember(runtime, organizationId, viewer, 'VIEWER');
+    const client = new WebClient(runtime);
+    await client.signIn(viewer.email, ACTOR_PASSWORD);
+    const page = await client.get(`/orgs/${organizationId}/frameworks/catalogues`);
+    expect(page.status).toBe(200);
+    expect(page.html).not.toContain('/frameworks/catalogues/iso-27001-2022"');
+    const refused = await client.post(`/orgs/${organizationId}/frameworks/catalogues/iso-27001-2022`, {
+      _csrf: csrfOf(page.html),
+    });
+    expect(refused.status).toBe(403);
+  });
+});

@@ -201,7 +201,7 @@ describe('register pages', () => {
     expect(await steps()).toBe('3');
     const first = await client.get(home);
     expect(first.html).toContain(`href="${home}/risks/import"`);
-    expect(first.html).toContain(`href="${home}/frameworks/new"`);
+    expect(first.html).toContain(`href="${home}/frameworks/catalogues"`);
     await ok(runtime, token, 'addRisk', {
       organization_id: organizationId,
       name: 'Phishing',

@@ -94,8 +94,10 @@ function GettingStarted({ base, summary, steps }: { base: string; summary: Summa
       title: 'Add a framework',
       action: (
         <>
-          <a href={`${base}/frameworks/new`}>Add ISO 27001, SOC 2 or NIST CSF</a>, then map your measures to
-          its requirements.
+          <a href={`${base}/frameworks/catalogues`}>
+            Adopt ISO 27001, SOC 2, NIST CSF or another built-in catalogue
+          </a>
+          , then map your measures to its requirements.
         </>
       ),
     },
