@@ -212,7 +212,8 @@ describe('adding a framework from a built-in catalogue', () => {
     expect(adopted.status).toBe(303);
     const { catalogs } = await ok(runtime, token, 'listCatalogs', { organization_id: organizationId });
     const iso = (catalogs as Row[]).find((catalog) => catalog.key === 'iso-27001-2022');
-    const frameworkId = (iso?.adopted as Row).framework_id;
+    const frameworkId = (iso?.adopted as Row | undefined)?.framework_id;
+    expect(frameworkId).toMatch(/^fwk_/);
     expect(adopted.location).toBe(`${base}/frameworks/${frameworkId}`);
     const shown = await client.follow(adopted);
     expect(textOf(shown.html)).toContain(
