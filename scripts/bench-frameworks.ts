@@ -15,6 +15,7 @@ import { migrateDatabase, openNodeDatabase } from '../src/db/open-node.ts';
 import { newId } from '../src/ids.ts';
 import { referenceKey } from '../src/tools/requirements.ts';
 import { oscalCatalog } from '../test/catalogs.ts';
+import { catalogTimings, printCatalogTimings } from './bench-catalogs.ts';
 import { bestLoad, formatLoad, type Load, postLoad, startChildProcess } from './bench-load.ts';
 
 const ROUNDS = 3;
@@ -321,6 +322,7 @@ export async function benchFrameworks(options: { seconds: number }): Promise<num
     console.log(
       `${verdict(timing.seconds <= IMPORT_SECONDS_TARGET)} import of a ${timing.entries}-entry OSCAL catalog on Node: ${timing.seconds.toFixed(2)} s (<= ${IMPORT_SECONDS_TARGET} s), again (all unchanged) ${timing.again.toFixed(2)} s, heap +${timing.heapMb.toFixed(0)} MB`,
     );
+    failed += printCatalogTimings(await catalogTimings());
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

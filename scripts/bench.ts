@@ -2,7 +2,10 @@
 // of tools/list in a model's context.
 // Usage: npm run bench   (exits 1 when a target is missed)
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
-//        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts)
+//        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts,
+//                                        then the built-in catalogue rows of --catalogs)
+//        npm run bench -- --catalogs   (adopting built-in catalogues, crosswalk proposals for 5,000 measures:
+//                                      bench-catalogs.ts)
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
 //                                    --worker adds 10,000 risks through the web upload on the Worker)
 //        npm run bench -- --tools-list   (the tools/list size alone)
@@ -46,6 +49,10 @@ async function measure(target: Target) {
   };
 }
 
+if (process.argv.includes('--catalogs')) {
+  await import('./bench-catalogs.ts');
+  // bench-catalogs.ts exits by itself.
+}
 if (process.argv.includes('--files')) {
   await import('./bench-files.ts');
   // bench-files.ts exits by itself.
