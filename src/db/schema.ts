@@ -1606,7 +1606,8 @@ export const dataSubjectRequests = sqliteTable(
     index('data_subject_requests_org_due_idx').on(t.organization_id, t.due_on, t.id),
     index('data_subject_requests_org_received_idx').on(t.organization_id, t.received_on, t.id),
     index('data_subject_requests_org_status_idx').on(t.organization_id, t.status, t.due_on),
-    index('data_subject_requests_org_owner_idx').on(t.organization_id, t.owner_id),
+    // With the status: one owner's open requests are a seek, however many they have answered (myWork).
+    index('data_subject_requests_org_owner_idx').on(t.organization_id, t.owner_id, t.status),
   ],
 );
 
