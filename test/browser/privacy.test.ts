@@ -13,14 +13,14 @@ describe('incident and privacy pages', () => {
     await page.goto(`${home}/incidents`);
     await page.getByRole('link', { name: 'Laptop with a patient export stolen' }).click();
     const clocks = page.locator('section[aria-labelledby="clocks"]');
-    await expect.poll(() => clocks.locator('h2').innerText()).toBe('Notification deadlines');
+    await expect.poll(() => clocks.locator('h2').textContent()).toBe('Notification deadlines');
     const gdpr = clocks.locator('tbody tr', { hasText: 'GDPR' }).first();
     const cells = await gdpr.locator('td').allInnerTexts();
     expect(cells[0]).toBe('GDPR');
     // Detected 20 hours before the demo was seeded: the authority's 72 hours are running, about 52 left.
     expect(cells[3]).toMatch(/^Running .*\b5[12] h\b/);
     expect(cells[3]).toContain('Record the notice');
-    expect(await page.innerText('body')).not.toContain('[object Object]');
+    expect(await page.textContent('body')).not.toContain('[object Object]');
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '70-incident-clocks');
     await page.setViewportSize({ width: 390, height: 844 });
