@@ -19,6 +19,13 @@ import {
   type Warning,
   withDefault,
 } from './registers/spec.ts';
+import {
+  presentReadiness,
+  readinessFields,
+  requirementReadiness,
+  requirementReadinessFacts,
+  requirementReadinessFilter,
+} from './readiness.ts';
 import { requirementRefSchema, resolveRequirementRef } from './requirement-refs.ts';
 import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES, INCLUSION_REASONS } from './states.ts';
@@ -156,6 +163,7 @@ export const requirementSpec: RegisterSpec = {
       maintained: true,
     },
     ...reviewFields(),
+    ...readinessFields('every applicable measure mapped to it is READY'),
   },
   relations: [
     {
@@ -199,6 +207,7 @@ export const requirementSpec: RegisterSpec = {
   exactFirst: requirements.reference,
   search: [requirements.reference, requirements.title, requirements.description],
   filters: {
+    readiness: requirementReadinessFilter,
     framework_id: filter(idOf('fwk', 'Framework').describe('Only this framework (`fwk_...`).'), (value) =>
       eq(requirements.framework_id, value),
     ),
@@ -239,6 +248,9 @@ export const requirementSpec: RegisterSpec = {
     ...reviewOrderField(requirements.next_review_on),
   },
   review: REVIEW_CYCLES.requirement,
+  computed: requirementReadinessFacts,
+  present: (row, today) =>
+    presentReadiness(row, requirementReadinessFacts, requirementReadiness(row, today)),
   prepare(next: Row) {
     next.reference_key = referenceKey(String(next.reference));
     if (Array.isArray(next.inclusion_reasons)) next.inclusion_reasons = [...new Set(next.inclusion_reasons)];
