@@ -91,7 +91,9 @@ export const controlTestSpec: RegisterSpec = {
       label: 'Period to',
     }),
     method: required(method),
-    sample: optional(longText(2000).describe('What was sampled, e.g. "25 of 340 laptops, picked at random".')),
+    sample: optional(
+      longText(2000).describe('What was sampled, e.g. "25 of 340 laptops, picked at random".'),
+    ),
     result: required(result),
     notes: optional(longText(5000).describe('Findings, deviations, follow-up.')),
     nonconformity_id: optional(

@@ -4,8 +4,8 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
-import { evidenceIdsRelation } from './evidence.ts';
 import { TEST_RESULTS } from './control-tests.ts';
+import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, shortText } from './fields.ts';
 import {
   measureReadiness,
@@ -15,14 +15,18 @@ import {
   readinessFields,
 } from './readiness.ts';
 import { derived, enumFilter, filter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
-import { MAX_REVIEW_INTERVAL_DAYS, REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
+import {
+  MAX_REVIEW_INTERVAL_DAYS,
+  REVIEW_CYCLES,
+  reviewFields,
+  reviewFilters,
+  reviewOrderField,
+} from './reviews.ts';
 import { MEASURE_STATES } from './states.ts';
 
 /** A measure's next test is due before `today`: it has an interval and is still in force. */
 export function testOverdue(row: Record<string, unknown>, today: string): boolean {
-  return (
-    row.state !== 'NOT_APPLICABLE' && typeof row.next_test_on === 'string' && row.next_test_on < today
-  );
+  return row.state !== 'NOT_APPLICABLE' && typeof row.next_test_on === 'string' && row.next_test_on < today;
 }
 
 const maintainedField = (schema: z.ZodType, label: string) => ({
@@ -54,7 +58,9 @@ export const measureSpec: RegisterSpec = {
     owner_id: ownerField(),
     ...reviewFields(),
     evidence_required: withDefault(
-      z.boolean().describe('Readiness needs current evidence attached (default true; false for older measures).'),
+      z
+        .boolean()
+        .describe('Readiness needs current evidence attached (default true; false for older measures).'),
       true,
       { label: 'Evidence required' },
     ),
@@ -143,7 +149,8 @@ export const measureSpec: RegisterSpec = {
   hints: {
     add: 'Add a control or safeguard (e.g. enforce MFA for admins). State defaults to NOT_STARTED. Link it to risks with linkRiskMeasure, to requirements with linkRequirementMeasure.',
     list: 'Implemented but not ready: filter.state IMPLEMENTED with filter.readiness NOT_READY; tests due: filter.test_due_before.',
-    update: 'Any state may follow any other (e.g. mark it IMPLEMENTED); readiness expects evidence_required and test_interval_days.',
+    update:
+      'Any state may follow any other (e.g. mark it IMPLEMENTED); readiness expects evidence_required and test_interval_days.',
   },
   example: {
     organization_id: 'org_...',

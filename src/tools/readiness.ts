@@ -67,11 +67,17 @@ export const measureReadinessFacts: Record<string, SQL> = {
 };
 
 /** A measure's readiness on `today`, from its row and facts: READY, or NOT_READY with every reason, or NOT_APPLICABLE. */
-export function measureReadiness(row: Row, today: string): { readiness: Readiness; reasons: ReadinessReason[] } {
+export function measureReadiness(
+  row: Row,
+  today: string,
+): { readiness: Readiness; reasons: ReadinessReason[] } {
   if (row.state === 'NOT_APPLICABLE') return { readiness: 'NOT_APPLICABLE', reasons: [] };
   const reasons: ReadinessReason[] = [];
   if (row.state !== 'IMPLEMENTED')
-    reasons.push({ code: 'not_implemented', message: `the measure is ${String(row.state)}, not IMPLEMENTED` });
+    reasons.push({
+      code: 'not_implemented',
+      message: `the measure is ${String(row.state)}, not IMPLEMENTED`,
+    });
   if (row.evidence_required === true || row.evidence_required === 1) {
     const until = row.readiness_evidence_until;
     if (typeof until !== 'string')
@@ -137,13 +143,14 @@ const readinessFilterSchema = (what: string) =>
   );
 
 /** The measures' `readiness` list filter. */
-export const measureReadinessFilter: FilterSpec = filter(readinessFilterSchema('measures'), (value, today) => {
-  if (value === 'NOT_APPLICABLE') return sql`${measures.state} = 'NOT_APPLICABLE'`;
-  const ready = measureReady(today);
-  return value === 'READY'
-    ? ready
-    : sql`(${measures.state} <> 'NOT_APPLICABLE' and not ${ready})`;
-});
+export const measureReadinessFilter: FilterSpec = filter(
+  readinessFilterSchema('measures'),
+  (value, today) => {
+    if (value === 'NOT_APPLICABLE') return sql`${measures.state} = 'NOT_APPLICABLE'`;
+    const ready = measureReady(today);
+    return value === 'READY' ? ready : sql`(${measures.state} <> 'NOT_APPLICABLE' and not ${ready})`;
+  },
+);
 
 // ---- requirements: from the measures mapped to them (NOT_APPLICABLE ones ignored) --------------------------------
 

@@ -9,6 +9,13 @@ import { linkedFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
 import {
+  presentReadiness,
+  readinessFields,
+  requirementReadiness,
+  requirementReadinessFacts,
+  requirementReadinessFilter,
+} from './readiness.ts';
+import {
   derived,
   enumFilter,
   filter,
@@ -19,13 +26,6 @@ import {
   type Warning,
   withDefault,
 } from './registers/spec.ts';
-import {
-  presentReadiness,
-  readinessFields,
-  requirementReadiness,
-  requirementReadinessFacts,
-  requirementReadinessFilter,
-} from './readiness.ts';
 import { requirementRefSchema, resolveRequirementRef } from './requirement-refs.ts';
 import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES, INCLUSION_REASONS } from './states.ts';
@@ -249,8 +249,7 @@ export const requirementSpec: RegisterSpec = {
   },
   review: REVIEW_CYCLES.requirement,
   computed: requirementReadinessFacts,
-  present: (row, today) =>
-    presentReadiness(row, requirementReadinessFacts, requirementReadiness(row, today)),
+  present: (row, today) => presentReadiness(row, requirementReadinessFacts, requirementReadiness(row, today)),
   prepare(next: Row) {
     next.reference_key = referenceKey(String(next.reference));
     if (Array.isArray(next.inclusion_reasons)) next.inclusion_reasons = [...new Set(next.inclusion_reasons)];
