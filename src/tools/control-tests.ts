@@ -1,7 +1,6 @@
 // Control tests: a test of a measure (who, when, the period covered, method, sample, result); the measure keeps its
 // latest test and, with a test interval, when the next one is due (triggers of migrations/0028).
 import { eq, sql } from 'drizzle-orm';
-import { z } from 'zod';
 import { controlTests } from '../db/schema.ts';
 import { ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';

@@ -60,11 +60,11 @@ function readyUntilOn(m: string): SQL {
 const MEASURE = '"measures"';
 
 /** The facts a measure's readiness is decided from, read with its row (left out of the answer). */
-export const measureReadinessFacts: Record<string, SQL> = {
+export const measureReadinessFacts = {
   readiness_evidence_until: evidenceUntil(sql.raw(`${MEASURE}.id`)),
   readiness_evidence_title: evidenceTitle(sql.raw(`${MEASURE}.id`)),
   readiness_document: unapprovedDocument(sql.raw(`${MEASURE}.id`)),
-};
+} satisfies Record<string, SQL>;
 
 /** A measure's readiness on `today`, from its row and facts: READY, or NOT_READY with every reason, or NOT_APPLICABLE. */
 export function measureReadiness(
@@ -162,13 +162,13 @@ const mappedMeasures = sql.raw(
 );
 
 /** The facts a requirement's readiness is decided from (left out of the answer). */
-export const requirementReadinessFacts: Record<string, SQL> = {
+export const requirementReadinessFacts = {
   readiness_measures: sql`(select count(*) from ${mappedMeasures})`,
   readiness_blocked: sql`(select count(*) from ${mappedMeasures} and ${blockedOn('m')})`,
   readiness_blocked_name: sql`(select m.name from ${mappedMeasures} and ${blockedOn('m')} order by m.name limit 1)`,
   readiness_until: sql`(select min(${readyUntilOn('m')}) from ${mappedMeasures})`,
   readiness_until_name: sql`(select m.name from ${mappedMeasures} order by ${readyUntilOn('m')}, m.name limit 1)`,
-};
+} satisfies Record<string, SQL>;
 
 /** A requirement's readiness on `today`: every applicable mapped measure READY. */
 export function requirementReadiness(
@@ -209,7 +209,7 @@ export function requirementReadiness(
 }
 
 /** SQL: the requirement (the row of `requirements`) is READY on `today`. */
-function requirementReady(today: string): SQL {
+export function requirementReady(today: string): SQL {
   return sql`(${requirements.is_section} = 0 and ${requirements.applicability} <> 'EXCLUDED' and exists (select 1 from ${mappedMeasures}) and not exists (select 1 from ${mappedMeasures} and (${blockedOn('m')} or ${readyUntilOn('m')} < ${today})))`;
 }
 

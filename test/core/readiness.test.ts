@@ -265,5 +265,38 @@ describe('readiness', () => {
       filter: { implementation_status: 'IMPLEMENTED', readiness: 'NOT_READY' },
     })) as { requirements: Row[] };
     expect(implementedNotReady.requirements.map((row) => row.id)).toEqual([requirement.id]);
+    const soa = (await body('getStatementOfApplicability', { framework_id: framework.id })) as {
+      requirements: Row[];
+    };
+    expect(soa.requirements[0]).toMatchObject({
+      implementation_status: 'IMPLEMENTED',
+      readiness: 'NOT_READY',
+      measures: [
+        { name: 'EDR alerts reviewed', readiness: 'NOT_READY' },
+        { name: 'Endpoint protection', readiness: 'READY' },
+      ],
+    });
+    const coverage = (await body('getFrameworkCoverage', { framework_id: framework.id })) as {
+      readiness: Row;
+    };
+    expect(coverage.readiness).toEqual({ ready: 0, not_ready: 1, implemented_not_ready: 1, ready_share: 0 });
+    // Tested effective: the requirement is ready, on both the statement and the coverage.
+    const { self } = {
+      self: ((await body('listPeople', { organization_id: org })) as { people: Row[] }).people[0],
+    };
+    await addTest(org, strict.id, self?.id);
+    const after = (await body('getStatementOfApplicability', {
+      framework_id: framework.id,
+      filter: { readiness: 'READY' },
+    })) as { requirements: Row[] };
+    expect(after.requirements.map((row) => [row.id, row.readiness, row.readiness_reasons])).toEqual([
+      [requirement.id, 'READY', []],
+    ]);
+    const covered = (await body('getFrameworkCoverage', { framework_id: framework.id })) as {
+      readiness: Row;
+    };
+    expect(covered.readiness).toEqual({ ready: 1, not_ready: 0, implemented_not_ready: 0, ready_share: 1 });
+    const summary = (await body('getComplianceSummary', { organization_id: org })) as { measures: Row };
+    expect(summary.measures).toMatchObject({ ready: 2, implemented_not_ready: 0, tests_overdue: 0 });
   });
 });
