@@ -16,9 +16,7 @@ import {
   required,
   ruleRefusal,
 } from './registers/spec.ts';
-
-export const TEST_METHODS = ['INQUIRY', 'INSPECTION', 'OBSERVATION', 'RE_PERFORMANCE'] as const;
-export const TEST_RESULTS = ['EFFECTIVE', 'EXCEPTION', 'NOT_EFFECTIVE'] as const;
+import { TEST_METHODS, TEST_RESULTS } from './states.ts';
 
 const method = caseInsensitiveEnum(TEST_METHODS).describe(
   'How it was tested: INQUIRY, INSPECTION, OBSERVATION or RE_PERFORMANCE.',
@@ -76,10 +74,13 @@ export const controlTestSpec: RegisterSpec = {
       fixed: true,
       cascade: true,
     },
-    tester_id: required(idOf('per', 'Person').describe('Who tested (`per_...`).'), 'person', {
-      label: 'Tester',
-      hint: 'The person who performed the test.',
-    }),
+    tester_id: {
+      ...required(idOf('per', 'Person').describe('Who tested (`per_...`).'), 'person', {
+        label: 'Tester',
+        hint: 'The person who performed the test.',
+      }),
+      fixed: true,
+    },
     tested_on: filledOnAdd(dateSchema.describe('Day of the test (default today, not later).'), {
       label: 'Tested on',
     }),
@@ -122,6 +123,7 @@ export const controlTestSpec: RegisterSpec = {
   hints: {
     list: 'Of one measure: filter.measure_id; failures: filter.result EXCEPTION or NOT_EFFECTIVE.',
     add: "Records a test of a measure; the measure's last_tested_on, last_test_result and next_test_on follow. An exception: addNonconformity, then nonconformity_id here. Attach proof with addEvidence record_ids.",
+    get: 'Everything about one test: its tester, period, method, sample, result, evidence and nonconformity.',
     update: 'Correct a test, or link the nonconformity raised (nonconformity_id).',
   },
   example: {

@@ -481,15 +481,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     const total = carried ?? cappedCount(Number(counted?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
     const presented = shown.map((raw) => {
       const decided = requirementReadiness(raw, today);
-      const {
-        reference_key: _key,
-        readiness_measures: _measures,
-        readiness_blocked: _blocked,
-        readiness_blocked_name: _blockedName,
-        readiness_until: _until,
-        readiness_until_name: _untilName,
-        ...row
-      } = raw;
+      const { reference_key: _key, readiness_measures: _measures, readiness_until: _until, ...row } = raw;
       return {
         ...row,
         readiness: decided.readiness,

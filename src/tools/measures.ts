@@ -4,7 +4,6 @@ import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { measures, requirementMeasures, riskMeasures } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
-import { TEST_RESULTS } from './control-tests.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, shortText } from './fields.ts';
 import {
@@ -22,7 +21,7 @@ import {
   reviewFilters,
   reviewOrderField,
 } from './reviews.ts';
-import { MEASURE_STATES } from './states.ts';
+import { MEASURE_STATES, TEST_RESULTS } from './states.ts';
 
 /** A measure's next test is due before `today`: it has an interval and is still in force. */
 export function testOverdue(row: Record<string, unknown>, today: string): boolean {

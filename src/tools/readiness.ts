@@ -30,25 +30,29 @@ export interface ReadinessReason {
 /** A day later than any real one: "never runs out" in min/max over dates. */
 const NEVER = '9999-12-31';
 
+/** The evidence items linked to a measure that no other item supersedes, as a FROM clause over `e`. */
+const currentEvidence = (measureId: SQL) =>
+  sql`evidence_records er join evidence e on e.id = er.evidence_id where er.record_id = ${measureId} and not exists (select 1 from evidence s where s.supersedes_id = e.id)`;
+
+/** The latest day a measure's current evidence is valid (NEVER without valid_until); null when it has none. */
+const evidenceUntil = (measureId: SQL) =>
+  sql`(select max(coalesce(e.valid_until, ${NEVER})) from ${currentEvidence(measureId)})`;
+
 /**
- * The latest day a measure's current evidence is valid (NEVER without valid_until), over the items linked to it that
- * no other item supersedes; null when it has none.
+ * That day and the title of its item, as a JSON array (`[null, null]` without evidence): an aggregate's bare column
+ * comes from the row of its max, so no sort is needed.
  */
-const evidenceUntil = (measureId: SQL | string) =>
-  sql`(select max(coalesce(e.valid_until, ${NEVER})) from evidence_records er join evidence e on e.id = er.evidence_id where er.record_id = ${measureId} and not exists (select 1 from evidence s where s.supersedes_id = e.id))`;
+const evidenceFacts = (measureId: SQL) =>
+  sql`(select json_array(max(coalesce(e.valid_until, ${NEVER})), e.title) from ${currentEvidence(measureId)})`;
 
-/** The title of that item. */
-const evidenceTitle = (measureId: SQL | string) =>
-  sql`(select e.title from evidence_records er join evidence e on e.id = er.evidence_id where er.record_id = ${measureId} and not exists (select 1 from evidence s where s.supersedes_id = e.id) order by coalesce(e.valid_until, ${NEVER}) desc limit 1)`;
-
-/** A document covering the measure (linked by its measure_ids), not retired, with no approved version in force. */
-const unapprovedDocument = (measureId: SQL | string) =>
-  sql`(select d.title from document_measures dm join documents d on d.id = dm.document_id where dm.measure_id = ${measureId} and d.status <> 'RETIRED' and d.published_version is null order by d.title limit 1)`;
+/** The documents covering the measure (linked by their measure_ids), not retired, with no approved version in force. */
+const unapprovedDocuments = (measureId: SQL) =>
+  sql`document_measures dm join documents d on d.id = dm.document_id where dm.measure_id = ${measureId} and d.status <> 'RETIRED' and d.published_version is null`;
 
 /** SQL over a measure's columns (`m`): it is not ready whatever the day (state, missing evidence, document, tests). */
 function blockedOn(m: string): SQL {
   const id = sql.raw(`${m}.id`);
-  return sql`(${sql.raw(m)}.state <> 'IMPLEMENTED' or (${sql.raw(m)}.evidence_required = 1 and ${evidenceUntil(id)} is null) or ${unapprovedDocument(id)} is not null or (${sql.raw(m)}.test_interval_days is not null and ${sql.raw(m)}.last_tested_on is null) or coalesce(${sql.raw(m)}.last_test_result, 'EFFECTIVE') <> 'EFFECTIVE')`;
+  return sql`(${sql.raw(m)}.state <> 'IMPLEMENTED' or (${sql.raw(m)}.evidence_required = 1 and ${evidenceUntil(id)} is null) or exists (select 1 from ${unapprovedDocuments(id)}) or (${sql.raw(m)}.test_interval_days is not null and ${sql.raw(m)}.last_tested_on is null) or coalesce(${sql.raw(m)}.last_test_result, 'EFFECTIVE') <> 'EFFECTIVE')`;
 }
 
 /** SQL: the last day a measure not blocked stays ready (its evidence's expiry, its next test), NEVER when none. */
@@ -61,10 +65,16 @@ const MEASURE = '"measures"';
 
 /** The facts a measure's readiness is decided from, read with its row (left out of the answer). */
 export const measureReadinessFacts = {
-  readiness_evidence_until: evidenceUntil(sql.raw(`${MEASURE}.id`)),
-  readiness_evidence_title: evidenceTitle(sql.raw(`${MEASURE}.id`)),
-  readiness_document: unapprovedDocument(sql.raw(`${MEASURE}.id`)),
+  readiness_evidence: evidenceFacts(sql.raw(`${MEASURE}.id`)),
+  readiness_document: sql`(select min(d.title) from ${unapprovedDocuments(sql.raw(`${MEASURE}.id`))})`,
 } satisfies Record<string, SQL>;
+
+/** A JSON array read from SQL, or an empty one. */
+function jsonArray(value: unknown): unknown[] {
+  if (typeof value !== 'string') return [];
+  const parsed: unknown = JSON.parse(value);
+  return Array.isArray(parsed) ? parsed : [];
+}
 
 /** A measure's readiness on `today`, from its row and facts: READY, or NOT_READY with every reason, or NOT_APPLICABLE. */
 export function measureReadiness(
@@ -79,13 +89,13 @@ export function measureReadiness(
       message: `the measure is ${String(row.state)}, not IMPLEMENTED`,
     });
   if (row.evidence_required === true || row.evidence_required === 1) {
-    const until = row.readiness_evidence_until;
+    const [until, title] = jsonArray(row.readiness_evidence);
     if (typeof until !== 'string')
       reasons.push({ code: 'no_evidence', message: 'no evidence is attached (evidence_required)' });
     else if (until < today)
       reasons.push({
         code: 'evidence_expired',
-        message: `evidence "${String(row.readiness_evidence_title)}" expired on ${until}`,
+        message: `evidence "${String(title)}" expired on ${until}`,
       });
   }
   if (typeof row.readiness_document === 'string')
@@ -161,13 +171,13 @@ const mappedMeasures = sql.raw(
   `requirement_measures rm join measures m on m.id = rm.measure_id where rm.requirement_id = ${REQUIREMENT}.id and m.state <> 'NOT_APPLICABLE'`,
 );
 
-/** The facts a requirement's readiness is decided from (left out of the answer). */
+/**
+ * The facts a requirement's readiness is decided from, as JSON arrays (left out of the answer): [measures counted,
+ * measures blocked, the first blocked one's name] and [the earliest last ready day, the name of its measure].
+ */
 export const requirementReadinessFacts = {
-  readiness_measures: sql`(select count(*) from ${mappedMeasures})`,
-  readiness_blocked: sql`(select count(*) from ${mappedMeasures} and ${blockedOn('m')})`,
-  readiness_blocked_name: sql`(select m.name from ${mappedMeasures} and ${blockedOn('m')} order by m.name limit 1)`,
-  readiness_until: sql`(select min(${readyUntilOn('m')}) from ${mappedMeasures})`,
-  readiness_until_name: sql`(select m.name from ${mappedMeasures} order by ${readyUntilOn('m')}, m.name limit 1)`,
+  readiness_measures: sql`(select json_array(count(*), coalesce(sum(case when ${blockedOn('m')} then 1 else 0 end), 0), min(case when ${blockedOn('m')} then m.name end)) from ${mappedMeasures})`,
+  readiness_until: sql`(select json_array(min(${readyUntilOn('m')}), m.name) from ${mappedMeasures})`,
 } satisfies Record<string, SQL>;
 
 /** A requirement's readiness on `today`: every applicable mapped measure READY. */
@@ -177,31 +187,31 @@ export function requirementReadiness(
 ): { readiness: Readiness; reasons: ReadinessReason[] } {
   if (row.is_section === true || row.is_section === 1 || row.applicability === 'EXCLUDED')
     return { readiness: 'NOT_APPLICABLE', reasons: [] };
-  const total = Number(row.readiness_measures ?? 0);
-  if (total === 0)
+  const [total = 0, blocked = 0, blockedName] = jsonArray(row.readiness_measures);
+  if (Number(total) === 0)
     return {
       readiness: 'NOT_READY',
       reasons: [{ code: 'no_measures', message: 'no applicable measure covers it' }],
     };
-  const blocked = Number(row.readiness_blocked ?? 0);
-  if (blocked > 0)
+  if (Number(blocked) > 0)
     return {
       readiness: 'NOT_READY',
       reasons: [
         {
           code: 'measure_not_ready',
-          message: `${blocked} of ${total} measures not ready, e.g. "${String(row.readiness_blocked_name)}"`,
+          message: `${Number(blocked)} of ${Number(total)} measures not ready, e.g. "${String(blockedName)}"`,
         },
       ],
     };
-  const until = String(row.readiness_until ?? NEVER);
+  const [last, untilName] = jsonArray(row.readiness_until);
+  const until = typeof last === 'string' ? last : NEVER;
   if (until < today)
     return {
       readiness: 'NOT_READY',
       reasons: [
         {
           code: 'measure_not_ready',
-          message: `measure "${String(row.readiness_until_name)}": its evidence or test ran out on ${until}`,
+          message: `measure "${String(untilName)}": its evidence or test ran out on ${until}`,
         },
       ],
     };
