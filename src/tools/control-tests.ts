@@ -64,7 +64,7 @@ export const controlTestSpec: RegisterSpec = {
   table: controlTests,
   nameFields: ['method', 'tested_on'],
   about:
-    "A control test records a test of a measure: who tested, when, the period covered, method, sample and result; the measure's latest test and next due date follow from it.",
+    'A control test records who tested a measure, when, the period covered, method, sample and result; the latest test and next due date are kept on it.',
   fields: {
     measure_id: {
       ...required(idOf('msr', 'Measure').describe('The measure tested (`msr_...`).'), 'measure', {
