@@ -306,7 +306,7 @@ export const requirementSpec: RegisterSpec = {
     ];
   },
   hints: {
-    list: 'filter.reference: one. Gaps: filter.implementation_status ["NOT_COVERED"]. A framework\'s controls in order: getStatementOfApplicability.',
+    list: "Gaps: filter.implementation_status NOT_COVERED. A framework's controls in order: getStatementOfApplicability.",
     add: 'A clause or criterion of a framework. EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
     update: 'E.g. applicability EXCLUDED (not applicable) with its justification.',
   },
