@@ -163,7 +163,6 @@ export function FrameworkDetails(props: {
           >
             {props.coverage.readiness.implemented_not_ready} implemented but not ready
           </a>
-          .
         </p>
       )}
       <h2 id="requirements">Requirements</h2>
