@@ -177,6 +177,36 @@ describe('control tests', () => {
     expect(failed.control_tests.map((row) => row.id)).toEqual([test.id]);
   });
 
+  it('imports tests from a CSV naming the measure and the tester, and keeps each one in history', async () => {
+    const { org, self } = await world();
+    const measure = await addMeasure(org, { state: 'IMPLEMENTED', test_interval_days: 30 });
+    const csv = `measure_id,tester_id,tested_on,method,result,sample\nEndpoint protection,${String(self.email)},2026-06-01,inspection,effective,10 laptops\nEndpoint protection,${String(self.email)},2026-06-10,observation,exception,5 laptops\n`;
+    const imported = (await body('importRecords', {
+      organization_id: org,
+      kind: 'control_tests',
+      csv,
+    })) as Row;
+    expect(imported).toMatchObject({ kind: 'control_test' });
+    expect(await getMeasure(measure.id)).toMatchObject({
+      last_tested_on: '2026-06-10',
+      last_test_result: 'EXCEPTION',
+      next_test_on: '2026-07-10',
+    });
+    const listed = (await body('listControlTests', {
+      organization_id: org,
+      order_by: { field: 'tested_on', direction: 'ASC' },
+    })) as { control_tests: Row[] };
+    expect(listed.control_tests.map((row) => [row.tested_on, row.method, row.sample])).toEqual([
+      ['2026-06-01', 'INSPECTION', '10 laptops'],
+      ['2026-06-10', 'OBSERVATION', '5 laptops'],
+    ]);
+    const history = (await body('listChanges', {
+      organization_id: org,
+      filter: { kind: 'control_test' },
+    })) as { changes: Row[] };
+    expect(history.changes.map((change) => change.action)).toEqual(['add', 'add']);
+  });
+
   it('brings a test due into myWork for the measure owner', async () => {
     const { org, self } = await world();
     const measure = await addMeasure(org, { owner_id: self.id, test_interval_days: 30 });
