@@ -32,7 +32,7 @@ const NEVER = '9999-12-31';
 
 /** The evidence items linked to a measure that no other item supersedes, as a FROM clause over `e`. */
 const currentEvidence = (measureId: SQL) =>
-  sql`evidence_records er join evidence e on e.id = er.evidence_id where er.record_id = ${measureId} and not exists (select 1 from evidence s where s.supersedes_id = e.id)`;
+  sql`evidence_records er cross join evidence e on e.id = er.evidence_id where er.record_id = ${measureId} and not exists (select 1 from evidence s where s.supersedes_id = e.id)`;
 
 /** The latest day a measure's current evidence is valid (NEVER without valid_until); null when it has none. */
 const evidenceUntil = (measureId: SQL) =>
@@ -47,7 +47,7 @@ const evidenceFacts = (measureId: SQL) =>
 
 /** The documents covering the measure (linked by their measure_ids), not retired, with no approved version in force. */
 const unapprovedDocuments = (measureId: SQL) =>
-  sql`document_measures dm join documents d on d.id = dm.document_id where dm.measure_id = ${measureId} and d.status <> 'RETIRED' and d.published_version is null`;
+  sql`document_measures dm cross join documents d on d.id = dm.document_id where dm.measure_id = ${measureId} and d.status <> 'RETIRED' and d.published_version is null`;
 
 /** SQL over a measure's columns (`m`): it is not ready whatever the day (state, missing evidence, document, tests). */
 function blockedOn(m: string): SQL {
@@ -168,7 +168,7 @@ const REQUIREMENT = '"requirements"';
 
 /** The mapped measures of a requirement that count, as a FROM clause over `m`. */
 const mappedMeasures = sql.raw(
-  `requirement_measures rm join measures m on m.id = rm.measure_id where rm.requirement_id = ${REQUIREMENT}.id and m.state <> 'NOT_APPLICABLE'`,
+  `requirement_measures rm cross join measures m on m.id = rm.measure_id where rm.requirement_id = ${REQUIREMENT}.id and m.state <> 'NOT_APPLICABLE'`,
 );
 
 /**
