@@ -454,10 +454,19 @@ export const measures = sqliteTable(
     state: text('state').notNull(),
     owner_id: text('owner_id'),
     ...reviewColumns(),
+    /** What readiness expects (src/tools/readiness.ts): current evidence (1) or not (0, the meaning before it). */
+    evidence_required: integer('evidence_required', { mode: 'boolean' }).notNull().default(false),
+    /** Tested every this many days (control tests); null: not tested periodically. */
+    test_interval_days: integer('test_interval_days'),
+    /** Kept by triggers from control_tests: the latest test's day and result, and when the next one is due. */
+    last_tested_on: text('last_tested_on'),
+    last_test_result: text('last_test_result'),
+    next_test_on: text('next_test_on'),
     ...timestamps,
   },
   (t) => [
     index('measures_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
+    index('measures_org_test_idx').on(t.organization_id, t.next_test_on, t.id),
     index('measures_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('measures_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('measures_org_name_idx').on(t.organization_id, t.name, t.id),
@@ -477,6 +486,37 @@ export const riskMeasures = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.risk_id, t.measure_id] }),
     index('risk_measures_measure_idx').on(t.measure_id),
+  ],
+);
+
+/**
+ * A test of a measure (`ctt_...`): who tested it, when, the period it covers, how (method, sample) and the result; an
+ * exception may raise a nonconformity. The latest test of a measure is kept on it (measures.last_tested_on & co).
+ */
+export const controlTests = sqliteTable(
+  'control_tests',
+  {
+    ...scoped,
+    measure_id: text('measure_id').notNull(),
+    tester_id: text('tester_id').notNull(),
+    tested_on: text('tested_on').notNull(),
+    period_from: text('period_from'),
+    period_to: text('period_to'),
+    method: text('method').notNull(),
+    sample: text('sample'),
+    result: text('result').notNull(),
+    notes: text('notes'),
+    nonconformity_id: text('nonconformity_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('control_tests_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('control_tests_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('control_tests_org_tested_idx').on(t.organization_id, t.tested_on, t.id),
+    index('control_tests_org_result_idx').on(t.organization_id, t.result),
+    index('control_tests_org_tester_idx').on(t.organization_id, t.tester_id),
+    index('control_tests_org_nonconformity_idx').on(t.organization_id, t.nonconformity_id),
+    index('control_tests_measure_idx').on(t.measure_id, t.tested_on),
   ],
 );
 

@@ -130,6 +130,7 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       category: 'Access control',
       state: 'IMPLEMENTED',
       owner_id: ref('cto'),
+      test_interval_days: 90,
     },
   },
   {
@@ -160,6 +161,8 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       category: 'Endpoints',
       state: 'IMPLEMENTED',
       owner_id: ref('cto'),
+      // Declared IMPLEMENTED, but no evidence and never tested: its readiness says so.
+      test_interval_days: 180,
     },
   },
   {
@@ -544,6 +547,48 @@ const EVIDENCE: DemoRecord[] = [
       collected_on: days(-2),
     },
   },
+  {
+    kind: 'evidence',
+    values: {
+      title: 'Critical supplier review summary',
+      url: 'https://wiki.acme-health.example/security/supplier-reviews',
+      record_ids: [ref('supplier-reviews')],
+      collected_on: days(-400),
+      valid_until: days(-28),
+    },
+  },
+];
+
+/**
+ * Control tests: MFA inspected and effective (with its evidence and its policy in force, the measure is READY); the
+ * supplier reviews' evidence expired (NOT_READY: evidence_expired); endpoint protection never tested.
+ */
+const CONTROL_TESTS: DemoRecord[] = [
+  {
+    kind: 'control_test',
+    values: {
+      measure_id: ref('mfa'),
+      tester_id: ref('dpo'),
+      tested_on: days(-30),
+      period_from: days(-120),
+      period_to: days(-31),
+      method: 'INSPECTION',
+      sample: '25 of 140 SaaS accounts, picked at random in the identity provider',
+      result: 'EFFECTIVE',
+    },
+  },
+  {
+    kind: 'control_test',
+    values: {
+      measure_id: ref('supplier-reviews'),
+      tester_id: ref('cto'),
+      tested_on: days(-60),
+      method: 'INQUIRY',
+      sample: 'The 4 critical suppliers',
+      result: 'EFFECTIVE',
+      notes: 'Reviews held; the summary was not renewed since.',
+    },
+  },
 ];
 
 /**
@@ -655,6 +700,7 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   ...PRIVACY,
   ...DOCUMENTS,
   ...EVIDENCE,
+  ...CONTROL_TESTS,
 ];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */

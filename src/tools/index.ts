@@ -11,6 +11,7 @@ import {
 } from './catalogs/proposal-tools.ts';
 import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
+import { controlTestSpec } from './control-tests.ts';
 import { controlledOutputTools } from './controlled-outputs.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
@@ -50,6 +51,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   riskSpec,
   riskAcceptanceSpec,
   measureSpec,
+  controlTestSpec,
   obligationSpec,
   personSpec,
   frameworkSpec,

@@ -4,6 +4,9 @@ import { AppError } from '../errors.ts';
 export const RISK_STATUSES = ['OPEN', 'IN_TREATMENT', 'MITIGATED', 'ACCEPTED', 'CLOSED'] as const;
 export const RISK_TREATMENTS = ['MITIGATE', 'ACCEPT', 'AVOID', 'TRANSFER'] as const;
 export const MEASURE_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'IMPLEMENTED', 'NOT_APPLICABLE'] as const;
+/** How a control test was made, and what it found. */
+export const TEST_METHODS = ['INQUIRY', 'INSPECTION', 'OBSERVATION', 'RE_PERFORMANCE'] as const;
+export const TEST_RESULTS = ['EFFECTIVE', 'EXCEPTION', 'NOT_EFFECTIVE'] as const;
 export const OBLIGATION_STATUSES = ['NON_COMPLIANT', 'PARTIALLY_COMPLIANT', 'COMPLIANT'] as const;
 export const OBLIGATION_TYPES = ['LEGAL', 'CONTRACTUAL'] as const;
 export const PERSON_KINDS = ['EMPLOYEE', 'CONTRACTOR', 'SERVICE_ACCOUNT'] as const;

@@ -62,7 +62,11 @@ const COLUMNS: Record<
     defaultOrder: { field: 'expires_on', direction: 'ASC' },
     importable: false,
   },
-  measure: { columns: ['name', 'category', 'state', 'owner_id'] },
+  measure: { columns: ['name', 'category', 'state', 'readiness', 'owner_id'] },
+  control_test: {
+    columns: ['measure_id', 'tested_on', 'method', 'result', 'tester_id', 'nonconformity_id'],
+    defaultOrder: { field: 'tested_on', direction: 'DESC' },
+  },
   obligation: { columns: ['requirement', 'source', 'type', 'status', 'due_date', 'overdue', 'owner_id'] },
   person: { columns: ['full_name', 'email', 'kind', 'position'] },
   framework: { columns: ['name', 'version', 'description'] },

@@ -41,6 +41,7 @@ export function exampleArguments(
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
   if (spec.kind === 'risk_acceptance') Object.assign(args, { risk_id: ids.risk, approver_id: ids.person });
+  if (spec.kind === 'control_test') Object.assign(args, { measure_id: ids.measure, tester_id: ids.person });
   if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
     args.incident_id = ids.incident;
   // People's emails are unique within an organization, requirements' references within a framework.
@@ -54,6 +55,7 @@ const ORDER: RegisterKind[] = [
   'risk',
   'risk_acceptance',
   'measure',
+  'control_test',
   'obligation',
   'framework',
   'requirement',
@@ -90,6 +92,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   risk: { note: 'updated by the contract' },
   risk_acceptance: { note: 'updated by the contract' },
   measure: { description: 'updated by the contract' },
+  control_test: { notes: 'updated by the contract' },
   obligation: { area: 'updated by the contract' },
   person: { position: 'updated by the contract' },
   framework: { description: 'updated by the contract' },

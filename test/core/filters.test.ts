@@ -79,6 +79,8 @@ async function newScope() {
     }
     if (args.risk_id === 'rsk_...') args.risk_id = (await add('risk', { treatment: 'ACCEPT' })).id;
     if (args.approver_id === 'per_...') args.approver_id = (await add('person', {})).id;
+    if (args.measure_id === 'msr_...') args.measure_id = (await add('measure', {})).id;
+    if (args.tester_id === 'per_...') args.tester_id = (await add('person', {})).id;
     for (const [field, value] of Object.entries(freshUniqueValues(spec)))
       if (!(field in fields)) args[field] = value;
     const body = await ok(runtime, token, `add${spec.noun}`, args);
@@ -491,6 +493,102 @@ describe('risk levels and acceptances', () => {
       expect(((await ok(runtime, scope.token, 'getRisk', { id: second.id })).risk as Row).status).toBe(
         'OPEN',
       );
+    },
+  );
+
+  filterTest(
+    [
+      'control_test.measure_id',
+      'control_test.tester_id',
+      'control_test.result',
+      'control_test.method',
+      'control_test.tested_before',
+    ],
+    'control tests filter by measure, tester, result, method and day',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const edr = await scope.add('measure', { name: 'EDR' });
+      const mfa = await scope.add('measure', { name: 'MFA' });
+      const early = await scope.add('control_test', {
+        measure_id: edr.id,
+        tester_id: ada.id,
+        tested_on: '2026-01-10',
+        period_from: null,
+        period_to: '2026-01-01',
+        method: 'inquiry',
+        result: 'exception',
+      });
+      const late = await scope.add('control_test', {
+        measure_id: mfa.id,
+        tester_id: bob.id,
+        tested_on: '2026-02-10',
+        period_from: null,
+        period_to: '2026-02-01',
+        method: 're_performance',
+        result: 'effective',
+      });
+      expect(await scope.ids('control_test', { measure_id: edr.id })).toEqual(idsOf(early));
+      expect(await scope.ids('control_test', { tester_id: bob.id })).toEqual(idsOf(late));
+      expect(await scope.ids('control_test', { result: ['EXCEPTION', 'NOT_EFFECTIVE'] })).toEqual(
+        idsOf(early),
+      );
+      expect(await scope.ids('control_test', { method: 'RE_PERFORMANCE' })).toEqual(idsOf(late));
+      expect(await scope.ids('control_test', { tested_before: '2026-02-01' })).toEqual(idsOf(early));
+    },
+  );
+
+  filterTest(
+    ['measure.readiness', 'measure.test_due_before', 'requirement.readiness'],
+    'readiness finds implemented measures and requirements that are not ready, and tests coming due',
+    async () => {
+      const scope = await newScope();
+      const tester = await scope.add('person', {});
+      const plain = await scope.add('measure', {
+        state: 'implemented',
+        evidence_required: false,
+        test_interval_days: null,
+      });
+      const untested = await scope.add('measure', { state: 'implemented', evidence_required: false });
+      const planned = await scope.add('measure', { state: 'not_started', test_interval_days: null });
+      const none = await scope.add('measure', { state: 'not_applicable' });
+      expect(await scope.ids('measure', { readiness: 'READY' })).toEqual(idsOf(plain));
+      expect(await scope.ids('measure', { readiness: 'not_ready' })).toEqual(idsOf(untested, planned));
+      expect(await scope.ids('measure', { state: 'IMPLEMENTED', readiness: 'NOT_READY' })).toEqual(
+        idsOf(untested),
+      );
+      expect(await scope.ids('measure', { readiness: 'NOT_APPLICABLE' })).toEqual(idsOf(none));
+      expect(await scope.ids('measure', { test_due_before: nextDay() })).toEqual(idsOf(untested));
+      await scope.add('control_test', {
+        measure_id: untested.id,
+        tester_id: tester.id,
+        tested_on: today(),
+        period_from: null,
+        period_to: null,
+      });
+      expect(await scope.ids('measure', { test_due_before: nextDay() })).toEqual([]);
+      expect(await scope.ids('measure', { readiness: 'READY' })).toEqual(idsOf(plain, untested));
+      const ready = await scope.add('requirement', { reference: 'R.1' });
+      const gap = await scope.add('requirement', { reference: 'R.2' });
+      const excluded = await scope.add('requirement', {
+        reference: 'R.3',
+        applicability: 'EXCLUDED',
+        justification: 'Not offered.',
+      });
+      await ok(runtime, scope.token, 'linkRequirementMeasure', {
+        requirement_id: ready.id,
+        measure_id: plain.id,
+      });
+      await ok(runtime, scope.token, 'linkRequirementMeasure', {
+        requirement_id: gap.id,
+        measure_id: planned.id,
+      });
+      expect(await scope.ids('requirement', { readiness: 'READY' })).toEqual(idsOf(ready));
+      expect(await scope.ids('requirement', { readiness: 'NOT_READY', is_section: false })).toEqual(
+        idsOf(gap),
+      );
+      expect(await scope.ids('requirement', { readiness: 'NOT_APPLICABLE' })).toEqual(idsOf(excluded));
     },
   );
 

@@ -63,6 +63,8 @@ async function newScope() {
     if (args.incident_id === 'inc_...') args.incident_id = (await addIn(organizationId, 'incident')).id;
     if (args.risk_id === 'rsk_...') args.risk_id = (await addIn(organizationId, 'risk')).id;
     if (args.approver_id === 'per_...') args.approver_id = (await addIn(organizationId, 'person')).id;
+    if (args.measure_id === 'msr_...') args.measure_id = (await addIn(organizationId, 'measure')).id;
+    if (args.tester_id === 'per_...') args.tester_id = (await addIn(organizationId, 'person')).id;
     return { ...args, ...freshUniqueValues(spec) };
   }
 
@@ -172,6 +174,7 @@ const DESIGN_DEFAULTS: Record<string, Row | (() => Row)> = {
   audit: { state: 'NOT_STARTED' },
   evidence: () => ({ kind: 'LINK', collected_on: today() }),
   risk_acceptance: () => ({ accepted_on: today() }),
+  control_test: () => ({ tested_on: today() }),
 };
 
 const designDefaults = (kind: string): Row => {

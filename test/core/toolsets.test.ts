@@ -57,6 +57,7 @@ describe('toolsets as data', () => {
       risks: 7,
       risk_acceptances: 5,
       measures: 5,
+      control_tests: 5,
       obligations: 5,
       people: 5,
       // With publishStatementOfApplicability.

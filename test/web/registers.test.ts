@@ -25,7 +25,7 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the twenty-two kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twenty-three kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
@@ -33,6 +33,7 @@ describe('register pages', () => {
       'risks',
       'risk-acceptances',
       'measures',
+      'control-tests',
       'obligations',
       'people',
       'frameworks',

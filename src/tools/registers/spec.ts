@@ -16,6 +16,7 @@ export type RegisterKind =
   | 'risk'
   | 'risk_acceptance'
   | 'measure'
+  | 'control_test'
   | 'obligation'
   | 'person'
   | 'framework'
