@@ -138,11 +138,19 @@ describe('record forms', () => {
       { runtime, token, organizationId },
       { name: 'Accepted by form', inherent_likelihood: 2, inherent_impact: 2 },
     );
+    // The measure a control test's form tests.
+    const measure = (
+      await ok<{ measure: { id: string } }>(runtime, token, 'addMeasure', {
+        organization_id: organizationId,
+        name: 'Tested by form',
+      })
+    ).measure;
     const refs: Record<string, string> = {
       person: person.id,
       framework: framework.id,
       vendor: vendor.id,
       risk: risk.id,
+      measure: measure.id,
     };
     // A picker lists the organization's records by name.
     const auditForm = await client.get(`${base}/audits/new`);
