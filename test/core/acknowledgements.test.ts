@@ -118,7 +118,8 @@ describe('acknowledgement requests', () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain('Acceptable use policy, version 1');
     expect(page.html).toContain('Use company devices with care.');
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
+    expect(page.headers.get('x-robots-tag')).toBe('noindex, nofollow');
     // A cross-site POST with the right token is refused and records nothing.
     const crossSite = await web.post(path, { _csrf: csrfOf(page.html) }, { origin: 'https://evil.example' });
     expect(crossSite.status).toBe(403);

@@ -27,14 +27,16 @@ const REFUSALS: Record<PublicLinkRefusal, { status: 404 | 410; title: string; te
   },
 };
 
-/** Sends a public page: the usual security headers, no referrer (the path holds the secret), not indexed. */
+/**
+ * Sends a public page: the usual security headers (a referrer only to this origin, so the secret in the path never
+ * leaves; no-referrer would make the form's POST send `Origin: null`, refused as cross-site), not indexed.
+ */
 export function sendPublicPage(
   c: Context,
   page: Parameters<typeof sendPage>[1],
   status: ContentfulStatusCode = 200,
 ): Response | Promise<Response> {
   const response = sendPage(c, page, status);
-  c.header('referrer-policy', 'no-referrer');
   c.header('x-robots-tag', 'noindex, nofollow');
   return response;
 }
