@@ -126,7 +126,48 @@ const LINKS: Record<string, { owner: RegisterKind; target: RegisterKind; list: s
  * A document IN_REVIEW whose approver is the token's holder: a person with the email the history shows for the
  * holder's own writes (added once per organization).
  */
+/** A new document whose version 1 the caller's person is asked to acknowledge: its id and the request's. */
+async function documentToAcknowledge(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<{ document_id: string; request_id: string }> {
+  const approver = await callerPerson(host, token, organizationId, ids);
+  const added = await ok(host, token, 'addDocument', {
+    organization_id: organizationId,
+    title: 'Policy to acknowledge',
+    content: 'Read me.',
+  });
+  const document_id = (added.document as { id: string }).id;
+  const asked = await ok(host, token, 'requestAcknowledgements', {
+    document_id,
+    version: 1,
+    audience: 'PEOPLE',
+    person_ids: [approver],
+  });
+  return { document_id, request_id: (asked.request as { id: string }).id };
+}
+
 async function documentToApprove(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<string> {
+  const approver = await callerPerson(host, token, organizationId, ids);
+  const added = await ok(host, token, 'addDocument', {
+    organization_id: organizationId,
+    title: 'Policy to approve',
+    status: 'IN_REVIEW',
+    content: 'Approve me.',
+    approver_ids: [approver],
+  });
+  return (added.document as { id: string }).id;
+}
+
+/** The person of the register with the caller's address (added if missing). */
+async function callerPerson(
   host: Fetcher,
   token: string,
   organizationId: string,
@@ -142,20 +183,13 @@ async function documentToApprove(
     filter: { query: email },
   });
   const existing = (found.people as { id: string; email: string }[]).find((person) => person.email === email);
-  const approver =
+  return (
     existing?.id ??
     ((
       (await ok(host, token, 'addPerson', { organization_id: organizationId, full_name: 'Approver', email }))
         .person as { id: string }
-    ).id as string);
-  const added = await ok(host, token, 'addDocument', {
-    organization_id: organizationId,
-    title: 'Policy to approve',
-    status: 'IN_REVIEW',
-    content: 'Approve me.',
-    approver_ids: [approver],
-  });
-  return (added.document as { id: string }).id;
+    ).id as string)
+  );
 }
 
 /** A framework whose every requirement has a justification, for publishing its statement of applicability. */
@@ -236,6 +270,17 @@ export async function sampleArguments(
   if (toolName === 'getDocumentInForce') return { document_id: ids.document, on: '2026-06-30' };
   if (toolName === 'approveDocument')
     return { id: await documentToApprove(host, token, organizationId, ids) };
+  if (toolName === 'requestAcknowledgements')
+    return { document_id: ids.document, version: 1, audience: 'ALL', due_date: '2026-12-31' };
+  if (toolName === 'listAcknowledgements')
+    return { organization_id: organizationId, filter: { status: 'PENDING' } };
+  if (toolName === 'acknowledgeDocument')
+    return {
+      document_id: (await documentToAcknowledge(host, token, organizationId, ids)).document_id,
+      version: 1,
+    };
+  if (toolName === 'sendAcknowledgementReminders')
+    return { request_id: (await documentToAcknowledge(host, token, organizationId, ids)).request_id };
   // A framework of its own whose one requirement has its justification: publishing refuses a row without one.
   if (toolName === 'publishStatementOfApplicability')
     return {

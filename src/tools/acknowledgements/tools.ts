@@ -187,7 +187,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     name: 'requestAcknowledgements',
     title: 'Request policy acknowledgements',
     description:
-      'Ask people (ALL of the register, some KINDs, or listed PEOPLE) to read and accept a document version. Returns one single-use link per person to mail; people who acknowledged it within a year are skipped.',
+      'Get everyone (ALL of the people register, some KINDs, or listed PEOPLE) to read and accept an updated policy or document version. Returns one single-use link per person to mail; people who acknowledged it within a year are skipped.',
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
     toolset: 'documents',
@@ -372,7 +372,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     name: 'acknowledgeDocument',
     title: 'Acknowledge a document',
     description:
-      "Acknowledge (read and accept) a document version as the person of the register whose email is your account's confirmed address; settles your pending requests for it.",
+      "Record that I have read and accept (acknowledge) a policy, code of conduct or other document version, as the person whose email is my account's confirmed address.",
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: 'documents',
@@ -432,7 +432,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     name: 'sendAcknowledgementReminders',
     title: 'Remind people to acknowledge',
     description:
-      'Remind everyone still pending on an acknowledgement request: each gets a fresh link (their old one stops working) to mail again.',
+      'Send reminders to the staff who still have not accepted a policy on an acknowledgement request: each gets a fresh link to mail again (their old one stops working).',
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: 'documents',
