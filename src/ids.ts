@@ -20,6 +20,10 @@ export const ID_PREFIXES = {
   requirement: 'req',
   document: 'doc',
   document_version: 'dcv',
+  /** A request that people acknowledge a document version. */
+  acknowledgement_request: 'akr',
+  /** One person's acknowledgement of a document version (pending until given). */
+  acknowledgement: 'ack',
   evidence: 'evd',
   task: 'tsk',
   incident: 'inc',

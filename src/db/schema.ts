@@ -1040,6 +1040,56 @@ export const documentVersions = sqliteTable(
   ],
 );
 
+/** A request that people acknowledge (read and accept) one version of a document. */
+export const acknowledgementRequests = sqliteTable(
+  'acknowledgement_requests',
+  {
+    ...scoped,
+    document_id: text('document_id').notNull(),
+    version_number: integer('version_number').notNull(),
+    /** Who was asked: ALL (the whole people register), KIND (people of some kinds) or PEOPLE (a list). */
+    audience: text('audience').notNull(),
+    due_date: text('due_date'),
+    requested_by_user_id: text('requested_by_user_id'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [index('acknowledgement_requests_org_document_idx').on(t.organization_id, t.document_id)],
+);
+
+/**
+ * One person's acknowledgement of a document version, pending until acknowledged_at is set. The mailed link's secret is
+ * kept as its SHA-256 only; it grants acknowledging this version and reading its content, nothing else.
+ */
+export const acknowledgements = sqliteTable(
+  'acknowledgements',
+  {
+    ...scoped,
+    request_id: text('request_id').notNull(),
+    document_id: text('document_id').notNull(),
+    version_number: integer('version_number').notNull(),
+    person_id: text('person_id').notNull(),
+    secret_hash: text('secret_hash'),
+    link_expires_at: text('link_expires_at'),
+    /** When the person acknowledged, and how: LINK (the mailed link), WEB (signed in), TOKEN (an API call). */
+    acknowledged_at: text('acknowledged_at'),
+    method: text('method'),
+    reminded_at: text('reminded_at'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('acknowledgements_request_person_unique').on(t.request_id, t.person_id),
+    uniqueIndex('acknowledgements_secret_unique').on(t.secret_hash),
+    index('acknowledgements_org_document_idx').on(
+      t.organization_id,
+      t.document_id,
+      t.version_number,
+      t.acknowledged_at,
+      t.person_id,
+    ),
+    index('acknowledgements_person_idx').on(t.person_id, t.document_id),
+  ],
+);
+
 export const documentApprovers = sqliteTable(
   'document_approvers',
   {

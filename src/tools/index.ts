@@ -1,4 +1,5 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it; other code holds handles.
+import { acknowledgementTools } from './acknowledgements/tools.ts';
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
 import { listCatalogsTool, listCrosswalkMappingsTool } from './catalogs/catalog-tools.ts';
@@ -86,6 +87,9 @@ export const listChanges = listChangesTool(
 /** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
 export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
 
+/** Policy acknowledgements: requestAcknowledgements, listAcknowledgements, acknowledgeDocument, reminders. */
+export const ACKNOWLEDGEMENTS = acknowledgementTools(REGISTERS.document);
+
 /** publishStatementOfApplicability, publishRiskRegister, publishRiskTreatmentPlan: generated document versions. */
 export const CONTROLLED_OUTPUTS = controlledOutputTools(REGISTERS.document);
 
@@ -126,6 +130,10 @@ const allTools: Tool[] = [
   DOCUMENT_VERSIONS.listVersions,
   DOCUMENT_VERSIONS.inForce,
   DOCUMENT_VERSIONS.approve,
+  ACKNOWLEDGEMENTS.request,
+  ACKNOWLEDGEMENTS.list,
+  ACKNOWLEDGEMENTS.acknowledge,
+  ACKNOWLEDGEMENTS.remind,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   ...CONTROLLED_OUTPUTS,

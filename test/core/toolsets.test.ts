@@ -68,7 +68,7 @@ describe('toolsets as data', () => {
       continual_improvements: 5,
       audits: 5,
       // With publishRiskRegister and publishRiskTreatmentPlan.
-      documents: 10,
+      documents: 14,
       evidence: 5,
       import: 1,
       history: 1,
