@@ -7,6 +7,7 @@ export const ID_PREFIXES = {
   vendor: 'ven',
   risk: 'rsk',
   risk_acceptance: 'rac',
+  vendor_assessment: 'vas',
   measure: 'msr',
   obligation: 'obl',
   person: 'per',
