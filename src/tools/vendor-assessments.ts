@@ -55,7 +55,7 @@ export const vendorAssessmentSpec: RegisterSpec = {
   table: vendorAssessments,
   nameFields: ['assessed_on', 'result'],
   about:
-    "A vendor assessment records one review of a vendor: when, by whom, the result, the tier decided and until when it holds; each is kept as the vendor's history.",
+    'A vendor assessment records one review: when, by whom, the result, the tier decided and until when it holds; each is kept as history.',
   fields: {
     vendor_id: {
       ...required(idOf('ven', 'Vendor').describe('The vendor assessed (`ven_...`).'), 'vendor', {
@@ -103,9 +103,11 @@ export const vendorAssessmentSpec: RegisterSpec = {
   },
   prepare: checkDates,
   hints: {
-    list: "A vendor's history: filter.vendor_id. Vendors due: listVendors filter.assessment_due_before.",
+    list: 'Of one vendor: filter.vendor_id; running out: filter.expires_before.',
+    get: 'With its vendor, assessor, result, tier decided, expiry, summary and evidence.',
     add: "Kept as history, never overwritten; set the vendor's tier with updateVendor if it changed.",
-    update: 'Only the summary changes; record a new assessment for a new review.',
+    update:
+      'Change its summary (conditions, follow-ups); the rest is fixed: record a new assessment for a new review.',
   },
   example: {
     organization_id: 'org_...',

@@ -157,7 +157,7 @@ export const vendorSpec: RegisterSpec = {
   review: REVIEW_CYCLES.vendor,
   prepare: (next) => checkContract(next),
   hints: {
-    list: 'Due for assessment: filter.assessment_due_before a day (e.g. today), with status ACTIVE; renewals: filter.renewal_before.',
+    list: 'Due for assessment: filter.assessment_due_before (e.g. today).',
   },
   example: {
     organization_id: 'org_...',

@@ -63,6 +63,8 @@ async function newScope() {
     if (args.incident_id === 'inc_...') args.incident_id = (await addIn(organizationId, 'incident')).id;
     if (args.risk_id === 'rsk_...') args.risk_id = (await addIn(organizationId, 'risk')).id;
     if (args.approver_id === 'per_...') args.approver_id = (await addIn(organizationId, 'person')).id;
+    if (args.vendor_id === 'ven_...') args.vendor_id = (await addIn(organizationId, 'vendor')).id;
+    if (args.assessor_id === 'per_...') args.assessor_id = (await addIn(organizationId, 'person')).id;
     return { ...args, ...freshUniqueValues(spec) };
   }
 
@@ -172,6 +174,7 @@ const DESIGN_DEFAULTS: Record<string, Row | (() => Row)> = {
   audit: { state: 'NOT_STARTED' },
   evidence: () => ({ kind: 'LINK', collected_on: today() }),
   risk_acceptance: () => ({ accepted_on: today() }),
+  vendor_assessment: () => ({ assessed_on: today() }),
 };
 
 const designDefaults = (kind: string): Row => {
@@ -457,7 +460,7 @@ describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_
     // A relation to records of several kinds is checked with each of them.
     const several = targetsOf(relation).length > 1;
     const otherKind = (['risk', 'vendor', 'audit', 'person'] as const).find(
-      (kind) => !targetsOf(relation).includes(kind),
+      (kind) => kind !== spec.kind && !targetsOf(relation).includes(kind),
     ) as RegisterKind;
     it(`${relation.field} refuses an id of the wrong kind as invalid_arguments`, async () => {
       const scope = await newScope();
