@@ -25,11 +25,12 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the twenty-two kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twenty-three kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
       'vendors',
+      'vendor-assessments',
       'risks',
       'risk-acceptances',
       'measures',
