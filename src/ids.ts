@@ -8,6 +8,7 @@ export const ID_PREFIXES = {
   risk: 'rsk',
   risk_acceptance: 'rac',
   control_test: 'ctt',
+  vendor_assessment: 'vas',
   measure: 'msr',
   obligation: 'obl',
   person: 'per',

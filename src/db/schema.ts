@@ -376,15 +376,60 @@ export const vendors = sqliteTable(
     countries: text('countries', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     business_owner_id: text('business_owner_id'),
     security_owner_id: text('security_owner_id'),
+    tier: text('tier'),
+    data_access: text('data_access'),
+    status: text('status').notNull().default('ACTIVE'),
+    contract_start_on: text('contract_start_on'),
+    contract_end_on: text('contract_end_on'),
+    renewal_on: text('renewal_on'),
+    sub_processor: integer('sub_processor', { mode: 'boolean' }).notNull().default(false),
+    /** Random per update: the batch's risk_ids statements run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
     ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('vendors_org_status_idx').on(t.organization_id, t.status),
+    index('vendors_org_renewal_idx').on(t.organization_id, t.renewal_on, t.id),
     index('vendors_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('vendors_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('vendors_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('vendors_org_name_idx').on(t.organization_id, t.name, t.id),
     index('vendors_org_category_idx').on(t.organization_id, t.category),
+  ],
+);
+
+export const vendorRisks = sqliteTable(
+  'vendor_risks',
+  {
+    vendor_id: text('vendor_id').notNull(),
+    risk_id: text('risk_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vendor_id, t.risk_id] }), index('vendor_risks_risk_idx').on(t.risk_id)],
+);
+
+/** A vendor's assessments, oldest first: each kept, never overwritten; the latest expiry says when one is due. */
+export const vendorAssessments = sqliteTable(
+  'vendor_assessments',
+  {
+    ...scoped,
+    vendor_id: text('vendor_id').notNull(),
+    assessed_on: text('assessed_on').notNull(),
+    assessor_id: text('assessor_id').notNull(),
+    result: text('result').notNull(),
+    tier: text('tier').notNull(),
+    expires_on: text('expires_on').notNull(),
+    summary: text('summary'),
+    ...timestamps,
+  },
+  (t) => [
+    index('vendor_assessments_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('vendor_assessments_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('vendor_assessments_org_expires_idx').on(t.organization_id, t.expires_on, t.id),
+    index('vendor_assessments_org_assessed_idx').on(t.organization_id, t.assessed_on, t.id),
+    index('vendor_assessments_org_assessor_idx').on(t.organization_id, t.assessor_id),
+    index('vendor_assessments_vendor_idx').on(t.vendor_id, t.expires_on),
   ],
 );
 

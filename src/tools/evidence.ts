@@ -39,6 +39,7 @@ export const EVIDENCE_TARGETS: readonly RegisterKind[] = [
   'requirement',
   'risk',
   'vendor',
+  'vendor_assessment',
   'audit',
   'nonconformity',
   'obligation',

@@ -45,10 +45,12 @@ import { settingsTools } from './settings.ts';
 import { summaryTool } from './summary.ts';
 import { taskSpec } from './tasks.ts';
 import type { Tool } from './types.ts';
+import { vendorAssessmentSpec } from './vendor-assessments.ts';
 import { vendorSpec } from './vendors.ts';
 
 export const REGISTER_SPECS: readonly RegisterSpec[] = [
   vendorSpec,
+  vendorAssessmentSpec,
   riskSpec,
   riskAcceptanceSpec,
   measureSpec,

@@ -27,6 +27,20 @@ export const IMPLEMENTATION_STATUSES = [
   'IMPLEMENTED',
   'NOT_APPLICABLE',
 ] as const;
+/** How much the organization depends on a vendor: CRITICAL first. */
+export const VENDOR_TIERS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+/** The most sensitive data a vendor can reach. */
+export const VENDOR_DATA_ACCESS = [
+  'NONE',
+  'INTERNAL',
+  'CONFIDENTIAL',
+  'PERSONAL',
+  'SPECIAL_CATEGORY',
+] as const;
+/** Where a vendor is in its life with the organization. */
+export const VENDOR_STATUSES = ['ONBOARDING', 'ACTIVE', 'OFFBOARDING', 'OFFBOARDED'] as const;
+/** What an assessment concluded. */
+export const VENDOR_ASSESSMENT_RESULTS = ['APPROVED', 'APPROVED_WITH_CONDITIONS', 'NOT_APPROVED'] as const;
 export const VENDOR_CATEGORIES = [
   'ANALYTICS',
   'CLOUD_PROVIDER',

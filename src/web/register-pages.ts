@@ -38,7 +38,19 @@ const COLUMNS: Record<
     columns: string[];
   }
 > = {
-  vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
+  vendor: {
+    columns: ['name', 'category', 'tier', 'status', 'data_access', 'renewal_on', 'sub_processor'],
+    quickFilters: [
+      {
+        label: 'Due for assessment',
+        filter: (today) => ({ assessment_due_before: today, status: 'ACTIVE' }),
+      },
+    ],
+  },
+  vendor_assessment: {
+    columns: ['vendor_id', 'assessed_on', 'result', 'tier', 'assessor_id', 'expires_on'],
+    defaultOrder: { field: 'assessed_on', direction: 'DESC' },
+  },
   risk: {
     columns: [
       'name',

@@ -42,6 +42,8 @@ export function exampleArguments(
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
   if (spec.kind === 'risk_acceptance') Object.assign(args, { risk_id: ids.risk, approver_id: ids.person });
   if (spec.kind === 'control_test') Object.assign(args, { measure_id: ids.measure, tester_id: ids.person });
+  if (spec.kind === 'vendor_assessment')
+    Object.assign(args, { vendor_id: ids.vendor, assessor_id: ids.person });
   if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
     args.incident_id = ids.incident;
   // People's emails are unique within an organization, requirements' references within a framework.
@@ -52,6 +54,7 @@ export function exampleArguments(
 const ORDER: RegisterKind[] = [
   'person',
   'vendor',
+  'vendor_assessment',
   'risk',
   'risk_acceptance',
   'measure',
@@ -89,6 +92,7 @@ export async function seedRecords(host: Fetcher, token: string, organizationId: 
 /** One field each update tool can change, with the value the record must show afterwards. */
 export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   vendor: { description: 'updated by the contract' },
+  vendor_assessment: { summary: 'updated by the contract' },
   risk: { note: 'updated by the contract' },
   risk_acceptance: { note: 'updated by the contract' },
   measure: { description: 'updated by the contract' },

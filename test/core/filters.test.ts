@@ -81,6 +81,8 @@ async function newScope() {
     if (args.approver_id === 'per_...') args.approver_id = (await add('person', {})).id;
     if (args.measure_id === 'msr_...') args.measure_id = (await add('measure', {})).id;
     if (args.tester_id === 'per_...') args.tester_id = (await add('person', {})).id;
+    if (args.vendor_id === 'ven_...') args.vendor_id = (await add('vendor', {})).id;
+    if (args.assessor_id === 'per_...') args.assessor_id = (await add('person', {})).id;
     for (const [field, value] of Object.entries(freshUniqueValues(spec)))
       if (!(field in fields)) args[field] = value;
     const body = await ok(runtime, token, `add${spec.noun}`, args);
@@ -536,6 +538,82 @@ describe('risk levels and acceptances', () => {
       );
       expect(await scope.ids('control_test', { method: 'RE_PERFORMANCE' })).toEqual(idsOf(late));
       expect(await scope.ids('control_test', { tested_before: '2026-02-01' })).toEqual(idsOf(early));
+    },
+  );
+
+  filterTest(
+    [
+      'vendor.tier',
+      'vendor.status',
+      'vendor.data_access',
+      'vendor.sub_processor',
+      'vendor.renewal_before',
+      'vendor.assessment_due_before',
+      'vendor_assessment.vendor_id',
+      'vendor_assessment.assessor_id',
+      'vendor_assessment.result',
+      'vendor_assessment.expires_before',
+    ],
+    'vendors filter by their risk fields and by a due assessment; assessments by vendor, assessor, result, expiry',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const never = await scope.add('vendor', {
+        name: 'Never assessed',
+        tier: 'LOW',
+        status: 'ONBOARDING',
+        data_access: 'INTERNAL',
+        sub_processor: false,
+      });
+      const lapsed = await scope.add('vendor', {
+        name: 'Lapsed',
+        tier: 'critical',
+        data_access: 'PERSONAL',
+        sub_processor: true,
+        renewal_on: '2027-01-10',
+      });
+      const held = await scope.add('vendor', {
+        name: 'Held',
+        tier: 'HIGH',
+        data_access: 'NONE',
+        sub_processor: false,
+      });
+      // Many old assessments of a vendor: only one holding on the day counts.
+      const old = await scope.add('vendor_assessment', {
+        vendor_id: lapsed.id,
+        assessor_id: ada.id,
+        assessed_on: PAST,
+        result: 'NOT_APPROVED',
+        expires_on: '2021-01-15',
+      });
+      const later = await scope.add('vendor_assessment', {
+        vendor_id: lapsed.id,
+        assessor_id: ada.id,
+        assessed_on: '2021-01-15',
+        expires_on: '2022-01-15',
+      });
+      const current = await scope.add('vendor_assessment', {
+        vendor_id: held.id,
+        assessor_id: bob.id,
+        assessed_on: PAST,
+        expires_on: FUTURE,
+      });
+      expect(never.status).toBe('ONBOARDING');
+      expect(held).toMatchObject({ status: 'ACTIVE', sub_processor: false });
+      expect(await scope.ids('vendor', { tier: ['CRITICAL', 'LOW'] })).toEqual(idsOf(never, lapsed));
+      expect(await scope.ids('vendor', { status: 'ACTIVE' })).toEqual(idsOf(lapsed, held));
+      expect(await scope.ids('vendor', { data_access: 'PERSONAL' })).toEqual(idsOf(lapsed));
+      expect(await scope.ids('vendor', { sub_processor: true })).toEqual(idsOf(lapsed));
+      expect(await scope.ids('vendor', { sub_processor: false })).toEqual(idsOf(never, held));
+      expect(await scope.ids('vendor', { renewal_before: '2027-02-01' })).toEqual(idsOf(lapsed));
+      expect(await scope.ids('vendor', { assessment_due_before: today() })).toEqual(idsOf(never, lapsed));
+      expect(await scope.ids('vendor', { assessment_due_before: '2021-06-01' })).toEqual(idsOf(never));
+      expect(await scope.ids('vendor', { assessment_due_before: FUTURE })).toEqual(idsOf(never, lapsed));
+      expect(await scope.ids('vendor_assessment', { vendor_id: lapsed.id })).toEqual(idsOf(old, later));
+      expect(await scope.ids('vendor_assessment', { assessor_id: bob.id })).toEqual(idsOf(current));
+      expect(await scope.ids('vendor_assessment', { result: 'NOT_APPROVED' })).toEqual(idsOf(old));
+      expect(await scope.ids('vendor_assessment', { expires_before: '2022-01-01' })).toEqual(idsOf(old));
     },
   );
 

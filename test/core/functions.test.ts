@@ -25,7 +25,7 @@ let world: World;
 let ids: RecordIds;
 
 beforeAll(async () => {
-  runtime = await createTestRuntime();
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   world = await createWorld(runtime);
   ids = await seedRecords(runtime, world.aliceToken, world.orgA);
 });

@@ -65,6 +65,8 @@ async function newScope() {
     if (args.approver_id === 'per_...') args.approver_id = (await addIn(organizationId, 'person')).id;
     if (args.measure_id === 'msr_...') args.measure_id = (await addIn(organizationId, 'measure')).id;
     if (args.tester_id === 'per_...') args.tester_id = (await addIn(organizationId, 'person')).id;
+    if (args.vendor_id === 'ven_...') args.vendor_id = (await addIn(organizationId, 'vendor')).id;
+    if (args.assessor_id === 'per_...') args.assessor_id = (await addIn(organizationId, 'person')).id;
     return { ...args, ...freshUniqueValues(spec) };
   }
 
@@ -175,6 +177,7 @@ const DESIGN_DEFAULTS: Record<string, Row | (() => Row)> = {
   evidence: () => ({ kind: 'LINK', collected_on: today() }),
   risk_acceptance: () => ({ accepted_on: today() }),
   control_test: () => ({ tested_on: today() }),
+  vendor_assessment: () => ({ assessed_on: today() }),
 };
 
 const designDefaults = (kind: string): Row => {
@@ -460,7 +463,7 @@ describe.each(REGISTER_SPECS.map((spec) => [spec.kind, spec] as const))('%s', (_
     // A relation to records of several kinds is checked with each of them.
     const several = targetsOf(relation).length > 1;
     const otherKind = (['risk', 'vendor', 'audit', 'person'] as const).find(
-      (kind) => !targetsOf(relation).includes(kind),
+      (kind) => kind !== spec.kind && !targetsOf(relation).includes(kind),
     ) as RegisterKind;
     it(`${relation.field} refuses an id of the wrong kind as invalid_arguments`, async () => {
       const scope = await newScope();

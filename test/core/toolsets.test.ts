@@ -56,6 +56,7 @@ describe('toolsets as data', () => {
       // Risks (5) and their measure links (2).
       risks: 7,
       risk_acceptances: 5,
+      vendor_assessments: 5,
       measures: 5,
       control_tests: 5,
       obligations: 5,

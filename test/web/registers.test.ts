@@ -30,6 +30,7 @@ describe('register pages', () => {
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
       'vendors',
+      'vendor-assessments',
       'risks',
       'risk-acceptances',
       'measures',

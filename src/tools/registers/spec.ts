@@ -13,6 +13,7 @@ import type { ToolContext, ToolScope } from '../types.ts';
 
 export type RegisterKind =
   | 'vendor'
+  | 'vendor_assessment'
   | 'risk'
   | 'risk_acceptance'
   | 'measure'
