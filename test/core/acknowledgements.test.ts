@@ -185,6 +185,21 @@ describe('acknowledgement requests', () => {
     const twice = await refused(aliceToken, 'acknowledgeDocument', { document_id: documentId });
     expect(twice.code).toBe('not_found');
     expect((await pending()).map((row) => row.person_name)).toEqual(['Cleo Contractor']);
+    // The document's history holds the requests and this acknowledgement; the refused second one left no row.
+    const history = await ok(runtime, aliceToken, 'listChanges', {
+      organization_id: org,
+      filter: { record_id: documentId },
+    });
+    const rows = (history.changes as Row[]).filter((row) => String(row.tool).includes('cknowledg'));
+    expect(rows.filter((row) => row.tool === 'acknowledgeDocument').map((row) => row.after)).toEqual([
+      { acknowledged_version: 1, acknowledged_by_id: alicePerson, method: 'TOKEN' },
+    ]);
+    const requests = rows.filter((row) => row.tool === 'requestAcknowledgements');
+    // The test's clock stands still, so the two requests share a time: their order is not asserted. The first asked
+    // three people, the second found everyone asked already.
+    const asked = requests.map((row) => row.after as Row);
+    expect(asked.map((after) => after.requested).sort()).toEqual([0, 3]);
+    expect(asked.find((after) => after.requested === 3)).toMatchObject({ version: 1, audience: 'ALL' });
   });
 
   it('keeps organizations apart: another organization sees neither the document nor its acknowledgements', async () => {

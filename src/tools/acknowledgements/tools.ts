@@ -12,10 +12,12 @@ import {
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
+import { changeAfterWrite } from '../changes.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from '../fields.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { PERSON_KINDS } from '../states.ts';
 import {
+  CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
   defineTool,
   READ_ANNOTATIONS,
@@ -285,8 +287,28 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
       const inserts = [];
       for (let start = 0; start < rows.length; start += INSERT_CHUNK)
         inserts.push(ctx.db.insert(acknowledgements).values(rows.slice(start, start + INSERT_CHUNK)));
-      // All or nothing: the request and every person's row in one batch.
-      await ctx.db.batch([ctx.db.insert(acknowledgementRequests).values(requestRow), ...inserts]);
+      // All or nothing: the request, its history row on the document and every person's row in one batch.
+      await ctx.db.batch([
+        ctx.db.insert(acknowledgementRequests).values(requestRow),
+        changeAfterWrite(ctx, {
+          tool: 'requestAcknowledgements',
+          kind: 'document',
+          recordId: input.document_id,
+          organizationId,
+          action: 'update',
+          before: { acknowledgement_request_id: null },
+          after: {
+            acknowledgement_request_id: requestRow.id,
+            version: number,
+            audience: input.audience,
+            due_date: requestRow.due_date,
+            requested: asked.length,
+          },
+          at,
+        }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
+        ...inserts,
+      ]);
       return {
         request: {
           id: requestRow.id,
@@ -400,14 +422,27 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         eq(acknowledgements.version_number, number),
         eq(acknowledgements.person_id, personId),
       );
-      const updated = await ctx.db
-        .update(acknowledgements)
-        .set({
-          acknowledged_at: ctx.now().toISOString(),
-          method: ctx.surface === 'web' ? 'WEB' : 'TOKEN',
-        })
-        .where(and(of, isNull(acknowledgements.acknowledged_at)))
-        .returning({ id: acknowledgements.id });
+      const at = ctx.now().toISOString();
+      const method = ctx.surface === 'web' ? 'WEB' : 'TOKEN';
+      // The acknowledgement and its history row on the document, in one batch: the row only when one was pending.
+      const [updated] = await ctx.db.batch([
+        ctx.db
+          .update(acknowledgements)
+          .set({ acknowledged_at: at, method })
+          .where(and(of, isNull(acknowledgements.acknowledged_at)))
+          .returning({ id: acknowledgements.id }),
+        changeAfterWrite(ctx, {
+          tool: 'acknowledgeDocument',
+          kind: 'document',
+          recordId: input.document_id,
+          organizationId,
+          action: 'update',
+          before: { acknowledged_version: null },
+          after: { acknowledged_version: number, acknowledged_by_id: personId, method },
+          at,
+        }),
+        ...ctx.writeExtras(CHANGED_A_ROW),
+      ]);
       if (updated.length === 0)
         throw new AppError(
           'not_found',
