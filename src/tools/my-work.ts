@@ -4,8 +4,11 @@ import { and, eq, inArray, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
+  acknowledgementRequests,
+  acknowledgements,
   continualImprovements,
   dataSubjectRequests,
+  documents,
   incidentDeadlines,
   incidents,
   measures,
@@ -31,7 +34,7 @@ import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
-export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE', 'ACCEPTANCE', 'TEST'] as const;
+export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE', 'ACCEPTANCE', 'TEST', 'ACKNOWLEDGE'] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
 export interface MyWorkItem {
@@ -75,6 +78,15 @@ function part(
  */
 function incidentDeadlinePart(personIds: string[], organizationIds: string[]): SQL {
   return sql`select 'incident' as kind, ${incidents.id} as id, ${incidents.organization_id} as organization_id, 'Notification due: ' || ${incidents.title} as title, 'DEADLINE' as reason, min(${incidentDeadlines.due_on}) as due_on, min(${incidentDeadlines.due_at}) as due_at, ${incidents.status} as status from ${incidentDeadlines} join ${incidents} on ${incidents.id} = ${incidentDeadlines.incident_id} where ${inArray(incidentDeadlines.organization_id, organizationIds)} and ${incidentDeadlines.open} = 1 and ${incidentDeadlines.due_on} is not null and ${inArray(incidents.owner_id, personIds)} group by ${incidents.id}`;
+}
+
+/**
+ * The document versions the caller was asked to acknowledge and has not: one item per document and version, due on
+ * the earliest due date of the requests that asked (none: no due date). Read by the person index of
+ * acknowledgements, so the cost follows the caller's own rows.
+ */
+function acknowledgementPart(personIds: string[], organizationIds: string[]): SQL {
+  return sql`select 'document' as kind, ${documents.id} as id, ${documents.organization_id} as organization_id, 'Acknowledge: ' || ${documents.title} || ' v' || ${acknowledgements.version_number} as title, 'ACKNOWLEDGE' as reason, min(${acknowledgementRequests.due_date}) as due_on, null as due_at, ${documents.status} as status from ${acknowledgements} join ${documents} on ${documents.id} = ${acknowledgements.document_id} join ${acknowledgementRequests} on ${acknowledgementRequests.id} = ${acknowledgements.request_id} where ${inArray(acknowledgements.person_id, personIds)} and ${inArray(acknowledgements.organization_id, organizationIds)} and ${acknowledgements.acknowledged_at} is null group by ${documents.id}, ${acknowledgements.version_number}`;
 }
 
 /** When an ACCEPTED risk's acceptance comes due: its expiry, or (none recorded) the day the risk last changed. */
@@ -136,6 +148,7 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         ),
       ),
       incidentDeadlinePart(personIds, organizationIds),
+      acknowledgementPart(personIds, organizationIds),
       // An ACCEPTED risk whose acceptance runs out within the window, has run out, or was never recorded.
       part(
         'risk',
@@ -227,7 +240,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, or a control TEST of your measure due.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, or a document version to ACKNOWLEDGE.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),

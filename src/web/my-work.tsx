@@ -20,6 +20,8 @@ const REASON_LABELS: Record<string, string> = {
   OWNED: 'You own it',
   ACCEPTANCE: 'Risk acceptance due',
   TEST: 'Control test due',
+  DEADLINE: 'Notification deadline',
+  ACKNOWLEDGE: 'To acknowledge',
 };
 
 const PAGE_SIZE = 50;

@@ -178,7 +178,17 @@ describe('acknowledgement requests', () => {
   });
 
   it('lets an account acknowledge as its person (TOKEN), and refuses one that is no person of the register', async () => {
+    // Until then it is in Alice's work, due on the request's day.
+    const toAcknowledge = async () =>
+      ((await ok(runtime, aliceToken, 'myWork', { organization_id: org })).items as Row[]).filter(
+        (item) => item.reason === 'ACKNOWLEDGE',
+      );
+    expect((await toAcknowledge()).map((item) => [item.kind, item.id, item.due_on])).toEqual([
+      ['document', documentId, '2026-03-15'],
+    ]);
+    expect((await toAcknowledge())[0]?.title).toMatch(/^Acknowledge: .+ v1$/);
     const done = await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: documentId });
+    expect(await toAcknowledge()).toEqual([]);
     expect((done.acknowledgements as Row[]).map((row) => [row.person_id, row.method])).toEqual([
       [alicePerson, 'TOKEN'],
     ]);
