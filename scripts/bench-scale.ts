@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../src/config.ts';
 import { newId } from '../src/ids.ts';
+import { type DeadlineTimes, deadlineTimes, printDeadlineTimes } from './bench-deadlines.ts';
 import { benchFrameworks } from './bench-frameworks.ts';
 import {
   bestLoad,
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       cpuSeconds(): number;
       databaseUrl: string;
     }[] = [];
+    const deadlines = new Map<number, DeadlineTimes>();
     for (const size of sizes) {
       const url = `file:${join(dir, `scale-${size}.db`)}`;
       const t0 = Date.now();
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
       await seed.growTo(size);
       await seedNewerRegisters(seed.database.client, seed.organizationId, seed.userId, size);
       await seedIncidentsAndRequests(seed.database, seed.organizationId, size, new Date());
+      deadlines.set(size, await deadlineTimes(seed));
       console.log(
         `seeded ${size} risks, evidence items, documents, tasks, incidents and data-subject requests in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
       );
@@ -172,6 +175,7 @@ async function main(): Promise<void> {
     }
     for (const host of hosts) host.stop();
     printTable(sizes, results, mcpVsDirect, workerNode);
+    printDeadlineTimes(deadlines);
     console.log(
       `best of ${ROUNDS} rounds of ${seconds} s per case and size, sizes interleaved; scale bench took ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );

@@ -4,6 +4,8 @@
 //        npm run bench -- --scale   (list queries at 1k..100k records over loopback, Node and Worker: bench-scale.ts)
 //        npm run bench -- --frameworks   (frameworks at 10,000 requirements, catalog import: bench-frameworks.ts,
 //                                        then the built-in catalogue rows of --catalogs)
+//        npm run bench -- --deadlines   (the notification deadline scan and myWork at 1k and 100k incidents and
+//                                       data-subject requests: bench-deadlines.ts; --scale prints them too)
 //        npm run bench -- --catalogs   (adopting built-in catalogues, crosswalk proposals for 5,000 measures:
 //                                      bench-catalogs.ts)
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
@@ -49,6 +51,10 @@ async function measure(target: Target) {
   };
 }
 
+if (process.argv.includes('--deadlines') && !process.argv.includes('--scale')) {
+  await import('./bench-deadlines.ts');
+  // bench-deadlines.ts exits by itself.
+}
 if (process.argv.includes('--catalogs')) {
   await import('./bench-catalogs.ts');
   // bench-catalogs.ts exits by itself.

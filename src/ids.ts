@@ -7,6 +7,8 @@ export const ID_PREFIXES = {
   vendor: 'ven',
   risk: 'rsk',
   risk_acceptance: 'rac',
+  control_test: 'ctt',
+  vendor_assessment: 'vas',
   measure: 'msr',
   obligation: 'obl',
   person: 'per',
@@ -19,6 +21,10 @@ export const ID_PREFIXES = {
   requirement: 'req',
   document: 'doc',
   document_version: 'dcv',
+  /** A request that people acknowledge a document version. */
+  acknowledgement_request: 'akr',
+  /** One person's acknowledgement of a document version (pending until given). */
+  acknowledgement: 'ack',
   evidence: 'evd',
   task: 'tsk',
   incident: 'inc',

@@ -376,15 +376,60 @@ export const vendors = sqliteTable(
     countries: text('countries', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
     business_owner_id: text('business_owner_id'),
     security_owner_id: text('security_owner_id'),
+    tier: text('tier'),
+    data_access: text('data_access'),
+    status: text('status').notNull().default('ACTIVE'),
+    contract_start_on: text('contract_start_on'),
+    contract_end_on: text('contract_end_on'),
+    renewal_on: text('renewal_on'),
+    sub_processor: integer('sub_processor', { mode: 'boolean' }).notNull().default(false),
+    /** Random per update: the batch's risk_ids statements run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
     ...reviewColumns(),
     ...timestamps,
   },
   (t) => [
+    index('vendors_org_status_idx').on(t.organization_id, t.status),
+    index('vendors_org_renewal_idx').on(t.organization_id, t.renewal_on, t.id),
     index('vendors_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('vendors_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('vendors_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('vendors_org_name_idx').on(t.organization_id, t.name, t.id),
     index('vendors_org_category_idx').on(t.organization_id, t.category),
+  ],
+);
+
+export const vendorRisks = sqliteTable(
+  'vendor_risks',
+  {
+    vendor_id: text('vendor_id').notNull(),
+    risk_id: text('risk_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vendor_id, t.risk_id] }), index('vendor_risks_risk_idx').on(t.risk_id)],
+);
+
+/** A vendor's assessments, oldest first: each kept, never overwritten; the latest expiry says when one is due. */
+export const vendorAssessments = sqliteTable(
+  'vendor_assessments',
+  {
+    ...scoped,
+    vendor_id: text('vendor_id').notNull(),
+    assessed_on: text('assessed_on').notNull(),
+    assessor_id: text('assessor_id').notNull(),
+    result: text('result').notNull(),
+    tier: text('tier').notNull(),
+    expires_on: text('expires_on').notNull(),
+    summary: text('summary'),
+    ...timestamps,
+  },
+  (t) => [
+    index('vendor_assessments_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('vendor_assessments_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('vendor_assessments_org_expires_idx').on(t.organization_id, t.expires_on, t.id),
+    index('vendor_assessments_org_assessed_idx').on(t.organization_id, t.assessed_on, t.id),
+    index('vendor_assessments_org_assessor_idx').on(t.organization_id, t.assessor_id),
+    index('vendor_assessments_vendor_idx').on(t.vendor_id, t.expires_on),
   ],
 );
 
@@ -454,10 +499,19 @@ export const measures = sqliteTable(
     state: text('state').notNull(),
     owner_id: text('owner_id'),
     ...reviewColumns(),
+    /** What readiness expects (src/tools/readiness.ts): current evidence (1) or not (0, the meaning before it). */
+    evidence_required: integer('evidence_required', { mode: 'boolean' }).notNull().default(false),
+    /** Tested every this many days (control tests); null: not tested periodically. */
+    test_interval_days: integer('test_interval_days'),
+    /** Kept by triggers from control_tests: the latest test's day and result, and when the next one is due. */
+    last_tested_on: text('last_tested_on'),
+    last_test_result: text('last_test_result'),
+    next_test_on: text('next_test_on'),
     ...timestamps,
   },
   (t) => [
     index('measures_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
+    index('measures_org_test_idx').on(t.organization_id, t.next_test_on, t.id),
     index('measures_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('measures_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('measures_org_name_idx').on(t.organization_id, t.name, t.id),
@@ -477,6 +531,37 @@ export const riskMeasures = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.risk_id, t.measure_id] }),
     index('risk_measures_measure_idx').on(t.measure_id),
+  ],
+);
+
+/**
+ * A test of a measure (`ctt_...`): who tested it, when, the period it covers, how (method, sample) and the result; an
+ * exception may raise a nonconformity. The latest test of a measure is kept on it (measures.last_tested_on & co).
+ */
+export const controlTests = sqliteTable(
+  'control_tests',
+  {
+    ...scoped,
+    measure_id: text('measure_id').notNull(),
+    tester_id: text('tester_id').notNull(),
+    tested_on: text('tested_on').notNull(),
+    period_from: text('period_from'),
+    period_to: text('period_to'),
+    method: text('method').notNull(),
+    sample: text('sample'),
+    result: text('result').notNull(),
+    notes: text('notes'),
+    nonconformity_id: text('nonconformity_id'),
+    ...timestamps,
+  },
+  (t) => [
+    index('control_tests_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('control_tests_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('control_tests_org_tested_idx').on(t.organization_id, t.tested_on, t.id),
+    index('control_tests_org_result_idx').on(t.organization_id, t.result),
+    index('control_tests_org_tester_idx').on(t.organization_id, t.tester_id),
+    index('control_tests_org_nonconformity_idx').on(t.organization_id, t.nonconformity_id),
+    index('control_tests_measure_idx').on(t.measure_id, t.tested_on),
   ],
 );
 
@@ -997,6 +1082,56 @@ export const documentVersions = sqliteTable(
   (t) => [
     uniqueIndex('document_versions_document_number_unique').on(t.document_id, t.number),
     index('document_versions_org_idx').on(t.organization_id),
+  ],
+);
+
+/** A request that people acknowledge (read and accept) one version of a document. */
+export const acknowledgementRequests = sqliteTable(
+  'acknowledgement_requests',
+  {
+    ...scoped,
+    document_id: text('document_id').notNull(),
+    version_number: integer('version_number').notNull(),
+    /** Who was asked: ALL (the whole people register), KIND (people of some kinds) or PEOPLE (a list). */
+    audience: text('audience').notNull(),
+    due_date: text('due_date'),
+    requested_by_user_id: text('requested_by_user_id'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [index('acknowledgement_requests_org_document_idx').on(t.organization_id, t.document_id)],
+);
+
+/**
+ * One person's acknowledgement of a document version, pending until acknowledged_at is set. The mailed link's secret is
+ * kept as its SHA-256 only; it grants acknowledging this version and reading its content, nothing else.
+ */
+export const acknowledgements = sqliteTable(
+  'acknowledgements',
+  {
+    ...scoped,
+    request_id: text('request_id').notNull(),
+    document_id: text('document_id').notNull(),
+    version_number: integer('version_number').notNull(),
+    person_id: text('person_id').notNull(),
+    secret_hash: text('secret_hash'),
+    link_expires_at: text('link_expires_at'),
+    /** When the person acknowledged, and how: LINK (the mailed link), WEB (signed in), TOKEN (an API call). */
+    acknowledged_at: text('acknowledged_at'),
+    method: text('method'),
+    reminded_at: text('reminded_at'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('acknowledgements_request_person_unique').on(t.request_id, t.person_id),
+    uniqueIndex('acknowledgements_secret_unique').on(t.secret_hash),
+    index('acknowledgements_org_document_idx').on(
+      t.organization_id,
+      t.document_id,
+      t.version_number,
+      t.acknowledged_at,
+      t.person_id,
+    ),
+    index('acknowledgements_person_idx').on(t.person_id, t.document_id),
   ],
 );
 
@@ -1606,7 +1741,8 @@ export const dataSubjectRequests = sqliteTable(
     index('data_subject_requests_org_due_idx').on(t.organization_id, t.due_on, t.id),
     index('data_subject_requests_org_received_idx').on(t.organization_id, t.received_on, t.id),
     index('data_subject_requests_org_status_idx').on(t.organization_id, t.status, t.due_on),
-    index('data_subject_requests_org_owner_idx').on(t.organization_id, t.owner_id),
+    // With the status: one owner's open requests are a seek, however many they have answered (myWork).
+    index('data_subject_requests_org_owner_idx').on(t.organization_id, t.owner_id, t.status),
   ],
 );
 

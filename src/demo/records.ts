@@ -91,6 +91,12 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       certifications: ['SOC 2 Type II', 'ISO 27001', 'ISO 27017'],
       countries: ['DE', 'IE'],
       security_owner_id: ref('cto'),
+      tier: 'CRITICAL',
+      data_access: 'SPECIAL_CATEGORY',
+      status: 'ACTIVE',
+      contract_start_on: days(-900),
+      renewal_on: days(45),
+      sub_processor: true,
       review_interval_days: 365,
       last_reviewed_on: days(-400),
     },
@@ -118,6 +124,35 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       certifications: ['ISO 27001'],
       countries: ['US', 'IE'],
       business_owner_id: ref('dpo'),
+      tier: 'HIGH',
+      data_access: 'SPECIAL_CATEGORY',
+      status: 'ONBOARDING',
+      sub_processor: true,
+    },
+  },
+  {
+    kind: 'vendor_assessment',
+    values: {
+      vendor_id: ref('aws'),
+      assessor_id: ref('cto'),
+      assessed_on: days(-760),
+      result: 'APPROVED',
+      tier: 'CRITICAL',
+      expires_on: days(-395),
+      summary: 'SOC 2 Type II report and ISO 27001 certificate read; no exceptions affecting us.',
+    },
+  },
+  {
+    kind: 'vendor_assessment',
+    values: {
+      vendor_id: ref('aws'),
+      assessor_id: ref('cto'),
+      assessed_on: days(-30),
+      result: 'APPROVED_WITH_CONDITIONS',
+      tier: 'CRITICAL',
+      expires_on: days(335),
+      summary:
+        'Report read again; root account MFA and region restriction to be confirmed by the next review.',
     },
   },
   {
@@ -130,6 +165,7 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       category: 'Access control',
       state: 'IMPLEMENTED',
       owner_id: ref('cto'),
+      test_interval_days: 90,
     },
   },
   {
@@ -160,6 +196,8 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
       category: 'Endpoints',
       state: 'IMPLEMENTED',
       owner_id: ref('cto'),
+      // Declared IMPLEMENTED, but no evidence and never tested: its readiness says so.
+      test_interval_days: 180,
     },
   },
   {
@@ -544,6 +582,48 @@ const EVIDENCE: DemoRecord[] = [
       collected_on: days(-2),
     },
   },
+  {
+    kind: 'evidence',
+    values: {
+      title: 'Critical supplier review summary',
+      url: 'https://wiki.acme-health.example/security/supplier-reviews',
+      record_ids: [ref('supplier-reviews')],
+      collected_on: days(-400),
+      valid_until: days(-28),
+    },
+  },
+];
+
+/**
+ * Control tests: MFA inspected and effective (with its evidence and its policy in force, the measure is READY); the
+ * supplier reviews' evidence expired (NOT_READY: evidence_expired); endpoint protection never tested.
+ */
+const CONTROL_TESTS: DemoRecord[] = [
+  {
+    kind: 'control_test',
+    values: {
+      measure_id: ref('mfa'),
+      tester_id: ref('dpo'),
+      tested_on: days(-30),
+      period_from: days(-120),
+      period_to: days(-31),
+      method: 'INSPECTION',
+      sample: '25 of 140 SaaS accounts, picked at random in the identity provider',
+      result: 'EFFECTIVE',
+    },
+  },
+  {
+    kind: 'control_test',
+    values: {
+      measure_id: ref('supplier-reviews'),
+      tester_id: ref('cto'),
+      tested_on: days(-60),
+      method: 'INQUIRY',
+      sample: 'The 4 critical suppliers',
+      result: 'EFFECTIVE',
+      notes: 'Reviews held; the summary was not renewed since.',
+    },
+  },
 ];
 
 /**
@@ -655,6 +735,7 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   ...PRIVACY,
   ...DOCUMENTS,
   ...EVIDENCE,
+  ...CONTROL_TESTS,
 ];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */

@@ -7,11 +7,12 @@ import type { TokenService } from '../auth/tokens.ts';
 import type { Db } from '../db/client.ts';
 import { requirements, users } from '../db/schema.ts';
 import { randomBase32 } from '../ids.ts';
+import { acknowledgeByLink, findAckLink } from '../tools/acknowledgements/links.ts';
 import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
 import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
 import { proposeMappings } from '../tools/catalogs/proposals.ts';
 import { approveLatestVersion } from '../tools/document-versions.ts';
-import { REGISTERS } from '../tools/index.ts';
+import { ACKNOWLEDGEMENTS, REGISTERS } from '../tools/index.ts';
 import type { RegisterKind } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
@@ -141,6 +142,17 @@ export async function addDemoRecords(
   return ids;
 }
 
+/** Everyone asked to acknowledge the access control policy in force; half of them (the first two) did, by link. */
+async function addDemoAcknowledgements(ctx: ToolContext, documentId: string): Promise<void> {
+  const { request } = ACKNOWLEDGEMENTS;
+  const asked = await request.run(ctx, request.input.parse({ document_id: documentId, audience: 'ALL' }));
+  const links = asked.links as { link_path: string }[];
+  for (const link of links.slice(0, Math.floor(links.length / 2))) {
+    const found = await findAckLink(ctx.db, link.link_path.split('/').at(-1) ?? '', ctx.now());
+    if ('grant' in found) await acknowledgeByLink(ctx.db, found.grant, ctx.now());
+  }
+}
+
 /** Adopts a built-in catalogue as a framework, keyed as `catalog.key`, its references too; excludes what it says. */
 async function adoptDemoCatalog(
   ctx: ToolContext,
@@ -192,7 +204,9 @@ export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): P
     roles: { [organization.id]: 'OWNER' },
     expiresAt: null,
   };
-  await addDemoRecords(contextOutsideSeam(db, principal, now, 'cli'), organization.id);
+  const ctx = contextOutsideSeam(db, principal, now, 'cli');
+  const ids = await addDemoRecords(ctx, organization.id);
+  await addDemoAcknowledgements(ctx, String(ids.get('access-policy')));
   const token = await tokens.create({
     userId: user.id,
     name: 'Demo token (created at first start)',

@@ -5,6 +5,7 @@ import type { Db } from '../db/client.ts';
 import {
   dataSubjectRequests,
   incidentDeadlines,
+  measures,
   nonconformities,
   obligations,
   risks,
@@ -182,6 +183,42 @@ registerDueSource({
       due_date: String(row.due_date),
       status: 'ACCEPTED',
       done_status: 'RENEWED',
+      owner_person_id: row.owner,
+      assignee_user_id: null,
+    }));
+  },
+});
+
+/**
+ * Measures tested periodically whose next control test comes due (never tested: due since created), for their owner:
+ * recording a test (addControlTest) moves next_test_on and ends the item.
+ */
+registerDueSource({
+  kind: 'control_test',
+  async query(ctx, organizationId, until) {
+    const rows = await ctx.db
+      .select({
+        id: measures.id,
+        name: measures.name,
+        due_date: measures.next_test_on,
+        owner: measures.owner_id,
+      })
+      .from(measures)
+      .where(
+        and(
+          eq(measures.organization_id, organizationId),
+          isNotNull(measures.next_test_on),
+          lte(measures.next_test_on, until),
+          sql`${measures.state} <> 'NOT_APPLICABLE'`,
+        ),
+      );
+    return rows.map((row) => ({
+      kind: 'measure',
+      id: row.id,
+      title: `${row.name} (control test due)`,
+      due_date: String(row.due_date),
+      status: 'TEST_DUE',
+      done_status: 'TESTED',
       owner_person_id: row.owner,
       assignee_user_id: null,
     }));

@@ -283,8 +283,6 @@ export const accessReviewSpec: RegisterSpec = {
     period_start: '2026-07-01',
     period_end: '2026-09-30',
     due_on: '2026-12-15',
-    reviewer_ids: ['per_...'],
-    requirements: [{ framework: 'ISO/IEC 27001:2022', reference: 'A.5.18' }],
   },
 };
 

@@ -14,6 +14,7 @@ import {
 import { notFound } from '../errors.ts';
 import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
+import { todayOf } from './overdue.ts';
 import {
   type CursorPayload,
   cappedCount,
@@ -28,6 +29,17 @@ import {
   pageShortenedSchema,
   TOTAL_COUNT_CAP,
 } from './pagination.ts';
+import {
+  measureReadiness,
+  measureReadinessFacts,
+  READINESS,
+  type Readiness,
+  type ReadinessReason,
+  requirementReadiness,
+  requirementReadinessFacts,
+  requirementReadinessFilter,
+  requirementReady,
+} from './readiness.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES, INCLUSION_REASONS, MEASURE_STATES } from './states.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
@@ -160,6 +172,17 @@ export const frameworkCoverageTool: Tool = defineTool({
           .describe('covered_share once they are accepted, 0..1.'),
       })
       .describe('What the crosswalk proposals would give (listMappingProposals).'),
+    readiness: z
+      .object({
+        ready: z.number().int().describe('Applicable requirements READY: every mapped measure evidenced.'),
+        not_ready: z.number().int().describe('Applicable requirements NOT_READY.'),
+        implemented_not_ready: z
+          .number()
+          .int()
+          .describe('Declared IMPLEMENTED but NOT_READY (getStatementOfApplicability filter.readiness).'),
+        ready_share: z.number().nullable().describe('READY / applicable, 0..1; null if none applicable.'),
+      })
+      .describe('Evidenced beside declared: readiness of the applicable requirements.'),
   }),
   async run(ctx, input) {
     const { organization_id: _organization, ...framework } = await loadFramework(ctx, input.framework_id);
@@ -211,8 +234,23 @@ export const frameworkCoverageTool: Tool = defineTool({
           sql`${measures.state} != 'NOT_APPLICABLE'`,
         ),
       );
+    const ready = requirementReady(todayOf(ctx));
+    const [readiness] = await ctx.db
+      .select({
+        ready: sql<number>`coalesce(sum(case when ${ready} then 1 else 0 end), 0)`,
+        implementedNotReady: sql<number>`coalesce(sum(case when ${requirements.implementation_status} = 'IMPLEMENTED' and not ${ready} then 1 else 0 end), 0)`,
+      })
+      .from(requirements)
+      .where(
+        and(
+          eq(requirements.framework_id, framework.id),
+          eq(requirements.is_section, false),
+          sql`${requirements.applicability} <> 'EXCLUDED'`,
+        ),
+      );
     const coverage = coverageOf(rows);
     const gaps = Number(proposed?.gaps ?? 0);
+    const readyCount = Number(readiness?.ready ?? 0);
     return {
       framework,
       coverage,
@@ -229,6 +267,12 @@ export const frameworkCoverageTool: Tool = defineTool({
           coverage.applicable - coverage.by_status.NOT_COVERED + gaps,
           coverage.applicable,
         ),
+      },
+      readiness: {
+        ready: readyCount,
+        not_ready: coverage.applicable - readyCount,
+        implemented_not_ready: Number(readiness?.implementedNotReady ?? 0),
+        ready_share: share(readyCount, coverage.applicable),
       },
     };
   },
@@ -262,6 +306,8 @@ const SOA_ROW = Object.fromEntries(
   inclusion_reasons: SQL<string[]>;
 };
 const SOA_ORDER: OrderField = { column: requirements.reference_key };
+/** The readiness facts of a row (src/tools/readiness.ts), read with the page. */
+const SOA_READINESS = requirementReadinessFacts;
 
 export const statementOfApplicabilityTool: Tool = defineTool({
   name: SOA_NAME,
@@ -283,6 +329,11 @@ export const statementOfApplicabilityTool: Tool = defineTool({
           .optional()
           .describe('Any of these.'),
         section_id: idOf('req', 'Requirement').optional().describe('Only under this top-level section.'),
+        readiness: caseInsensitiveEnum(READINESS)
+          .optional()
+          .describe(
+            'Only this readiness; with implementation_status IMPLEMENTED: implemented but not ready.',
+          ),
       })
       .optional()
       .describe('All given must match; sections are left out when a filter is given.'),
@@ -306,6 +357,14 @@ export const statementOfApplicabilityTool: Tool = defineTool({
               .array(z.string())
               .describe(`Why it is included: ${INCLUSION_REASONS.join(', ')}.`),
             implementation_status: z.string().nullable().describe('Derived; null for a section.'),
+            readiness: z
+              .enum(READINESS)
+              .describe('Evidenced beside declared: READY when every applicable measure mapped is READY.'),
+            readiness_reasons: z
+              .array(
+                z.object({ code: z.string(), message: z.string() }).describe('A reason: code and words.'),
+              )
+              .describe('Why it is not ready; empty when READY.'),
             updated_at: z.string().describe('Last change; pass to updateRequirement as expected_updated_at.'),
             measures: z
               .array(
@@ -314,6 +373,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
                     id: z.string().describe('`msr_...`'),
                     name: z.string().describe('Name.'),
                     state: z.string().describe(`State: ${MEASURE_STATES.join(', ')}.`),
+                    readiness: z.enum(READINESS).describe('Its readiness (getMeasure gives the reasons).'),
                   })
                   .describe('A measure covering it.'),
               )
@@ -352,6 +412,8 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     if (filter.implementation_status)
       conditions.push(inArray(requirements.implementation_status, filter.implementation_status));
     if (filter.section_id) conditions.push(eq(requirements.section_id, filter.section_id));
+    const today = todayOf(ctx);
+    if (filter.readiness) conditions.push(requirementReadinessFilter.where(filter.readiness, today));
     // A filtered statement lists requirements only: a section's heading has no status to match.
     if (Object.keys(filter).length > 0) conditions.push(eq(requirements.is_section, false));
     const where = and(...conditions);
@@ -361,7 +423,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     const size = input.size ?? PAGE_SIZE.default;
     const [range] = pageRanges(SOA_ORDER, requirements.id, 'ASC', cursor);
     const page = ctx.db
-      .select(SOA_ROW)
+      .select({ ...SOA_ROW, ...SOA_READINESS })
       .from(sql`${requirements} indexed by requirements_framework_order_idx`)
       .where(and(where, range?.where))
       .orderBy(...(range?.orderBy ?? []))
@@ -389,6 +451,12 @@ export const statementOfApplicabilityTool: Tool = defineTool({
             id: measures.id,
             name: measures.name,
             state: measures.state,
+            evidence_required: measures.evidence_required,
+            test_interval_days: measures.test_interval_days,
+            last_tested_on: measures.last_tested_on,
+            last_test_result: measures.last_test_result,
+            next_test_on: measures.next_test_on,
+            ...measureReadinessFacts,
           })
           .from(requirementMeasures)
           .innerJoin(measures, eq(measures.id, requirementMeasures.measure_id))
@@ -400,19 +468,28 @@ export const statementOfApplicabilityTool: Tool = defineTool({
           )
           .orderBy(asc(measures.name), asc(measures.id))
       : [];
-    const measuresOf = new Map<string, { id: string; name: string; state: string }[]>();
-    for (const { requirement_id, ...measure } of linked)
-      measuresOf.set(requirement_id, [...(measuresOf.get(requirement_id) ?? []), measure]);
+    const measuresOf = new Map<string, { id: string; name: string; state: string; readiness: Readiness }[]>();
+    for (const { requirement_id, ...measure } of linked) {
+      const row = { id: measure.id, name: measure.name, state: measure.state };
+      const ready = { ...row, readiness: measureReadiness(measure, today).readiness };
+      measuresOf.set(requirement_id, [...(measuresOf.get(requirement_id) ?? []), ready]);
+    }
     const documentsOf = await documentsCovering(
       ctx,
       shown.map((row) => row.id),
     );
     const total = carried ?? cappedCount(Number(counted?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
-    const presented = shown.map(({ reference_key: _key, ...row }) => ({
-      ...row,
-      measures: measuresOf.get(row.id) ?? [],
-      documents: documentsOf.get(row.id) ?? [],
-    }));
+    const presented = shown.map((raw) => {
+      const decided = requirementReadiness(raw, today);
+      const { reference_key: _key, readiness_measures: _measures, readiness_until: _until, ...row } = raw;
+      return {
+        ...row,
+        readiness: decided.readiness,
+        readiness_reasons: decided.reasons satisfies ReadinessReason[],
+        measures: measuresOf.get(raw.id) ?? [],
+        documents: documentsOf.get(raw.id) ?? [],
+      };
+    });
     const kept = itemsWithinBudget(presented);
     const shortened = kept < presented.length;
     const last = shown[kept - 1];

@@ -35,9 +35,11 @@ import type { ToolContext } from './types.ts';
 /** The registers whose records can carry evidence. */
 export const EVIDENCE_TARGETS: readonly RegisterKind[] = [
   'measure',
+  'control_test',
   'requirement',
   'risk',
   'vendor',
+  'vendor_assessment',
   'audit',
   'nonconformity',
   'obligation',
@@ -175,7 +177,7 @@ export const evidenceSpec: RegisterSpec = {
       target: EVIDENCE_TARGETS,
       writable: true,
       description:
-        'Records it is evidence for: measures, requirements, risks, vendors, audits, nonconformities, obligations, incidents, processing activities, DPIAs, data-subject requests.',
+        'Records it is evidence for: measures, control tests, requirements, risks, vendors, audits, nonconformities, obligations, incidents, processing activities, DPIAs, data-subject requests.',
       label: 'Records',
       hint: 'The records this evidence supports.',
     },
@@ -195,7 +197,7 @@ export const evidenceSpec: RegisterSpec = {
         EVIDENCE_TARGETS.map((target) => ID_PREFIXES[target]),
         'record',
       ).describe(
-        'Only evidence for this record (`msr_`, `rsk_`, `req_`, `ven_`, `aud_`, `ncf_`, `obl_`, `inc_`, `pra_`, `dpi_`, `dsr_...`).',
+        'Only evidence for this record (`msr_`, `ctt_`, `rsk_`, `req_`, `ven_`, `aud_`, `ncf_`, `obl_`, `inc_`, `pra_`, `dpi_`, `dsr_...`).',
       ),
     ),
     supersedes_id: filter(idOf('evd', 'Evidence').describe('Only those that replace this item.'), (value) =>

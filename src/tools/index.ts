@@ -1,5 +1,6 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it; other code holds handles.
 import { accessReviewEntrySpec, accessReviewSpec } from './access-reviews.ts';
+import { acknowledgementTools } from './acknowledgements/tools.ts';
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
 import { listCatalogsTool, listCrosswalkMappingsTool } from './catalogs/catalog-tools.ts';
@@ -12,6 +13,7 @@ import {
 } from './catalogs/proposal-tools.ts';
 import { listChangesTool } from './changes.ts';
 import { continualImprovementSpec } from './continual-improvements.ts';
+import { controlTestSpec } from './control-tests.ts';
 import { controlledOutputTools } from './controlled-outputs.ts';
 import { frameworkCoverageTool, statementOfApplicabilityTool } from './coverage.ts';
 import { dataClassificationSpec } from './data-classifications.ts';
@@ -44,13 +46,16 @@ import { settingsTools } from './settings.ts';
 import { summaryTool } from './summary.ts';
 import { taskSpec } from './tasks.ts';
 import type { Tool } from './types.ts';
+import { vendorAssessmentSpec } from './vendor-assessments.ts';
 import { vendorSpec } from './vendors.ts';
 
 export const REGISTER_SPECS: readonly RegisterSpec[] = [
   vendorSpec,
+  vendorAssessmentSpec,
   riskSpec,
   riskAcceptanceSpec,
   measureSpec,
+  controlTestSpec,
   obligationSpec,
   personSpec,
   frameworkSpec,
@@ -86,6 +91,9 @@ export const listChanges = listChangesTool(
 
 /** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
 export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
+
+/** Policy acknowledgements: requestAcknowledgements, listAcknowledgements, acknowledgeDocument, reminders. */
+export const ACKNOWLEDGEMENTS = acknowledgementTools(REGISTERS.document);
 
 /** publishStatementOfApplicability, publishRiskRegister, publishRiskTreatmentPlan: generated document versions. */
 export const CONTROLLED_OUTPUTS = controlledOutputTools(REGISTERS.document);
@@ -127,6 +135,10 @@ const allTools: Tool[] = [
   DOCUMENT_VERSIONS.listVersions,
   DOCUMENT_VERSIONS.inForce,
   DOCUMENT_VERSIONS.approve,
+  ACKNOWLEDGEMENTS.request,
+  ACKNOWLEDGEMENTS.list,
+  ACKNOWLEDGEMENTS.acknowledge,
+  ACKNOWLEDGEMENTS.remind,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   ...CONTROLLED_OUTPUTS,

@@ -10,6 +10,7 @@ import {
   dataSubjectRequests,
   incidentDeadlines,
   incidents,
+  measures,
   nonconformities,
   obligations,
   organizations,
@@ -32,7 +33,7 @@ import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
-export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE', 'ACCEPTANCE'] as const;
+export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE', 'ACCEPTANCE', 'TEST'] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
 export interface MyWorkItem {
@@ -164,6 +165,19 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         sql`'ACCEPTANCE'`,
         and(owned(risks.owner_id), eq(risks.status, 'ACCEPTED'), sql`${riskAcceptanceDue} <= ${horizon}`),
       ),
+      // A measure tested periodically whose next control test is due within the window (or never tested).
+      part(
+        'measure',
+        measures,
+        sql`'Control test due: ' || ${measures.name}`,
+        measures.next_test_on,
+        measures.state,
+        sql`'TEST'`,
+        and(
+          owned(measures.owner_id),
+          sql`${measures.next_test_on} <= ${horizon} and ${measures.state} <> 'NOT_APPLICABLE'`,
+        ),
+      ),
       part(
         'continual_improvement',
         continualImprovements,
@@ -232,7 +246,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, or the ACCEPTANCE of a risk you own running out.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, or a control TEST of your measure due.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),

@@ -9,6 +9,13 @@ import { linkedFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, idOf, longText, shortText } from './fields.ts';
 import {
+  presentReadiness,
+  readinessFields,
+  requirementReadiness,
+  requirementReadinessFacts,
+  requirementReadinessFilter,
+} from './readiness.ts';
+import {
   derived,
   enumFilter,
   filter,
@@ -156,6 +163,7 @@ export const requirementSpec: RegisterSpec = {
       maintained: true,
     },
     ...reviewFields(),
+    ...readinessFields('every applicable measure mapped to it is READY'),
   },
   relations: [
     {
@@ -199,6 +207,7 @@ export const requirementSpec: RegisterSpec = {
   exactFirst: requirements.reference,
   search: [requirements.reference, requirements.title, requirements.description],
   filters: {
+    readiness: requirementReadinessFilter,
     framework_id: filter(idOf('fwk', 'Framework').describe('Only this framework (`fwk_...`).'), (value) =>
       eq(requirements.framework_id, value),
     ),
@@ -239,6 +248,8 @@ export const requirementSpec: RegisterSpec = {
     ...reviewOrderField(requirements.next_review_on),
   },
   review: REVIEW_CYCLES.requirement,
+  computed: requirementReadinessFacts,
+  present: (row, today) => presentReadiness(row, requirementReadinessFacts, requirementReadiness(row, today)),
   prepare(next: Row) {
     next.reference_key = referenceKey(String(next.reference));
     if (Array.isArray(next.inclusion_reasons)) next.inclusion_reasons = [...new Set(next.inclusion_reasons)];
@@ -295,7 +306,7 @@ export const requirementSpec: RegisterSpec = {
     ];
   },
   hints: {
-    list: 'filter.reference: one. Gaps: filter.implementation_status ["NOT_COVERED"]. Per framework: getStatementOfApplicability.',
+    list: "Gaps: filter.implementation_status NOT_COVERED. A framework's controls in order: getStatementOfApplicability.",
     add: 'A clause or criterion of a framework. EXCLUDED needs a justification. Map measures with linkRequirementMeasure.',
     update: 'E.g. applicability EXCLUDED (not applicable) with its justification.',
   },

@@ -4,6 +4,9 @@ import { AppError } from '../errors.ts';
 export const RISK_STATUSES = ['OPEN', 'IN_TREATMENT', 'MITIGATED', 'ACCEPTED', 'CLOSED'] as const;
 export const RISK_TREATMENTS = ['MITIGATE', 'ACCEPT', 'AVOID', 'TRANSFER'] as const;
 export const MEASURE_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'IMPLEMENTED', 'NOT_APPLICABLE'] as const;
+/** How a control test was made, and what it found. */
+export const TEST_METHODS = ['INQUIRY', 'INSPECTION', 'OBSERVATION', 'RE_PERFORMANCE'] as const;
+export const TEST_RESULTS = ['EFFECTIVE', 'EXCEPTION', 'NOT_EFFECTIVE'] as const;
 export const OBLIGATION_STATUSES = ['NON_COMPLIANT', 'PARTIALLY_COMPLIANT', 'COMPLIANT'] as const;
 export const OBLIGATION_TYPES = ['LEGAL', 'CONTRACTUAL'] as const;
 export const PERSON_KINDS = ['EMPLOYEE', 'CONTRACTOR', 'SERVICE_ACCOUNT'] as const;
@@ -24,6 +27,20 @@ export const IMPLEMENTATION_STATUSES = [
   'IMPLEMENTED',
   'NOT_APPLICABLE',
 ] as const;
+/** How much the organization depends on a vendor: CRITICAL first. */
+export const VENDOR_TIERS = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'] as const;
+/** The most sensitive data a vendor can reach. */
+export const VENDOR_DATA_ACCESS = [
+  'NONE',
+  'INTERNAL',
+  'CONFIDENTIAL',
+  'PERSONAL',
+  'SPECIAL_CATEGORY',
+] as const;
+/** Where a vendor is in its life with the organization. */
+export const VENDOR_STATUSES = ['ONBOARDING', 'ACTIVE', 'OFFBOARDING', 'OFFBOARDED'] as const;
+/** What an assessment concluded. */
+export const VENDOR_ASSESSMENT_RESULTS = ['APPROVED', 'APPROVED_WITH_CONDITIONS', 'NOT_APPROVED'] as const;
 export const VENDOR_CATEGORIES = [
   'ANALYTICS',
   'CLOUD_PROVIDER',

@@ -23,6 +23,7 @@ import { refreshClocks } from './incidents/clock-store.ts';
 import { incompleteClosure } from './nonconformities.ts';
 import { overdueCondition, todayOf } from './overdue.ts';
 import { REQUEST_OPEN } from './privacy/data-subject-requests.ts';
+import { measureReadinessFilter } from './readiness.ts';
 import { REVIEW_CYCLES, reviewDueBefore } from './reviews.ts';
 import { firstScoreAboveAppetite, levelOf, MAX_SCORE, type RiskMethod } from './risk-method.ts';
 import { acceptanceDueCondition } from './risks.ts';
@@ -186,6 +187,12 @@ export const summaryTool: Tool = defineTool({
           .describe(
             'IMPLEMENTED / (all - NOT_APPLICABLE), 0..1, rounded to 3 places; null when there is none.',
           ),
+        ready: z.number().int().describe('Measures whose readiness is READY (evidenced, not only declared).'),
+        implemented_not_ready: z
+          .number()
+          .int()
+          .describe('Declared IMPLEMENTED but readiness NOT_READY (listMeasures filter.readiness).'),
+        tests_overdue: z.number().int().describe('Measures whose next control test is overdue.'),
       })
       .describe('Measures (controls).'),
     obligations: z
@@ -296,6 +303,9 @@ export const summaryTool: Tool = defineTool({
       riskRows,
       highRows,
       measureRows,
+      measureReadyRows,
+      measureNotReadyRows,
+      testOverdueRows,
       obligationRows,
       obligationOverdue,
       ncRows,
@@ -320,6 +330,12 @@ export const summaryTool: Tool = defineTool({
       grouped(risks, risks.status),
       counted(risks, and(gte(risks.residual_score, threshold), ne(risks.status, 'CLOSED'))),
       grouped(measures, measures.state),
+      counted(measures, measureReadinessFilter.where('READY', today)),
+      counted(
+        measures,
+        and(eq(measures.state, 'IMPLEMENTED'), measureReadinessFilter.where('NOT_READY', today)),
+      ),
+      counted(measures, and(lt(measures.next_test_on, today), ne(measures.state, 'NOT_APPLICABLE'))),
       grouped(obligations, obligations.status),
       counted(obligations, overdueCondition(obligations.due_date, obligations.status, 'COMPLIANT', today)),
       grouped(nonconformities, nonconformities.status),
@@ -461,6 +477,9 @@ export const summaryTool: Tool = defineTool({
         applicable,
         implemented_share:
           applicable > 0 ? Math.round(((measureCounts.IMPLEMENTED ?? 0) / applicable) * 1000) / 1000 : null,
+        ready: measureReadyRows[0]?.n ?? 0,
+        implemented_not_ready: measureNotReadyRows[0]?.n ?? 0,
+        tests_overdue: testOverdueRows[0]?.n ?? 0,
       },
       obligations: {
         total: sum(obligationCounts),

@@ -1,15 +1,52 @@
 // Vendors: third parties that process the organization's data, with their security documents.
 
+import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { vendors } from '../db/schema.ts';
+import { vendorAssessments, vendorRisks, vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
-import { caseInsensitiveEnum, countryCode, httpUrl, shortText } from './fields.ts';
-import { enumFilter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
+import { caseInsensitiveEnum, countryCode, dateSchema, httpUrl, shortText } from './fields.ts';
+import {
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  type Row,
+  ruleRefusal,
+  withDefault,
+} from './registers/spec.ts';
 import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
-import { VENDOR_CATEGORIES } from './states.ts';
+import { VENDOR_CATEGORIES, VENDOR_DATA_ACCESS, VENDOR_STATUSES, VENDOR_TIERS } from './states.ts';
 
 const category = caseInsensitiveEnum(VENDOR_CATEGORIES).describe('Vendor category (default OTHER).');
+export const vendorTier = caseInsensitiveEnum(VENDOR_TIERS).describe(
+  'Criticality: CRITICAL, HIGH, MEDIUM or LOW.',
+);
+const dataAccess = caseInsensitiveEnum(VENDOR_DATA_ACCESS).describe(
+  'Most sensitive data it reaches: NONE, INTERNAL, CONFIDENTIAL, PERSONAL or SPECIAL_CATEGORY.',
+);
+const status = caseInsensitiveEnum(VENDOR_STATUSES).describe(
+  'ONBOARDING, ACTIVE (default), OFFBOARDING or OFFBOARDED.',
+);
+
+/**
+ * Vendors with no assessment valid on `day`: none at all, or every one expiring before it. One probe of
+ * vendor_assessments (vendor_id, expires_on) per vendor, so it stays cheap with many assessments each.
+ */
+export function dueForAssessment(day: string) {
+  return sql`not exists (select 1 from ${vendorAssessments} where ${vendorAssessments.vendor_id} = ${vendors.id} and ${vendorAssessments.expires_on} >= ${day})`;
+}
+
+function checkContract(next: Row): void {
+  const start = next.contract_start_on as string | null | undefined;
+  const end = next.contract_end_on as string | null | undefined;
+  if (start && end && end < start)
+    throw ruleRefusal(
+      'contract_end_on',
+      `contract_end_on ${end} is before contract_start_on ${start}.`,
+      'Give an end on or after the start, or correct the start.',
+    );
+}
 
 export const vendorSpec: RegisterSpec = {
   kind: 'vendor',
@@ -52,21 +89,76 @@ export const vendorSpec: RegisterSpec = {
     ),
     business_owner_id: ownerField('Business owner', 'The person accountable for the relationship.'),
     security_owner_id: ownerField('Security owner', 'The person who reviews its security.'),
+    tier: optional(vendorTier, undefined, { label: 'Tier', hint: 'How critical the vendor is to you.' }),
+    data_access: optional(dataAccess, undefined, { label: 'Data access' }),
+    status: withDefault(status, 'ACTIVE'),
+    contract_start_on: optional(dateSchema.describe('Day the contract started.'), undefined, {
+      label: 'Contract start',
+    }),
+    contract_end_on: optional(dateSchema.describe('Day the contract ends, if fixed.'), undefined, {
+      label: 'Contract end',
+    }),
+    renewal_on: optional(
+      dateSchema.describe('Day the contract renews or must be renewed or cancelled.'),
+      undefined,
+      {
+        label: 'Renewal',
+      },
+    ),
+    sub_processor: withDefault(
+      z.boolean().describe('true: it processes personal data on our behalf (a sub-processor).'),
+      false,
+      { label: 'Sub-processor' },
+    ),
     ...reviewFields(),
   },
-  relations: [evidenceIdsRelation()],
+  relations: [
+    {
+      field: 'risk_ids',
+      table: vendorRisks,
+      ownerColumn: vendorRisks.vendor_id,
+      targetColumn: vendorRisks.risk_id,
+      organizationColumn: vendorRisks.organization_id,
+      target: 'risk',
+      writable: true,
+      description: 'Ids of the risks this vendor brings or affects (`rsk_...`).',
+      label: 'Risks',
+      hint: 'The risks this vendor brings or affects.',
+    },
+    evidenceIdsRelation(),
+  ],
   search: [vendors.name, vendors.description, vendors.legal_name],
   filters: {
     category: enumFilter(category, vendors.category, 'Any of these categories.'),
     business_owner_id: ownerFilter(vendors.business_owner_id, 'Business owner'),
     security_owner_id: ownerFilter(vendors.security_owner_id, 'Security owner'),
+    tier: enumFilter(vendorTier, vendors.tier, 'Any of these tiers.'),
+    status: enumFilter(status, vendors.status, 'Any of these statuses.'),
+    data_access: enumFilter(dataAccess, vendors.data_access, 'Any of these data access levels.'),
+    sub_processor: filter(
+      z.boolean().describe('true: only sub-processors; false: the others.'),
+      (value) => sql`${vendors.sub_processor} = ${value ? 1 : 0}`,
+    ),
+    renewal_before: filter(
+      dateSchema.describe('Only those renewing before this day.'),
+      (value) => sql`${vendors.renewal_on} < ${value}`,
+    ),
+    assessment_due_before: filter(
+      dateSchema.describe('Due for assessment: none, or every one expiring before this day; e.g. today.'),
+      (value) => dueForAssessment(value),
+    ),
     ...reviewFilters(REVIEW_CYCLES.vendor),
   },
   orderFields: {
     name: { column: vendors.name },
+    renewal_on: { column: vendors.renewal_on },
     ...reviewOrderField(vendors.next_review_on),
   },
   review: REVIEW_CYCLES.vendor,
+  prepare: (next) => checkContract(next),
+  hints: {
+    list: 'Due for assessment: filter.assessment_due_before (e.g. today).',
+  },
   example: {
     organization_id: 'org_...',
     name: 'Slack',
@@ -75,5 +167,10 @@ export const vendorSpec: RegisterSpec = {
     website_url: 'https://slack.com',
     certifications: ['SOC 2 Type II', 'ISO 27001'],
     countries: ['US'],
+    tier: 'HIGH',
+    data_access: 'PERSONAL',
+    status: 'ACTIVE',
+    renewal_on: '2027-03-01',
+    sub_processor: true,
   },
 };

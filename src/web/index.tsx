@@ -23,6 +23,7 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { organizationSettingsRoutes } from './organizations/settings.tsx';
+import { acknowledgementRoutes } from './public/acknowledgements.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
 import { documentRoutes } from './registers/document-details.tsx';
@@ -168,6 +169,7 @@ export function createWebRoutes(deps: WebDeps) {
   for (const pages of [
     accountRoutes(deps),
     linkRoutes(deps),
+    acknowledgementRoutes(deps),
     invitationRoutes(deps),
     tokenRoutes(deps),
     notificationRoutes(deps),

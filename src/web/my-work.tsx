@@ -19,6 +19,7 @@ const REASON_LABELS: Record<string, string> = {
   REVIEW: 'Review due',
   OWNED: 'You own it',
   ACCEPTANCE: 'Risk acceptance due',
+  TEST: 'Control test due',
 };
 
 const PAGE_SIZE = 50;

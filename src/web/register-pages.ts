@@ -38,7 +38,19 @@ const COLUMNS: Record<
     columns: string[];
   }
 > = {
-  vendor: { columns: ['name', 'category', 'website_url', 'certifications', 'countries'] },
+  vendor: {
+    columns: ['name', 'category', 'tier', 'status', 'data_access', 'renewal_on', 'sub_processor'],
+    quickFilters: [
+      {
+        label: 'Due for assessment',
+        filter: (today) => ({ assessment_due_before: today, status: 'ACTIVE' }),
+      },
+    ],
+  },
+  vendor_assessment: {
+    columns: ['vendor_id', 'assessed_on', 'result', 'tier', 'assessor_id', 'expires_on'],
+    defaultOrder: { field: 'assessed_on', direction: 'DESC' },
+  },
   risk: {
     columns: [
       'name',
@@ -62,7 +74,11 @@ const COLUMNS: Record<
     defaultOrder: { field: 'expires_on', direction: 'ASC' },
     importable: false,
   },
-  measure: { columns: ['name', 'category', 'state', 'owner_id'] },
+  measure: { columns: ['name', 'category', 'state', 'readiness', 'owner_id'] },
+  control_test: {
+    columns: ['measure_id', 'tested_on', 'method', 'result', 'tester_id', 'nonconformity_id'],
+    defaultOrder: { field: 'tested_on', direction: 'DESC' },
+  },
   obligation: { columns: ['requirement', 'source', 'type', 'status', 'due_date', 'overdue', 'owner_id'] },
   person: { columns: ['full_name', 'email', 'kind', 'position'] },
   framework: { columns: ['name', 'version', 'description'] },

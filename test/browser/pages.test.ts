@@ -72,6 +72,9 @@ describe('every page', () => {
     const failures: string[] = [];
     const check = async (href: string) => {
       for (const violation of await axeViolations(page)) failures.push(`${shapeOf(href)} ${violation}`);
+      // A value rendered without a renderer of its kind (an object stringified) is a bug, whatever the page.
+      if (((await page.textContent('body')) ?? '').includes('[object Object]'))
+        failures.push(`${shapeOf(href)}: shows [object Object]`);
       for (const viewport of PHONES) {
         await page.setViewportSize(viewport);
         const wider = await overflow(page);

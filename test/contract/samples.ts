@@ -41,6 +41,9 @@ export function exampleArguments(
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
   if (spec.kind === 'risk_acceptance') Object.assign(args, { risk_id: ids.risk, approver_id: ids.person });
+  if (spec.kind === 'control_test') Object.assign(args, { measure_id: ids.measure, tester_id: ids.person });
+  if (spec.kind === 'vendor_assessment')
+    Object.assign(args, { vendor_id: ids.vendor, assessor_id: ids.person });
   if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
     args.incident_id = ids.incident;
   if (spec.kind === 'access_review') {
@@ -57,9 +60,11 @@ export function exampleArguments(
 const ORDER: RegisterKind[] = [
   'person',
   'vendor',
+  'vendor_assessment',
   'risk',
   'risk_acceptance',
   'measure',
+  'control_test',
   'obligation',
   'framework',
   'requirement',
@@ -95,9 +100,11 @@ export async function seedRecords(host: Fetcher, token: string, organizationId: 
 /** One field each update tool can change, with the value the record must show afterwards. */
 export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   vendor: { description: 'updated by the contract' },
+  vendor_assessment: { summary: 'updated by the contract' },
   risk: { note: 'updated by the contract' },
   risk_acceptance: { note: 'updated by the contract' },
   measure: { description: 'updated by the contract' },
+  control_test: { notes: 'updated by the contract' },
   obligation: { area: 'updated by the contract' },
   person: { position: 'updated by the contract' },
   framework: { description: 'updated by the contract' },
@@ -136,7 +143,48 @@ const LINKS: Record<string, { owner: RegisterKind; target: RegisterKind; list: s
  * A document IN_REVIEW whose approver is the token's holder: a person with the email the history shows for the
  * holder's own writes (added once per organization).
  */
+/** A new document whose version 1 the caller's person is asked to acknowledge: its id and the request's. */
+async function documentToAcknowledge(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<{ document_id: string; request_id: string }> {
+  const approver = await callerPerson(host, token, organizationId, ids);
+  const added = await ok(host, token, 'addDocument', {
+    organization_id: organizationId,
+    title: 'Policy to acknowledge',
+    content: 'Read me.',
+  });
+  const document_id = (added.document as { id: string }).id;
+  const asked = await ok(host, token, 'requestAcknowledgements', {
+    document_id,
+    version: 1,
+    audience: 'PEOPLE',
+    person_ids: [approver],
+  });
+  return { document_id, request_id: (asked.request as { id: string }).id };
+}
+
 async function documentToApprove(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<string> {
+  const approver = await callerPerson(host, token, organizationId, ids);
+  const added = await ok(host, token, 'addDocument', {
+    organization_id: organizationId,
+    title: 'Policy to approve',
+    status: 'IN_REVIEW',
+    content: 'Approve me.',
+    approver_ids: [approver],
+  });
+  return (added.document as { id: string }).id;
+}
+
+/** The person of the register with the caller's address (added if missing). */
+async function callerPerson(
   host: Fetcher,
   token: string,
   organizationId: string,
@@ -152,20 +200,13 @@ async function documentToApprove(
     filter: { query: email },
   });
   const existing = (found.people as { id: string; email: string }[]).find((person) => person.email === email);
-  const approver =
+  return (
     existing?.id ??
     ((
       (await ok(host, token, 'addPerson', { organization_id: organizationId, full_name: 'Approver', email }))
         .person as { id: string }
-    ).id as string);
-  const added = await ok(host, token, 'addDocument', {
-    organization_id: organizationId,
-    title: 'Policy to approve',
-    status: 'IN_REVIEW',
-    content: 'Approve me.',
-    approver_ids: [approver],
-  });
-  return (added.document as { id: string }).id;
+    ).id as string)
+  );
 }
 
 /** A framework whose every requirement has a justification, for publishing its statement of applicability. */
@@ -246,6 +287,29 @@ export async function sampleArguments(
   if (toolName === 'getDocumentInForce') return { document_id: ids.document, on: '2026-06-30' };
   if (toolName === 'approveDocument')
     return { id: await documentToApprove(host, token, organizationId, ids) };
+  // A document of its own: a second request for the same version and people asks nobody new.
+  if (toolName === 'requestAcknowledgements') {
+    const added = await ok(host, token, 'addDocument', {
+      organization_id: organizationId,
+      title: 'Policy everyone acknowledges',
+      content: 'Read me.',
+    });
+    return {
+      document_id: (added.document as { id: string }).id,
+      version: 1,
+      audience: 'ALL',
+      due_date: '2026-12-31',
+    };
+  }
+  if (toolName === 'listAcknowledgements')
+    return { organization_id: organizationId, filter: { status: 'PENDING' } };
+  if (toolName === 'acknowledgeDocument')
+    return {
+      document_id: (await documentToAcknowledge(host, token, organizationId, ids)).document_id,
+      version: 1,
+    };
+  if (toolName === 'sendAcknowledgementReminders')
+    return { request_id: (await documentToAcknowledge(host, token, organizationId, ids)).request_id };
   // A framework of its own whose one requirement has its justification: publishing refuses a row without one.
   if (toolName === 'publishStatementOfApplicability')
     return {
@@ -465,6 +529,42 @@ export function answerMismatches(
     if (!document.source) problems.push('document.source: not generated');
     if (!version.file_id?.startsWith('fil_')) problems.push('version.file_id: no PDF');
     if (!version.data_file_id?.startsWith('fil_')) problems.push('version.data_file_id: no JSON copy');
+    return problems;
+  }
+  if (toolName === 'requestAcknowledgements') {
+    const request = answer.request as { document_id: string; version: number; audience: string };
+    expectEqual(
+      'request',
+      [request.document_id, request.version, request.audience],
+      [args.document_id, 1, 'ALL'],
+    );
+    const links = answer.links as { person_id: string; link_path: string }[];
+    expectEqual('one link per person asked', links.length, answer.requested);
+    if (links.some((link) => !link.person_id.startsWith('per_') || !link.link_path.startsWith('/ack/')))
+      problems.push('links: a person id or /ack/ path missing');
+    return problems;
+  }
+  if (toolName === 'listAcknowledgements') {
+    const listed = answer.acknowledgements as { status: string }[];
+    if (listed.some((item) => item.status !== 'PENDING')) problems.push('an acknowledged one under PENDING');
+    return problems;
+  }
+  if (toolName === 'acknowledgeDocument') {
+    const [acknowledged] = answer.acknowledgements as {
+      document_id: string;
+      status: string;
+      method: string;
+    }[];
+    expectEqual(
+      'acknowledgement',
+      [acknowledged?.document_id, acknowledged?.status, acknowledged?.method],
+      [args.document_id, 'ACKNOWLEDGED', 'TOKEN'],
+    );
+    return problems;
+  }
+  if (toolName === 'sendAcknowledgementReminders') {
+    expectEqual('reminded', answer.reminded, 1);
+    expectEqual('links', (answer.links as unknown[]).length, 1);
     return problems;
   }
   if (toolName === 'approveDocument') {

@@ -76,3 +76,41 @@ describe('demo privacy records', () => {
     ]);
   });
 });
+
+describe('demo readiness', () => {
+  it('shows a ready measure, one with expired evidence and one never tested, beside their declared state', async () => {
+    const listed = await ok<{ measures: Row[] }>(runtime, demo.token, 'listMeasures', {
+      organization_id: demo.organization_id,
+      filter: { state: 'IMPLEMENTED' },
+      order_by: { field: 'name', direction: 'ASC' },
+    });
+    expect(
+      listed.measures.map((measure) => [
+        measure.name,
+        measure.readiness,
+        (measure.readiness_reasons as { code: string }[]).map((reason) => reason.code),
+      ]),
+    ).toEqual([
+      ['Endpoint protection on every laptop', 'NOT_READY', ['no_evidence', 'never_tested']],
+      ['Enforce MFA on all SaaS accounts', 'READY', []],
+      ['Yearly security review of critical suppliers', 'NOT_READY', ['evidence_expired']],
+    ]);
+    const expired = listed.measures[2] as Row;
+    expect(expired.readiness_reasons).toEqual([
+      {
+        code: 'evidence_expired',
+        message: 'evidence "Critical supplier review summary" expired on 2026-02-10',
+      },
+    ]);
+    const mfa = listed.measures[1] as Row;
+    expect(mfa).toMatchObject({
+      last_test_result: 'EFFECTIVE',
+      last_tested_on: '2026-02-08',
+      next_test_on: '2026-05-09',
+    });
+    const summary = await ok<{ measures: Row }>(runtime, demo.token, 'getComplianceSummary', {
+      organization_id: demo.organization_id,
+    });
+    expect(summary.measures).toMatchObject({ ready: 1, implemented_not_ready: 2, tests_overdue: 0 });
+  });
+});

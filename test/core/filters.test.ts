@@ -79,6 +79,12 @@ async function newScope() {
     }
     if (args.risk_id === 'rsk_...') args.risk_id = (await add('risk', { treatment: 'ACCEPT' })).id;
     if (args.approver_id === 'per_...') args.approver_id = (await add('person', {})).id;
+    if (args.measure_id === 'msr_...') args.measure_id = (await add('measure', {})).id;
+    if (args.tester_id === 'per_...') args.tester_id = (await add('person', {})).id;
+    if (args.vendor_id === 'ven_...') args.vendor_id = (await add('vendor', {})).id;
+    if (args.assessor_id === 'per_...') args.assessor_id = (await add('person', {})).id;
+    if (args.access_review_id === 'arv_...') args.access_review_id = (await add('access_review', {})).id;
+    if (args.reviewer_id === 'per_...') args.reviewer_id = (await add('person', {})).id;
     for (const [field, value] of Object.entries(freshUniqueValues(spec)))
       if (!(field in fields)) args[field] = value;
     const body = await ok(runtime, token, `add${spec.noun}`, args);
@@ -491,6 +497,178 @@ describe('risk levels and acceptances', () => {
       expect(((await ok(runtime, scope.token, 'getRisk', { id: second.id })).risk as Row).status).toBe(
         'OPEN',
       );
+    },
+  );
+
+  filterTest(
+    [
+      'control_test.measure_id',
+      'control_test.tester_id',
+      'control_test.result',
+      'control_test.method',
+      'control_test.tested_before',
+    ],
+    'control tests filter by measure, tester, result, method and day',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const edr = await scope.add('measure', { name: 'EDR' });
+      const mfa = await scope.add('measure', { name: 'MFA' });
+      const early = await scope.add('control_test', {
+        measure_id: edr.id,
+        tester_id: ada.id,
+        tested_on: '2026-01-10',
+        period_from: null,
+        period_to: '2026-01-01',
+        method: 'inquiry',
+        result: 'exception',
+      });
+      const late = await scope.add('control_test', {
+        measure_id: mfa.id,
+        tester_id: bob.id,
+        tested_on: '2026-02-10',
+        period_from: null,
+        period_to: '2026-02-01',
+        method: 're_performance',
+        result: 'effective',
+      });
+      expect(await scope.ids('control_test', { measure_id: edr.id })).toEqual(idsOf(early));
+      expect(await scope.ids('control_test', { tester_id: bob.id })).toEqual(idsOf(late));
+      expect(await scope.ids('control_test', { result: ['EXCEPTION', 'NOT_EFFECTIVE'] })).toEqual(
+        idsOf(early),
+      );
+      expect(await scope.ids('control_test', { method: 'RE_PERFORMANCE' })).toEqual(idsOf(late));
+      expect(await scope.ids('control_test', { tested_before: '2026-02-01' })).toEqual(idsOf(early));
+    },
+  );
+
+  filterTest(
+    [
+      'vendor.tier',
+      'vendor.status',
+      'vendor.data_access',
+      'vendor.sub_processor',
+      'vendor.renewal_before',
+      'vendor.assessment_due_before',
+      'vendor_assessment.vendor_id',
+      'vendor_assessment.assessor_id',
+      'vendor_assessment.result',
+      'vendor_assessment.expires_before',
+    ],
+    'vendors filter by their risk fields and by a due assessment; assessments by vendor, assessor, result, expiry',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const never = await scope.add('vendor', {
+        name: 'Never assessed',
+        tier: 'LOW',
+        status: 'ONBOARDING',
+        data_access: 'INTERNAL',
+        sub_processor: false,
+      });
+      const lapsed = await scope.add('vendor', {
+        name: 'Lapsed',
+        tier: 'critical',
+        data_access: 'PERSONAL',
+        sub_processor: true,
+        renewal_on: '2027-01-10',
+      });
+      const held = await scope.add('vendor', {
+        name: 'Held',
+        tier: 'HIGH',
+        data_access: 'NONE',
+        sub_processor: false,
+      });
+      // Many old assessments of a vendor: only one holding on the day counts.
+      const old = await scope.add('vendor_assessment', {
+        vendor_id: lapsed.id,
+        assessor_id: ada.id,
+        assessed_on: PAST,
+        result: 'NOT_APPROVED',
+        expires_on: '2021-01-15',
+      });
+      const later = await scope.add('vendor_assessment', {
+        vendor_id: lapsed.id,
+        assessor_id: ada.id,
+        assessed_on: '2021-01-15',
+        expires_on: '2022-01-15',
+      });
+      const current = await scope.add('vendor_assessment', {
+        vendor_id: held.id,
+        assessor_id: bob.id,
+        assessed_on: PAST,
+        expires_on: FUTURE,
+      });
+      expect(never.status).toBe('ONBOARDING');
+      expect(held).toMatchObject({ status: 'ACTIVE', sub_processor: false });
+      expect(await scope.ids('vendor', { tier: ['CRITICAL', 'LOW'] })).toEqual(idsOf(never, lapsed));
+      expect(await scope.ids('vendor', { status: 'ACTIVE' })).toEqual(idsOf(lapsed, held));
+      expect(await scope.ids('vendor', { data_access: 'PERSONAL' })).toEqual(idsOf(lapsed));
+      expect(await scope.ids('vendor', { sub_processor: true })).toEqual(idsOf(lapsed));
+      expect(await scope.ids('vendor', { sub_processor: false })).toEqual(idsOf(never, held));
+      expect(await scope.ids('vendor', { renewal_before: '2027-02-01' })).toEqual(idsOf(lapsed));
+      expect(await scope.ids('vendor', { assessment_due_before: today() })).toEqual(idsOf(never, lapsed));
+      expect(await scope.ids('vendor', { assessment_due_before: '2021-06-01' })).toEqual(idsOf(never));
+      expect(await scope.ids('vendor', { assessment_due_before: FUTURE })).toEqual(idsOf(never, lapsed));
+      expect(await scope.ids('vendor_assessment', { vendor_id: lapsed.id })).toEqual(idsOf(old, later));
+      expect(await scope.ids('vendor_assessment', { assessor_id: bob.id })).toEqual(idsOf(current));
+      expect(await scope.ids('vendor_assessment', { result: 'NOT_APPROVED' })).toEqual(idsOf(old));
+      expect(await scope.ids('vendor_assessment', { expires_before: '2022-01-01' })).toEqual(idsOf(old));
+    },
+  );
+
+  filterTest(
+    ['measure.readiness', 'measure.test_due_before', 'requirement.readiness'],
+    'readiness finds implemented measures and requirements that are not ready, and tests coming due',
+    async () => {
+      const scope = await newScope();
+      const tester = await scope.add('person', {});
+      const plain = await scope.add('measure', {
+        state: 'implemented',
+        evidence_required: false,
+        test_interval_days: null,
+      });
+      const untested = await scope.add('measure', { state: 'implemented', evidence_required: false });
+      const planned = await scope.add('measure', { state: 'not_started', test_interval_days: null });
+      const none = await scope.add('measure', { state: 'not_applicable' });
+      expect(await scope.ids('measure', { readiness: 'READY' })).toEqual(idsOf(plain));
+      expect(await scope.ids('measure', { readiness: 'not_ready' })).toEqual(idsOf(untested, planned));
+      expect(await scope.ids('measure', { state: 'IMPLEMENTED', readiness: 'NOT_READY' })).toEqual(
+        idsOf(untested),
+      );
+      expect(await scope.ids('measure', { readiness: 'NOT_APPLICABLE' })).toEqual(idsOf(none));
+      expect(await scope.ids('measure', { test_due_before: nextDay() })).toEqual(idsOf(untested));
+      await scope.add('control_test', {
+        measure_id: untested.id,
+        tester_id: tester.id,
+        tested_on: today(),
+        period_from: null,
+        period_to: null,
+      });
+      expect(await scope.ids('measure', { test_due_before: nextDay() })).toEqual([]);
+      expect(await scope.ids('measure', { readiness: 'READY' })).toEqual(idsOf(plain, untested));
+      const ready = await scope.add('requirement', { reference: 'R.1' });
+      const gap = await scope.add('requirement', { reference: 'R.2' });
+      const excluded = await scope.add('requirement', {
+        reference: 'R.3',
+        applicability: 'EXCLUDED',
+        justification: 'Not offered.',
+      });
+      await ok(runtime, scope.token, 'linkRequirementMeasure', {
+        requirement_id: ready.id,
+        measure_id: plain.id,
+      });
+      await ok(runtime, scope.token, 'linkRequirementMeasure', {
+        requirement_id: gap.id,
+        measure_id: planned.id,
+      });
+      expect(await scope.ids('requirement', { readiness: 'READY' })).toEqual(idsOf(ready));
+      expect(await scope.ids('requirement', { readiness: 'NOT_READY', is_section: false })).toEqual(
+        idsOf(gap),
+      );
+      expect(await scope.ids('requirement', { readiness: 'NOT_APPLICABLE' })).toEqual(idsOf(excluded));
     },
   );
 
@@ -1105,6 +1283,65 @@ describe('filter argument', () => {
       expect(await scope.ids('data_subject_request', { processing_activity_id: crm.id })).toEqual(
         idsOf(late),
       );
+    },
+  );
+
+  filterTest(
+    [
+      'access_review.status',
+      'access_review.reviewer_id',
+      'access_review.due_before',
+      'access_review_entry.access_review_id',
+      'access_review_entry.reviewer_id',
+      'access_review_entry.decided',
+      'access_review_entry.decision',
+    ],
+    'access reviews by status, reviewer and due day; entries by campaign, reviewer and what was decided',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const q3 = await scope.add('access_review', {
+        name: 'Q3',
+        due_on: '2026-10-01',
+        reviewer_ids: [ada.id],
+      });
+      const q4 = await scope.add('access_review', {
+        name: 'Q4',
+        due_on: '2027-01-15',
+        status: 'IN_PROGRESS',
+        reviewer_ids: [bob.id],
+      });
+      const kept = await scope.add('access_review_entry', {
+        access_review_id: q4.id,
+        account: 'ada@corp.example',
+        reviewer_id: bob.id,
+      });
+      const open = await scope.add('access_review_entry', {
+        access_review_id: q4.id,
+        account: 'old@corp.example',
+        reviewer_id: bob.id,
+      });
+      const other = await scope.add('access_review_entry', {
+        access_review_id: q3.id,
+        account: 'x@corp.example',
+        reviewer_id: ada.id,
+      });
+      const decided = await ok(runtime, scope.token, 'updateAccessReviewEntry', {
+        id: kept.id,
+        decision: 'keep',
+        decision_comment: 'Still on the team',
+      });
+      expect((decided.access_review_entry as { decision: string }).decision).toBe('KEEP');
+      expect(await scope.ids('access_review', { status: 'in_progress' })).toEqual(idsOf(q4));
+      expect(await scope.ids('access_review', { reviewer_id: ada.id })).toEqual(idsOf(q3));
+      expect(await scope.ids('access_review', { due_before: '2026-12-31' })).toEqual(idsOf(q3));
+      expect(await scope.ids('access_review_entry', { access_review_id: q3.id })).toEqual(idsOf(other));
+      expect(await scope.ids('access_review_entry', { reviewer_id: bob.id, decided: false })).toEqual(
+        idsOf(open),
+      );
+      expect(await scope.ids('access_review_entry', { decided: true })).toEqual(idsOf(kept));
+      expect(await scope.ids('access_review_entry', { decision: ['KEEP', 'MODIFY'] })).toEqual(idsOf(kept));
     },
   );
 

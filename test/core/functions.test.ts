@@ -25,7 +25,7 @@ let world: World;
 let ids: RecordIds;
 
 beforeAll(async () => {
-  runtime = await createTestRuntime();
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   world = await createWorld(runtime);
   ids = await seedRecords(runtime, world.aliceToken, world.orgA);
 });
@@ -210,7 +210,7 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       const plain = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
       // Add, delete and approve tools get arguments of their own for the second call (unique values, a fresh
       // record): a document is approved once, a second approval of the same one is an invalid transition.
-      const writesNew = /^(add|delete|approve|callDestructive)/.test(name);
+      const writesNew = /^(add|delete|approve|callDestructive|requestAck|acknowledge|sendAck)/.test(name);
       const second = writesNew
         ? await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids)
         : plain;
@@ -226,9 +226,13 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       for (const [key, value] of Object.entries(second)) if (plain[key] !== value) varying.add(key);
       // An approved version points at its document, a fresh one for each call.
       if (name === 'approveDocument') varying.add('document_id');
-      // A publish writes new files (a PDF and its JSON copy) and its document's summary again on each call.
+      // Acknowledgement links carry a fresh secret on each call, and times of their own.
+      for (const key of ['link_path', 'link_expires_at', 'acknowledged_at', 'reminded_at', 'request_id'])
+        varying.add(key);
+      // A publish writes new files (a PDF and its JSON copy) and its document's summary again on each call; the
+      // PDF carries its creation time to the second, so two calls a second apart differ in their digest.
       if (name.startsWith('publish'))
-        for (const key of ['file_id', 'data_file_id', 'download_url', 'content']) varying.add(key);
+        for (const key of ['file_id', 'data_file_id', 'download_url', 'content', 'sha256']) varying.add(key);
       expect(masked(withNulls.body, varying)).toEqual(masked(without.body, varying));
     },
   );

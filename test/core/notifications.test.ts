@@ -361,6 +361,42 @@ describe('due and overdue items', () => {
     );
   });
 
+  it('tells the owner of a measure whose control test comes due, and nothing once it is tested', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    const measure = await ok<{ measure: { id: string } }>(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name: 'Endpoint protection',
+      owner_id: alicePerson,
+      state: 'IMPLEMENTED',
+      test_interval_days: 90,
+    });
+    await ok(runtime, token, 'addMeasure', {
+      organization_id: org,
+      name: 'Badges',
+      owner_id: alicePerson,
+      state: 'NOT_APPLICABLE',
+      test_interval_days: 90,
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    expect(subjectsTo(alice)).toEqual([
+      'The measure "Endpoint protection (control test due)" is due on 2026-05-04',
+    ]);
+    await ok(runtime, token, 'addControlTest', {
+      organization_id: org,
+      measure_id: measure.measure.id,
+      tester_id: alicePerson,
+      method: 'inspection',
+      result: 'effective',
+    });
+    smtp.received.length = 0;
+    advance(86_400_000);
+    await run();
+    expect(subjectsTo(alice)).toEqual([]);
+  });
+
   it('tells a task’s assignee it was assigned, then that it is due, then overdue; nothing once done', async () => {
     const added = await ok<{ task: { id: string } }>(runtime, token, 'addTask', {
       organization_id: org,

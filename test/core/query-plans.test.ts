@@ -31,6 +31,7 @@ let database: Database;
 let runtime: Runtime;
 let token: string;
 let org: string;
+let alice: Actor;
 let recorded: InStatement[] = [];
 
 beforeAll(async () => {
@@ -66,7 +67,7 @@ beforeAll(async () => {
     usageFlush: 'host',
     log: () => {},
   });
-  const alice: Actor = await createActor(runtime, 'alice');
+  alice = await createActor(runtime, 'alice');
   org = await createOrg(runtime, alice, 'Plans');
   token = await createToken(runtime, alice, {});
   // One record holding "needle" in each searched register, and more than the text count cap holding "haystack",
@@ -422,6 +423,28 @@ describe('list query plans', () => {
       }
     }
     expect(explained).toBeGreaterThanOrEqual(calls.length);
+  });
+
+  it("myWork reads one owner's open data-subject requests by the owner index with the status, not all they answered", async () => {
+    // Alice owns records through a person of her email; myWork's union then reads the requests she owns.
+    const person = await callDirect(runtime, token, 'addPerson', {
+      organization_id: org,
+      full_name: 'Alice Plans',
+      email: alice.email,
+    });
+    expect(person.status).toBe(200);
+    recorded = [];
+    expect((await callDirect(runtime, token, 'myWork', {})).status).toBe(200);
+    const union = recorded.find((statement) =>
+      (typeof statement === 'string' ? statement : statement.sql).includes('"data_subject_requests"'),
+    );
+    expect(union).toBeDefined();
+    const { sql, args } =
+      typeof union === 'string' ? { sql: union, args: [] } : (union as { sql: string; args: [] });
+    const plan = await database.client.execute({ sql: `explain query plan ${sql}`, args: args ?? [] });
+    expect(plan.rows.map((row) => String(row.detail))).toContain(
+      'SEARCH data_subject_requests USING INDEX data_subject_requests_org_owner_idx (organization_id=? AND owner_id=? AND status=?)',
+    );
   });
 
   it('would catch a sort in a temporary B-tree and a full scan', async () => {

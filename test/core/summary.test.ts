@@ -279,6 +279,10 @@ describe('getComplianceSummary', () => {
         by_state: { NOT_STARTED: 1, IN_PROGRESS: 0, IMPLEMENTED: 3, NOT_APPLICABLE: 2 },
         applicable: 4,
         implemented_share: 0.75,
+        // None of the three implemented has the evidence it requires (evidence_required by default).
+        ready: 0,
+        implemented_not_ready: 3,
+        tests_overdue: 0,
       },
       obligations: {
         total: 5,
@@ -389,6 +393,9 @@ describe('getComplianceSummary', () => {
       by_state: { NOT_STARTED: 0, IN_PROGRESS: 0, IMPLEMENTED: 0, NOT_APPLICABLE: 0 },
       applicable: 0,
       implemented_share: null,
+      ready: 0,
+      implemented_not_ready: 0,
+      tests_overdue: 0,
     });
     expect(body.obligations).toMatchObject({ total: 0, overdue: 0 });
     expect(body.nonconformities).toMatchObject({ total: 0, open: 0, overdue: 0 });

@@ -52,11 +52,14 @@ describe('toolsets as data', () => {
     );
     expect(counts).toEqual({
       core: 10,
+      access_reviews: 10,
       vendors: 5,
       // Risks (5) and their measure links (2).
       risks: 7,
       risk_acceptances: 5,
+      vendor_assessments: 5,
       measures: 5,
+      control_tests: 5,
       obligations: 5,
       people: 5,
       // With publishStatementOfApplicability.
@@ -67,7 +70,7 @@ describe('toolsets as data', () => {
       continual_improvements: 5,
       audits: 5,
       // With publishRiskRegister and publishRiskTreatmentPlan.
-      documents: 10,
+      documents: 14,
       evidence: 5,
       import: 1,
       history: 1,

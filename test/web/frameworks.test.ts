@@ -53,7 +53,11 @@ describe('framework pages', () => {
     expect(text).toContain('A.8 Technological controls 1 0 1 0 0 1 0%');
     expect(text).toContain('All requirements 3 1 1 0 1 1 33%');
     expect(text).toMatch(
-      /A\.5 Organizational controls section.*A\.5\.1 Policies Not covered.*A\.5\.15 Access control Implemented Enforce MFA/,
+      /A\.5 Organizational controls section.*A\.5\.1 Policies Not covered Not ready no applicable measure covers it.*A\.5\.15 Access control Implemented Not ready 1 of 1 measures not ready, e\.g\. "Enforce MFA" Enforce MFA \(not ready\)/,
+    );
+    // Declared and evidenced side by side: MFA is IMPLEMENTED without the evidence it requires.
+    expect(text).toContain(
+      'Evidenced: 0 of 3 applicable requirements ready (0%); 1 implemented but not ready',
     );
     expect(page.html).toContain(`href="${base}/measures/${mfa.id}"`);
     expect(page.html).toContain(`action="${base}/requirements/${access.id}/applicability"`);
@@ -106,7 +110,7 @@ describe('framework pages', () => {
     expect(page.status).toBe(200);
     expect(page.html).not.toContain('/applicability"');
     expect(textOf(page.html)).toContain(
-      'A.8.30 Outsourced development Not applicable — Excluded We outsource no development.',
+      'A.8.30 Outsourced development Not applicable Not applicable — Excluded We outsource no development.',
     );
     const refused = await client.post(`${base}/requirements/${policies.id}/applicability`, {
       _csrf: csrfOf(page.html),

@@ -59,4 +59,58 @@ describe('organization settings in the web', () => {
     expect(textOf(again.html)).toContain('Settings saved.');
     expect(again.html).toMatch(/id="regime-NIS2"[^>]*checked/);
   });
+
+  it('shows the risk method, saves a 4 x 4 method with its levels, re-derives levels, and refuses a bad one', async () => {
+    const page = await client.get(`/orgs/${organizationId}/settings`);
+    expect(page.html).toContain('Very low\nLow\nMedium\nHigh\nVery high</textarea>');
+    expect(page.html).toContain('low, 1, GREEN\nmedium, 8, AMBER\nhigh, 15, RED</textarea>');
+    const risk = await ok(runtime, token, 'addRisk', {
+      organization_id: organizationId,
+      name: 'Supplier outage',
+      inherent_likelihood: 3,
+      inherent_impact: 3,
+    });
+    const riskId = String((risk.risk as Record<string, unknown>).id);
+
+    const refused = await client.post(`/orgs/${organizationId}/settings/risk-method`, {
+      _csrf: csrfOf(page.html),
+      likelihood: 'Rare\nPossible\nLikely\nAlmost certain',
+      impact: 'Minor\nModerate\nMajor\nSevere',
+      levels: 'low, 1, GREEN\nhigh, 1, RED',
+      appetite: 'low',
+    });
+    expect(refused.status).toBe(400);
+    expect(textOf(refused.html)).toContain('Must be above 1 (the level before it)');
+    // The form keeps what was typed; nothing changed.
+    expect(refused.html).toContain('low, 1, GREEN\nhigh, 1, RED</textarea>');
+    const before = await ok(runtime, token, 'getOrganizationSettings', { organization_id: organizationId });
+    expect(
+      (before.settings as { risk_method: { likelihood: string[] } }).risk_method.likelihood,
+    ).toHaveLength(5);
+
+    const saved = await client.post(`/orgs/${organizationId}/settings/risk-method`, {
+      _csrf: csrfOf(page.html),
+      likelihood: 'Rare\n Possible \n\nLikely\nAlmost certain',
+      impact: 'Minor\nModerate\nMajor\nSevere',
+      levels: 'low, 1, green\nmedium, 5, amber\nhigh, 9, red',
+      appetite: 'Low',
+    });
+    expect(saved.status).toBe(303);
+    const read = await ok(runtime, token, 'getOrganizationSettings', { organization_id: organizationId });
+    expect((read.settings as { risk_method: unknown }).risk_method).toMatchObject({
+      likelihood: ['Rare', 'Possible', 'Likely', 'Almost certain'],
+      impact: ['Minor', 'Moderate', 'Major', 'Severe'],
+      levels: [
+        { name: 'low', min_score: 1, colour: 'GREEN' },
+        { name: 'medium', min_score: 5, colour: 'AMBER' },
+        { name: 'high', min_score: 9, colour: 'RED' },
+      ],
+      appetite: 'low',
+    });
+    // 3 x 3 = 9: high under the new levels (medium under the default 5 x 5).
+    const after = await ok(runtime, token, 'getRisk', { id: riskId });
+    expect((after.risk as Record<string, unknown>).inherent_level).toBe('high');
+    const again = await client.get(`/orgs/${organizationId}/settings`);
+    expect(textOf(again.html)).toContain('Risk method saved');
+  });
 });

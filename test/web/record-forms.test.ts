@@ -138,11 +138,27 @@ describe('record forms', () => {
       { runtime, token, organizationId },
       { name: 'Accepted by form', inherent_likelihood: 2, inherent_impact: 2 },
     );
+    // The measure a control test's form tests.
+    const measure = (
+      await ok<{ measure: { id: string } }>(runtime, token, 'addMeasure', {
+        organization_id: organizationId,
+        name: 'Tested by form',
+      })
+    ).measure;
+    // The campaign an access review entry's form belongs to.
+    const campaign = (
+      await ok<{ access_review: { id: string } }>(runtime, token, 'addAccessReview', {
+        organization_id: organizationId,
+        name: 'Reviewed by form',
+      })
+    ).access_review;
     const refs: Record<string, string> = {
+      access_review: campaign.id,
       person: person.id,
       framework: framework.id,
       vendor: vendor.id,
       risk: risk.id,
+      measure: measure.id,
     };
     // A picker lists the organization's records by name.
     const auditForm = await client.get(`${base}/audits/new`);
@@ -597,7 +613,7 @@ describe('record forms', () => {
     ).vendor;
     const vendorConfirm = textOf((await client.get(`${base}/vendors/${vendor.id}/delete`)).html);
     expect(vendorConfirm).toContain(
-      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks, the vendors involved of incidents, the processors of processing activities.',
+      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks, the vendors involved of incidents, the processors of processing activities, the systems (vendors) of access reviews.',
     );
 
     // What the page promised happens: the owner and the audit are cleared.

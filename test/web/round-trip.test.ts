@@ -173,6 +173,13 @@ async function snapshot(
           // Which built-in catalogue a framework was adopted from: its provenance, not a value an import writes.
           catalog_key: _catalog,
           catalog_revision: _revision,
+          // Derived from evidence, documents and control tests, which do not travel (above): compared where they do.
+          readiness: _readiness,
+          readiness_reasons: _reasons,
+          last_tested_on: _tested,
+          last_test_result: _result,
+          next_test_on: _next,
+          test_overdue: _overdue,
           ...rest
         } = acceptedAsOpen(kind, record);
         if (Array.isArray(evidenceIds)) evidenceLinks[kind] = (evidenceLinks[kind] ?? 0) + evidenceIds.length;
@@ -187,7 +194,7 @@ async function snapshot(
 
 /** What the demo's evidence items are attached to, per register (a superseded item stays listed). */
 const DEMO_EVIDENCE_LINKS = {
-  measure: 4,
+  measure: 5,
   requirement: 2,
   risk: 0,
   vendor: 0,

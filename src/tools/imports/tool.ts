@@ -95,6 +95,7 @@ const KINDS = [
   'vendor',
   'risk',
   'measure',
+  'control_test',
   'obligation',
   'person',
   'framework',

@@ -8,6 +8,7 @@ import { changesOfRows } from '../changes.ts';
 import { idOf, idOfAny } from '../fields.ts';
 import { DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext, UPDATE_ANNOTATIONS } from '../types.ts';
 import { nextUpdatedAt } from './records.ts';
+import { exactlyOneOf } from './schemas.ts';
 import { capitalize, type LinkToolsSpec, type RegisterSpec, type RelationSpec, toolsetOf } from './spec.ts';
 
 export interface LinkTools {
@@ -49,17 +50,7 @@ export function buildLinkTools(
         : `The record: ${targets.map((target) => `${target.label} (\`${target.prefix}_...\`)`).join(', ')}.`,
     ),
   });
-  const input = named
-    ? shape.superRefine((value, issues) => {
-        const given = [ownerArgument, named.argument].filter((name) => value[name] !== undefined);
-        if (given.length !== 1)
-          issues.addIssue({
-            code: 'custom',
-            path: [ownerArgument],
-            message: `Give ${ownerArgument} or ${named.argument}${given.length === 2 ? ', not both' : ''}`,
-          });
-      })
-    : shape;
+  const input = named ? shape.superRefine(exactlyOneOf(ownerArgument, named.argument)) : shape;
   const output = z.object({
     [ownerArgument]: z.string().describe(`The ${owner.label}.`),
     [relation.field]: z

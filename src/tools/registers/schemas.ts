@@ -167,15 +167,20 @@ export function getInput(spec: RegisterSpec) {
           `The organization ${named.argument} is looked for in (not needed with id, or a framework id).`,
         ),
     })
-    .superRefine((value, issues) => {
-      const given = ['id', named.argument].filter((name) => value[name] !== undefined);
-      if (given.length !== 1)
-        issues.addIssue({
-          code: 'custom',
-          path: ['id'],
-          message: `Give id or ${named.argument}${given.length === 2 ? ', not both' : ''}`,
-        });
-    });
+    .superRefine(exactlyOneOf('id', named.argument));
+}
+
+/** A refinement: exactly one of two arguments that name the same thing (an id, or the record named otherwise). */
+export function exactlyOneOf(first: string, second: string) {
+  return (value: Record<string, unknown>, issues: z.core.$RefinementCtx) => {
+    const given = [first, second].filter((name) => value[name] !== undefined);
+    if (given.length !== 1)
+      issues.addIssue({
+        code: 'custom',
+        path: [first],
+        message: `Give ${first} or ${second}${given.length === 2 ? ', not both' : ''}`,
+      });
+  };
 }
 
 /**

@@ -13,9 +13,11 @@ import type { ToolContext, ToolScope } from '../types.ts';
 
 export type RegisterKind =
   | 'vendor'
+  | 'vendor_assessment'
   | 'risk'
   | 'risk_acceptance'
   | 'measure'
+  | 'control_test'
   | 'obligation'
   | 'person'
   | 'framework'

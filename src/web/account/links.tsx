@@ -19,6 +19,7 @@ import type { WebDeps, WebEnv } from '../context.ts';
 import { resetEmail } from '../emails.ts';
 import { Input, text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
+import { clientNetworkOf, refusePublicPost } from '../public-posts.ts';
 import { setPasswordHash } from '../queries.ts';
 import { sendPage } from '../render.tsx';
 import { createSession, endAllSessions, formToken } from '../sessions.ts';
@@ -30,7 +31,7 @@ import {
   RESET_CLIENT_LIMIT,
   reserveAttempts,
 } from '../throttle.ts';
-import { clientNetworkOf, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
+import { NewPasswordFields, sendMessage } from './public-forms.tsx';
 import { limitMessage, safeNext } from './routes.tsx';
 
 const REFUSALS: Record<LinkRefusal, { status: 404 | 410; title: string; text: string }> = {

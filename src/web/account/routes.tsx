@@ -22,6 +22,7 @@ import type { WebDeps, WebEnv } from '../context.ts';
 import { alreadyRegisteredEmail, signUpEmail, verifyEmail } from '../emails.ts';
 import { Input, text } from '../forms.tsx';
 import { Badge, CsrfField, Layout, Notice } from '../layout.tsx';
+import { clientNetworkOf, refusePublicPost } from '../public-posts.ts';
 import { passwordHashOf, replacePasswordHash, setPasswordHash } from '../queries.ts';
 import { sendPage } from '../render.tsx';
 import {
@@ -54,7 +55,7 @@ import {
   verifyKey,
 } from '../throttle.ts';
 import { viewerOf } from '../viewer.ts';
-import { clientNetworkOf, decoy, NewPasswordFields, refusePublicPost, sendMessage } from './public-forms.tsx';
+import { decoy, NewPasswordFields, sendMessage } from './public-forms.tsx';
 
 const LOCAL_ORIGIN = 'http://local.invalid';
 /** Control characters (browsers drop tabs and newlines from URLs; a newline breaks the header), backslashes. */

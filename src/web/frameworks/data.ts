@@ -15,6 +15,7 @@ export interface CoverageResult {
   framework: { id: string; name: string; version: string | null };
   coverage: Coverage;
   sections: { id: string | null; reference: string | null; title: string | null; coverage: Coverage }[];
+  readiness: { ready: number; not_ready: number; implemented_not_ready: number; ready_share: number | null };
 }
 
 export interface SoaRow {
@@ -26,8 +27,10 @@ export interface SoaRow {
   applicability: string;
   justification: string | null;
   implementation_status: string | null;
+  readiness: string;
+  readiness_reasons: { code: string; message: string }[];
   updated_at: string;
-  measures: { id: string; name: string; state: string }[];
+  measures: { id: string; name: string; state: string; readiness: string }[];
 }
 
 export interface SoaPage {
@@ -101,6 +104,19 @@ export const STATUS_TONES: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
   PLANNED: 'warn',
   PARTIALLY_IMPLEMENTED: 'warn',
   IMPLEMENTED: 'ok',
+  NOT_APPLICABLE: undefined,
+};
+
+/** Readiness (src/tools/readiness.ts) as the pages show it beside the declared status. */
+export const READINESS_LABELS: Record<string, string> = {
+  READY: 'Ready',
+  NOT_READY: 'Not ready',
+  NOT_APPLICABLE: 'Not applicable',
+};
+
+export const READINESS_TONES: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
+  READY: 'ok',
+  NOT_READY: 'bad',
   NOT_APPLICABLE: undefined,
 };
 

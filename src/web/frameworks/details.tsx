@@ -11,6 +11,8 @@ import {
   coverageOf,
   depthsOf,
   percent,
+  READINESS_LABELS,
+  READINESS_TONES,
   type SoaPage,
   STATUS_LABELS,
   STATUS_TONES,
@@ -152,6 +154,17 @@ export function FrameworkDetails(props: {
         </a>
       </p>
       {props.coverage ? <CoverageTable coverage={props.coverage} /> : <p class="empty">No coverage yet.</p>}
+      {props.coverage && (
+        <p class="readiness-line">
+          Evidenced: {props.coverage.readiness.ready} of {props.coverage.coverage.applicable} applicable
+          requirements ready ({percent(props.coverage.readiness.ready_share)});{' '}
+          <a
+            href={`/orgs/${org}/requirements?framework_id=${frameworkId}&implementation_status=IMPLEMENTED&readiness=NOT_READY`}
+          >
+            {props.coverage.readiness.implemented_not_ready} implemented but not ready
+          </a>
+        </p>
+      )}
       <h2 id="requirements">Requirements</h2>
       {!page || page.requirements.length === 0 ? (
         <p class="empty">
@@ -170,6 +183,7 @@ export function FrameworkDetails(props: {
               <tr>
                 <th scope="col">Requirement</th>
                 <th scope="col">Status</th>
+                <th scope="col">Readiness</th>
                 <th scope="col">Measures</th>
                 <th scope="col">Applicability and justification</th>
               </tr>
@@ -192,6 +206,20 @@ export function FrameworkDetails(props: {
                     )}
                   </td>
                   <td>
+                    {row.is_section ? (
+                      <span class="muted">—</span>
+                    ) : (
+                      <>
+                        <Badge tone={READINESS_TONES[row.readiness]}>
+                          {READINESS_LABELS[row.readiness] ?? row.readiness}
+                        </Badge>
+                        {row.readiness_reasons.map((reason) => (
+                          <span class="small muted reason"> {reason.message}</span>
+                        ))}
+                      </>
+                    )}
+                  </td>
+                  <td>
                     {row.measures.length === 0 ? (
                       <span class="muted">—</span>
                     ) : (
@@ -199,6 +227,7 @@ export function FrameworkDetails(props: {
                         <>
                           {index > 0 && ', '}
                           <a href={`/orgs/${org}/measures/${measure.id}`}>{measure.name}</a>
+                          {measure.readiness === 'NOT_READY' && <span class="small muted"> (not ready)</span>}
                         </>
                       ))
                     )}

@@ -1,8 +1,9 @@
 // An organization's settings in the web: time zone, the incident regimes whose clocks apply and the privacy contact,
-// read and changed through getOrganizationSettings / updateOrganizationSettings (the risk method stays with the
-// tools: a matrix is given whole). Every member reads them; owners and admins change them.
-import { Hono } from 'hono';
+// and the risk method (scales, levels with their colours, appetite) in a form of its own, read and changed through
+// getOrganizationSettings / updateOrganizationSettings. Every member reads them; owners and admins change them.
+import { type Context, Hono } from 'hono';
 import { REGIMES } from '../../tools/incidents/clocks.ts';
+import { RISK_COLOURS, type RiskMethod, SCALE_LEVELS } from '../../tools/risk-method.ts';
 import { getSettingsTool, updateSettingsTool } from '../../tools/settings.ts';
 import { membershipOf } from '../access.ts';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
@@ -19,6 +20,109 @@ interface SettingsValues {
   privacy_contact: string;
 }
 
+/** The risk method as its form holds it: one label or level per line. */
+interface MethodValues {
+  likelihood: string;
+  impact: string;
+  levels: string;
+  appetite: string;
+}
+
+function methodValues(method: RiskMethod): MethodValues {
+  return {
+    likelihood: method.likelihood.join('\n'),
+    impact: method.impact.join('\n'),
+    levels: method.levels.map((level) => `${level.name}, ${level.min_score}, ${level.colour}`).join('\n'),
+    appetite: method.appetite,
+  };
+}
+
+/** The lines of a text area, trimmed, empty ones left out. */
+const linesOf = (text: string) =>
+  text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+
+/**
+ * The method the form says, for the tool to check whole: "name, min score, colour" per level line (a name holds no
+ * comma); what does not parse is passed on as it is, and the tool's refusal names the field.
+ */
+function methodFrom(values: MethodValues): Record<string, unknown> {
+  return {
+    likelihood: linesOf(values.likelihood),
+    impact: linesOf(values.impact),
+    levels: linesOf(values.levels).map((line) => {
+      const [name = '', score = '', colour = ''] = line.split(',').map((part) => part.trim());
+      return { name, min_score: /^\d+$/.test(score) ? Number(score) : score, colour: colour.toUpperCase() };
+    }),
+    appetite: values.appetite.trim(),
+  };
+}
+
+function RiskMethodForm(props: {
+  membership: Membership;
+  viewer: Viewer;
+  values: MethodValues;
+  error?: string;
+}) {
+  const editable = MANAGER_ROLES.has(props.membership.role);
+  const area = (name: keyof MethodValues, label: string, hint: string, rows: number) => (
+    <div class="field">
+      <label for={`method-${name}`}>{label}</label>
+      <textarea id={`method-${name}`} name={name} rows={rows} aria-describedby={`method-${name}-hint`}>
+        {props.values[name]}
+      </textarea>
+      <p class="hint" id={`method-${name}-hint`}>
+        {hint}
+      </p>
+    </div>
+  );
+  const scaleHint = `One label per line, lowest first: ${SCALE_LEVELS.min} to ${SCALE_LEVELS.max} levels; the first line is 1.`;
+  return (
+    <section aria-labelledby="risk-method">
+      <h2 id="risk-method">Risk method</h2>
+      <p>
+        A risk's score is its likelihood times its impact; its level is the last level whose lowest score it
+        reaches. Risks above the appetite need a recorded acceptance to be accepted. Changing the scales is
+        refused while a risk is scored beyond them; levels are worked out again for every risk.
+      </p>
+      {props.error && <Notice kind="error">{props.error}</Notice>}
+      <form
+        method="post"
+        action={`/orgs/${props.membership.organizationId}/settings/risk-method`}
+        class="card"
+      >
+        <CsrfField token={props.viewer.csrfToken} />
+        <fieldset disabled={!editable}>
+          <legend class="visually-hidden">Risk method</legend>
+          {area('likelihood', 'Likelihood scale', scaleHint, 5)}
+          {area('impact', 'Impact scale', scaleHint, 5)}
+          {area(
+            'levels',
+            'Risk levels',
+            `One per line, lowest first: name, lowest score, colour (${RISK_COLOURS.join(', ')}); the first starts at 1.`,
+            4,
+          )}
+          <Input
+            id="method-appetite"
+            name="appetite"
+            label="Appetite"
+            value={props.values.appetite}
+            hint="The name of the highest level a risk may stay at without a formal acceptance."
+            required
+          />
+          {editable && (
+            <div class="actions">
+              <button type="submit">Save the risk method</button>
+            </div>
+          )}
+        </fieldset>
+      </form>
+    </section>
+  );
+}
+
 const REGIME_HINTS: Record<string, string> = {
   GDPR: 'personal data breaches: the authority within 72 hours, the people affected without undue delay',
   NIS2: 'significant incidents of essential and important entities: early warning, notification, final report',
@@ -29,7 +133,9 @@ function SettingsPage(props: {
   viewer: Viewer;
   membership: Membership;
   values: SettingsValues;
+  method: MethodValues;
   error?: string;
+  methodError?: string;
   status?: number;
 }) {
   const { membership, values } = props;
@@ -43,8 +149,8 @@ function SettingsPage(props: {
     >
       <h1>Settings</h1>
       <p class="lead">
-        How incident clocks are computed for {membership.name} and who the records of processing name as
-        contact. The risk method is set through updateOrganizationSettings.
+        How incident clocks are computed for {membership.name}, who the records of processing name as contact,
+        and how its risks are scored.
       </p>
       {props.error && <Notice kind="error">{props.error}</Notice>}
       {!editable && (
@@ -99,6 +205,12 @@ function SettingsPage(props: {
           )}
         </fieldset>
       </form>
+      <RiskMethodForm
+        membership={membership}
+        viewer={props.viewer}
+        values={props.method}
+        {...(props.methodError ? { error: props.methodError } : {})}
+      />
     </Layout>
   );
 }
@@ -106,20 +218,61 @@ function SettingsPage(props: {
 export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
 
-  web.get('/orgs/:org/settings', async (c) => {
-    const membership = membershipOf(c, c.req.param('org'));
-    if (!membership) return notFoundPage(c, viewerOf(c));
+  /** The settings as the forms show them, read with the member's rights. */
+  async function currentValues(c: Context<WebEnv>, membership: Membership) {
     const outcome = await webCalls(c, deps).read(getSettingsTool, {
       organization_id: membership.organizationId,
     });
-    if (!outcome.ok) return notFoundPage(c, viewerOf(c));
+    if (!outcome.ok) return null;
     const settings = outcome.result.settings as Record<string, unknown>;
     const values: SettingsValues = {
       time_zone: String(settings.time_zone ?? 'UTC'),
       incident_regimes: (settings.incident_regimes as string[] | undefined) ?? [],
       privacy_contact: typeof settings.privacy_contact === 'string' ? settings.privacy_contact : '',
     };
-    return sendPage(c, <SettingsPage viewer={viewerOf(c)} membership={membership} values={values} />);
+    return { values, method: methodValues(settings.risk_method as RiskMethod) };
+  }
+
+  web.get('/orgs/:org/settings', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const current = await currentValues(c, membership);
+    if (!current) return notFoundPage(c, viewerOf(c));
+    return sendPage(c, <SettingsPage viewer={viewerOf(c)} membership={membership} {...current} />);
+  });
+
+  web.post('/orgs/:org/settings/risk-method', async (c) => {
+    const membership = membershipOf(c, c.req.param('org'));
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const body = await c.req.parseBody();
+    const method: MethodValues = {
+      likelihood: text(body, 'likelihood'),
+      impact: text(body, 'impact'),
+      levels: text(body, 'levels'),
+      appetite: text(body, 'appetite'),
+    };
+    // The tool checks the method whole (and who may change it); its refusal is shown above the form, as typed.
+    const outcome = await webCalls(c, deps).write(updateSettingsTool, {
+      organization_id: membership.organizationId,
+      risk_method: methodFrom(method),
+    });
+    if (!outcome.ok) {
+      const current = await currentValues(c, membership);
+      if (!current) return notFoundPage(c, viewerOf(c));
+      return sendPage(
+        c,
+        <SettingsPage
+          viewer={viewerOf(c)}
+          membership={membership}
+          values={current.values}
+          method={method}
+          methodError={outcome.error.message}
+        />,
+        outcome.error.status as 400,
+      );
+    }
+    setFlash(c, 'Risk method saved: every risk has its level worked out again.');
+    return c.redirect(`/orgs/${membership.organizationId}/settings#risk-method`, 303);
   });
 
   web.post('/orgs/:org/settings', async (c) => {
@@ -139,12 +292,15 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       privacy_contact: values.privacy_contact || null,
     });
     if (!outcome.ok) {
+      const current = await currentValues(c, membership);
+      if (!current) return notFoundPage(c, viewerOf(c));
       return sendPage(
         c,
         <SettingsPage
           viewer={viewerOf(c)}
           membership={membership}
           values={values}
+          method={current.method}
           error={outcome.error.message}
         />,
         outcome.error.status as 400,

@@ -3,6 +3,7 @@
 
 import { mayWrite } from '../access.ts';
 import type { Membership } from '../context.ts';
+import { DataTable } from '../data-table.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
 import { registerPageByKind } from '../register-pages.ts';
@@ -46,54 +47,44 @@ export function IncidentClocks(props: {
   return (
     <section aria-labelledby="clocks">
       <h2 id="clocks">Notification deadlines</h2>
-      {clocks.length === 0 ? (
-        <p class="empty">
-          No notification clock applies: it is not a personal data breach at risk, a significant NIS2 incident
-          or a major DORA incident, or the organization does not follow those regimes (Settings).
-        </p>
-      ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">{`Notification deadlines, in ${props.timeZone}`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Regime</th>
-                <th scope="col">What is due</th>
-                <th scope="col">Deadline ({props.timeZone})</th>
-                <th scope="col">State</th>
-                <th scope="col">Source</th>
-              </tr>
-            </thead>
-            <tbody>
-              {clocks.map((clock) => (
-                <tr>
-                  <td>{clock.regime}</td>
-                  <td>
-                    {clock.title}
-                    <br />
-                    <span class="small muted">{clock.basis}</span>
-                  </td>
-                  <td>
-                    {clock.due_local
-                      ? clock.due_local.replace(` ${props.timeZone}`, '')
-                      : 'without undue delay'}
-                  </td>
-                  <td>
-                    <Badge tone={TONE[clock.state]}>{valueLabel(clock.state)}</Badge> {timing(clock)}
-                    {!clock.sent_at && clock.state !== 'WAITING' && mayWrite(membership) && record(clock) && (
-                      <>
-                        {' '}
-                        <a href={record(clock) as string}>Record the notice</a>
-                      </>
-                    )}
-                  </td>
-                  <td class="small">{clock.source}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        items={clocks}
+        empty="No notification clock applies: it is not a personal data breach at risk, a significant NIS2 incident or a major DORA incident, or the organization does not follow those regimes (Settings)."
+        caption={`Notification deadlines, in ${props.timeZone}`}
+        columns={[
+          { header: 'Regime', cell: (clock) => clock.regime },
+          {
+            header: 'What is due',
+            cell: (clock) => (
+              <>
+                {clock.title}
+                <br />
+                <span class="small muted">{clock.basis}</span>
+              </>
+            ),
+          },
+          {
+            header: `Deadline (${props.timeZone})`,
+            cell: (clock) =>
+              clock.due_local ? clock.due_local.replace(` ${props.timeZone}`, '') : 'without undue delay',
+          },
+          {
+            header: 'State',
+            cell: (clock) => (
+              <>
+                <Badge tone={TONE[clock.state]}>{valueLabel(clock.state)}</Badge> {timing(clock)}
+                {!clock.sent_at && clock.state !== 'WAITING' && mayWrite(membership) && record(clock) && (
+                  <>
+                    {' '}
+                    <a href={record(clock) as string}>Record the notice</a>
+                  </>
+                )}
+              </>
+            ),
+          },
+          { header: 'Source', class: 'small', cell: (clock) => clock.source },
+        ]}
+      />
     </section>
   );
 }

@@ -30,7 +30,8 @@ export function RecordPage(props: {
   const { page, membership, record } = props;
   const base = `/orgs/${membership.organizationId}/${page.slug}`;
   // The id is for the technical reader: in a disclosure under the fields, not first among them.
-  const hidden = new Set(['organization_id', 'id', ...(props.hiddenFields ?? [])]);
+  // labels (the names of the records it refers to) are shown beside each reference, not as a field of their own.
+  const hidden = new Set(['organization_id', 'id', 'labels', ...(props.hiddenFields ?? [])]);
   return (
     <Layout
       title={`${displayName(record)} · ${page.title}`}

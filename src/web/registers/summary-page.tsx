@@ -27,6 +27,9 @@ export interface Summary {
     by_state: Record<string, number>;
     applicable: number;
     implemented_share: number | null;
+    ready: number;
+    implemented_not_ready: number;
+    tests_overdue: number;
   };
   obligations: { total: number; by_status: Record<string, number>; overdue: number };
   nonconformities: {
@@ -309,6 +312,25 @@ export function SummaryPage({
           {summary.measures.by_state.IMPLEMENTED ?? 0} of {summary.measures.applicable} applicable measures
           {summary.measures.applicable < summary.measures.total &&
             ` (${summary.measures.total - summary.measures.applicable} not applicable)`}
+        </Stat>
+        <Stat
+          title="Measures ready"
+          value={summary.measures.ready}
+          alert={summary.measures.implemented_not_ready > 0}
+          href={`${base}/measures?readiness=READY`}
+        >
+          evidenced, beside {summary.measures.by_state.IMPLEMENTED ?? 0} declared implemented;{' '}
+          <a href={`${base}/measures?state=IMPLEMENTED&readiness=NOT_READY`}>
+            {summary.measures.implemented_not_ready} implemented but not ready
+          </a>
+          {summary.measures.tests_overdue > 0 && (
+            <>
+              ;{' '}
+              <a href={`${base}/measures?test_due_before=${summary.generated_at.slice(0, 10)}`}>
+                {summary.measures.tests_overdue} control tests overdue
+              </a>
+            </>
+          )}
         </Stat>
         <Stat
           title="Overdue obligations"

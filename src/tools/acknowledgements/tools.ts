@@ -1,0 +1,496 @@
+// Policy acknowledgements: ask people of the register to read and accept a document version, see who has not, remind
+// them. Each person gets a link of their own (src/tools/acknowledgements/links.ts); an account acknowledges by a call.
+import { and, asc, count, eq, gt, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import { z } from 'zod';
+import {
+  acknowledgementRequests,
+  acknowledgements,
+  documentVersions,
+  people,
+  users,
+} from '../../db/schema.ts';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { requireOrganization } from '../access.ts';
+import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from '../fields.ts';
+import type { RegisterTools } from '../registers/builder.ts';
+import { PERSON_KINDS } from '../states.ts';
+import {
+  CREATE_ANNOTATIONS,
+  defineTool,
+  READ_ANNOTATIONS,
+  type Tool,
+  type ToolContext,
+  UPDATE_ANNOTATIONS,
+} from '../types.ts';
+import { ackLinkPath, newLinkSecret } from './links.ts';
+
+export const ACK_AUDIENCES = ['ALL', 'KIND', 'PEOPLE'] as const;
+export const ACK_STATUSES = ['PENDING', 'ACKNOWLEDGED'] as const;
+export const ACK_METHODS = ['LINK', 'WEB', 'TOKEN'] as const;
+/** An acknowledgement older than this is due again (the yearly cycle). */
+const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
+/** Rows per insert statement (12 columns: well under SQLite's bound on variables). */
+const INSERT_CHUNK = 500;
+
+const documentId = idOf('doc', 'Document').describe('The document (`doc_...`).');
+const requestId = idOf('akr', 'Acknowledgement request').describe('The request (`akr_...`).');
+
+const linkSchema = z
+  .object({
+    person_id: z.string().describe('The person (`per_...`).'),
+    email: z.string().describe('Their address, to mail the link to.'),
+    link_path: z.string().describe('Path of their link; prefix with the service address. Shown once.'),
+  })
+  .describe("A person's acknowledgement link.");
+
+const requestSchema = z
+  .object({
+    id: z.string().describe('The request (`akr_...`).'),
+    organization_id: z.string().describe('Its organization.'),
+    document_id: z.string().describe('The document (`doc_...`).'),
+    version: z.number().int().describe('The version number to acknowledge.'),
+    audience: z.enum(ACK_AUDIENCES).describe('Who was asked: ALL, KIND or PEOPLE.'),
+    due_date: z.string().nullable().describe('Due date, or null.'),
+    created_at: timestampSchema.describe('When it was made.'),
+  })
+  .describe('An acknowledgement request.');
+
+export const acknowledgementSchema = z
+  .object({
+    id: z.string().describe('The acknowledgement (`ack_...`).'),
+    request_id: z.string().describe('Its request (`akr_...`).'),
+    document_id: z.string().describe('The document (`doc_...`).'),
+    version: z.number().int().describe('The version asked.'),
+    person_id: z.string().describe('The person (`per_...`).'),
+    person_name: z.string().describe("The person's full name."),
+    status: z.enum(ACK_STATUSES).describe('PENDING or ACKNOWLEDGED.'),
+    acknowledged_at: timestampSchema.nullable().describe('When they acknowledged, or null.'),
+    method: z.enum(ACK_METHODS).nullable().describe('How: LINK (mailed link), WEB (signed in), TOKEN (API).'),
+    due_date: z.string().nullable().describe("The request's due date, or null."),
+    link_expires_at: timestampSchema.nullable().describe('When their link expires.'),
+    reminded_at: timestampSchema.nullable().describe('Last reminder, or null.'),
+  })
+  .describe("One person's acknowledgement of a version.");
+
+type AcknowledgementRow = z.output<typeof acknowledgementSchema>;
+
+const listed = {
+  id: acknowledgements.id,
+  request_id: acknowledgements.request_id,
+  document_id: acknowledgements.document_id,
+  version: acknowledgements.version_number,
+  person_id: acknowledgements.person_id,
+  person_name: people.full_name,
+  acknowledged_at: acknowledgements.acknowledged_at,
+  method: acknowledgements.method,
+  due_date: acknowledgementRequests.due_date,
+  link_expires_at: acknowledgements.link_expires_at,
+  reminded_at: acknowledgements.reminded_at,
+};
+
+function present(row: Omit<AcknowledgementRow, 'status'>): AcknowledgementRow {
+  return { ...row, status: row.acknowledged_at ? 'ACKNOWLEDGED' : 'PENDING' };
+}
+
+/** Issues a fresh link (a new secret; the old one stops working) for each pending acknowledgement given. */
+async function issueLinks(
+  ctx: ToolContext,
+  rows: readonly { id: string; person_id: string; email: string }[],
+  expiresAt: string,
+  reminder: boolean,
+) {
+  const links: z.output<typeof linkSchema>[] = [];
+  const updates = [];
+  for (const row of rows) {
+    const { secret, hash } = await newLinkSecret();
+    links.push({ person_id: row.person_id, email: row.email, link_path: ackLinkPath(secret) });
+    updates.push(
+      ctx.db
+        .update(acknowledgements)
+        .set({
+          secret_hash: hash,
+          link_expires_at: expiresAt,
+          ...(reminder && { reminded_at: ctx.now().toISOString() }),
+        })
+        .where(and(eq(acknowledgements.id, row.id), isNull(acknowledgements.acknowledged_at))),
+    );
+  }
+  for (let start = 0; start < updates.length; start += INSERT_CHUNK) {
+    const chunk = updates.slice(start, start + INSERT_CHUNK);
+    const [first, ...rest] = chunk;
+    if (first) await ctx.db.batch([first, ...rest]);
+  }
+  return links;
+}
+
+const linkDays = z
+  .number()
+  .int()
+  .min(1)
+  .max(60)
+  .default(14)
+  .describe('Days each link stays valid (1..60, default 14).');
+
+/** The person of the register whose address is the caller's confirmed account address, else null. */
+async function callerPerson(ctx: ToolContext, organizationId: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ id: people.id })
+    .from(people)
+    .innerJoin(users, sql`lower(${users.email}) = lower(${people.email})`)
+    .where(
+      and(
+        eq(people.organization_id, organizationId),
+        eq(users.id, ctx.principal.userId),
+        isNotNull(users.email_verified_at),
+      ),
+    )
+    .limit(1);
+  return row?.id ?? null;
+}
+
+export interface AcknowledgementTools {
+  request: Tool;
+  list: Tool;
+  acknowledge: Tool;
+  remind: Tool;
+}
+
+export function acknowledgementTools(documentsRegister: RegisterTools): AcknowledgementTools {
+  const { records } = documentsRegister;
+
+  /** The document (checked for the caller) and the version asked, which must exist and be published or approved. */
+  async function versionToAcknowledge(
+    ctx: ToolContext,
+    id: string,
+    asked: number | undefined,
+    mode: 'read' | 'write',
+  ) {
+    const document = await records.load(ctx, id, mode);
+    const number = asked ?? (document.published_version as number | null) ?? undefined;
+    if (number === undefined)
+      throw new AppError(
+        'invalid_arguments',
+        'This document has no published version: give `version`, or publish one first.',
+        { field: 'version' },
+      );
+    const [version] = await ctx.db
+      .select({ status: documentVersions.status })
+      .from(documentVersions)
+      .where(and(eq(documentVersions.document_id, id), eq(documentVersions.number, number)));
+    if (!version)
+      throw new AppError('invalid_arguments', `The document has no version ${number}.`, { field: 'version' });
+    return { document, number, organizationId: String(document.organization_id) };
+  }
+
+  const request = defineTool({
+    name: 'requestAcknowledgements',
+    title: 'Request policy acknowledgements',
+    description:
+      'Get everyone (ALL of the people register, some KINDs, or listed PEOPLE) to read and accept an updated policy or document version. Returns one single-use link per person to mail; people who acknowledged it within a year are skipped.',
+    scope: 'write',
+    annotations: CREATE_ANNOTATIONS,
+    toolset: 'documents',
+    input: z.strictObject({
+      document_id: documentId,
+      version: z.number().int().min(1).optional().describe('Version number; default the published one.'),
+      audience: caseInsensitiveEnum(ACK_AUDIENCES).describe(
+        'ALL (everyone), KIND (the kinds given), PEOPLE (person_ids).',
+      ),
+      kinds: z
+        .array(caseInsensitiveEnum(PERSON_KINDS))
+        .max(3)
+        .optional()
+        .describe('With KIND: EMPLOYEE, CONTRACTOR, SERVICE_ACCOUNT.'),
+      person_ids: z
+        .array(idOf('per', 'Person'))
+        .max(1000)
+        .optional()
+        .describe('With PEOPLE: the people (`per_...`).'),
+      due_date: dateSchema.optional().describe('Acknowledge by, YYYY-MM-DD.'),
+      link_days: linkDays,
+    }),
+    output: z.object({
+      request: requestSchema,
+      requested: z.number().int().describe('People asked.'),
+      skipped: z.number().int().describe('People already pending or acknowledged within a year.'),
+      links: z.array(linkSchema).describe('One link per person asked.'),
+    }),
+    async run(ctx, input) {
+      const { number, organizationId } = await versionToAcknowledge(
+        ctx,
+        input.document_id,
+        input.version,
+        'write',
+      );
+      if (input.audience === 'KIND' && !input.kinds?.length)
+        throw new AppError('invalid_arguments', 'audience KIND needs `kinds`.', { field: 'kinds' });
+      if (input.audience === 'PEOPLE' && !input.person_ids?.length)
+        throw new AppError('invalid_arguments', 'audience PEOPLE needs `person_ids`.', {
+          field: 'person_ids',
+        });
+      const who: SQL[] = [eq(people.organization_id, organizationId)];
+      if (input.audience === 'KIND') who.push(inArray(people.kind, input.kinds ?? []));
+      if (input.audience === 'PEOPLE') {
+        const ids = [...new Set(input.person_ids)];
+        who.push(inArray(people.id, ids));
+        const [found] = await ctx.db
+          .select({ n: count() })
+          .from(people)
+          .where(and(...who));
+        if ((found?.n ?? 0) !== ids.length)
+          throw new AppError('invalid_arguments', 'Some person_ids are not people of this organization.', {
+            field: 'person_ids',
+          });
+      }
+      const now = ctx.now();
+      const yearAgo = new Date(now.getTime() - YEAR_MS).toISOString();
+      // Pending for this version, or acknowledged it within the year: not asked again.
+      const covered = sql`exists (select 1 from ${acknowledgements} a where a.person_id = ${people.id} and a.document_id = ${input.document_id} and a.version_number = ${number} and (a.acknowledged_at is null or a.acknowledged_at > ${yearAgo}))`;
+      const everyone = await ctx.db
+        .select({ id: people.id, email: people.email, covered: sql<number>`${covered}` })
+        .from(people)
+        .where(and(...who))
+        .orderBy(asc(people.id));
+      const asked = everyone.filter((person) => !person.covered);
+      const at = now.toISOString();
+      const expiresAt = new Date(now.getTime() + input.link_days * 86_400_000).toISOString();
+      const requestRow = {
+        id: newId('akr'),
+        organization_id: organizationId,
+        document_id: input.document_id,
+        version_number: number,
+        audience: input.audience,
+        due_date: input.due_date ?? null,
+        requested_by_user_id: ctx.principal.userId,
+        created_at: at,
+      };
+      const links: z.output<typeof linkSchema>[] = [];
+      const rows = [];
+      for (const person of asked) {
+        const { secret, hash } = await newLinkSecret();
+        links.push({ person_id: person.id, email: person.email, link_path: ackLinkPath(secret) });
+        rows.push({
+          id: newId('ack'),
+          organization_id: organizationId,
+          request_id: requestRow.id,
+          document_id: input.document_id,
+          version_number: number,
+          person_id: person.id,
+          secret_hash: hash,
+          link_expires_at: expiresAt,
+          created_at: at,
+        });
+      }
+      const inserts = [];
+      for (let start = 0; start < rows.length; start += INSERT_CHUNK)
+        inserts.push(ctx.db.insert(acknowledgements).values(rows.slice(start, start + INSERT_CHUNK)));
+      // All or nothing: the request and every person's row in one batch.
+      await ctx.db.batch([ctx.db.insert(acknowledgementRequests).values(requestRow), ...inserts]);
+      return {
+        request: {
+          id: requestRow.id,
+          organization_id: organizationId,
+          document_id: input.document_id,
+          version: number,
+          audience: input.audience,
+          due_date: requestRow.due_date,
+          created_at: at,
+        },
+        requested: asked.length,
+        skipped: everyone.length - asked.length,
+        links,
+      };
+    },
+  });
+
+  const list = defineTool({
+    name: 'listAcknowledgements',
+    title: 'List policy acknowledgements',
+    description:
+      'List who acknowledged a document version and who has not (filter status PENDING for "who has not acknowledged v3"), with when and how (LINK, WEB, TOKEN).',
+    scope: 'read',
+    annotations: READ_ANNOTATIONS,
+    toolset: 'documents',
+    input: z.strictObject({
+      organization_id: idOf('org', 'Organization').describe('The organization (`org_...`).'),
+      filter: z
+        .strictObject({
+          document_id: documentId.optional(),
+          version: z.number().int().min(1).optional().describe('Only this version number.'),
+          status: caseInsensitiveEnum(ACK_STATUSES).optional().describe('PENDING (not yet) or ACKNOWLEDGED.'),
+          person_id: idOf('per', 'Person').optional().describe('Only this person (`per_...`).'),
+          request_id: requestId.optional(),
+        })
+        .default({})
+        .describe('Filters, all optional.'),
+      size: z.number().int().min(1).max(100).default(20).describe('Page size (1..100, default 20).'),
+      cursor: z.string().max(200).optional().describe('next_cursor of the previous page.'),
+    }),
+    output: z.object({
+      acknowledgements: z.array(acknowledgementSchema),
+      next_cursor: z.string().nullable().describe('Cursor of the next page, or null.'),
+      total_count: z.number().int().describe('Matches in all pages.'),
+    }),
+    async run(ctx, input) {
+      requireOrganization(ctx, input.organization_id, 'read');
+      const { filter } = input;
+      const where: SQL[] = [eq(acknowledgements.organization_id, input.organization_id)];
+      if (filter.document_id) where.push(eq(acknowledgements.document_id, filter.document_id));
+      if (filter.version !== undefined) where.push(eq(acknowledgements.version_number, filter.version));
+      if (filter.status === 'PENDING') where.push(isNull(acknowledgements.acknowledged_at));
+      if (filter.status === 'ACKNOWLEDGED') where.push(isNotNull(acknowledgements.acknowledged_at));
+      if (filter.person_id) where.push(eq(acknowledgements.person_id, filter.person_id));
+      if (filter.request_id) where.push(eq(acknowledgements.request_id, filter.request_id));
+      const after = input.cursor ? decodeAckCursor(input.cursor) : null;
+      const page = after ? [...where, gt(acknowledgements.id, after)] : where;
+      const [rows, [total]] = await Promise.all([
+        ctx.db
+          .select(listed)
+          .from(acknowledgements)
+          .innerJoin(people, eq(people.id, acknowledgements.person_id))
+          .innerJoin(acknowledgementRequests, eq(acknowledgementRequests.id, acknowledgements.request_id))
+          .where(and(...page))
+          .orderBy(asc(acknowledgements.id))
+          .limit(input.size + 1),
+        ctx.db
+          .select({ n: count() })
+          .from(acknowledgements)
+          .where(and(...where)),
+      ]);
+      const shown = rows.slice(0, input.size);
+      const last = shown.at(-1);
+      return {
+        acknowledgements: shown.map((row) => present(row as Omit<AcknowledgementRow, 'status'>)),
+        next_cursor: rows.length > input.size && last ? encodeAckCursor(last.id) : null,
+        total_count: total?.n ?? 0,
+      };
+    },
+  });
+
+  const acknowledge = defineTool({
+    name: 'acknowledgeDocument',
+    title: 'Acknowledge a document',
+    description:
+      "Record that I have read and accept (acknowledge) a policy, code of conduct or other document version, as the person whose email is my account's confirmed address.",
+    scope: 'write',
+    annotations: UPDATE_ANNOTATIONS,
+    toolset: 'documents',
+    input: z.strictObject({
+      document_id: documentId,
+      version: z.number().int().min(1).optional().describe('Version number; default the published one.'),
+    }),
+    output: z.object({ acknowledgements: z.array(acknowledgementSchema) }),
+    async run(ctx, input) {
+      const { number, organizationId } = await versionToAcknowledge(
+        ctx,
+        input.document_id,
+        input.version,
+        'read',
+      );
+      const personId = await callerPerson(ctx, organizationId);
+      if (!personId)
+        throw new AppError(
+          'forbidden',
+          "Your account's confirmed email is not that of a person of this organization's register, so there is no one to acknowledge as.",
+        );
+      const of = and(
+        eq(acknowledgements.organization_id, organizationId),
+        eq(acknowledgements.document_id, input.document_id),
+        eq(acknowledgements.version_number, number),
+        eq(acknowledgements.person_id, personId),
+      );
+      const updated = await ctx.db
+        .update(acknowledgements)
+        .set({
+          acknowledged_at: ctx.now().toISOString(),
+          method: ctx.surface === 'web' ? 'WEB' : 'TOKEN',
+        })
+        .where(and(of, isNull(acknowledgements.acknowledged_at)))
+        .returning({ id: acknowledgements.id });
+      if (updated.length === 0)
+        throw new AppError(
+          'not_found',
+          `Nothing is pending for you on version ${number} of this document: no request asked you, or you acknowledged it already.`,
+        );
+      const rows = await ctx.db
+        .select(listed)
+        .from(acknowledgements)
+        .innerJoin(people, eq(people.id, acknowledgements.person_id))
+        .innerJoin(acknowledgementRequests, eq(acknowledgementRequests.id, acknowledgements.request_id))
+        .where(
+          inArray(
+            acknowledgements.id,
+            updated.map((row) => row.id),
+          ),
+        );
+      return { acknowledgements: rows.map((row) => present(row as Omit<AcknowledgementRow, 'status'>)) };
+    },
+  });
+
+  const remind = defineTool({
+    name: 'sendAcknowledgementReminders',
+    title: 'Remind people to acknowledge',
+    description:
+      'Send reminders to the staff who still have not accepted a policy on an acknowledgement request: each gets a fresh link to mail again (their old one stops working).',
+    scope: 'write',
+    annotations: UPDATE_ANNOTATIONS,
+    toolset: 'documents',
+    input: z.strictObject({ request_id: requestId, link_days: linkDays }),
+    output: z.object({
+      reminded: z.number().int().describe('People reminded.'),
+      links: z.array(linkSchema).describe('Their new links.'),
+    }),
+    async run(ctx, input) {
+      const [found] = await ctx.db
+        .select({ organization_id: acknowledgementRequests.organization_id })
+        .from(acknowledgementRequests)
+        .where(eq(acknowledgementRequests.id, input.request_id));
+      if (!found) throw new AppError('not_found', 'Acknowledgement request not found.');
+      try {
+        requireOrganization(ctx, found.organization_id, 'write', 'Acknowledgement request');
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not_found')
+          throw new AppError('not_found', 'Acknowledgement request not found.');
+        throw error;
+      }
+      const pending = await ctx.db
+        .select({ id: acknowledgements.id, person_id: acknowledgements.person_id, email: people.email })
+        .from(acknowledgements)
+        .innerJoin(people, eq(people.id, acknowledgements.person_id))
+        .where(
+          and(
+            eq(acknowledgements.organization_id, found.organization_id),
+            eq(acknowledgements.request_id, input.request_id),
+            isNull(acknowledgements.acknowledged_at),
+          ),
+        )
+        .orderBy(asc(acknowledgements.id));
+      const expiresAt = new Date(ctx.now().getTime() + input.link_days * 86_400_000).toISOString();
+      const links = await issueLinks(ctx, pending, expiresAt, true);
+      return { reminded: links.length, links };
+    },
+  });
+
+  return { request, list, acknowledge, remind };
+}
+
+const CURSOR_PATTERN = /^ack_[0-9a-z]{24}$/;
+
+function encodeAckCursor(id: string): string {
+  return btoa(id).replaceAll('=', '');
+}
+
+function decodeAckCursor(cursor: string): string {
+  let id = '';
+  try {
+    id = atob(cursor);
+  } catch {
+    id = '';
+  }
+  if (!CURSOR_PATTERN.test(id))
+    throw new AppError('invalid_arguments', 'This cursor is not one this list returned.', {
+      field: 'cursor',
+    });
+  return id;
+}
