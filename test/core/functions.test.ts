@@ -232,7 +232,15 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       // A publish writes new files (a PDF and its JSON copy) and its document's summary again on each call; the
       // PDF carries its creation time to the second, so two calls a second apart differ in their digest.
       if (name.startsWith('publish'))
-        for (const key of ['file_id', 'data_file_id', 'download_url', 'content', 'sha256']) varying.add(key);
+        for (const key of [
+          'file_id',
+          'data_file_id',
+          'download_url',
+          'download_expires_at',
+          'content',
+          'sha256',
+        ])
+          varying.add(key);
       expect(masked(withNulls.body, varying)).toEqual(masked(without.body, varying));
     },
   );
