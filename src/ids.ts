@@ -33,6 +33,8 @@ export const ID_PREFIXES = {
   processing_activity: 'pra',
   dpia: 'dpi',
   data_subject_request: 'dsr',
+  access_review: 'arv',
+  access_review_entry: 'are',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

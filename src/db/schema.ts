@@ -1770,3 +1770,88 @@ export const dataSubjectRequestAssets = sqliteTable(
     index('data_subject_request_assets_asset_idx').on(t.asset_id),
   ],
 );
+
+// ---- access reviews: campaigns of entries (an account's access to a system), each decided by its reviewer ----------
+
+/** An access review campaign: the systems in scope, the period reviewed, its reviewers, due date and status. */
+export const accessReviews = sqliteTable(
+  'access_reviews',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    status: text('status').notNull(),
+    period_start: text('period_start'),
+    period_end: text('period_end'),
+    due_on: text('due_on'),
+    owner_id: text('owner_id'),
+    completed_on: text('completed_on'),
+    /** The evidence item written when it was completed (evidence for the requirements it covers). */
+    evidence_id: text('evidence_id'),
+    /** Random per update: the links' rewrite runs only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('access_reviews_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('access_reviews_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('access_reviews_org_name_idx').on(t.organization_id, t.name, t.id),
+    index('access_reviews_org_due_idx').on(t.organization_id, t.due_on, t.id),
+    index('access_reviews_org_status_idx').on(t.organization_id, t.status, t.due_on),
+    index('access_reviews_org_owner_idx').on(t.organization_id, t.owner_id),
+  ],
+);
+
+function accessReviewLink<T extends string>(name: string, column: T) {
+  return sqliteTable(
+    name,
+    {
+      access_review_id: text('access_review_id').notNull(),
+      target_id: text(column).notNull(),
+      organization_id: text('organization_id').notNull(),
+    },
+    (t) => [
+      primaryKey({ columns: [t.access_review_id, t.target_id] }),
+      index(`${name}_target_idx`).on(t.target_id),
+    ],
+  );
+}
+export const accessReviewAssets = accessReviewLink('access_review_assets', 'asset_id');
+export const accessReviewVendors = accessReviewLink('access_review_vendors', 'vendor_id');
+export const accessReviewReviewers = accessReviewLink('access_review_reviewers', 'person_id');
+export const accessReviewRequirements = accessReviewLink('access_review_requirements', 'requirement_id');
+
+/** One account's access to one system under review, and its reviewer's decision (null = not decided yet). */
+export const accessReviewEntries = sqliteTable(
+  'access_review_entries',
+  {
+    ...scoped,
+    access_review_id: text('access_review_id').notNull(),
+    account: text('account'),
+    person_id: text('person_id'),
+    system: text('system').notNull(),
+    asset_id: text('asset_id'),
+    vendor_id: text('vendor_id'),
+    access_level: text('access_level'),
+    reviewer_id: text('reviewer_id'),
+    decision: text('decision'),
+    decided_at: text('decided_at'),
+    decided_by_id: text('decided_by_id'),
+    decision_comment: text('decision_comment'),
+    ...timestamps,
+  },
+  (t) => [
+    index('access_review_entries_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('access_review_entries_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('access_review_entries_org_system_idx').on(t.organization_id, t.system, t.id),
+    /** A reviewer's open entries: filter reviewer_id and decided false, newest first. */
+    index('access_review_entries_org_reviewer_idx').on(
+      t.organization_id,
+      t.reviewer_id,
+      t.decision,
+      t.created_at,
+      t.id,
+    ),
+    index('access_review_entries_review_idx').on(t.access_review_id, t.decision),
+  ],
+);

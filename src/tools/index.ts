@@ -1,4 +1,5 @@
 // The tool map: every tool of the service, built from data. The surfaces only iterate it; other code holds handles.
+import { accessReviewEntrySpec, accessReviewSpec } from './access-reviews.ts';
 import { acknowledgementTools } from './acknowledgements/tools.ts';
 import { assetSpec } from './assets.ts';
 import { auditSpec } from './audits.ts';
@@ -73,6 +74,8 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   processingActivitySpec,
   dpiaSpec,
   dataSubjectRequestSpec,
+  accessReviewSpec,
+  accessReviewEntrySpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */

@@ -4,6 +4,8 @@ import { and, eq, inArray, notInArray, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import {
+  accessReviewEntries,
+  accessReviews,
   acknowledgementRequests,
   acknowledgements,
   continualImprovements,
@@ -34,7 +36,15 @@ import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
-export const MY_WORK_REASONS = ['ASSIGNED', 'REVIEW', 'OWNED', 'DEADLINE', 'ACCEPTANCE', 'TEST', 'ACKNOWLEDGE'] as const;
+export const MY_WORK_REASONS = [
+  'ASSIGNED',
+  'REVIEW',
+  'OWNED',
+  'DEADLINE',
+  'ACCEPTANCE',
+  'TEST',
+  'ACKNOWLEDGE',
+] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
 export interface MyWorkItem {
@@ -149,6 +159,23 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
       ),
       incidentDeadlinePart(personIds, organizationIds),
       acknowledgementPart(personIds, organizationIds),
+      // A campaign in progress the caller runs, or with entries the caller still has to decide: its progress in the title.
+      part(
+        'access_review',
+        accessReviews,
+        sql`'Access review: ' || ${accessReviews.name} || ' (' || (select count(*) from ${accessReviewEntries} where ${accessReviewEntries.access_review_id} = ${accessReviews.id} and ${accessReviewEntries.decision} is not null) || '/' || (select count(*) from ${accessReviewEntries} where ${accessReviewEntries.access_review_id} = ${accessReviews.id}) || ' decided)'`,
+        accessReviews.due_on,
+        accessReviews.status,
+        sql`case when ${owned(accessReviews.owner_id)} then 'OWNED' else 'ASSIGNED' end`,
+        and(
+          inOrgs(accessReviews.organization_id),
+          eq(accessReviews.status, 'IN_PROGRESS'),
+          or(
+            owned(accessReviews.owner_id),
+            sql`exists (select 1 from ${accessReviewEntries} where ${accessReviewEntries.access_review_id} = ${accessReviews.id} and ${inArray(accessReviewEntries.reviewer_id, personIds)} and ${accessReviewEntries.decision} is null)`,
+          ),
+        ),
+      ),
       // An ACCEPTED risk whose acceptance runs out within the window, has run out, or was never recorded.
       part(
         'risk',

@@ -239,3 +239,7 @@ export const REGIMES = ['GDPR', 'NIS2', 'DORA'] as const;
 
 /** How likely a personal data breach is to result in a risk to people's rights and freedoms (GDPR Art. 33, 34). */
 export const GDPR_RISK_LEVELS = ['UNLIKELY', 'RISK', 'HIGH_RISK'] as const;
+
+/** An access review campaign's statuses, and the decisions on its entries. */
+export const ACCESS_REVIEW_STATUSES = ['DRAFT', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'] as const;
+export const ACCESS_DECISIONS = ['KEEP', 'REVOKE', 'MODIFY', 'ESCALATE'] as const;

@@ -141,6 +141,28 @@ const COLUMNS: Record<
     hiddenByDefault: { field: 'status', values: ['COMPLETED', 'REJECTED'], label: 'answered requests' },
     quickFilters: [{ label: 'Overdue', filter: () => ({ overdue: 'true' }) }],
   },
+  access_review: {
+    columns: ['name', 'status', 'due_on', 'entries_undecided', 'entries_total', 'owner_id'],
+    defaultOrder: { field: 'due_on', direction: 'ASC' },
+    hiddenByDefault: {
+      field: 'status',
+      values: ['COMPLETED', 'CANCELLED'],
+      label: 'completed and cancelled campaigns',
+    },
+  },
+  access_review_entry: {
+    columns: [
+      'account',
+      'system',
+      'access_level',
+      'access_review_id',
+      'reviewer_id',
+      'decision',
+      'decided_at',
+    ],
+    defaultOrder: { field: 'system', direction: 'ASC' },
+    quickFilters: [{ label: 'To decide', filter: () => ({ decided: 'false' }) }],
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({

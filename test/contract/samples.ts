@@ -46,6 +46,12 @@ export function exampleArguments(
     Object.assign(args, { vendor_id: ids.vendor, assessor_id: ids.person });
   if (spec.kind === 'incident_action' || spec.kind === 'incident_notification')
     args.incident_id = ids.incident;
+  if (spec.kind === 'access_review') {
+    delete args.requirements;
+    Object.assign(args, { reviewer_ids: ids.person ? [ids.person] : [], requirement_ids: [ids.requirement] });
+  }
+  if (spec.kind === 'access_review_entry')
+    Object.assign(args, { access_review_id: ids.access_review, reviewer_id: ids.person });
   // People's emails are unique within an organization, requirements' references within a framework.
   return { ...args, ...freshUniqueValues(spec) };
 }
@@ -76,6 +82,8 @@ const ORDER: RegisterKind[] = [
   'incident_notification',
   'dpia',
   'data_subject_request',
+  'access_review',
+  'access_review_entry',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -114,6 +122,8 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   incident_notification: { note: 'updated by the contract' },
   processing_activity: { retention: 'updated by the contract' },
   dpia: { necessity: 'updated by the contract' },
+  access_review: { description: 'updated by the contract' },
+  access_review_entry: { access_level: 'updated by the contract' },
   data_subject_request: { note: 'updated by the contract' },
 };
 

@@ -97,7 +97,10 @@ function candidates(schema: Schema): unknown[] {
 }
 
 /** Fields every add refuses by a rule (the schema takes them for updates and imports of existing records). */
-const REFUSED_ON_ADD: Record<string, string[]> = { risk_acceptance: ['revoked_on'] };
+const REFUSED_ON_ADD: Record<string, string[]> = {
+  risk_acceptance: ['revoked_on'],
+  access_review_entry: ['decision'],
+};
 
 const ajv = new AjvJsonSchemaValidator();
 const cfworker = new CfWorkerJsonSchemaValidator();

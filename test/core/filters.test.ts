@@ -83,6 +83,8 @@ async function newScope() {
     if (args.tester_id === 'per_...') args.tester_id = (await add('person', {})).id;
     if (args.vendor_id === 'ven_...') args.vendor_id = (await add('vendor', {})).id;
     if (args.assessor_id === 'per_...') args.assessor_id = (await add('person', {})).id;
+    if (args.access_review_id === 'arv_...') args.access_review_id = (await add('access_review', {})).id;
+    if (args.reviewer_id === 'per_...') args.reviewer_id = (await add('person', {})).id;
     for (const [field, value] of Object.entries(freshUniqueValues(spec)))
       if (!(field in fields)) args[field] = value;
     const body = await ok(runtime, token, `add${spec.noun}`, args);
@@ -1281,6 +1283,65 @@ describe('filter argument', () => {
       expect(await scope.ids('data_subject_request', { processing_activity_id: crm.id })).toEqual(
         idsOf(late),
       );
+    },
+  );
+
+  filterTest(
+    [
+      'access_review.status',
+      'access_review.reviewer_id',
+      'access_review.due_before',
+      'access_review_entry.access_review_id',
+      'access_review_entry.reviewer_id',
+      'access_review_entry.decided',
+      'access_review_entry.decision',
+    ],
+    'access reviews by status, reviewer and due day; entries by campaign, reviewer and what was decided',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const bob = await scope.add('person', { full_name: 'Bob' });
+      const q3 = await scope.add('access_review', {
+        name: 'Q3',
+        due_on: '2026-10-01',
+        reviewer_ids: [ada.id],
+      });
+      const q4 = await scope.add('access_review', {
+        name: 'Q4',
+        due_on: '2027-01-15',
+        status: 'IN_PROGRESS',
+        reviewer_ids: [bob.id],
+      });
+      const kept = await scope.add('access_review_entry', {
+        access_review_id: q4.id,
+        account: 'ada@corp.example',
+        reviewer_id: bob.id,
+      });
+      const open = await scope.add('access_review_entry', {
+        access_review_id: q4.id,
+        account: 'old@corp.example',
+        reviewer_id: bob.id,
+      });
+      const other = await scope.add('access_review_entry', {
+        access_review_id: q3.id,
+        account: 'x@corp.example',
+        reviewer_id: ada.id,
+      });
+      const decided = await ok(runtime, scope.token, 'updateAccessReviewEntry', {
+        id: kept.id,
+        decision: 'keep',
+        decision_comment: 'Still on the team',
+      });
+      expect((decided.access_review_entry as { decision: string }).decision).toBe('KEEP');
+      expect(await scope.ids('access_review', { status: 'in_progress' })).toEqual(idsOf(q4));
+      expect(await scope.ids('access_review', { reviewer_id: ada.id })).toEqual(idsOf(q3));
+      expect(await scope.ids('access_review', { due_before: '2026-12-31' })).toEqual(idsOf(q3));
+      expect(await scope.ids('access_review_entry', { access_review_id: q3.id })).toEqual(idsOf(other));
+      expect(await scope.ids('access_review_entry', { reviewer_id: bob.id, decided: false })).toEqual(
+        idsOf(open),
+      );
+      expect(await scope.ids('access_review_entry', { decided: true })).toEqual(idsOf(kept));
+      expect(await scope.ids('access_review_entry', { decision: ['KEEP', 'MODIFY'] })).toEqual(idsOf(kept));
     },
   );
 

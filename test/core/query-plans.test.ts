@@ -252,6 +252,7 @@ describe('list query plans', () => {
         .map(([name]) => ({ spec, name })),
     );
     expect(linked.map(({ spec, name }) => `${spec.kind}.${name}`).sort()).toEqual([
+      'access_review.reviewer_id',
       'asset.vendor_id',
       'data_classification.vendor_id',
       'data_subject_request.processing_activity_id',

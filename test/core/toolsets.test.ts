@@ -52,6 +52,7 @@ describe('toolsets as data', () => {
     );
     expect(counts).toEqual({
       core: 10,
+      access_reviews: 10,
       vendors: 5,
       // Risks (5) and their measure links (2).
       risks: 7,

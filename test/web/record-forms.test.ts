@@ -145,7 +145,15 @@ describe('record forms', () => {
         name: 'Tested by form',
       })
     ).measure;
+    // The campaign an access review entry's form belongs to.
+    const campaign = (
+      await ok<{ access_review: { id: string } }>(runtime, token, 'addAccessReview', {
+        organization_id: organizationId,
+        name: 'Reviewed by form',
+      })
+    ).access_review;
     const refs: Record<string, string> = {
+      access_review: campaign.id,
       person: person.id,
       framework: framework.id,
       vendor: vendor.id,
@@ -605,7 +613,7 @@ describe('record forms', () => {
     ).vendor;
     const vendorConfirm = textOf((await client.get(`${base}/vendors/${vendor.id}/delete`)).html);
     expect(vendorConfirm).toContain(
-      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks, the vendors involved of incidents, the processors of processing activities.',
+      'It is taken out of the vendors of assets, the vendors of data classifications, the records of evidence, the linked records of tasks, the vendors involved of incidents, the processors of processing activities, the systems (vendors) of access reviews.',
     );
 
     // What the page promised happens: the owner and the audit are cleared.

@@ -25,7 +25,7 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the twenty-three kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twenty-five kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
@@ -53,6 +53,8 @@ describe('register pages', () => {
       'processing-activities',
       'dpias',
       'data-subject-requests',
+      'access-reviews',
+      'access-review-entries',
     ]);
     for (const page of REGISTER_PAGES) {
       const response = await client.get(`/orgs/${organizationId}/${page.slug}`);

@@ -105,6 +105,7 @@ const KINDS = [
   'continual_improvement',
   'audit',
   'requirement',
+  'access_review_entry',
 ] as const satisfies readonly RegisterKind[];
 
 const count = (what: string) => z.number().int().describe(what);

@@ -35,7 +35,9 @@ export type RegisterKind =
   | 'incident_notification'
   | 'processing_activity'
   | 'dpia'
-  | 'data_subject_request';
+  | 'data_subject_request'
+  | 'access_review'
+  | 'access_review_entry';
 
 export type Row = Record<string, unknown>;
 
