@@ -6,6 +6,8 @@
 //                                        then the built-in catalogue rows of --catalogs)
 //        npm run bench -- --deadlines   (the notification deadline scan and myWork at 1k and 100k incidents and
 //                                       data-subject requests: bench-deadlines.ts; --scale prints them too)
+//        npm run bench -- --assurance  (who has not acknowledged, a reviewer's open access review entries, vendors
+//                                       due for assessment, at full size and 1/100: bench-assurance.ts)
 //        npm run bench -- --catalogs   (adopting built-in catalogues, crosswalk proposals for 5,000 measures:
 //                                      bench-catalogs.ts)
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;
@@ -54,6 +56,10 @@ async function measure(target: Target) {
 if (process.argv.includes('--deadlines') && !process.argv.includes('--scale')) {
   await import('./bench-deadlines.ts');
   // bench-deadlines.ts exits by itself.
+}
+if (process.argv.includes('--assurance')) {
+  await import('./bench-assurance.ts');
+  // bench-assurance.ts exits by itself.
 }
 if (process.argv.includes('--catalogs')) {
   await import('./bench-catalogs.ts');

@@ -383,6 +383,8 @@ export const vendors = sqliteTable(
     contract_end_on: text('contract_end_on'),
     renewal_on: text('renewal_on'),
     sub_processor: integer('sub_processor', { mode: 'boolean' }).notNull().default(false),
+    /** The latest expiry of its assessments (triggers on vendor_assessments keep it); null: never assessed. */
+    assessed_until: text('assessed_until'),
     /** Random per update: the batch's risk_ids statements run only if this update is the one that landed. */
     write_nonce: text('write_nonce'),
     ...reviewColumns(),
@@ -391,6 +393,8 @@ export const vendors = sqliteTable(
   (t) => [
     index('vendors_org_status_idx').on(t.organization_id, t.status),
     index('vendors_org_renewal_idx').on(t.organization_id, t.renewal_on, t.id),
+    // Vendors due for assessment (none, or every one expired): a range of this index, never a walk of the vendors.
+    index('vendors_org_assessed_idx').on(t.organization_id, t.assessed_until, t.id),
     index('vendors_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('vendors_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('vendors_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
@@ -1124,12 +1128,13 @@ export const acknowledgements = sqliteTable(
   (t) => [
     uniqueIndex('acknowledgements_request_person_unique').on(t.request_id, t.person_id),
     uniqueIndex('acknowledgements_secret_unique').on(t.secret_hash),
+    // "Who has not acknowledged v3": the version's pending rows in id order, the list's order, read page by page.
     index('acknowledgements_org_document_idx').on(
       t.organization_id,
       t.document_id,
       t.version_number,
       t.acknowledged_at,
-      t.person_id,
+      t.id,
     ),
     index('acknowledgements_person_idx').on(t.person_id, t.document_id),
   ],

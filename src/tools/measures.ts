@@ -13,7 +13,15 @@ import {
   presentReadiness,
   readinessFields,
 } from './readiness.ts';
-import { derived, enumFilter, filter, optional, type RegisterSpec, withDefault } from './registers/spec.ts';
+import {
+  derived,
+  enumFilter,
+  filter,
+  maintainedField,
+  optional,
+  type RegisterSpec,
+  withDefault,
+} from './registers/spec.ts';
 import {
   MAX_REVIEW_INTERVAL_DAYS,
   REVIEW_CYCLES,
@@ -27,11 +35,6 @@ import { MEASURE_STATES, TEST_RESULTS } from './states.ts';
 export function testOverdue(row: Record<string, unknown>, today: string): boolean {
   return row.state !== 'NOT_APPLICABLE' && typeof row.next_test_on === 'string' && row.next_test_on < today;
 }
-
-const maintainedField = (schema: z.ZodType, label: string) => ({
-  ...derived(schema, { label }),
-  maintained: true,
-});
 
 const state = caseInsensitiveEnum(MEASURE_STATES).describe('Implementation state.');
 

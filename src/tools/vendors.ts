@@ -2,13 +2,14 @@
 
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { vendorAssessments, vendorRisks, vendors } from '../db/schema.ts';
+import { vendorRisks, vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, dateSchema, httpUrl, shortText } from './fields.ts';
 import {
   enumFilter,
   filter,
+  maintainedField,
   optional,
   type RegisterSpec,
   type Row,
@@ -33,8 +34,9 @@ const status = caseInsensitiveEnum(VENDOR_STATUSES).describe(
  * Vendors with no assessment valid on `day`: none at all, or every one expiring before it. One probe of
  * vendor_assessments (vendor_id, expires_on) per vendor, so it stays cheap with many assessments each.
  */
+/** Due for assessment on `day`: never assessed, or its latest assessment's expiry is before it (assessed_until). */
 export function dueForAssessment(day: string) {
-  return sql`not exists (select 1 from ${vendorAssessments} where ${vendorAssessments.vendor_id} = ${vendors.id} and ${vendorAssessments.expires_on} >= ${day})`;
+  return sql`(${vendors.assessed_until} is null or ${vendors.assessed_until} < ${day})`;
 }
 
 function checkContract(next: Row): void {
@@ -109,6 +111,12 @@ export const vendorSpec: RegisterSpec = {
       z.boolean().describe('true: it processes personal data on our behalf (a sub-processor).'),
       false,
       { label: 'Sub-processor' },
+    ),
+    assessed_until: maintainedField(
+      dateSchema
+        .nullable()
+        .describe('Latest expiry of its assessments (derived); null: never assessed. Due once before today.'),
+      'Assessed until',
     ),
     ...reviewFields(),
   },

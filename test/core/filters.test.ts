@@ -616,6 +616,25 @@ describe('risk levels and acceptances', () => {
       expect(await scope.ids('vendor_assessment', { assessor_id: bob.id })).toEqual(idsOf(current));
       expect(await scope.ids('vendor_assessment', { result: 'NOT_APPROVED' })).toEqual(idsOf(old));
       expect(await scope.ids('vendor_assessment', { expires_before: '2022-01-01' })).toEqual(idsOf(old));
+      // The vendor keeps its latest expiry (assessed_until): a new assessment moves it, deleting assessments brings
+      // the latest of the others back, and the vendor is due again.
+      const vendorOf = async (id: unknown) =>
+        (await ok(runtime, scope.token, 'getVendor', { id })).vendor as Record<string, unknown>;
+      expect((await vendorOf(lapsed.id)).assessed_until).toBe('2022-01-15');
+      expect((await vendorOf(never.id)).assessed_until).toBeNull();
+      expect((await vendorOf(held.id)).assessed_until).toBe(FUTURE);
+      const renewed = await scope.add('vendor_assessment', {
+        vendor_id: lapsed.id,
+        assessor_id: ada.id,
+        assessed_on: today(),
+        expires_on: FUTURE,
+      });
+      expect((await vendorOf(lapsed.id)).assessed_until).toBe(FUTURE);
+      expect(await scope.ids('vendor', { assessment_due_before: today() })).toEqual(idsOf(never));
+      await ok(runtime, scope.token, 'deleteVendorAssessment', { id: renewed.id });
+      await ok(runtime, scope.token, 'deleteVendorAssessment', { id: later.id });
+      expect((await vendorOf(lapsed.id)).assessed_until).toBe('2021-01-15');
+      expect(await scope.ids('vendor', { assessment_due_before: today() })).toEqual(idsOf(never, lapsed));
     },
   );
 

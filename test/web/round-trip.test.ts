@@ -180,6 +180,8 @@ async function snapshot(
           last_test_result: _result,
           next_test_on: _next,
           test_overdue: _overdue,
+          // Derived from a vendor's assessments, which do not travel either.
+          assessed_until: _assessed,
           ...rest
         } = acceptedAsOpen(kind, record);
         if (Array.isArray(evidenceIds)) evidenceLinks[kind] = (evidenceLinks[kind] ?? 0) + evidenceIds.length;

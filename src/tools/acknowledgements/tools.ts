@@ -14,6 +14,7 @@ import { newId } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from '../fields.ts';
+import { cappedCount, TOTAL_COUNT_CAP } from '../pagination.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { PERSON_KINDS } from '../states.ts';
 import {
@@ -352,7 +353,8 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     output: z.object({
       acknowledgements: z.array(acknowledgementSchema),
       next_cursor: z.string().nullable().describe('Cursor of the next page, or null.'),
-      total_count: z.number().int().describe('Matches in all pages.'),
+      total_count: z.number().int().describe(`Matches in all pages, at most ${TOTAL_COUNT_CAP}.`),
+      total_count_capped: z.boolean().describe('True: more than total_count match.'),
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
@@ -375,17 +377,24 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
           .where(and(...page))
           .orderBy(asc(acknowledgements.id))
           .limit(input.size + 1),
-        ctx.db
-          .select({ n: count() })
-          .from(acknowledgements)
-          .where(and(...where)),
+        // Counted up to the cap, as every list counts (DESIGN.md): the count stops at the cap's next row.
+        ctx.db.select({ n: count() }).from(
+          ctx.db
+            .select({ one: sql`1` })
+            .from(acknowledgements)
+            .where(and(...where))
+            .limit(TOTAL_COUNT_CAP + 1)
+            .as('matches'),
+        ),
       ]);
       const shown = rows.slice(0, input.size);
       const last = shown.at(-1);
+      const counted = cappedCount(total?.n ?? 0, TOTAL_COUNT_CAP);
       return {
         acknowledgements: shown.map((row) => present(row as Omit<AcknowledgementRow, 'status'>)),
         next_cursor: rows.length > input.size && last ? encodeAckCursor(last.id) : null,
-        total_count: total?.n ?? 0,
+        total_count: counted.total,
+        total_count_capped: counted.capped,
       };
     },
   });

@@ -138,6 +138,12 @@ export const derived = (schema: z.ZodType, text: FieldText = {}): FieldSpec => (
   ...text,
 });
 
+/** A derived field stored in its column and kept current by triggers (e.g. a measure's latest test). */
+export const maintainedField = (schema: z.ZodType, label: string): FieldSpec => ({
+  ...derived(schema, { label }),
+  maintained: true,
+});
+
 /** The tools that change a relation kept out of add/update (e.g. a risk's measure_ids): linkRiskMeasure & co. */
 export interface LinkToolsSpec {
   link: { name: string; title: string; description: string };

@@ -1,0 +1,2 @@
+DROP INDEX `acknowledgements_org_document_idx`;--> statement-breakpoint
+CREATE INDEX `acknowledgements_org_document_idx` ON `acknowledgements` (`organization_id`,`document_id`,`version_number`,`acknowledged_at`,`id`);
