@@ -695,6 +695,78 @@ const PRIVACY: DemoRecord[] = [
       processing_activity_ids: [ref('patient-records')],
     },
   },
+  // The quarter's access review of production: Grace reviews the accounts of the database cluster and AWS; one
+  // entry decided (kept), one to revoke, two still open.
+  {
+    kind: 'access_review',
+    key: 'q4-access-review',
+    at: days(-10),
+    values: {
+      name: 'Production access review, this quarter',
+      description: 'Who can reach patient data in production: database accounts and the AWS console.',
+      status: 'IN_PROGRESS',
+      period_start: days(-100),
+      period_end: days(-10),
+      due_on: days(14),
+      owner_id: ref('cto'),
+      asset_ids: [ref('postgres')],
+      vendor_ids: [ref('aws')],
+      reviewer_ids: [ref('cto')],
+    },
+  },
+  {
+    kind: 'access_review_entry',
+    at: days(-10),
+    values: {
+      access_review_id: ref('q4-access-review'),
+      account: 'grace@acme-health.example',
+      person_id: ref('cto'),
+      system: 'AWS console',
+      access_level: 'AdministratorAccess',
+      reviewer_id: ref('cto'),
+    },
+    steps: [{ at: days(-3), update: { decision: 'KEEP', decision_comment: 'Runs the platform; MFA enforced.' } }],
+  },
+  {
+    kind: 'access_review_entry',
+    at: days(-10),
+    values: {
+      access_review_id: ref('q4-access-review'),
+      account: 'contractor-2024',
+      system: 'Production PostgreSQL cluster',
+      access_level: 'read_write',
+      reviewer_id: ref('cto'),
+    },
+    steps: [
+      {
+        at: days(-2),
+        update: { decision: 'REVOKE', decision_comment: 'Contract ended in the summer; account left behind.' },
+      },
+    ],
+  },
+  {
+    kind: 'access_review_entry',
+    at: days(-10),
+    values: {
+      access_review_id: ref('q4-access-review'),
+      account: 'jean@acme-health.example',
+      person_id: ref('dpo'),
+      system: 'Production PostgreSQL cluster',
+      access_level: 'read_only',
+      reviewer_id: ref('cto'),
+    },
+  },
+  {
+    kind: 'access_review_entry',
+    at: days(-10),
+    values: {
+      access_review_id: ref('q4-access-review'),
+      account: 'backup-service',
+      system: 'AWS console',
+      access_level: 'S3 write to the backup bucket',
+      reviewer_id: ref('cto'),
+    },
+  },
   {
     kind: 'incident',
     values: {

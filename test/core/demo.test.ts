@@ -114,3 +114,55 @@ describe('demo readiness', () => {
     expect(summary.measures).toMatchObject({ ready: 1, implemented_not_ready: 2, tests_overdue: 0 });
   });
 });
+
+describe('demo assurance records', () => {
+  it("runs a production access review: two of four entries decided by their reviewer, the rest in the reviewer's work", async () => {
+    const reviews = await ok<{ access_reviews: Row[] }>(runtime, demo.token, 'listAccessReviews', {
+      organization_id: demo.organization_id,
+      filter: { status: 'IN_PROGRESS' },
+    });
+    expect(
+      reviews.access_reviews.map((review) => [review.name, review.entries_total, review.entries_undecided]),
+    ).toEqual([['Production access review, this quarter', 4, 2]]);
+    const review = reviews.access_reviews[0] as Row;
+    const decided = await ok<{ access_review_entries: Row[] }>(
+      runtime,
+      demo.token,
+      'listAccessReviewEntries',
+      {
+        organization_id: demo.organization_id,
+        filter: { access_review_id: review.id, decided: true },
+      },
+    );
+    expect(decided.access_review_entries.map((entry) => [entry.account, entry.decision]).sort()).toEqual([
+      ['contractor-2024', 'REVOKE'],
+      ['grace@acme-health.example', 'KEEP'],
+    ]);
+    // Both by the demo's owner, who decides as an OWNER of the organization.
+    expect(new Set(decided.access_review_entries.map((entry) => entry.decided_at === null))).toEqual(
+      new Set([false]),
+    );
+  });
+
+  it('keeps two assessments of AWS as its history, the latest holding it assessed until next year', async () => {
+    const vendors = await ok<{ vendors: Row[] }>(runtime, demo.token, 'listVendors', {
+      organization_id: demo.organization_id,
+      filter: { query: 'Amazon' },
+    });
+    const aws = vendors.vendors[0] as Row;
+    expect(aws.assessed_until).toBe('2027-02-08');
+    const assessments = await ok<{ vendor_assessments: Row[] }>(
+      runtime,
+      demo.token,
+      'listVendorAssessments',
+      {
+        organization_id: demo.organization_id,
+        filter: { vendor_id: aws.id },
+      },
+    );
+    expect(assessments.vendor_assessments.map((item) => [item.result, item.expires_on]).sort()).toEqual([
+      ['APPROVED', '2025-02-08'],
+      ['APPROVED_WITH_CONDITIONS', '2027-02-08'],
+    ]);
+  });
+});
