@@ -725,7 +725,9 @@ const PRIVACY: DemoRecord[] = [
       access_level: 'AdministratorAccess',
       reviewer_id: ref('cto'),
     },
-    steps: [{ at: days(-3), update: { decision: 'KEEP', decision_comment: 'Runs the platform; MFA enforced.' } }],
+    steps: [
+      { at: days(-3), update: { decision: 'KEEP', decision_comment: 'Runs the platform; MFA enforced.' } },
+    ],
   },
   {
     kind: 'access_review_entry',
@@ -740,7 +742,10 @@ const PRIVACY: DemoRecord[] = [
     steps: [
       {
         at: days(-2),
-        update: { decision: 'REVOKE', decision_comment: 'Contract ended in the summer; account left behind.' },
+        update: {
+          decision: 'REVOKE',
+          decision_comment: 'Contract ended in the summer; account left behind.',
+        },
       },
     ],
   },
