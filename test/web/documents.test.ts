@@ -99,6 +99,40 @@ describe('document pages', () => {
     expect(textOf(refused.html)).toContain('Version 1 · In review');
   });
 
+  it('lets a signed-in person acknowledge a version they were asked to read, once, recorded as WEB', async () => {
+    const { runtime, client, organizationId, token, ada, grace, addDocument } = await setup();
+    const id = await addDocument({ content: 'Lock your screen.' });
+    await ok(runtime, token, 'requestAcknowledgements', {
+      document_id: id,
+      version: 1,
+      audience: 'PEOPLE',
+      person_ids: [ada, grace],
+      due_date: '2030-01-31',
+    });
+    const path = `/orgs/${organizationId}/documents/${id}`;
+    const page = await client.get(path);
+    expect(textOf(page.html)).toContain('You were asked to read and acknowledge this document.');
+    expect(textOf(page.html)).toContain('I have read and accept version 1');
+    const done = await client.follow(await client.submit(path, `${path}/acknowledge`, { version: '1' }));
+    expect(textOf(done.html)).toContain('Acknowledged version 1.');
+    expect(textOf(done.html)).not.toContain('I have read and accept version 1');
+    const listed = (
+      await ok(runtime, token, 'listAcknowledgements', {
+        organization_id: organizationId,
+        filter: { document_id: id },
+      })
+    ).acknowledgements as Row[];
+    expect(listed.map((row) => [row.person_id, row.status, row.method]).sort()).toEqual(
+      [
+        [ada, 'ACKNOWLEDGED', 'WEB'],
+        [grace, 'PENDING', null],
+      ].sort(),
+    );
+    // A second post finds nothing pending and says so.
+    const again = await client.follow(await client.submit(path, `${path}/acknowledge`, { version: '1' }));
+    expect(textOf(again.html)).toContain('Not acknowledged: Nothing is pending for you on version 1');
+  });
+
   it('counts the documents due for review on the home page and lists them', async () => {
     const { client, organizationId, addDocument } = await setup();
     const soon = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);

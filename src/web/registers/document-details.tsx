@@ -4,7 +4,8 @@ import { diffLines } from 'diff';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { DocumentVersion } from '../../tools/document-versions.ts';
-import { DOCUMENT_VERSIONS, REGISTERS } from '../../tools/index.ts';
+import { ACKNOWLEDGEMENTS, DOCUMENT_VERSIONS, REGISTERS } from '../../tools/index.ts';
+import { myWorkTool } from '../../tools/my-work.ts';
 import { DOCUMENT_TRANSITIONS } from '../../tools/states.ts';
 import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
@@ -64,6 +65,8 @@ export interface DocumentDetailsData {
   names: NameIndex;
   /** The signed-in person is one of the document's approvers (by email). */
   isApprover: boolean;
+  /** The versions the signed-in person was asked to acknowledge and has not (from myWork), oldest first. */
+  toAcknowledge: number[];
   /** The two version numbers to compare, when asked (`?from=1&to=2`). */
   compare: { from: number; to: number } | null;
   /** getDocument's signed link to the latest version's file, or null. */
@@ -79,7 +82,7 @@ export async function documentDetailsOf(
   downloadUrl: unknown,
 ): Promise<DocumentDetailsData> {
   const approverIds = (record.approver_ids as string[] | undefined) ?? [];
-  const [listed, approvers, names] = await Promise.all([
+  const [listed, approvers, names, work] = await Promise.all([
     calls.run(DOCUMENT_VERSIONS.listVersions, { document_id: record.id, include_content: true }),
     Promise.all(
       approverIds.map((id) =>
@@ -90,7 +93,17 @@ export async function documentDetailsOf(
       ),
     ),
     calls.names(membership.organizationId, ['person']),
+    // What myWork says the viewer has to acknowledge here: one item per version asked ("Acknowledge: <title> vN").
+    calls.run(myWorkTool, { organization_id: membership.organizationId, size: 100 }),
   ]);
+  const toAcknowledge = (work.items as Row[])
+    .filter((item) => item.reason === 'ACKNOWLEDGE' && item.id === record.id)
+    .map((item) => {
+      const title = String(item.title);
+      return Number(title.slice(title.lastIndexOf(' v') + 2));
+    })
+    .filter(Number.isInteger)
+    .sort((a, b) => a - b);
   const email = c.get('user').email.toLowerCase();
   const number = (name: string) => Number.parseInt(c.req.query(name) ?? '', 10);
   const from = number('from');
@@ -100,6 +113,7 @@ export async function documentDetailsOf(
     versions: listed.versions as DocumentVersion[],
     names,
     isApprover: approvers.some((person) => String(person?.email ?? '').toLowerCase() === email),
+    toAcknowledge,
     compare: Number.isInteger(from) && Number.isInteger(to) ? { from, to } : null,
     downloadUrl: typeof downloadUrl === 'string' ? downloadUrl : null,
   };
@@ -277,6 +291,19 @@ export function DocumentDetails(props: {
             ))}
           </div>
         )}
+        {data.toAcknowledge.length > 0 && (
+          <div class="actions">
+            <p>You were asked to read and acknowledge this document.</p>
+            {data.toAcknowledge.map((version) => (
+              <ActionButton
+                action={`${base}/acknowledge`}
+                csrfToken={props.csrfToken}
+                label={`I have read and accept version ${version}`}
+                fields={{ version }}
+              />
+            ))}
+          </div>
+        )}
         {status === 'IN_REVIEW' && !data.isApprover && (
           <p class="small">
             Only an approver of this document, signed in with their own account, can approve it.
@@ -416,6 +443,25 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
           ? `File attached to version ${String(document.version)}: ${String(document.file_name)}.`
           : `File removed from version ${String(document.version)}.`
         : `Not saved: ${outcome && !outcome.ok ? outcome.error.message : 'choose a file.'}`,
+    );
+    return c.redirect(`/orgs/${membership.organizationId}/documents/${id}`, 303);
+  });
+  // An acknowledgement asked of the signed-in person (any role: a viewer reads and accepts policies too).
+  web.post(`${DOCUMENT_PATH}/acknowledge`, async (c) => {
+    const membership = membershipOf(c, c.req.param('org') ?? '');
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    const id = c.req.param('id') ?? '';
+    const body = await c.req.parseBody();
+    const version = Number(typeof body.version === 'string' ? body.version : '');
+    const outcome = await webCalls(c, deps).write(ACKNOWLEDGEMENTS.acknowledge, {
+      document_id: id,
+      ...(Number.isInteger(version) && version > 0 ? { version } : {}),
+    });
+    setFlash(
+      c,
+      outcome.ok
+        ? `Acknowledged version ${String((outcome.result.acknowledgements as Row[])[0]?.version ?? version)}.`
+        : `Not acknowledged: ${outcome.error.message}`,
     );
     return c.redirect(`/orgs/${membership.organizationId}/documents/${id}`, 303);
   });
