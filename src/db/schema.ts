@@ -836,10 +836,21 @@ export const audits = sqliteTable(
     scope: text('scope'),
     /** The team's own key, e.g. "AUD-2026-01": unique in the organization when given. */
     reference: text('reference'),
+    audit_type: text('audit_type'),
+    planned_start_on: text('planned_start_on'),
+    planned_end_on: text('planned_end_on'),
+    actual_start_on: text('actual_start_on'),
+    actual_end_on: text('actual_end_on'),
+    /** A SOC 2 Type II examination's period of operation. */
+    observation_start_on: text('observation_start_on'),
+    observation_end_on: text('observation_end_on'),
+    lead_auditor_id: text('lead_auditor_id'),
     ...timestamps,
   },
   (t) => [
     index('audits_org_reference_idx').on(t.organization_id, t.reference),
+    index('audits_org_type_idx').on(t.organization_id, t.audit_type, t.planned_start_on),
+    index('audits_org_lead_idx').on(t.organization_id, t.lead_auditor_id),
     index('audits_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('audits_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('audits_org_valid_until_idx').on(t.organization_id, t.valid_until, t.id),
@@ -866,6 +877,10 @@ export const nonconformities = sqliteTable(
     effectiveness_checked_on: text('effectiveness_checked_on'),
     effectiveness_checked_by_id: text('effectiveness_checked_by_id'),
     effectiveness_result: text('effectiveness_result'),
+    /** MAJOR, MINOR, OBSERVATION or OPPORTUNITY_FOR_IMPROVEMENT, as the audit graded it. */
+    grade: text('grade'),
+    /** The clause or control it is against, e.g. "9.2.2" or "A.5.18". */
+    clause: text('clause'),
     ...timestamps,
   },
   (t) => [
@@ -875,6 +890,7 @@ export const nonconformities = sqliteTable(
     index('nonconformities_org_due_idx').on(t.organization_id, t.due_date, t.id),
     index('nonconformities_org_status_idx').on(t.organization_id, t.status, t.due_date),
     index('nonconformities_org_audit_idx').on(t.organization_id, t.audit_id),
+    index('nonconformities_org_grade_idx').on(t.organization_id, t.grade, t.status),
     index('nonconformities_org_owner_idx').on(t.organization_id, t.owner_id),
     index('nonconformities_org_checked_by_idx').on(t.organization_id, t.effectiveness_checked_by_id),
   ],

@@ -3,10 +3,49 @@
 import { eq } from 'drizzle-orm';
 import { audits } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
-import { enumFilter, filter, optional, type RegisterSpec, required, withDefault } from './registers/spec.ts';
-import { AUDIT_STATES, AUDIT_TRANSITIONS } from './states.ts';
+import {
+  enumFilter,
+  filter,
+  optional,
+  type RegisterSpec,
+  type Row,
+  required,
+  withDefault,
+} from './registers/spec.ts';
+import { AUDIT_STATES, AUDIT_TRANSITIONS, AUDIT_TYPES } from './states.ts';
+
+const auditType = caseInsensitiveEnum(AUDIT_TYPES).describe(
+  'INTERNAL (ISO 27001 9.2), CERTIFICATION_STAGE_1, CERTIFICATION_STAGE_2, SURVEILLANCE, RECERTIFICATION, SOC2_TYPE_I, SOC2_TYPE_II (with its observation period) or OTHER.',
+);
+
+/** Day pairs that must not run backwards: [start, end, what]. */
+const DATE_PAIRS = [
+  ['valid_from', 'valid_until', 'validity'],
+  ['planned_start_on', 'planned_end_on', 'planned dates'],
+  ['actual_start_on', 'actual_end_on', 'actual dates'],
+  ['observation_start_on', 'observation_end_on', 'observation period'],
+] as const;
+
+/** An audit's dates in order, and a SOC 2 Type II examination with the period it observed. */
+function checkAudit(next: Row): void {
+  for (const [start, end, what] of DATE_PAIRS) {
+    const from = next[start];
+    const until = next[end];
+    if (typeof from === 'string' && typeof until === 'string' && until < from)
+      throw new AppError('invalid_arguments', `${end} must not be before ${start} (the ${what}).`, [
+        { path: end, message: `Before ${start}` },
+      ]);
+  }
+  if (next.audit_type === 'SOC2_TYPE_II' && (!next.observation_start_on || !next.observation_end_on))
+    throw new AppError(
+      'invalid_arguments',
+      'A SOC 2 Type II examination covers a period of operation: give observation_start_on and observation_end_on.',
+      [{ path: 'observation_start_on', message: 'Required for SOC2_TYPE_II' }],
+    );
+}
 
 const state = caseInsensitiveEnum(AUDIT_STATES).describe(
   'Audit state: NOT_STARTED -> IN_PROGRESS -> COMPLETED or REJECTED; any -> OUTDATED.',
@@ -38,6 +77,31 @@ export const auditSpec: RegisterSpec = {
     reference: optional(
       shortText(100).describe('Your reference, e.g. "AUD-2026-01"; unique in the organization.'),
     ),
+    audit_type: optional(auditType, undefined, { label: 'Type' }),
+    lead_auditor_id: ownerField(
+      'Lead auditor',
+      'The person leading it; an external auditor goes in auditor.',
+    ),
+    planned_start_on: optional(dateSchema.describe('First day planned.'), undefined, {
+      label: 'Planned start',
+    }),
+    planned_end_on: optional(dateSchema.describe('Last day planned.'), undefined, { label: 'Planned end' }),
+    actual_start_on: optional(dateSchema.describe('First day it took place.'), undefined, {
+      label: 'Actual start',
+    }),
+    actual_end_on: optional(dateSchema.describe('Last day it took place.'), undefined, {
+      label: 'Actual end',
+    }),
+    observation_start_on: optional(
+      dateSchema.describe('SOC 2 Type II: first day of the period of operation examined.'),
+      undefined,
+      { label: 'Observation start' },
+    ),
+    observation_end_on: optional(
+      dateSchema.describe('SOC 2 Type II: last day of the period of operation examined.'),
+      undefined,
+      { label: 'Observation end' },
+    ),
   },
   relations: [evidenceIdsRelation()],
   unique: ['reference'],
@@ -51,31 +115,26 @@ export const auditSpec: RegisterSpec = {
     reference: filter(shortText(100).describe('The audit with this reference.'), (value) =>
       eq(audits.reference, value),
     ),
+    audit_type: enumFilter(auditType, audits.audit_type, 'Any of these types, e.g. INTERNAL.'),
+    lead_auditor_id: ownerFilter(audits.lead_auditor_id, 'Lead auditor'),
   },
   orderFields: {
     valid_until: { column: audits.valid_until, nullable: true },
   },
   transitions: { state: AUDIT_TRANSITIONS },
-  prepare(next) {
-    if (
-      typeof next.valid_from === 'string' &&
-      typeof next.valid_until === 'string' &&
-      next.valid_until < next.valid_from
-    ) {
-      throw new AppError('invalid_arguments', 'valid_until must not be before valid_from.', [
-        { path: 'valid_until', message: 'Before valid_from' },
-      ]);
-    }
-  },
+  prepare: checkAudit,
   hints: {
     list: 'Audits under way: filter.state = ["IN_PROGRESS"].',
-    add: 'Plans an audit of one framework (e.g. the 2026 ISO 27001 surveillance audit); state defaults to NOT_STARTED.',
+    add: 'Plans an audit of one framework (e.g. the 2026 ISO 27001 surveillance audit): audit_type, planned dates, lead auditor; state defaults to NOT_STARTED.',
   },
   example: {
     organization_id: 'org_...',
     framework_id: 'fwk_...',
     name: 'ISO 27001 certification audit',
     reference: 'AUD-2026-01',
+    audit_type: 'CERTIFICATION_STAGE_2',
+    planned_start_on: '2026-03-02',
+    planned_end_on: '2026-03-04',
     auditor: 'BSI',
     valid_from: '2026-01-01',
     valid_until: '2028-12-31',

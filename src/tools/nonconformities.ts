@@ -22,7 +22,11 @@ import {
   type Warning,
   withDefault,
 } from './registers/spec.ts';
-import { WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
+import { FINDING_GRADES, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
+
+const grade = caseInsensitiveEnum(FINDING_GRADES).describe(
+  'Audit grade: MAJOR, MINOR, OBSERVATION or OPPORTUNITY_FOR_IMPROVEMENT.',
+);
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
   'Status: OPEN -> IN_PROGRESS -> CLOSED (needs root_cause, corrective_action and an EFFECTIVE effectiveness check); CLOSED -> OPEN reopens.',
@@ -152,6 +156,12 @@ export const nonconformitySpec: RegisterSpec = {
       },
     ),
     effectiveness_result: optional(effectivenessResult, undefined, { label: 'Effectiveness result' }),
+    grade: optional(grade, undefined, { label: 'Grade', hint: 'As the audit graded the finding.' }),
+    clause: optional(
+      shortText(100).describe('Clause or control it is against, e.g. "9.2.2" or "A.5.18".'),
+      undefined,
+      { label: 'Clause' },
+    ),
     overdue: derived(overdueOutput('CLOSED')),
     closure_incomplete: derived(
       z.boolean().describe('CLOSED without root cause, corrective action or an EFFECTIVE check (derived).'),
@@ -167,6 +177,7 @@ export const nonconformitySpec: RegisterSpec = {
       eq(nonconformities.audit_id, value),
     ),
     owner_id: ownerFilter(nonconformities.owner_id),
+    grade: enumFilter(grade, nonconformities.grade, 'Any of these grades, e.g. MAJOR.'),
     closure_incomplete: filter(
       z.boolean().describe('true: CLOSED ones lacking what closing asks (flagged).'),
       (value) => (value ? incompleteClosure : sql`not ${incompleteClosure}`),

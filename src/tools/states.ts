@@ -15,6 +15,19 @@ export const CLASSIFICATIONS = ['PUBLIC', 'INTERNAL', 'CONFIDENTIAL', 'SECRET'] 
 export const WORKFLOW_STATUSES = ['OPEN', 'IN_PROGRESS', 'CLOSED'] as const;
 export const PRIORITIES = ['LOW', 'MEDIUM', 'HIGH'] as const;
 export const AUDIT_STATES = ['NOT_STARTED', 'IN_PROGRESS', 'COMPLETED', 'REJECTED', 'OUTDATED'] as const;
+/** What an audit is: internal (ISO 27001 9.2), a certification body's stage or cycle, or a SOC 2 examination. */
+export const AUDIT_TYPES = [
+  'INTERNAL',
+  'CERTIFICATION_STAGE_1',
+  'CERTIFICATION_STAGE_2',
+  'SURVEILLANCE',
+  'RECERTIFICATION',
+  'SOC2_TYPE_I',
+  'SOC2_TYPE_II',
+  'OTHER',
+] as const;
+/** How serious a finding is, as certification bodies grade them. */
+export const FINDING_GRADES = ['MAJOR', 'MINOR', 'OBSERVATION', 'OPPORTUNITY_FOR_IMPROVEMENT'] as const;
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
 export const APPLICABILITIES = ['APPLICABLE', 'EXCLUDED'] as const;
 /** Why a requirement is in the statement of applicability (ISO 27001 6.1.3 d, as auditors ask for it). */

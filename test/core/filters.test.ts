@@ -5,8 +5,10 @@ import {
   APPLICABILITIES,
   ASSET_TYPES,
   AUDIT_STATES,
+  AUDIT_TYPES,
   CLASSIFICATIONS,
   DOCUMENT_TYPES,
+  FINDING_GRADES,
   INCIDENT_CATEGORIES,
   INCIDENT_SEVERITIES,
   INCIDENT_STATUSES,
@@ -207,6 +209,8 @@ const ENUM_FILTERS: Record<string, readonly string[]> = {
   'continual_improvement.status': WORKFLOW_STATUSES,
   'continual_improvement.priority': PRIORITIES,
   'audit.state': AUDIT_STATES,
+  'audit.audit_type': AUDIT_TYPES,
+  'nonconformity.grade': FINDING_GRADES,
   'requirement.applicability': APPLICABILITIES,
   'document.type': DOCUMENT_TYPES,
   'task.status': TASK_STATUSES,
@@ -243,6 +247,9 @@ async function extraFor(
   // A notification's stage is one of its regime's.
   if (kind === 'incident_notification' && field === 'regime')
     return { stage: { GDPR: 'AUTHORITY', NIS2: 'EARLY_WARNING', DORA: 'INITIAL_NOTIFICATION' }[value] };
+  // A SOC 2 Type II examination observes a period of operation.
+  if (kind === 'audit' && field === 'audit_type' && value === 'SOC2_TYPE_II')
+    return { observation_start_on: '2026-01-01', observation_end_on: '2026-06-30' };
   if (kind === 'processing_activity' && field === 'role' && value === 'PROCESSOR')
     return { controllers: 'Acme Retail Ltd' };
   if (
@@ -1028,6 +1035,20 @@ describe('reference filters', () => {
     expect(await scope.ids('audit', { frameworkId: soc.id })).toEqual(idsOf(soc1));
     expect(await scope.ids('audit', { framework_id: iso.id, state: 'IN_PROGRESS' })).toEqual([]);
   });
+
+  filterTest(
+    ['audit.lead_auditor_id'],
+    'audit lead_auditor_id returns the audits that person leads',
+    async () => {
+      const scope = await newScope();
+      const ada = await scope.add('person', { full_name: 'Ada' });
+      const led = await scope.add('audit', { lead_auditor_id: ada.id, audit_type: 'internal' });
+      await scope.add('audit', { auditor: 'External firm' });
+      expect(led.audit_type).toBe('INTERNAL');
+      expect(await scope.ids('audit', { lead_auditor_id: ada.id })).toEqual(idsOf(led));
+      expect(await scope.ids('audit', { lead_auditor_id: ada.id, audit_type: ['SURVEILLANCE'] })).toEqual([]);
+    },
+  );
 });
 
 // ---- links and other owners -------------------------------------------------------------------------------
