@@ -83,7 +83,7 @@ export const listChanges = listChangesTool(
   REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
 );
 
-/** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
+/** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument, rejectDocument. */
 export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
 
 /** publishStatementOfApplicability, publishRiskRegister, publishRiskTreatmentPlan: generated document versions. */
@@ -126,6 +126,7 @@ const allTools: Tool[] = [
   DOCUMENT_VERSIONS.listVersions,
   DOCUMENT_VERSIONS.inForce,
   DOCUMENT_VERSIONS.approve,
+  DOCUMENT_VERSIONS.reject,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   ...CONTROLLED_OUTPUTS,
