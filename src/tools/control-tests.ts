@@ -125,6 +125,7 @@ export const controlTestSpec: RegisterSpec = {
     add: "Records a test of a measure; the measure's last_tested_on, last_test_result and next_test_on follow. An exception: addNonconformity, then nonconformity_id here. Attach proof with addEvidence record_ids.",
     get: 'Everything about one test: its tester, period, method, sample, result, evidence and nonconformity.',
     update: 'Correct a test, or link the nonconformity raised (nonconformity_id).',
+    delete: 'a `ctt_...` id',
   },
   example: {
     organization_id: 'org_...',

@@ -495,9 +495,9 @@ export function documentVersionTools(register: RegisterTools): DocumentVersionTo
 
   const reject = defineTool({
     name: REJECT_DOCUMENT,
-    title: 'Reject a document',
+    title: 'Send a document back to draft',
     description:
-      'Reject a document IN_REVIEW as one of its approvers, with a comment: the version goes back to DRAFT, its approvals are cleared, and the comment is kept in the history (listChanges).',
+      'Send a document IN_REVIEW back to DRAFT with a comment, as one of its approvers: the comment is kept in the history (listChanges), earlier sign-offs are cleared.',
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: 'documents',

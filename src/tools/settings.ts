@@ -180,7 +180,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'getOrganizationSettings',
     title: 'Get organization settings',
     description:
-      "The organization's settings: time zone, the regimes (GDPR, NIS2, DORA) whose incident clocks apply, the privacy contact of the Art. 30 record, the risk method (scales, levels, appetite), who approves risk acceptances, document self-approval, web-only decisions.",
+      "The organization's settings: time zone, the regimes (GDPR, NIS2, DORA) whose incident clocks apply, the privacy contact of the Art. 30 record, the risk method (scales, levels, appetite) and who approves risk acceptances.",
     scope: 'read',
     toolset: 'settings',
     annotations: READ_ANNOTATIONS,
@@ -195,7 +195,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'updateOrganizationSettings',
     title: 'Update organization settings',
     description:
-      "Change the organization's settings given (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives every risk's levels), risk acceptance approvers, document self-approval, web-only decisions.",
+      "Change the organization's settings (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives risk levels), risk acceptance approvers, self-approval, web-only.",
     scope: 'write',
     toolset: 'settings',
     annotations: UPDATE_ANNOTATIONS,

@@ -9,6 +9,7 @@ import { requirePersonInWeb } from '../decisions.ts';
 import { article } from '../id-kinds.ts';
 import { readSettings } from '../settings.ts';
 import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
+import { recordPath } from './naming.ts';
 import type { RegisterRecords } from './records.ts';
 import {
   cascadeChanges,
@@ -17,7 +18,6 @@ import {
   type DeleteEffects,
   type Reference,
 } from './references.ts';
-import { recordPath } from './naming.ts';
 import { idInput } from './schemas.ts';
 import { type RegisterKind, toolsetOf } from './spec.ts';
 
