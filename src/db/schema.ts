@@ -1056,6 +1056,10 @@ export const documents = sqliteTable(
      * `statement_of_applicability:fwk_...`; null for a document people write.
      */
     source: text('source'),
+    /** How many of its approvers approve a version: ANY (one), ALL, or QUORUM (approvals_required of them). */
+    approval_rule: text('approval_rule').notNull().default('ANY'),
+    /** With QUORUM, how many approvers' approvals a version needs; null otherwise. */
+    approvals_required: integer('approvals_required'),
     ...reviewColumns(),
     /** Random per update: the batch's relation and version statements run only if this update landed. */
     write_nonce: text('write_nonce'),
@@ -1166,6 +1170,27 @@ export const documentApprovers = sqliteTable(
   (t) => [
     primaryKey({ columns: [t.document_id, t.person_id] }),
     index('document_approvers_person_idx').on(t.person_id),
+  ],
+);
+
+/**
+ * Each approver's approval of a document's version, while the version is IN_REVIEW; the version is APPROVED once the
+ * document's approval rule is met. A rejection or a return to draft clears them (the history keeps each one).
+ */
+export const documentApprovals = sqliteTable(
+  'document_approvals',
+  {
+    document_id: text('document_id').notNull(),
+    version: integer('version').notNull(),
+    person_id: text('person_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+    /** The account that approved as that person. */
+    user_id: text('user_id').notNull(),
+    approved_at: text('approved_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.document_id, t.version, t.person_id] }),
+    index('document_approvals_org_idx').on(t.organization_id),
   ],
 );
 

@@ -5,6 +5,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { selectRow } from '../db/client.ts';
 import {
+  documentApprovals,
   documentApprovers,
   documentMeasures,
   documentRequirements,
@@ -37,7 +38,13 @@ import {
   withDefault,
 } from './registers/spec.ts';
 import { REVIEW_CYCLES, reviewDueBefore, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
-import { APPROVE_DOCUMENT, DOCUMENT_STATUSES, DOCUMENT_TRANSITIONS, DOCUMENT_TYPES } from './states.ts';
+import {
+  APPROVAL_RULES,
+  APPROVE_DOCUMENT,
+  DOCUMENT_STATUSES,
+  DOCUMENT_TRANSITIONS,
+  DOCUMENT_TYPES,
+} from './states.ts';
 import type { ToolContext } from './types.ts';
 
 /** The longest Markdown content a version holds (characters). */
@@ -49,6 +56,29 @@ const status = caseInsensitiveEnum(DOCUMENT_STATUSES).describe(
   'DRAFT -> IN_REVIEW (or back) -> APPROVED (approveDocument only) -> PUBLISHED -> RETIRED.',
 );
 const documentType = caseInsensitiveEnum(DOCUMENT_TYPES).describe('Kind of document.');
+const approvalRule = caseInsensitiveEnum(APPROVAL_RULES).describe(
+  'Who approves a version: ANY (default) one approver, ALL of them, or QUORUM (approvals_required of them).',
+);
+
+/** A QUORUM names its number; another rule has none (a number given with it is refused, not dropped). */
+function checkApprovalRule(next: Row, rules: RuleContext): void {
+  if (next.approval_rule === 'QUORUM') {
+    if (typeof next.approvals_required !== 'number')
+      throw ruleRefusal(
+        'approvals_required',
+        'The approval rule QUORUM needs the number of approvals.',
+        'Give approvals_required (e.g. 2), or choose ANY or ALL.',
+      );
+    return;
+  }
+  if (typeof rules.given.approvals_required === 'number')
+    throw ruleRefusal(
+      'approvals_required',
+      `approvals_required applies to the approval rule QUORUM, not ${String(next.approval_rule)}.`,
+      'Set approval_rule QUORUM with it, or leave it out.',
+    );
+  next.approvals_required = null;
+}
 
 /** SQL: the document's next review falls within REVIEW_DUE_DAYS of `today` (or has passed), and it is not retired. */
 export function reviewDueCondition(today: string): SQL {
@@ -103,6 +133,7 @@ function prepareDocument(next: Row, current: Row | null, rules: RuleContext): vo
         'Publish it again with its publish tool (e.g. publishStatementOfApplicability): that writes a new version.',
       );
   }
+  checkApprovalRule(next, rules);
   if (!current) {
     if (next.status !== 'DRAFT' && next.status !== 'IN_REVIEW') {
       throw new AppError(
@@ -168,6 +199,9 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
   }
   const latest = eq(documentVersions.number, Number(next.version));
   const edits = versionEdits(next, current);
+  // Approvals are of the text reviewed: an edit, or a return to draft, starts the review over.
+  if (edits.length > 0 || (next.status === 'DRAFT' && current.status !== 'DRAFT'))
+    statements.push(approvalsCleared(ctx, id, Number(next.version), landed));
   if (edits.length > 0)
     statements.push(
       ctx.db
@@ -200,6 +234,15 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
     );
   }
   return statements;
+}
+
+/** The statement that removes the approvals given to a version of the document, only where `landed` holds. */
+export function approvalsCleared(ctx: ToolContext, documentId: string, version: number, landed: SQL) {
+  return ctx.db
+    .delete(documentApprovals)
+    .where(
+      and(eq(documentApprovals.document_id, documentId), eq(documentApprovals.version, version), landed),
+    );
 }
 
 /** A fact of the document's file, read with it from stored_files (written out: a one-table query names columns bare). */
@@ -253,6 +296,17 @@ export const documentSpec: RegisterSpec = {
     type: withDefault(documentType, 'POLICY'),
     owner_id: ownerField(),
     status: withDefault(status, 'DRAFT'),
+    approval_rule: withDefault(approvalRule, 'ANY'),
+    approvals_required: optional(
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(50)
+        .describe(
+          'With approval_rule QUORUM: how many approvers approve a version (capped at their number).',
+        ),
+    ),
     version: derived(versionNumber('Number of the latest version (derived).')),
     published_version: derived(
       versionNumber('Number of the version in force now (derived); null if none.').nullable(),
@@ -298,9 +352,10 @@ export const documentSpec: RegisterSpec = {
       organizationColumn: documentApprovers.organization_id,
       target: 'person',
       writable: true,
-      description: 'Who may approve (`per_...`), signed in with the same email.',
+      description:
+        'Who may approve (`per_...`), signed in with the same email; approval_rule says how many must.',
       label: 'Approvers',
-      hint: 'Any one of them approves a version, signed in with an account of the same email.',
+      hint: 'They approve a version as the approval rule says, signed in with an account of the same email.',
     },
     {
       field: 'requirement_ids',
@@ -377,6 +432,7 @@ export const documentSpec: RegisterSpec = {
   afterUpdate: versionWrites,
   afterDelete: (ctx, id, gone) => [
     ctx.db.delete(documentVersions).where(and(eq(documentVersions.document_id, id), gone)),
+    ctx.db.delete(documentApprovals).where(and(eq(documentApprovals.document_id, id), gone)),
   ],
   hints: {
     update: 'Submit: status IN_REVIEW; publish an APPROVED one: PUBLISHED.',

@@ -89,7 +89,7 @@ export const listChanges = listChangesTool(
   REGISTER_SPECS.map((spec) => spec.kind) as [RegisterKind, ...RegisterKind[]],
 );
 
-/** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument. */
+/** A document's versions: listDocumentVersions, getDocumentInForce, approveDocument, rejectDocument. */
 export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
 
 /** Policy acknowledgements: requestAcknowledgements, listAcknowledgements, acknowledgeDocument, reminders. */
@@ -139,6 +139,7 @@ const allTools: Tool[] = [
   ACKNOWLEDGEMENTS.list,
   ACKNOWLEDGEMENTS.acknowledge,
   ACKNOWLEDGEMENTS.remind,
+  DOCUMENT_VERSIONS.reject,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   ...CONTROLLED_OUTPUTS,

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { riskAcceptances, risks } from '../db/schema.ts';
 import { changeAfterWrite } from './changes.ts';
 import { ownerFilter } from './common-fields.ts';
+import { requirePersonInWeb } from './decisions.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText } from './fields.ts';
 import { nextUpdatedAt } from './registers/records.ts';
 import {
@@ -103,6 +104,13 @@ async function settleAcceptance(
   rules?: RuleContext,
 ): Promise<void> {
   if (current) return;
+  if (rules?.settings)
+    requirePersonInWeb(
+      ctx,
+      rules.settings,
+      'accepting a risk',
+      `/orgs/${String(ctx.organizationId)}/risk-acceptances/new`,
+    );
   const method = rules?.settings?.risk_method ?? DEFAULT_RISK_METHOD;
   const [risk] = await ctx.db
     .select({

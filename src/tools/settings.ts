@@ -8,6 +8,7 @@ import { organizations, people, risks } from '../db/schema.ts';
 import { AppError, notFound } from '../errors.ts';
 import { requireOrganization } from './access.ts';
 import { changeAfterWrite } from './changes.ts';
+import { requirePersonInWeb } from './decisions.ts';
 import { caseInsensitiveEnum, idOf } from './fields.ts';
 import { REGIMES, type Regime } from './incidents/clocks.ts';
 import { isTimeZone } from './overdue.ts';
@@ -41,6 +42,10 @@ export interface OrganizationSettings {
   risk_acceptance_approver_ids: string[];
   /** A risk above the appetite is accepted only by an approver who is not its owner. */
   independent_risk_acceptance: boolean;
+  /** A document's owner may approve it when also one of its approvers (default false: someone else approves). */
+  allow_document_self_approval: boolean;
+  /** Approving a document, accepting a risk and deleting records need a person in the web, not an API token. */
+  web_only_decisions: boolean;
 }
 
 export const DEFAULT_SETTINGS: OrganizationSettings = {
@@ -50,6 +55,8 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   risk_acceptance_approver_ids: [],
   independent_risk_acceptance: true,
   privacy_contact: null,
+  allow_document_self_approval: false,
+  web_only_decisions: false,
 };
 
 const timeZone = z
@@ -78,6 +85,15 @@ const independent = z
   .boolean()
   .describe(
     'true (default): a risk above the appetite is accepted only by an approver other than its owner.',
+  );
+
+const selfApproval = z
+  .boolean()
+  .describe("true: a document's owner who is also its approver may approve it; false (default): refused.");
+const webOnly = z
+  .boolean()
+  .describe(
+    'true: approving a document, accepting a risk and deleting records need a person in the web interface; API tokens are refused (default false).',
   );
 
 const settingsOutput = z
@@ -112,6 +128,8 @@ const settingsOutput = z
       .array(z.string())
       .describe('Who may approve risk acceptances; []: anyone.'),
     independent_risk_acceptance: z.boolean().describe('Above the appetite, the approver is not the owner.'),
+    allow_document_self_approval: z.boolean().describe("A document's owner may approve it."),
+    web_only_decisions: z.boolean().describe('Approvals, risk acceptances and deletes only in the web.'),
   })
   .describe("The organization's settings.");
 
@@ -141,6 +159,8 @@ export function settingsFrom(stored: unknown): OrganizationSettings {
       typeof value.independent_risk_acceptance === 'boolean'
         ? value.independent_risk_acceptance
         : DEFAULT_SETTINGS.independent_risk_acceptance,
+    allow_document_self_approval: value.allow_document_self_approval === true,
+    web_only_decisions: value.web_only_decisions === true,
   };
 }
 
@@ -175,7 +195,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'updateOrganizationSettings',
     title: 'Update organization settings',
     description:
-      "Change the organization's settings given (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives every risk's levels), risk acceptance approvers.",
+      "Change the organization's settings (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives risk levels), risk acceptance approvers, self-approval, web-only.",
     scope: 'write',
     toolset: 'settings',
     annotations: UPDATE_ANNOTATIONS,
@@ -187,6 +207,8 @@ const SETTINGS_TOOLS: Tool[] = [
       risk_method: riskMethodSchema.optional(),
       risk_acceptance_approver_ids: approverIds.optional(),
       independent_risk_acceptance: independent.optional(),
+      allow_document_self_approval: selfApproval.optional(),
+      web_only_decisions: webOnly.optional(),
     }),
     output: z.object({ settings: settingsOutput }),
     async run(ctx, input) {
@@ -216,6 +238,17 @@ async function writeSettings(
     .limit(1);
   if (!row) throw notFound('Organization');
   const current = settingsFrom(row.settings);
+  // While decisions need the web, the settings that guard them change only there too (a token could lift them).
+  if (
+    current.web_only_decisions &&
+    (changes.web_only_decisions === false || changes.allow_document_self_approval)
+  )
+    requirePersonInWeb(
+      ctx,
+      current,
+      'changing web_only_decisions or allow_document_self_approval',
+      `/orgs/${organizationId}/settings`,
+    );
   const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
   if (Array.isArray(given.incident_regimes)) given.incident_regimes = [...new Set(given.incident_regimes)];
   if (Array.isArray(given.risk_acceptance_approver_ids)) {

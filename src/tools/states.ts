@@ -133,6 +133,9 @@ export const DOCUMENT_TRANSITIONS: Transitions = {
 
 /** The tool that approves a document (IN_REVIEW -> APPROVED), which an update cannot do. */
 export const APPROVE_DOCUMENT = 'approveDocument';
+export const REJECT_DOCUMENT = 'rejectDocument';
+/** How many of a document's approvers approve a version: one, all, or a number of them (approvals_required). */
+export const APPROVAL_RULES = ['ANY', 'ALL', 'QUORUM'] as const;
 
 /**
  * Throws `invalid_transition` naming the current state, the asked one and the allowed ones; a state that a tool of

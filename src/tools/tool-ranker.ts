@@ -95,6 +95,17 @@ export function wordsOf(text: string): string[] {
     .map(stem);
 }
 
+/** The stems of the task's words in -ed (rejected, approved), which name a state rather than ask for an action. */
+function pastForms(task: string): Set<string> {
+  return new Set(
+    task
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((word) => word.endsWith('ed'))
+      .map(stem),
+  );
+}
+
 /** A task's words with the tool-name words their synonyms stand for. */
 function queryWordsOf(task: string): string[] {
   const words = wordsOf(task);
@@ -139,7 +150,8 @@ export function createToolRanker(tools: Iterable<RankableTool>) {
   return {
     rank(task: string): RankedTool[] {
       const words = [...new Set(queryWordsOf(task))];
-      const asked = new Set(words.filter((word) => verbs.has(word)));
+      // A verb in its past form describes a state ("approved or rejected"), not the action asked for.
+      const asked = new Set(words.filter((word) => verbs.has(word) && !pastForms(task).has(word)));
       return documents
         .map((doc) => {
           let score = asked.has(doc.verb) ? VERB_BONUS : 0;

@@ -310,6 +310,11 @@ export async function sampleArguments(
     };
   if (toolName === 'sendAcknowledgementReminders')
     return { request_id: (await documentToAcknowledge(host, token, organizationId, ids)).request_id };
+  if (toolName === 'rejectDocument')
+    return {
+      id: await documentToApprove(host, token, organizationId, ids),
+      comment: 'Section 2 lacks the review period.',
+    };
   // A framework of its own whose one requirement has its justification: publishing refuses a row without one.
   if (toolName === 'publishStatementOfApplicability')
     return {
@@ -573,6 +578,14 @@ export function answerMismatches(
     expectEqual('document', [document.id, document.status], [args.id, 'APPROVED']);
     expectEqual('version', [version.document_id, version.status], [args.id, 'APPROVED']);
     if (!version.approved_by_id?.startsWith('per_')) problems.push('version.approved_by_id: no person');
+    expectEqual('approvals', answer.approvals, { given: 1, required: 1 });
+    return problems;
+  }
+  if (toolName === 'rejectDocument') {
+    const document = answer.document as { id: string; status: string };
+    const version = answer.version as { document_id: string; status: string };
+    expectEqual('document', [document.id, document.status], [args.id, 'DRAFT']);
+    expectEqual('version', [version.document_id, version.status], [args.id, 'DRAFT']);
     return problems;
   }
   const link = LINKS[toolName];

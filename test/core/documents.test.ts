@@ -279,6 +279,8 @@ describe('refusals', () => {
     const added = await addDocument({
       title: 'Backup policy',
       owner_id: aliceApprover,
+      // Its owner does not approve it (setting allow_document_self_approval is off): Carol does.
+      approver_ids: [carolPerson],
       review_interval_days: 90,
       last_reviewed_on: '2025-09-01',
     });
@@ -317,7 +319,7 @@ describe('refusals', () => {
     expect(await overdue()).toBe(before);
 
     await update(id, { status: 'IN_REVIEW' });
-    await approve(id);
+    await approve(id, carolToken);
     await update(id, { status: 'PUBLISHED' });
     expect(await update(id, { status: 'RETIRED' })).toMatchObject({
       review_interval_days: null,

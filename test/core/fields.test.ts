@@ -100,6 +100,9 @@ function candidates(schema: Schema): unknown[] {
 const REFUSED_ON_ADD: Record<string, string[]> = {
   risk_acceptance: ['revoked_on'],
   access_review_entry: ['decision'],
+  // A number of approvals goes with approval_rule QUORUM only, which the example does not set
+  // (test/core/document-approvals.test.ts sets both).
+  document: ['approvals_required'],
 };
 
 const ajv = new AjvJsonSchemaValidator();

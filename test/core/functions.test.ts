@@ -209,8 +209,10 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       const parameters = openAiParameters.get(name) as Json;
       const plain = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
       // Add, delete and approve tools get arguments of their own for the second call (unique values, a fresh
-      // record): a document is approved once, a second approval of the same one is an invalid transition.
-      const writesNew = /^(add|delete|approve|callDestructive|requestAck|acknowledge|sendAck)/.test(name);
+      // record): a document is approved once, a second approval (or rejection) of the same one is an invalid transition.
+      const writesNew = /^(add|delete|approve|reject|callDestructive|requestAck|acknowledge|sendAck)/.test(
+        name,
+      );
       const second = writesNew
         ? await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids)
         : plain;
@@ -225,7 +227,7 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       const varying = new Set(VARYING);
       for (const [key, value] of Object.entries(second)) if (plain[key] !== value) varying.add(key);
       // An approved version points at its document, a fresh one for each call.
-      if (name === 'approveDocument') varying.add('document_id');
+      if (name === 'approveDocument' || name === 'rejectDocument') varying.add('document_id');
       // Acknowledgement links carry a fresh secret on each call, and times of their own.
       for (const key of ['link_path', 'link_expires_at', 'acknowledged_at', 'reminded_at', 'request_id'])
         varying.add(key);

@@ -91,6 +91,9 @@ describe('incident clocks', () => {
       risk_method: { ...DEFAULT_RISK_METHOD, high_score: 15 },
       risk_acceptance_approver_ids: [],
       independent_risk_acceptance: true,
+      // The approval settings stay off (test/core/document-approvals.test.ts turns them on).
+      allow_document_self_approval: false,
+      web_only_decisions: false,
     });
     expect((await clocksOf(incident.id)).map((item) => `${item.regime} ${item.stage} ${item.state}`)).toEqual(
       [

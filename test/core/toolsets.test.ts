@@ -70,7 +70,7 @@ describe('toolsets as data', () => {
       continual_improvements: 5,
       audits: 5,
       // With publishRiskRegister and publishRiskTreatmentPlan.
-      documents: 14,
+      documents: 15,
       evidence: 5,
       import: 1,
       history: 1,

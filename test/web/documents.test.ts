@@ -1,7 +1,7 @@
 // The documents' web pages: the current version as escaped text, the approval flow (Approve only for an approver),
 // the versions and a diff between two of them, and the home page's count of documents due for review.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { callDirect, errorOf, ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf } from './web-client.ts';
 
 type Row = Record<string, unknown>;
@@ -147,6 +147,64 @@ describe('document pages', () => {
     // Documents are not imported from files: no import link, no import page.
     expect(textOf(due.html)).not.toContain('Import from a file');
     expect((await client.get(`/orgs/${organizationId}/documents/import`)).status).toBe(404);
+  });
+});
+
+describe('approval decisions in the web', () => {
+  it('rejects a version with a comment: back to draft, the comment in the history', async () => {
+    const { runtime, client, organizationId, token, ada, addDocument } = await setup();
+    const id = await addDocument({ status: 'IN_REVIEW', approver_ids: [ada], content: 'Rule.' });
+    const path = `/orgs/${organizationId}/documents/${id}`;
+    const page = await client.get(path);
+    expect(textOf(page.html)).toContain('Reject version 1');
+    expect(page.html).toContain(`action="${path}/reject"`);
+    const rejected = await client.follow(
+      await client.submit(path, `${path}/reject`, { version: '1', comment: 'Name <the> owner.' }),
+    );
+    expect(textOf(rejected.html)).toContain('Version 1 is now draft.');
+    expect(textOf(rejected.html)).not.toContain('Reject version');
+    const [change] = (
+      await ok(runtime, token, 'listChanges', { organization_id: organizationId, filter: { record_id: id } })
+    ).changes as Row[];
+    expect(change).toMatchObject({
+      tool: 'rejectDocument',
+      surface: 'web',
+      after: { status: 'DRAFT', rejected_by_id: ada, comment: 'Name <the> owner.' },
+    });
+  });
+
+  it('keeps decisions to the web once the settings say so: the token is refused, the page approves', async () => {
+    const { runtime, client, organizationId, token, ada, addDocument } = await setup();
+    const settingsPath = `/orgs/${organizationId}/settings`;
+    const settingsPage = await client.get(settingsPath);
+    expect(textOf(settingsPage.html)).toContain('Decisions only by a person in the web');
+    expect(textOf(settingsPage.html)).toContain('Owners may approve their own documents');
+    const saved = await client.follow(
+      await client.submit(settingsPath, settingsPath, {
+        time_zone: 'UTC',
+        incident_regimes: 'GDPR',
+        web_only_decisions: 'true',
+      }),
+    );
+    expect(textOf(saved.html)).toContain('Settings saved.');
+    expect(saved.html).toMatch(/id="web_only_decisions"[^>]*checked/);
+    expect(
+      (await ok(runtime, token, 'getOrganizationSettings', { organization_id: organizationId })).settings,
+    ).toMatchObject({ web_only_decisions: true, allow_document_self_approval: false });
+
+    const id = await addDocument({ status: 'IN_REVIEW', approver_ids: [ada] });
+    const path = `/orgs/${organizationId}/documents/${id}`;
+    const refused = await callDirect(runtime, token, 'approveDocument', { id });
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused).message).toContain('web_only_decisions');
+    expect(errorOf(refused).message).toContain(path);
+
+    const approved = await client.follow(await client.submit(path, `${path}/approve`, { version: '1' }));
+    expect(textOf(approved.html)).toContain('Version 1 is now approved.');
+    const [change] = (
+      await ok(runtime, token, 'listChanges', { organization_id: organizationId, filter: { record_id: id } })
+    ).changes as Row[];
+    expect(change).toMatchObject({ tool: 'approveDocument', surface: 'web', token_id: null });
   });
 });
 

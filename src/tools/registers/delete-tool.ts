@@ -5,8 +5,11 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
 import { AppError, notFound } from '../../errors.ts';
 import { changeAfterWrite } from '../changes.ts';
+import { requirePersonInWeb } from '../decisions.ts';
 import { article } from '../id-kinds.ts';
+import { readSettings } from '../settings.ts';
 import { CHANGED_A_ROW, DELETE_ANNOTATIONS, defineTool, type Tool, type ToolContext } from '../types.ts';
+import { recordPath } from './naming.ts';
 import type { RegisterRecords } from './records.ts';
 import {
   cascadeChanges,
@@ -60,6 +63,13 @@ export function buildDeleteTool(
       .describe('{id, deleted: true}'),
     async run(ctx, input) {
       const current = await records.load(ctx, input.id, 'write');
+      const organizationId = String(current.organization_id);
+      requirePersonInWeb(
+        ctx,
+        await readSettings(ctx.db, organizationId),
+        `deleting ${article(spec.label)} ${spec.label}`,
+        `${recordPath(organizationId, spec, input.id)}/delete`,
+      );
       const refuseIfReferenced = async () => {
         for (const reference of restricting) {
           const [row] = await ctx.db

@@ -18,7 +18,23 @@ interface SettingsValues {
   time_zone: string;
   incident_regimes: string[];
   privacy_contact: string;
+  allow_document_self_approval: boolean;
+  web_only_decisions: boolean;
 }
+
+/** The two approval settings as checkboxes: what each one means for people and tokens. */
+const DECISION_SETTINGS = [
+  {
+    name: 'allow_document_self_approval',
+    label: 'Owners may approve their own documents',
+    hint: "Off (default): a document's owner who is also one of its approvers cannot approve it; another approver does.",
+  },
+  {
+    name: 'web_only_decisions',
+    label: 'Decisions only by a person in the web',
+    hint: 'Approving a document, accepting a risk and deleting records are refused from API tokens (MCP and direct calls); a person signed in here takes them.',
+  },
+] as const;
 
 /** The risk method as its form holds it: one label or level per line. */
 interface MethodValues {
@@ -198,6 +214,25 @@ function SettingsPage(props: {
               The controller and data protection officer, as the record of processing activities names them.
             </p>
           </div>
+          <fieldset>
+            <legend>Approvals and decisions</legend>
+            {DECISION_SETTINGS.map((setting) => (
+              <div class="choice">
+                <input
+                  type="checkbox"
+                  id={setting.name}
+                  name={setting.name}
+                  value="true"
+                  checked={values[setting.name]}
+                  aria-describedby={`${setting.name}-hint`}
+                />
+                <label for={setting.name}>{setting.label}</label>
+                <p class="hint" id={`${setting.name}-hint`}>
+                  {setting.hint}
+                </p>
+              </div>
+            ))}
+          </fieldset>
           {editable && (
             <div class="actions">
               <button type="submit">Save settings</button>
@@ -229,6 +264,8 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       time_zone: String(settings.time_zone ?? 'UTC'),
       incident_regimes: (settings.incident_regimes as string[] | undefined) ?? [],
       privacy_contact: typeof settings.privacy_contact === 'string' ? settings.privacy_contact : '',
+      allow_document_self_approval: settings.allow_document_self_approval === true,
+      web_only_decisions: settings.web_only_decisions === true,
     };
     return { values, method: methodValues(settings.risk_method as RiskMethod) };
   }
@@ -283,6 +320,8 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       time_zone: text(body, 'time_zone').trim(),
       incident_regimes: texts(body, 'incident_regimes'),
       privacy_contact: text(body, 'privacy_contact').trim(),
+      allow_document_self_approval: text(body, 'allow_document_self_approval') === 'true',
+      web_only_decisions: text(body, 'web_only_decisions') === 'true',
     };
     // The tool decides who may change them (OWNER or ADMIN) and what is valid; its refusal is shown on the form.
     const outcome = await webCalls(c, deps).write(updateSettingsTool, {
@@ -290,6 +329,8 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       time_zone: values.time_zone,
       incident_regimes: values.incident_regimes,
       privacy_contact: values.privacy_contact || null,
+      allow_document_self_approval: values.allow_document_self_approval,
+      web_only_decisions: values.web_only_decisions,
     });
     if (!outcome.ok) {
       const current = await currentValues(c, membership);

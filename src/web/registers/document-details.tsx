@@ -304,6 +304,30 @@ export function DocumentDetails(props: {
             ))}
           </div>
         )}
+        {writer && status === 'IN_REVIEW' && data.isApprover && (
+          <form method="post" action={`${base}/reject`} class="card">
+            <CsrfField token={props.csrfToken} />
+            <input type="hidden" name="version" value={String(record.version)} />
+            <div class="field">
+              <label for="reject-comment">Reason for rejecting</label>
+              <textarea
+                id="reject-comment"
+                name="comment"
+                rows={3}
+                maxlength={2000}
+                required
+                aria-describedby="reject-comment-hint"
+              />
+              <p class="hint" id="reject-comment-hint">
+                The version goes back to draft and its approvals are cleared; your comment is kept in the
+                history.
+              </p>
+            </div>
+            <button type="submit" class="quiet">
+              Reject version {String(record.version)}
+            </button>
+          </form>
+        )}
         {status === 'IN_REVIEW' && !data.isApprover && (
           <p class="small">
             Only an approver of this document, signed in with their own account, can approve it.
@@ -385,11 +409,20 @@ export function DocumentDetails(props: {
   );
 }
 
-/** The document page's actions: a status move through updateDocument, an approval through approveDocument. */
+/** The document page's actions: a status move (updateDocument), an approval or a rejection with a comment. */
 export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
   const web = new Hono<WebEnv>();
 
-  async function act(c: Context<WebEnv>, approve: boolean) {
+  /** The flash after a decision: the version's new state, or where its approvals stand while more are needed. */
+  function decided(result: Row): string {
+    const document = result.document as Row;
+    const approvals = result.approvals as { given: number; required: number } | undefined;
+    if (approvals && approvals.given < approvals.required)
+      return `Your approval of version ${String(document.version)} is recorded: ${approvals.given} of ${approvals.required} approvals.`;
+    return `Version ${String(document.version)} is now ${valueLabel(String(document.status)).toLowerCase()}.`;
+  }
+
+  async function act(c: Context<WebEnv>, decision: 'status' | 'approve' | 'reject') {
     const membership = membershipOf(c, c.req.param('org') ?? '');
     if (!membership) return notFoundPage(c, viewerOf(c));
     if (!mayWrite(membership)) return notAllowedPage(c, membership);
@@ -397,24 +430,19 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
     const body = await c.req.parseBody();
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
     const calls = webCalls(c, deps);
-    const outcome = approve
-      ? await calls.write(DOCUMENT_VERSIONS.approve, {
-          id,
-          ...(text('version') ? { version: Number(text('version')) } : {}),
-        })
-      : await calls.write(REGISTERS.document.update, {
-          id,
-          status: text('status'),
-          ...(text('expected_updated_at') ? { expected_updated_at: text('expected_updated_at') } : {}),
-        });
+    const version = text('version') ? { version: Number(text('version')) } : {};
+    const outcome =
+      decision === 'approve'
+        ? await calls.write(DOCUMENT_VERSIONS.approve, { id, ...version })
+        : decision === 'reject'
+          ? await calls.write(DOCUMENT_VERSIONS.reject, { id, comment: text('comment'), ...version })
+          : await calls.write(REGISTERS.document.update, {
+              id,
+              status: text('status'),
+              ...(text('expected_updated_at') ? { expected_updated_at: text('expected_updated_at') } : {}),
+            });
     if (!outcome.ok && outcome.error.code === 'not_found') return notFoundPage(c, viewerOf(c));
-    const document = outcome.ok ? (outcome.result.document as Row) : null;
-    setFlash(
-      c,
-      document
-        ? `Version ${String(document.version)} is now ${valueLabel(String(document.status)).toLowerCase()}.`
-        : `Not saved: ${outcome.ok ? '' : outcome.error.message}`,
-    );
+    setFlash(c, outcome.ok ? decided(outcome.result as Row) : `Not saved: ${outcome.error.message}`);
     return c.redirect(`/orgs/${membership.organizationId}/documents/${id}`, 303);
   }
 
@@ -465,7 +493,8 @@ export function documentRoutes(deps: WebDeps): Hono<WebEnv> {
     );
     return c.redirect(`/orgs/${membership.organizationId}/documents/${id}`, 303);
   });
-  web.post(`${DOCUMENT_PATH}/status`, (c) => act(c, false));
-  web.post(`${DOCUMENT_PATH}/approve`, (c) => act(c, true));
+  web.post(`${DOCUMENT_PATH}/status`, (c) => act(c, 'status'));
+  web.post(`${DOCUMENT_PATH}/approve`, (c) => act(c, 'approve'));
+  web.post(`${DOCUMENT_PATH}/reject`, (c) => act(c, 'reject'));
   return web;
 }
