@@ -278,7 +278,7 @@ const gatherOutput = z.object({
   risk_treatment_tasks_open: figure('tasks linked to a risk, not DONE or CANCELLED'),
   improvements_raised: figure('continual improvements recorded in the period'),
   improvements_open: figure('continual improvements not CLOSED'),
-  incidents: figure('incidents that occurred in the period'),
+  incidents: figure('incidents that occurred (else were detected) in the period'),
   incidents_by_severity: byValue('severity, of the incidents in the period'),
   evidence_expired: figure('evidence whose valid_until falls in the period'),
   control_test_exceptions: figure('control tests in the period with result EXCEPTION or NOT_EFFECTIVE'),
@@ -416,7 +416,7 @@ export const gatherManagementReviewInputsTool: Tool = defineTool({
     const risksOpen = and(org(risks.organization_id), ne(risks.status, 'CLOSED')) as SQL;
     const incidentsIn = and(
       org(incidents.organization_id),
-      within(dayOf(incidents.occurred_at), from, to),
+      within(sql`substr(coalesce(${incidents.occurred_at}, ${incidents.detected_at}), 1, 10)`, from, to),
     ) as SQL;
 
     const gathered = {
