@@ -154,8 +154,7 @@ export const managementReviewSpec: RegisterSpec = {
   toolset: 'management_reviews',
   table: managementReviews,
   nameFields: ['title'],
-  about:
-    "A management review (ISO 27001 9.3) is top management's look back on a period of the ISMS: its inputs, decisions and the tasks raised.",
+  about: "A management review (ISO 27001 9.3) is top management's look back on a period of the ISMS.",
   fields: {
     title: required(shortText().describe('Title, e.g. "Management review 2026".')),
     held_on: required(dateSchema.describe('Day it is (or was) held.'), undefined, { label: 'Held on' }),
@@ -201,11 +200,11 @@ export const managementReviewSpec: RegisterSpec = {
   transitions: { status: MANAGEMENT_REVIEW_TRANSITIONS },
   prepare: checkReview,
   hints: {
-    list: 'The reviews held so far, newest first: order held_on DESC; planned ones: filter.status PLANNED.',
-    add: 'Plan one: title, held_on, the period it looks back on; then gatherManagementReviewInputs for the figures.',
-    get: 'The minutes of one review: attendees, inputs, outputs, decisions and the tasks it raised.',
+    list: 'Which were held so far, newest first: order held_on DESC; planned ones: filter.status PLANNED.',
+    add: 'Plan one for a date: title, the period it looks back on; then gatherManagementReviewInputs for its figures.',
+    get: "Show one review's minutes and decisions (e.g. last year's): attendees, inputs, outputs, tasks raised.",
     update:
-      'Record it: status HELD, attendee_ids, the inputs, outputs, decisions; link tasks raised with task_ids.',
+      'Record what the meeting did: status HELD, attendees (attendee_ids), inputs, outputs, decisions; tasks raised: task_ids.',
   },
   example: {
     organization_id: 'org_...',
