@@ -438,6 +438,14 @@ export function answerMismatches(
       problems.push('settings: time_zone and incident_regimes expected');
     return problems;
   }
+  if (toolName === 'gatherManagementReviewInputs') {
+    expectEqual('organization_id', answer.organization_id, organizationId);
+    expectEqual('period', answer.period, { from: args.period_from, to: args.period_to });
+    // The seeded nonconformity is open (its example has no status): at least one counted.
+    const open = answer.nonconformities_open as { count: number; ids: string[] };
+    if (open.count < 1 || open.ids.length > open.count) problems.push('nonconformities_open: count and ids');
+    return problems;
+  }
   if (toolName === 'myWork') {
     const items = answer.items as { organization_id: string }[];
     if (items.some((item) => item.organization_id !== organizationId))

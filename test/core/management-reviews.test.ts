@@ -228,7 +228,8 @@ describe('management reviews', () => {
     expect(gathered.audits_by_state).toEqual({ COMPLETED: 1 });
     expect(fig('risks_open')).toEqual({ count: 2, ids: [seeded.risk, seeded.risk2].sort() });
     const levels: Record<string, number> = {};
-    for (const level of [seeded.riskLevel, seeded.risk2Level]) levels[level] = (levels[level] ?? 0) + 1;
+    for (const level of [String(seeded.riskLevel), String(seeded.risk2Level)])
+      levels[level] = (levels[level] ?? 0) + 1;
     expect(gathered.risks_by_level).toEqual(levels);
     expect(gathered.risks_by_status).toEqual({ OPEN: 2 });
     expect(fig('risk_treatment_tasks_open')).toEqual({ count: 1, ids: [seeded.treatment] });
