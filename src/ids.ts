@@ -35,6 +35,7 @@ export const ID_PREFIXES = {
   data_subject_request: 'dsr',
   access_review: 'arv',
   access_review_entry: 'are',
+  management_review: 'mrv',
   change: 'chg',
   call: 'cal',
   oauth_grant: 'grt',

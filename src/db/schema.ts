@@ -1901,3 +1901,58 @@ export const accessReviewEntries = sqliteTable(
     index('access_review_entries_review_idx').on(t.access_review_id, t.decision),
   ],
 );
+
+// ---- management reviews (ISO 27001 9.3): top management's review of the ISMS, its inputs, decisions and tasks -------
+
+/** A management review: when, the period it looks back on, what was put before it, what it decided. */
+export const managementReviews = sqliteTable(
+  'management_reviews',
+  {
+    ...scoped,
+    title: text('title').notNull(),
+    held_on: text('held_on').notNull(),
+    status: text('status').notNull(),
+    period_from: text('period_from'),
+    period_to: text('period_to'),
+    chair_id: text('chair_id'),
+    earlier_actions: text('earlier_actions'),
+    issue_changes: text('issue_changes'),
+    party_changes: text('party_changes'),
+    nonconformities_summary: text('nonconformities_summary'),
+    monitoring_summary: text('monitoring_summary'),
+    audit_summary: text('audit_summary'),
+    objectives_summary: text('objectives_summary'),
+    party_feedback: text('party_feedback'),
+    risk_summary: text('risk_summary'),
+    improvement_opportunities: text('improvement_opportunities'),
+    outputs: text('outputs'),
+    decisions: text('decisions'),
+    /** Random per update: the links' rewrite runs only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
+    ...timestamps,
+  },
+  (t) => [
+    index('management_reviews_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    index('management_reviews_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
+    index('management_reviews_org_title_idx').on(t.organization_id, t.title, t.id),
+    index('management_reviews_org_held_idx').on(t.organization_id, t.held_on, t.id),
+    index('management_reviews_org_status_idx').on(t.organization_id, t.status, t.held_on),
+  ],
+);
+
+function managementReviewLink<T extends string>(name: string, column: T) {
+  return sqliteTable(
+    name,
+    {
+      management_review_id: text('management_review_id').notNull(),
+      target_id: text(column).notNull(),
+      organization_id: text('organization_id').notNull(),
+    },
+    (t) => [
+      primaryKey({ columns: [t.management_review_id, t.target_id] }),
+      index(`${name}_target_idx`).on(t.target_id),
+    ],
+  );
+}
+export const managementReviewAttendees = managementReviewLink('management_review_attendees', 'person_id');
+export const managementReviewTasks = managementReviewLink('management_review_tasks', 'task_id');

@@ -425,6 +425,7 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'task',
+    key: 'restore-test',
     values: {
       title: 'Test a restore of the patient database backups',
       owner_id: ref('cto'),
@@ -626,6 +627,35 @@ const CONTROL_TESTS: DemoRecord[] = [
   },
 ];
 
+/** Last quarter's management review, held: Grace chaired, Jean attended; it decided the restore test. */
+const MANAGEMENT_REVIEWS: DemoRecord[] = [
+  {
+    kind: 'management_review',
+    at: days(-20),
+    values: {
+      title: 'Management review, first half of the year',
+      held_on: days(-20),
+      status: 'HELD',
+      period_from: days(-200),
+      period_to: days(-21),
+      chair_id: ref('cto'),
+      attendee_ids: [ref('cto'), ref('dpo')],
+      earlier_actions: 'First review of the ISMS: no earlier actions.',
+      issue_changes: 'Two new hospital customers; the regional health data rules were updated.',
+      nonconformities_summary:
+        'NC-2026-001 (access reviews not run in Q2) is open; its corrective action is in progress.',
+      audit_summary: 'The internal audit of access control found the access review gap above.',
+      risk_summary:
+        'Phishing and data loss remain the two risks above appetite; MFA roll-out and restore tests treat them.',
+      improvement_opportunities: 'Automate access reviews with the identity provider.',
+      outputs: 'The ISMS stays suitable; backups must be proven by a restore, not assumed.',
+      decisions:
+        'Fund a restore test of the patient database this quarter; keep the MFA roll-out as planned.',
+      task_ids: [ref('restore-test')],
+    },
+  },
+];
+
 /**
  * The privacy registers and incidents: the patient records' processing (Art. 30) with its DPIA in review, an open
  * access request, an open personal data breach detected 20 hours ago (its GDPR 72-hour clock running) and a closed
@@ -813,6 +843,7 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   ...DOCUMENTS,
   ...EVIDENCE,
   ...CONTROL_TESTS,
+  ...MANAGEMENT_REVIEWS,
 ];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */

@@ -26,6 +26,7 @@ import { frameworkSpec } from './frameworks.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { incidentActionSpec, incidentNotificationSpec } from './incidents/incident-records.ts';
 import { incidentSpec } from './incidents/incidents.ts';
+import { gatherManagementReviewInputsTool, managementReviewSpec } from './management-reviews.ts';
 import { markReviewedTool } from './mark-reviewed.ts';
 import { measureSpec } from './measures.ts';
 import { listMembersTool } from './members.ts';
@@ -76,6 +77,7 @@ export const REGISTER_SPECS: readonly RegisterSpec[] = [
   dataSubjectRequestSpec,
   accessReviewSpec,
   accessReviewEntrySpec,
+  managementReviewSpec,
 ];
 
 /** Every register's tools by kind: `REGISTERS.risk.add`, `REGISTERS.vendor.list`. */
@@ -155,6 +157,7 @@ const allTools: Tool[] = [
   listChanges,
   markReviewed,
   myWorkTool,
+  gatherManagementReviewInputsTool,
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;

@@ -259,3 +259,6 @@ export const GDPR_RISK_LEVELS = ['UNLIKELY', 'RISK', 'HIGH_RISK'] as const;
 /** An access review campaign's statuses, and the decisions on its entries. */
 export const ACCESS_REVIEW_STATUSES = ['DRAFT', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'] as const;
 export const ACCESS_DECISIONS = ['KEEP', 'REVOKE', 'MODIFY', 'ESCALATE'] as const;
+
+/** A management review (ISO 27001 9.3): planned, held (inputs discussed, decisions taken), closed (minutes final). */
+export const MANAGEMENT_REVIEW_STATUSES = ['PLANNED', 'HELD', 'CLOSED'] as const;

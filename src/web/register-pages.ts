@@ -163,6 +163,10 @@ const COLUMNS: Record<
     defaultOrder: { field: 'system', direction: 'ASC' },
     quickFilters: [{ label: 'To decide', filter: () => ({ decided: 'false' }) }],
   },
+  management_review: {
+    columns: ['title', 'held_on', 'status', 'period_from', 'period_to', 'chair_id'],
+    defaultOrder: { field: 'held_on', direction: 'DESC' },
+  },
 };
 
 export const REGISTER_PAGES: readonly RegisterPage[] = REGISTER_SPECS.map((spec) => ({

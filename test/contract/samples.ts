@@ -52,6 +52,11 @@ export function exampleArguments(
   }
   if (spec.kind === 'access_review_entry')
     Object.assign(args, { access_review_id: ids.access_review, reviewer_id: ids.person });
+  if (spec.kind === 'management_review')
+    Object.assign(args, {
+      attendee_ids: ids.person ? [ids.person] : [],
+      task_ids: ids.task ? [ids.task] : [],
+    });
   // People's emails are unique within an organization, requirements' references within a framework.
   return { ...args, ...freshUniqueValues(spec) };
 }
@@ -84,6 +89,7 @@ const ORDER: RegisterKind[] = [
   'data_subject_request',
   'access_review',
   'access_review_entry',
+  'management_review',
 ];
 
 /** Adds one record of every kind to the organization and returns their ids. */
@@ -125,6 +131,7 @@ export const UPDATE_SAMPLE: Record<RegisterKind, Record<string, unknown>> = {
   access_review: { description: 'updated by the contract' },
   access_review_entry: { access_level: 'updated by the contract' },
   data_subject_request: { note: 'updated by the contract' },
+  management_review: { decisions: 'updated by the contract' },
 };
 
 /** A small CSV catalog for importFrameworkCatalog's samples. */
@@ -251,6 +258,8 @@ export async function sampleArguments(
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
+  if (toolName === 'gatherManagementReviewInputs')
+    return { organization_id: organizationId, period_from: '2026-01-01', period_to: '2026-12-31' };
   if (toolName === 'getOrganizationSettings') return { organization_id: organizationId };
   if (toolName === 'updateOrganizationSettings')
     return { organization_id: organizationId, time_zone: 'Europe/Paris', incident_regimes: ['GDPR', 'NIS2'] };
@@ -432,6 +441,14 @@ export function answerMismatches(
       expectEqual('settings.incident_regimes', settings.incident_regimes, args.incident_regimes);
     } else if (typeof settings.time_zone !== 'string' || !Array.isArray(settings.incident_regimes))
       problems.push('settings: time_zone and incident_regimes expected');
+    return problems;
+  }
+  if (toolName === 'gatherManagementReviewInputs') {
+    expectEqual('organization_id', answer.organization_id, organizationId);
+    expectEqual('period', answer.period, { from: args.period_from, to: args.period_to });
+    // The seeded nonconformity is open (its example has no status): at least one counted.
+    const open = answer.nonconformities_open as { count: number; ids: string[] };
+    if (open.count < 1 || open.ids.length > open.count) problems.push('nonconformities_open: count and ids');
     return problems;
   }
   if (toolName === 'myWork') {

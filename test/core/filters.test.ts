@@ -1385,6 +1385,23 @@ describe('filter argument', () => {
     },
   );
 
+  filterTest(
+    ['management_review.status', 'management_review.held_after'],
+    'management reviews by status and the day they were held',
+    async () => {
+      const scope = await newScope();
+      const old = await scope.add('management_review', {
+        title: '2025',
+        held_on: '2025-12-10',
+        status: 'HELD',
+      });
+      const next = await scope.add('management_review', { title: '2026', held_on: '2026-12-10' });
+      expect(await scope.ids('management_review', { status: 'held' })).toEqual(idsOf(old));
+      expect(await scope.ids('management_review', { status: ['PLANNED'] })).toEqual(idsOf(next));
+      expect(await scope.ids('management_review', { held_after: '2026-01-01' })).toEqual(idsOf(next));
+    },
+  );
+
   it('every declared filter of every register is exercised by a test in this file', () => {
     expect([...exercised].sort()).toEqual(declaredFilters());
   });

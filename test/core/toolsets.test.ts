@@ -79,6 +79,8 @@ describe('toolsets as data', () => {
       incidents: 15,
       privacy: 15,
       catalogs: 6,
+      // With gatherManagementReviewInputs.
+      management_reviews: 6,
     });
   });
 });

@@ -25,7 +25,7 @@ function rowNames(html: string): string[] {
 }
 
 describe('register pages', () => {
-  it('has a page for each of the twenty-five kinds, each listing what the list tool returns', async () => {
+  it('has a page for each of the twenty-six kinds, each listing what the list tool returns', async () => {
     const { runtime, client, organizationId, token } = await setup();
     await seedRecords(runtime, token, organizationId);
     expect(REGISTER_PAGES.map((page) => page.slug)).toEqual([
@@ -55,6 +55,7 @@ describe('register pages', () => {
       'data-subject-requests',
       'access-reviews',
       'access-review-entries',
+      'management-reviews',
     ]);
     for (const page of REGISTER_PAGES) {
       const response = await client.get(`/orgs/${organizationId}/${page.slug}`);

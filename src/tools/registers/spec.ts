@@ -37,7 +37,8 @@ export type RegisterKind =
   | 'dpia'
   | 'data_subject_request'
   | 'access_review'
-  | 'access_review_entry';
+  | 'access_review_entry'
+  | 'management_review';
 
 export type Row = Record<string, unknown>;
 
