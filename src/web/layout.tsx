@@ -282,3 +282,22 @@ export function Time({ iso }: { iso: string | null | undefined }): Child {
   if (!iso) return <span class="muted">—</span>;
   return <time datetime={iso}>{formatTime(iso)}</time>;
 }
+
+/** A page of one card: a heading, an optional notice (what happened), the content (where to go next). */
+export function CardPage(props: {
+  title: string;
+  notice?: { kind: 'ok' | 'error' | 'warn'; text: string } | undefined;
+  children?: Child;
+}) {
+  return (
+    <Layout title={props.title}>
+      <div class="narrow">
+        <div class="card">
+          <h1>{props.title}</h1>
+          {props.notice && <Notice kind={props.notice.kind}>{props.notice.text}</Notice>}
+          {props.children}
+        </div>
+      </div>
+    </Layout>
+  );
+}

@@ -1,10 +1,9 @@
 // Pieces shared by the forms shown before a session exists (sign up, sign in, confirm, reset) and their answers.
 import type { Context } from 'hono';
-import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../../auth/passwords.ts';
 import { Input } from '../forms.tsx';
-import { Layout, Notice } from '../layout.tsx';
+import { CardPage } from '../layout.tsx';
 import { sendPage } from '../render.tsx';
 
 // Verifying (or hashing) with a real hash when there is no account keeps both answers equally slow. The hash is
@@ -15,31 +14,12 @@ export async function decoy(): Promise<string> {
   return decoyHash;
 }
 
-/** A page of one card: a heading, what happened, and where to go next. */
-export function MessagePage(props: {
-  title: string;
-  notice?: { kind: 'ok' | 'error' | 'warn'; text: string } | undefined;
-  children?: Child;
-}) {
-  return (
-    <Layout title={props.title}>
-      <div class="narrow">
-        <div class="card">
-          <h1>{props.title}</h1>
-          {props.notice && <Notice kind={props.notice.kind}>{props.notice.text}</Notice>}
-          {props.children}
-        </div>
-      </div>
-    </Layout>
-  );
-}
-
 export function sendMessage(
   c: Context,
   status: ContentfulStatusCode,
-  props: Parameters<typeof MessagePage>[0],
+  props: Parameters<typeof CardPage>[0],
 ): Response | Promise<Response> {
-  return sendPage(c, <MessagePage {...props} />, status);
+  return sendPage(c, <CardPage {...props} />, status);
 }
 
 /** A new password and its repetition (the password page, a reset link's page). */

@@ -3,10 +3,10 @@
 import { Hono } from 'hono';
 import { ACK_LINK_PREFIX, acknowledgeByLink, findAckLink } from '../../tools/acknowledgements/links.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
-import { CsrfField } from '../layout.tsx';
+import { CardPage, CsrfField } from '../layout.tsx';
 import { refusePublicPost } from '../public-posts.ts';
 import { formToken } from '../sessions.ts';
-import { PublicPage, refusedLinkPage, sendPublicPage } from './layout.tsx';
+import { refusedLinkPage, sendPublicPage } from './layout.tsx';
 import { limitPublicLink } from './limits.tsx';
 
 const ACK_LIMIT_KEY = 'public:ack';
@@ -25,7 +25,7 @@ export function acknowledgementRoutes(deps: WebDeps): Hono<WebEnv> {
     const { grant } = found;
     return sendPublicPage(
       c,
-      <PublicPage title={`${grant.title}, version ${grant.version}`}>
+      <CardPage title={`${grant.title}, version ${grant.version}`}>
         <p>{grant.organizationName} asks you to read this document and confirm that you accept it.</p>
         {grant.content ? (
           <pre class="document-content" dir="auto" tabindex={0}>
@@ -40,7 +40,7 @@ export function acknowledgementRoutes(deps: WebDeps): Hono<WebEnv> {
             <button type="submit">I have read and accept</button>
           </div>
         </form>
-      </PublicPage>,
+      </CardPage>,
     );
   });
 
@@ -56,7 +56,7 @@ export function acknowledgementRoutes(deps: WebDeps): Hono<WebEnv> {
     if (!(await acknowledgeByLink(db, found.grant, now))) return refusedLinkPage(c, 'used');
     return sendPublicPage(
       c,
-      <PublicPage
+      <CardPage
         title="Thank you"
         notice={{
           kind: 'ok',
@@ -64,7 +64,7 @@ export function acknowledgementRoutes(deps: WebDeps): Hono<WebEnv> {
         }}
       >
         <p>You can close this page.</p>
-      </PublicPage>,
+      </CardPage>,
     );
   });
   return web;

@@ -1,9 +1,8 @@
 // The shared room of the pages for people without an account (acknowledgement and questionnaire links): a plain
 // layout, headers that keep the link's secret out of referrers and caches, and the one page for a link that does not work.
 import type { Context } from 'hono';
-import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { Layout, Notice } from '../layout.tsx';
+import { CardPage } from '../layout.tsx';
 import { sendPage } from '../render.tsx';
 
 /** Why a link shows nothing: not one we made (or changed), already used, or expired. */
@@ -41,27 +40,8 @@ export function sendPublicPage(
   return response;
 }
 
-/** One card on a plain page: a heading, an optional notice, the content. */
-export function PublicPage(props: {
-  title: string;
-  notice?: { kind: 'ok' | 'error' | 'warn'; text: string } | undefined;
-  children?: Child;
-}) {
-  return (
-    <Layout title={props.title}>
-      <div class="narrow">
-        <div class="card">
-          <h1>{props.title}</h1>
-          {props.notice && <Notice kind={props.notice.kind}>{props.notice.text}</Notice>}
-          {props.children}
-        </div>
-      </div>
-    </Layout>
-  );
-}
-
 /** The page for a link that cannot be used: says why, shows no data of the link. */
 export function refusedLinkPage(c: Context, refusal: PublicLinkRefusal): Response | Promise<Response> {
   const { status, title, text } = REFUSALS[refusal];
-  return sendPublicPage(c, <PublicPage title={title}>{<p>{text}</p>}</PublicPage>, status);
+  return sendPublicPage(c, <CardPage title={title}>{<p>{text}</p>}</CardPage>, status);
 }

@@ -1,9 +1,10 @@
 // The rate limit of public link pages: posts per client network, whatever the link (guessing secrets costs attempts).
 import type { Context } from 'hono';
 import type { WebDeps } from '../context.ts';
+import { CardPage } from '../layout.tsx';
 import { clientNetworkOf } from '../public-posts.ts';
 import { type AttemptLimit, attemptWaitSeconds, reserveAttempt } from '../throttle.ts';
-import { type PublicLinkRefusal, PublicPage, sendPublicPage } from './layout.tsx';
+import { type PublicLinkRefusal, sendPublicPage } from './layout.tsx';
 
 export const PUBLIC_LINK_LIMIT: AttemptLimit = { max: 120, windowSeconds: 15 * 60 };
 
@@ -17,7 +18,7 @@ export async function limitPublicLink(c: Context, deps: WebDeps, key: string): P
   c.header('retry-after', String(wait));
   return sendPublicPage(
     c,
-    <PublicPage
+    <CardPage
       title="Too many attempts"
       notice={{
         kind: 'error',
