@@ -18,7 +18,7 @@ import {
   users,
 } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { ID_PREFIXES, newId } from '../ids.ts';
+import { newId } from '../ids.ts';
 import { changeAfterWrite } from './changes.ts';
 import { descriptionField, linkedFilter, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
@@ -36,6 +36,7 @@ import {
   required,
   ruleRefusal,
   withDefault,
+  writableLinks,
 } from './registers/spec.ts';
 import { requirementRefSchema, resolveRequirementRef } from './requirement-refs.ts';
 import { ACCESS_DECISIONS, ACCESS_REVIEW_STATUSES } from './states.ts';
@@ -55,26 +56,22 @@ const decision = caseInsensitiveEnum(ACCESS_DECISIONS).describe(
   `Decision: ${ACCESS_DECISIONS.join(', ')}; only the entry's reviewer or an organization OWNER.`,
 );
 
-function reviewLink(
+/** A campaign's links to records of one register (table `access_review_<target>s`). */
+const reviewLink = (
   field: string,
   table: SQLiteTable & Record<'access_review_id' | 'target_id' | 'organization_id', SQLiteColumn>,
   target: RegisterKind,
   label: string,
   hint: string,
-): RelationSpec {
-  return {
+): RelationSpec =>
+  writableLinks(
     field,
     table,
-    ownerColumn: table.access_review_id,
-    targetColumn: table.target_id,
-    organizationColumn: table.organization_id,
+    { owner: table.access_review_id, target: table.target_id },
     target,
-    writable: true,
-    description: `Ids of the ${label.toLowerCase()} (\`${ID_PREFIXES[target]}_...\`).`,
     label,
     hint,
-  };
-}
+  );
 
 const LINKS = [
   reviewLink(

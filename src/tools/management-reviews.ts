@@ -49,6 +49,7 @@ import {
   required,
   ruleRefusal,
   withDefault,
+  writableLinks,
 } from './registers/spec.ts';
 import { MANAGEMENT_REVIEW_STATUSES } from './states.ts';
 import { TASK_ENDED } from './tasks.ts';
@@ -64,26 +65,22 @@ const status = caseInsensitiveEnum(MANAGEMENT_REVIEW_STATUSES).describe(
   `Status: ${MANAGEMENT_REVIEW_STATUSES.join(', ')} (PLANNED, then HELD once it met, CLOSED when its minutes are final).`,
 );
 
-function reviewLink(
+/** A review's links to records of one register. */
+const reviewLink = (
   field: string,
   table: SQLiteTable & Record<'management_review_id' | 'target_id' | 'organization_id', SQLiteColumn>,
   target: RegisterKind,
   label: string,
   hint: string,
-): RelationSpec {
-  return {
+): RelationSpec =>
+  writableLinks(
     field,
     table,
-    ownerColumn: table.management_review_id,
-    targetColumn: table.target_id,
-    organizationColumn: table.organization_id,
+    { owner: table.management_review_id, target: table.target_id },
     target,
-    writable: true,
-    description: `Ids of the ${label.toLowerCase()} (\`${ID_PREFIXES[target]}_...\`).`,
     label,
     hint,
-  };
-}
+  );
 
 /** The inputs a review considers (ISO 27001:2022 9.3.2), as free text: field, label, what to write. */
 export const REVIEW_INPUTS = [

@@ -30,6 +30,7 @@ import {
   required,
   sparseMatches,
   withDefault,
+  writableLinks,
 } from '../registers/spec.ts';
 import { INCIDENT_CATEGORIES, INCIDENT_SEVERITIES, INCIDENT_STATUSES } from '../states.ts';
 import { clocksOfIncident, refreshClocks } from './clock-store.ts';
@@ -81,27 +82,15 @@ const gdprRisk = caseInsensitiveEnum(GDPR_RISK_LEVELS).describe(
 const regime = caseInsensitiveEnum(REGIMES);
 
 /** A writable list of links from an incident to records of one register, stored in `table`. */
-function incidentLink(
+const incidentLink = (
   field: string,
   table: SQLiteTable & Record<'incident_id' | 'organization_id', SQLiteColumn>,
   targetColumn: SQLiteColumn,
   target: RegisterKind,
   label: string,
   hint: string,
-): RelationSpec {
-  return {
-    field,
-    table,
-    ownerColumn: table.incident_id,
-    targetColumn,
-    organizationColumn: table.organization_id,
-    target,
-    writable: true,
-    description: `Ids of the ${label.toLowerCase()} (\`${ID_PREFIXES[target]}_...\`).`,
-    label,
-    hint,
-  };
-}
+): RelationSpec =>
+  writableLinks(field, table, { owner: table.incident_id, target: targetColumn }, target, label, hint);
 
 /** The links an incident has, each with its filter (`asset_id`: incidents that touched this asset). */
 const LINKS = [

@@ -176,6 +176,32 @@ export interface RelationSpec extends FieldText {
   inverse?: boolean;
 }
 
+/**
+ * A list of links to records of one register, set through add and update, kept in a join table: `ownerColumn`
+ * holds this record's id, `targetColumn` the linked one's (an incident's `asset_ids`, a review's `attendee_ids`).
+ */
+export function writableLinks(
+  field: string,
+  table: SQLiteTable & { organization_id: SQLiteColumn },
+  columns: { owner: SQLiteColumn; target: SQLiteColumn },
+  target: RegisterKind,
+  label: string,
+  hint: string,
+): RelationSpec {
+  return {
+    field,
+    table,
+    ownerColumn: columns.owner,
+    targetColumn: columns.target,
+    organizationColumn: table.organization_id,
+    target,
+    writable: true,
+    description: `Ids of the ${label.toLowerCase()} (\`${ID_PREFIXES[target]}_...\`).`,
+    label,
+    hint,
+  };
+}
+
 /** The kinds a relation links to: one, or several. */
 export function targetsOf(relation: RelationSpec): readonly RegisterKind[] {
   return typeof relation.target === 'string' ? [relation.target] : relation.target;
