@@ -1,7 +1,7 @@
 // Access reviews: a campaign (the systems in scope, the period reviewed, its reviewers, a due date) of entries, each an
 // account's access to one system, decided KEEP, REVOKE, MODIFY or ESCALATE by its reviewer. Completing the campaign
 // needs every entry decided, and writes an evidence item for the requirements it covers (A.5.18, CC6.2, CC6.3).
-import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { roleIn } from '../auth/principal.ts';
@@ -14,15 +14,13 @@ import {
   accessReviewVendors,
   evidence,
   evidenceRecords,
-  people,
-  users,
 } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { changeAfterWrite } from './changes.ts';
 import { descriptionField, linkedFilter, ownerField, ownerFilter } from './common-fields.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
-import { personRefSchema } from './people-refs.ts';
+import { callerPerson, personRefSchema } from './people-refs.ts';
 import {
   derived,
   enumFilter,
@@ -282,24 +280,6 @@ export const accessReviewSpec: RegisterSpec = {
     due_on: '2026-12-15',
   },
 };
-
-/** The person of the caller's account (same confirmed email), else null. */
-async function callerPerson(ctx: ToolContext, organizationId: string): Promise<string | null> {
-  const [row] = await ctx.db
-    .select({ id: people.id })
-    .from(people)
-    .innerJoin(users, sql`lower(${users.email}) = lower(${people.email})`)
-    .where(
-      and(
-        eq(people.organization_id, organizationId),
-        eq(users.id, ctx.principal.userId),
-        isNotNull(users.email_verified_at),
-      ),
-    )
-    .orderBy(asc(people.id))
-    .limit(1);
-  return row?.id ?? null;
-}
 
 const DECISION_FIELDS = ['decision', 'decision_comment'] as const;
 

@@ -1,9 +1,9 @@
 // People named the way people name them: wherever a tool takes a person's id (an owner), it also takes their email or
 // their exact full name, resolved to the id in one place (checkReferences for writes, the filter for lists).
-import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, or, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { people } from '../db/schema.ts';
+import { people, users } from '../db/schema.ts';
 import { AppError, invalidArguments } from '../errors.ts';
 import { isIdOf } from '../ids.ts';
 import { normalizeText } from './fields.ts';
@@ -82,4 +82,25 @@ export async function resolvePersonFields(
       [{ path: name, message: 'Several people have this name' }],
     );
   }
+}
+
+/**
+ * The person of an organization's register whose email is the caller's account's confirmed address, else null. Only
+ * a confirmed address counts: anyone could make an account with someone else's address.
+ */
+export async function callerPerson(ctx: ToolContext, organizationId: string): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ id: people.id })
+    .from(people)
+    .innerJoin(users, sql`lower(${users.email}) = lower(${people.email})`)
+    .where(
+      and(
+        eq(people.organization_id, organizationId),
+        eq(users.id, ctx.principal.userId),
+        isNotNull(users.email_verified_at),
+      ),
+    )
+    .orderBy(asc(people.id))
+    .limit(1);
+  return row?.id ?? null;
 }

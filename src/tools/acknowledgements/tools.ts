@@ -2,19 +2,14 @@
 // them. Each person gets a link of their own (src/tools/acknowledgements/links.ts); an account acknowledges by a call.
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import {
-  acknowledgementRequests,
-  acknowledgements,
-  documentVersions,
-  people,
-  users,
-} from '../../db/schema.ts';
+import { acknowledgementRequests, acknowledgements, documentVersions, people } from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from '../fields.ts';
 import { cappedCount, TOTAL_COUNT_CAP } from '../pagination.ts';
+import { callerPerson } from '../people-refs.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { PERSON_KINDS } from '../states.ts';
 import {
@@ -134,23 +129,6 @@ const linkDays = z
   .max(60)
   .default(14)
   .describe('Days each link stays valid (1..60, default 14).');
-
-/** The person of the register whose address is the caller's confirmed account address, else null. */
-async function callerPerson(ctx: ToolContext, organizationId: string): Promise<string | null> {
-  const [row] = await ctx.db
-    .select({ id: people.id })
-    .from(people)
-    .innerJoin(users, sql`lower(${users.email}) = lower(${people.email})`)
-    .where(
-      and(
-        eq(people.organization_id, organizationId),
-        eq(users.id, ctx.principal.userId),
-        isNotNull(users.email_verified_at),
-      ),
-    )
-    .limit(1);
-  return row?.id ?? null;
-}
 
 export interface AcknowledgementTools {
   request: Tool;
