@@ -32,6 +32,7 @@ import {
   type Row,
   type RuleContext,
   required,
+  requireForward,
   ruleRefusal,
   withDefault,
   writableLinks,
@@ -106,12 +107,7 @@ const undecidedOf = sql.raw(
 
 /** Periods and completion: the period runs forward; COMPLETED needs every entry decided (counted by settle). */
 function checkCampaign(next: Row, current: Row | null, rules: RuleContext): void {
-  if (next.period_start && next.period_end && String(next.period_start) > String(next.period_end))
-    throw ruleRefusal(
-      'period_end',
-      `period_end ${String(next.period_end)} is before period_start ${String(next.period_start)}.`,
-      'Give a period that runs forward.',
-    );
+  requireForward(next, 'period_start', 'period_end', 'Give a period that runs forward.');
   if (next.status === 'COMPLETED' && current?.status !== 'COMPLETED') next.completed_on = rules.today;
   if (!current && next.status === 'COMPLETED')
     throw ruleRefusal('status', 'A new campaign has no decided entries.', 'Add it as DRAFT or IN_PROGRESS.');

@@ -13,6 +13,7 @@ import {
   type RegisterSpec,
   type Row,
   required,
+  requireForward,
   withDefault,
 } from './registers/spec.ts';
 import { AUDIT_STATES, AUDIT_TRANSITIONS, AUDIT_TYPES } from './states.ts';
@@ -21,24 +22,18 @@ const auditType = caseInsensitiveEnum(AUDIT_TYPES).describe(
   'INTERNAL (ISO 27001 9.2), CERTIFICATION_STAGE_1, CERTIFICATION_STAGE_2, SURVEILLANCE, RECERTIFICATION, SOC2_TYPE_I, SOC2_TYPE_II (with its observation period) or OTHER.',
 );
 
-/** Day pairs that must not run backwards: [start, end, what]. */
+/** Day pairs that must not run backwards: [start, end]. */
 const DATE_PAIRS = [
-  ['valid_from', 'valid_until', 'validity'],
-  ['planned_start_on', 'planned_end_on', 'planned dates'],
-  ['actual_start_on', 'actual_end_on', 'actual dates'],
-  ['observation_start_on', 'observation_end_on', 'observation period'],
+  ['valid_from', 'valid_until'],
+  ['planned_start_on', 'planned_end_on'],
+  ['actual_start_on', 'actual_end_on'],
+  ['observation_start_on', 'observation_end_on'],
 ] as const;
 
 /** An audit's dates in order, and a SOC 2 Type II examination with the period it observed. */
 function checkAudit(next: Row): void {
-  for (const [start, end, what] of DATE_PAIRS) {
-    const from = next[start];
-    const until = next[end];
-    if (typeof from === 'string' && typeof until === 'string' && until < from)
-      throw new AppError('invalid_arguments', `${end} must not be before ${start} (the ${what}).`, [
-        { path: end, message: `Before ${start}` },
-      ]);
-  }
+  for (const [start, end] of DATE_PAIRS)
+    requireForward(next, start, end, `Give ${end} on or after ${start}.`);
   if (next.audit_type === 'SOC2_TYPE_II' && (!next.observation_start_on || !next.observation_end_on))
     throw new AppError(
       'invalid_arguments',

@@ -14,6 +14,7 @@ import {
   type Row,
   type RuleContext,
   required,
+  requireForward,
   ruleRefusal,
 } from './registers/spec.ts';
 import { TEST_METHODS, TEST_RESULTS } from './states.ts';
@@ -35,14 +36,8 @@ function checkDates(next: Row, current: Row | null, rules: RuleContext): void {
       `tested_on ${tested} is in the future.`,
       'Give the day it was tested, today or earlier.',
     );
-  const from = next.period_from;
+  requireForward(next, 'period_from', 'period_to', 'Give a period that ends on or after its start.');
   const to = next.period_to;
-  if (typeof from === 'string' && typeof to === 'string' && from > to)
-    throw ruleRefusal(
-      'period_to',
-      `period_to ${to} is before period_from ${from}.`,
-      'Give a period that ends on or after its start.',
-    );
   if (typeof to === 'string' && to > tested)
     throw ruleRefusal(
       'period_to',

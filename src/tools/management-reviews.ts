@@ -47,7 +47,7 @@ import {
   type RelationSpec,
   type Row,
   required,
-  ruleRefusal,
+  requireForward,
   withDefault,
   writableLinks,
 } from './registers/spec.ts';
@@ -131,12 +131,7 @@ const inputFields = Object.fromEntries(
 
 /** The period runs forward; a review is held on or after the end of the period it looks back on. */
 function checkReview(next: Row): void {
-  if (next.period_from && next.period_to && String(next.period_from) > String(next.period_to))
-    throw ruleRefusal(
-      'period_to',
-      `period_to ${String(next.period_to)} is before period_from ${String(next.period_from)}.`,
-      'Give a period that runs forward.',
-    );
+  requireForward(next, 'period_from', 'period_to', 'Give a period that runs forward.');
 }
 
 export const managementReviewSpec: RegisterSpec = {

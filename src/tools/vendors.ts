@@ -13,7 +13,7 @@ import {
   optional,
   type RegisterSpec,
   type Row,
-  ruleRefusal,
+  requireForward,
   withDefault,
 } from './registers/spec.ts';
 import { REVIEW_CYCLES, reviewFields, reviewFilters, reviewOrderField } from './reviews.ts';
@@ -40,14 +40,12 @@ export function dueForAssessment(day: string) {
 }
 
 function checkContract(next: Row): void {
-  const start = next.contract_start_on as string | null | undefined;
-  const end = next.contract_end_on as string | null | undefined;
-  if (start && end && end < start)
-    throw ruleRefusal(
-      'contract_end_on',
-      `contract_end_on ${end} is before contract_start_on ${start}.`,
-      'Give an end on or after the start, or correct the start.',
-    );
+  requireForward(
+    next,
+    'contract_start_on',
+    'contract_end_on',
+    'Give an end on or after the start, or correct the start.',
+  );
 }
 
 export const vendorSpec: RegisterSpec = {

@@ -51,7 +51,7 @@ describe('audit programme', () => {
       observation_end_on: '2026-01-01',
     });
     expect(errorOf(backwards).message).toBe(
-      'observation_end_on must not be before observation_start_on (the observation period).',
+      'observation_end_on 2026-01-01 is before observation_start_on 2026-06-30. Give observation_end_on on or after observation_start_on.',
     );
     const planned = (
       await ok(runtime, token, 'addAudit', {
@@ -78,7 +78,7 @@ describe('audit programme', () => {
       actual_end_on: '2026-07-07',
     });
     expect(errorOf(late).message).toBe(
-      'actual_end_on must not be before actual_start_on (the actual dates).',
+      'actual_end_on 2026-07-07 is before actual_start_on 2026-07-08. Give actual_end_on on or after actual_start_on.',
     );
     const held = (
       await ok(runtime, token, 'updateAudit', {

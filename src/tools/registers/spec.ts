@@ -73,6 +73,14 @@ export function ruleRefusal(field: string, message: string, fix: string): AppErr
   return new AppError('invalid_arguments', `${message} ${fix}`, [{ path: field, message: fix }]);
 }
 
+/** Refuses a pair of days that runs backwards (`end` before `start`, both given), naming both and the fix. */
+export function requireForward(next: Row, start: string, end: string, fix: string): void {
+  const from = next[start];
+  const until = next[end];
+  if (typeof from === 'string' && typeof until === 'string' && until < from)
+    throw ruleRefusal(end, `${end} ${until} is before ${start} ${from}.`, fix);
+}
+
 export type RegisterTable = SQLiteTable &
   Record<'id' | 'organization_id' | 'created_at' | 'updated_at', SQLiteColumn>;
 
