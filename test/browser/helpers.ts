@@ -111,6 +111,46 @@ export async function screenshot(page: Page, name: string, fullPage = true): Pro
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
 }
 
+/** pdf.js as shipped on npm (its browser build), served to the page from node_modules: no network involved. */
+const PDFJS_BUILD = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/build/pdf.min.mjs'));
+const PDF_ORIGIN = 'http://pdf.invalid';
+/** The viewer page: renders page 1 on a canvas, then puts the page's text in `data-text` on the body. */
+const PDF_VIEWER = `<!doctype html><body style="margin:0"><canvas id="page"></canvas><script type="module">
+import * as pdfjs from '/pdf.min.mjs';
+pdfjs.GlobalWorkerOptions.workerSrc = '/pdf.worker.min.mjs';
+const pdf = await pdfjs.getDocument('/document.pdf').promise;
+const first = await pdf.getPage(1);
+const viewport = first.getViewport({ scale: 1.4 });
+const canvas = document.getElementById('page');
+canvas.width = viewport.width;
+canvas.height = viewport.height;
+await first.render({ canvasContext: canvas.getContext('2d'), viewport }).promise;
+const content = await first.getTextContent();
+document.body.dataset.text = content.items.map((item) => item.str ?? '').join(' ');
+</script></body>`;
+
+/**
+ * Renders the first page of a PDF in Chromium with pdf.js, screenshots it as `name`, and answers the page's text as
+ * pdf.js read it (so the caller can assert on it). The PDF and pdf.js are served through routes on a page of its own.
+ */
+export async function screenshotPdf(page: Page, pdf: Buffer, name: string): Promise<string> {
+  const viewer = await page.context().newPage();
+  await viewer.route(`${PDF_ORIGIN}/**`, (route) => {
+    const path = new URL(route.request().url()).pathname;
+    if (path === '/document.pdf') return route.fulfill({ body: pdf, contentType: 'application/pdf' });
+    if (path === '/') return route.fulfill({ body: PDF_VIEWER, contentType: 'text/html' });
+    const file = path.slice(1);
+    if (file !== 'pdf.min.mjs' && file !== 'pdf.worker.min.mjs') return route.fulfill({ status: 404 });
+    return route.fulfill({ body: readFileSync(join(PDFJS_BUILD, file)), contentType: 'text/javascript' });
+  });
+  await viewer.setViewportSize({ width: 900, height: 1200 });
+  await viewer.goto(`${PDF_ORIGIN}/`);
+  const text = String(await (await viewer.waitForFunction(() => document.body.dataset.text)).jsonValue());
+  await screenshot(viewer, name);
+  await viewer.close();
+  return text;
+}
+
 export async function signUp(page: Page, url: string, email: string, organization?: string): Promise<void> {
   await page.goto(`${url}/signup`);
   await page.getByLabel('Your name').fill('Ada Lovelace');

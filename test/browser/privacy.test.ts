@@ -2,7 +2,7 @@
 // notification deadlines (GDPR's 72 hours from detection, in the organization's time zone), on a desktop and on a
 // phone, and the records of processing with their Art. 30 exports (XLSX and PDF). Screenshots for the record.
 import { describe, expect, it } from 'vitest';
-import { axeViolations, screenshot, startDemo, stopAfterEach } from './helpers.ts';
+import { axeViolations, screenshot, screenshotPdf, startDemo, stopAfterEach } from './helpers.ts';
 
 stopAfterEach();
 
@@ -42,6 +42,12 @@ describe('incident and privacy pages', () => {
       const body = await response.body();
       expect(body.subarray(0, magic.length).toString('latin1'), format).toBe(magic);
       expect(body.length, format).toBeGreaterThan(1000);
+      if (format === 'pdf') {
+        // The record as an authority would open it: rendered by pdf.js in the browser, with its text selectable.
+        const text = await screenshotPdf(page, body, '73-art30-record-pdf');
+        expect(text).toContain('Patient records');
+        expect(text).toMatch(/Art\. 30/);
+      }
     }
   });
 });

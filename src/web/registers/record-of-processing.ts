@@ -15,6 +15,11 @@ interface Column {
 }
 
 const list = (value: unknown) => (Array.isArray(value) ? value.map(String) : []);
+/** The team's free text without its closing full stop, so the vendors can follow it after a semicolon. */
+const withoutFullStop = (text: string) => {
+  const trimmed = text.trim();
+  return trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
+};
 const words = (value: unknown) => list(value).map(valueLabel).join('; ');
 
 const COLUMNS: Column[] = [
@@ -60,7 +65,9 @@ const COLUMNS: Column[] = [
     point: '30(1)(d)',
     width: 1.8,
     text: (row, names) =>
-      [String(row.recipients ?? ''), list(row.vendor_ids).map(names).join('; ')].filter(Boolean).join('; '),
+      [withoutFullStop(String(row.recipients ?? '')), list(row.vendor_ids).map(names).join('; ')]
+        .filter(Boolean)
+        .join('; '),
   },
   {
     header: 'Transfers outside the EEA',
