@@ -511,6 +511,16 @@ export const measures = sqliteTable(
     last_tested_on: text('last_tested_on'),
     last_test_result: text('last_test_result'),
     next_test_on: text('next_test_on'),
+    /**
+     * Kept by triggers from evidence and evidence_records (src/tools/readiness.ts): the latest valid_until of the
+     * measure's current evidence ('9999-12-31' when one never expires); null when it has none.
+     */
+    evidence_until: text('evidence_until'),
+    /**
+     * Kept by triggers from documents and document_measures: covering documents not retired with no version in force.
+     * Null on a new measure (the register's insert names every column), read as 0.
+     */
+    unapproved_documents: integer('unapproved_documents').default(0),
     ...timestamps,
   },
   (t) => [

@@ -329,4 +329,91 @@ describe('readiness', () => {
     const summary = (await body('getComplianceSummary', { organization_id: org })) as { measures: Row };
     expect(summary.measures).toMatchObject({ ready: 2, implemented_not_ready: 0, tests_overdue: 0 });
   });
+
+  it('follows every write to evidence and covering documents, in the record and in the filter alike', async () => {
+    const { org, self } = await world();
+    const measure = await addMeasure(org, { state: 'IMPLEMENTED' });
+    // The stored facts (kept by triggers) against the same facts read from evidence and documents.
+    const stored = async () => {
+      const [row] = await runtime.database.db.all<Row>(
+        `select evidence_until, coalesce(unapproved_documents, 0) as unapproved from measures where id = '${String(measure.id)}'`,
+      );
+      return row;
+    };
+    /** The readiness getMeasure answers, checked against the filter's answer and the stored facts. */
+    const readiness = async (expected: { until: string | null; unapproved: number }) => {
+      const record = await getMeasure(measure.id);
+      const listed = (await body('listMeasures', {
+        organization_id: org,
+        filter: { readiness: String(record.readiness) },
+      })) as { measures: Row[] };
+      expect(listed.measures.map((row) => row.id)).toContain(measure.id);
+      expect(await stored()).toEqual({ evidence_until: expected.until, unapproved: expected.unapproved });
+      return codes(record);
+    };
+    const first = (
+      (await body('addEvidence', {
+        organization_id: org,
+        title: 'EDR report, January',
+        url: 'https://intranet.example.com/edr-1.pdf',
+        valid_until: '2026-12-31',
+        record_ids: [measure.id],
+      })) as { evidence: Row }
+    ).evidence;
+    expect(await readiness({ until: '2026-12-31', unapproved: 0 })).toEqual([]);
+    const second = (
+      (await body('addEvidence', {
+        organization_id: org,
+        title: 'EDR report, June',
+        url: 'https://intranet.example.com/edr-2.pdf',
+        valid_until: '2026-06-01',
+        supersedes_id: first.id,
+        record_ids: [measure.id],
+      })) as { evidence: Row }
+    ).evidence;
+    // The June report replaces January's: its earlier expiry is what counts now.
+    expect(await readiness({ until: '2026-06-01', unapproved: 0 })).toEqual(['evidence_expired']);
+    await body('updateEvidence', { id: second.id, valid_until: '2027-01-31' });
+    expect(await readiness({ until: '2027-01-31', unapproved: 0 })).toEqual([]);
+    await body('deleteEvidence', { id: second.id });
+    expect(await readiness({ until: '2026-12-31', unapproved: 0 })).toEqual([]);
+    await body('updateEvidence', { id: first.id, record_ids: [] });
+    expect(await readiness({ until: null, unapproved: 0 })).toEqual(['no_evidence']);
+    await body('updateMeasure', { id: measure.id, evidence_required: false });
+    const document = (
+      (await body('addDocument', {
+        organization_id: org,
+        title: 'Endpoint policy',
+        type: 'POLICY',
+        content: 'Every laptop runs the agent.',
+        status: 'IN_REVIEW',
+        approver_ids: [self.id],
+        measure_ids: [measure.id],
+      })) as { document: Row }
+    ).document;
+    expect(await readiness({ until: null, unapproved: 1 })).toEqual(['policy_not_approved']);
+    await body('approveDocument', { id: document.id });
+    // Approved is not yet in force: the version counts once published.
+    expect(await readiness({ until: null, unapproved: 1 })).toEqual(['policy_not_approved']);
+    await body('updateDocument', { id: document.id, status: 'PUBLISHED' });
+    expect(await readiness({ until: null, unapproved: 0 })).toEqual([]);
+    const draft = (
+      (await body('addDocument', {
+        organization_id: org,
+        title: 'Laptop hardening standard',
+        type: 'STANDARD',
+        content: 'Disk encryption on.',
+        measure_ids: [measure.id],
+      })) as { document: Row }
+    ).document;
+    expect(await readiness({ until: null, unapproved: 1 })).toEqual(['policy_not_approved']);
+    await body('deleteDocument', { id: draft.id });
+    expect(await readiness({ until: null, unapproved: 0 })).toEqual([]);
+    await body('updateDocument', { id: document.id, measure_ids: [] });
+    await body('updateDocument', { id: document.id, status: 'RETIRED' });
+    expect(await readiness({ until: null, unapproved: 0 })).toEqual([]);
+    await body('updateDocument', { id: document.id, measure_ids: [measure.id] });
+    // Retired documents no longer cover anything that needs approving.
+    expect(await readiness({ until: null, unapproved: 0 })).toEqual([]);
+  });
 });
