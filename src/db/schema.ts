@@ -521,6 +521,13 @@ export const measures = sqliteTable(
      * Null on a new measure (the register's insert names every column), read as 0.
      */
     unapproved_documents: integer('unapproved_documents').default(0),
+    /**
+     * Kept by triggers from the columns above (migration 0043): 1 when the measure is not ready whatever the day
+     * (not IMPLEMENTED, evidence missing, a document not in force, never tested, last test not effective), and the
+     * last day it stays ready otherwise (its evidence's expiry or its next test; '9999-12-31' when neither).
+     */
+    readiness_blocked: integer('readiness_blocked'),
+    ready_until: text('ready_until'),
     ...timestamps,
   },
   (t) => [
@@ -531,6 +538,8 @@ export const measures = sqliteTable(
     index('measures_org_name_idx').on(t.organization_id, t.name, t.id),
     index('measures_org_state_idx').on(t.organization_id, t.state),
     index('measures_org_owner_idx').on(t.organization_id, t.owner_id),
+    // "Implemented but not ready" and the summary's readiness counts read this index alone.
+    index('measures_org_readiness_idx').on(t.organization_id, t.state, t.readiness_blocked, t.ready_until),
   ],
 );
 
@@ -685,6 +694,13 @@ export const requirements = sqliteTable(
       .notNull()
       .default(sql`'[]'`),
     implementation_status: text('implementation_status'),
+    /**
+     * Kept by triggers from the mapped measures (migration 0043): how many are not NOT_APPLICABLE, how many of those
+     * are blocked, and the earliest ready_until among them (null when none); null on a new requirement, read as 0.
+     */
+    readiness_measures: integer('readiness_measures'),
+    readiness_blocked: integer('readiness_blocked'),
+    ready_until: text('ready_until'),
     /** Random per update: the batch's statements for a moved subtree run only if this update is the one that landed. */
     write_nonce: text('write_nonce'),
     ...reviewColumns(),
@@ -714,6 +730,16 @@ export const requirements = sqliteTable(
       t.implementation_status,
     ),
     index('requirements_parent_idx').on(t.parent_id),
+    // Coverage's readiness counts read this index alone (every column they test is in it).
+    index('requirements_framework_readiness_idx').on(
+      t.framework_id,
+      t.is_section,
+      t.applicability,
+      t.implementation_status,
+      t.readiness_blocked,
+      t.readiness_measures,
+      t.ready_until,
+    ),
   ],
 );
 
@@ -1396,6 +1422,7 @@ export const tasks = sqliteTable(
     index('tasks_org_due_idx').on(t.organization_id, t.due_on, t.id),
     index('tasks_org_status_idx').on(t.organization_id, t.status, t.due_on),
     index('tasks_org_owner_idx').on(t.organization_id, t.owner_id),
+    index('tasks_org_assignee_idx').on(t.organization_id, t.assignee_user_id),
     index('tasks_assignee_idx').on(t.assignee_user_id, t.status, t.due_on),
   ],
 );

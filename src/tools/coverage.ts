@@ -481,7 +481,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     const total = carried ?? cappedCount(Number(counted?.[0]?.total ?? 0), TOTAL_COUNT_CAP);
     const presented = shown.map((raw) => {
       const decided = requirementReadiness(raw, today);
-      const { reference_key: _key, readiness_measures: _measures, readiness_until: _until, ...row } = raw;
+      const { reference_key: _key, readiness_counts: _counts, readiness_last: _last, ...row } = raw;
       return {
         ...row,
         readiness: decided.readiness,

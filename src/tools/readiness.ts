@@ -46,21 +46,12 @@ const unapprovedDocuments = (measureId: SQL) =>
   sql`document_measures dm cross join documents d on d.id = dm.document_id where dm.measure_id = ${measureId} and d.status <> 'RETIRED' and d.published_version is null`;
 
 /**
- * SQL over a measure's columns (`m`): it is not ready whatever the day (state, missing evidence, document, tests).
- * evidence_until and unapproved_documents are kept on the measure by triggers (migration 0043) from the same rules as
- * the facts above, so a filter or a count over thousands of measures reads columns, not their evidence.
+ * The rules as SQL live in migration 0043: triggers keep on each measure `readiness_blocked` (not ready whatever the
+ * day: state, missing evidence, a document not in force, never tested, last test not effective) and `ready_until`
+ * (the last day it stays ready: its evidence's expiry or its next test), and on each requirement the same over its
+ * mapped measures. Filters, counts and coverage read those columns and apply the day; `measureReadiness` below gives
+ * the reasons of a shown row from its columns and facts, by the same rules (test/core/readiness.test.ts holds both).
  */
-function blockedOn(m: string): SQL {
-  const column = (name: string) => sql.raw(`${m}.${name}`);
-  return sql`(${column('state')} <> 'IMPLEMENTED' or (${column('evidence_required')} = 1 and ${column('evidence_until')} is null) or coalesce(${column('unapproved_documents')}, 0) > 0 or (${column('test_interval_days')} is not null and ${column('last_tested_on')} is null) or coalesce(${column('last_test_result')}, 'EFFECTIVE') <> 'EFFECTIVE')`;
-}
-
-/** SQL: the last day a measure not blocked stays ready (its evidence's expiry, its next test), NEVER when none. */
-function readyUntilOn(m: string): SQL {
-  const column = (name: string) => sql.raw(`${m}.${name}`);
-  return sql`min(case when ${column('evidence_required')} = 1 then coalesce(${column('evidence_until')}, ${NEVER}) else ${NEVER} end, coalesce(${column('next_test_on')}, ${NEVER}))`;
-}
-
 const MEASURE = '"measures"';
 
 /** The facts a measure's readiness is decided from, read with its row (left out of the answer). */
@@ -144,7 +135,7 @@ export function readinessFields(what: string): Record<string, FieldSpec> {
 
 /** SQL: the measure (the row of `measures`) is READY on `today`. */
 function measureReady(today: string): SQL {
-  return sql`(not ${blockedOn(MEASURE)} and ${readyUntilOn(MEASURE)} >= ${today})`;
+  return sql`(${measures.readiness_blocked} = 0 and ${measures.ready_until} >= ${today})`;
 }
 
 const readinessFilterSchema = (what: string) =>
@@ -173,11 +164,12 @@ const mappedMeasures = sql.raw(
 
 /**
  * The facts a requirement's readiness is decided from, as JSON arrays (left out of the answer): [measures counted,
- * measures blocked, the first blocked one's name] and [the earliest last ready day, the name of its measure].
+ * measures blocked, the first blocked one's name] and [the earliest last ready day, the name of its measure]. The
+ * counts and the day are the requirement's stored columns; the names are read for the shown row.
  */
 export const requirementReadinessFacts = {
-  readiness_measures: sql`(select json_array(count(*), coalesce(sum(case when ${blockedOn('m')} then 1 else 0 end), 0), min(case when ${blockedOn('m')} then m.name end)) from ${mappedMeasures})`,
-  readiness_until: sql`(select json_array(min(${readyUntilOn('m')}), m.name) from ${mappedMeasures})`,
+  readiness_counts: sql`json_array(coalesce(${sql.raw(REQUIREMENT)}.readiness_measures, 0), coalesce(${sql.raw(REQUIREMENT)}.readiness_blocked, 0), (select min(m.name) from ${mappedMeasures} and m.readiness_blocked = 1))`,
+  readiness_last: sql`(select json_array(min(m.ready_until), m.name) from ${mappedMeasures})`,
 } satisfies Record<string, SQL>;
 
 /** A requirement's readiness on `today`: every applicable mapped measure READY. */
@@ -187,7 +179,7 @@ export function requirementReadiness(
 ): { readiness: Readiness; reasons: ReadinessReason[] } {
   if (row.is_section === true || row.is_section === 1 || row.applicability === 'EXCLUDED')
     return { readiness: 'NOT_APPLICABLE', reasons: [] };
-  const [total = 0, blocked = 0, blockedName] = jsonArray(row.readiness_measures);
+  const [total = 0, blocked = 0, blockedName] = jsonArray(row.readiness_counts);
   if (Number(total) === 0)
     return {
       readiness: 'NOT_READY',
@@ -203,7 +195,7 @@ export function requirementReadiness(
         },
       ],
     };
-  const [last, untilName] = jsonArray(row.readiness_until);
+  const [last, untilName] = jsonArray(row.readiness_last);
   const until = typeof last === 'string' ? last : NEVER;
   if (until < today)
     return {
@@ -218,9 +210,9 @@ export function requirementReadiness(
   return { readiness: 'READY', reasons: [] };
 }
 
-/** SQL: the requirement (the row of `requirements`) is READY on `today`. */
+/** SQL: the requirement (the row of `requirements`) is READY on `today`, from its stored columns. */
 export function requirementReady(today: string): SQL {
-  return sql`(${requirements.is_section} = 0 and ${requirements.applicability} <> 'EXCLUDED' and exists (select 1 from ${mappedMeasures}) and not exists (select 1 from ${mappedMeasures} and (${blockedOn('m')} or ${readyUntilOn('m')} < ${today})))`;
+  return sql`(${requirements.is_section} = 0 and ${requirements.applicability} <> 'EXCLUDED' and ${requirements.readiness_measures} > 0 and ${requirements.readiness_blocked} = 0 and ${requirements.ready_until} >= ${today})`;
 }
 
 /** The requirements' `readiness` list filter. */

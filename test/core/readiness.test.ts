@@ -69,6 +69,23 @@ async function addTest(org: string, measureId: unknown, tester: unknown, fields:
   ).control_test;
 }
 
+/** A framework with one applicable requirement, A.8.7, and no measure mapped yet. */
+async function malwareRequirement(org: string): Promise<{ framework: Row; requirement: Row }> {
+  const framework = (
+    (await body('addFramework', { organization_id: org, name: 'ISO 27001' })) as { framework: Row }
+  ).framework;
+  const requirement = (
+    (await body('addRequirement', {
+      organization_id: org,
+      framework_id: framework.id,
+      reference: 'A.8.7',
+      title: 'Protection against malware',
+      justification: 'Laptops hold customer data.',
+    })) as { requirement: Row }
+  ).requirement;
+  return { framework, requirement };
+}
+
 const codes = (record: Row) => (record.readiness_reasons as { code: string }[]).map((reason) => reason.code);
 
 describe('control tests', () => {
@@ -258,18 +275,7 @@ describe('readiness', () => {
 
   it('keeps the meaning of a measure that expects nothing, and derives a requirement from its measures', async () => {
     const { org } = await world();
-    const framework = (
-      (await body('addFramework', { organization_id: org, name: 'ISO 27001' })) as { framework: Row }
-    ).framework;
-    const requirement = (
-      (await body('addRequirement', {
-        organization_id: org,
-        framework_id: framework.id,
-        reference: 'A.8.7',
-        title: 'Protection against malware',
-        justification: 'Laptops hold customer data.',
-      })) as { requirement: Row }
-    ).requirement;
+    const { framework, requirement } = await malwareRequirement(org);
     expect(requirement).toMatchObject({ readiness: 'NOT_READY' });
     expect(codes(requirement)).toEqual(['no_measures']);
     const plain = await addMeasure(org, { state: 'IMPLEMENTED', evidence_required: false });
@@ -333,6 +339,8 @@ describe('readiness', () => {
   it('follows every write to evidence and covering documents, in the record and in the filter alike', async () => {
     const { org, self } = await world();
     const measure = await addMeasure(org, { state: 'IMPLEMENTED' });
+    const { framework, requirement } = await malwareRequirement(org);
+    await body('linkRequirementMeasure', { requirement_id: requirement.id, measure_id: measure.id });
     // The stored facts (kept by triggers) against the same facts read from evidence and documents.
     const stored = async () => {
       const [row] = await runtime.database.db.all<Row>(
@@ -349,6 +357,19 @@ describe('readiness', () => {
       })) as { measures: Row[] };
       expect(listed.measures.map((row) => row.id)).toContain(measure.id);
       expect(await stored()).toEqual({ evidence_until: expected.until, unapproved: expected.unapproved });
+      // Its one requirement follows it, in the record, the filter and the framework's coverage.
+      const mapped = ((await body('getRequirement', { id: requirement.id })) as { requirement: Row })
+        .requirement;
+      expect(mapped.readiness).toBe(record.readiness);
+      const requirements = (await body('listRequirements', {
+        organization_id: org,
+        filter: { readiness: String(record.readiness) },
+      })) as { requirements: Row[] };
+      expect(requirements.requirements.map((row) => row.id)).toContain(requirement.id);
+      const coverage = (await body('getFrameworkCoverage', { framework_id: framework.id })) as {
+        readiness: { ready: number };
+      };
+      expect(coverage.readiness.ready).toBe(record.readiness === 'READY' ? 1 : 0);
       return codes(record);
     };
     const first = (

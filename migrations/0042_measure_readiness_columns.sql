@@ -1,2 +1,0 @@
-ALTER TABLE `measures` ADD `evidence_until` text;--> statement-breakpoint
-ALTER TABLE `measures` ADD `unapproved_documents` integer DEFAULT 0;

@@ -1,0 +1,2 @@
+CREATE INDEX `measures_org_readiness_idx` ON `measures` (`organization_id`,`state`,`readiness_blocked`,`ready_until`);--> statement-breakpoint
+CREATE INDEX `tasks_org_assignee_idx` ON `tasks` (`organization_id`,`assignee_user_id`);
