@@ -6,6 +6,7 @@
 //                                        then the built-in catalogue rows of --catalogs)
 //        npm run bench -- --deadlines   (the notification deadline scan and myWork at 1k and 100k incidents and
 //                                       data-subject requests: bench-deadlines.ts; --scale prints them too)
+//        npm run bench -- --publish    (a 100-row statement of applicability published as a PDF: bench-publish.ts)
 //        npm run bench -- --assurance  (who has not acknowledged, a reviewer's open access review entries, vendors
 //                                       due for assessment, at full size and 1/100: bench-assurance.ts)
 //        npm run bench -- --catalogs   (adopting built-in catalogues, crosswalk proposals for 5,000 measures:
@@ -60,6 +61,10 @@ if (process.argv.includes('--deadlines') && !process.argv.includes('--scale')) {
 if (process.argv.includes('--assurance')) {
   await import('./bench-assurance.ts');
   // bench-assurance.ts exits by itself.
+}
+if (process.argv.includes('--publish')) {
+  await import('./bench-publish.ts');
+  // bench-publish.ts exits by itself.
 }
 if (process.argv.includes('--catalogs')) {
   await import('./bench-catalogs.ts');
