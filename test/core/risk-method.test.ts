@@ -1,5 +1,8 @@
 // The organization's risk method, risk acceptances as records, the integrity rules and their warnings, and the
 // statement of applicability and risk register published as document versions with a PDF (issue 35, items 3-6).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BASE,
@@ -13,6 +16,8 @@ import {
   type TestRuntime,
 } from '../helpers.ts';
 import { pdfText } from '../pdf-text.ts';
+
+const RESULTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../test-results');
 
 type Row = Record<string, unknown>;
 
@@ -462,7 +467,11 @@ describe('published statement of applicability and risk register', () => {
     expect(published.version).toMatchObject({ number: 1, status: 'IN_REVIEW' });
     const response = await runtime.app.fetch(new Request(new URL(published.download_url, BASE)));
     expect(response.status).toBe(200);
-    const read = await pdfText(new Uint8Array(await response.arrayBuffer()));
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    // Kept for the record: the statement as the server renders it (test-results/published-soa.pdf).
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(join(RESULTS, 'published-soa.pdf'), bytes);
+    const read = await pdfText(bytes);
     // Cells wrap within their columns: the text is read with its line breaks as spaces.
     const text = read.pages.join('\n').replace(/\s+/g, ' ');
     expect(text).toContain('A.5.1');
