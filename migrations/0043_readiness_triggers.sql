@@ -10,9 +10,10 @@
 -- Every write that can change a fact sets it again from its source rows in the same statement (a change to evidence
 -- sets the measure's, which sets its requirements'). Existing rows get theirs from what they have, so readiness
 -- answers as it did before. The day is applied on read.
+-- A new link can only raise the latest expiry (or set the first): O(1), however much evidence the measure holds.
 CREATE TRIGGER `measure_evidence_link_insert` AFTER INSERT ON `evidence_records` BEGIN
-  UPDATE `measures` SET `evidence_until` = (SELECT max(coalesce(e.`valid_until`, '9999-12-31')) FROM `evidence_records` er JOIN `evidence` e ON e.`id` = er.`evidence_id` WHERE er.`record_id` = `measures`.`id` AND NOT EXISTS (SELECT 1 FROM `evidence` s WHERE s.`supersedes_id` = e.`id`))
-  WHERE `id` = new.`record_id`;
+  UPDATE `measures` SET `evidence_until` = nullif(max(coalesce(`evidence_until`, ''), coalesce((SELECT coalesce(e.`valid_until`, '9999-12-31') FROM `evidence` e WHERE e.`id` = new.`evidence_id`), '')), '')
+  WHERE `id` = new.`record_id` AND NOT EXISTS (SELECT 1 FROM `evidence` s WHERE s.`supersedes_id` = new.`evidence_id`);
 END;
 --> statement-breakpoint
 CREATE TRIGGER `measure_evidence_link_update` AFTER UPDATE ON `evidence_records` BEGIN
