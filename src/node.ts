@@ -326,7 +326,9 @@ export async function startNodeServer(
   });
   const empty = await isEmptyDatabase(database.db);
   const demo =
-    config.seedDemo && empty ? await seedDemo(database.db, runtime.tokens, () => new Date()) : null;
+    config.seedDemo && empty
+      ? await seedDemo(database.db, runtime.tokens, () => new Date(), runtime.files)
+      : null;
 
   const server = createHttpServer(runtime.app.fetch, config);
   await new Promise<void>((resolve, reject) => {

@@ -459,6 +459,8 @@ export interface DemoCatalog {
   excluded: Record<string, string>;
   /** Accept the mappings the crosswalks propose into it once the demo's measures are mapped. */
   acceptProposals: boolean;
+  /** Why every applicable requirement is in the statement of applicability; it is then published and approved. */
+  applicable?: string;
 }
 
 /** Annex A controls the demo organization excludes, with why. */
@@ -468,7 +470,15 @@ const EXCLUDED: Record<string, string> = {
 };
 
 export const DEMO_CATALOGS: readonly DemoCatalog[] = [
-  { key: 'iso', catalog: 'iso-27001-2022', references: true, excluded: EXCLUDED, acceptProposals: false },
+  {
+    key: 'iso',
+    catalog: 'iso-27001-2022',
+    references: true,
+    excluded: EXCLUDED,
+    acceptProposals: false,
+    applicable:
+      'Selected by the 2026 risk assessment: it applies to the platform, the patient data it holds and the offices.',
+  },
   { key: 'soc', catalog: 'soc2-2017', references: false, excluded: {}, acceptProposals: true },
 ];
 

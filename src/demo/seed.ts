@@ -1,19 +1,20 @@
 // Seeds the demo: a user, an organization holding the demo records (DEMO_RECORDS, added through the tool map) and
 // a token. addDemoRecords also fills any organization, for tests and benchmarks.
-import { count, eq } from 'drizzle-orm';
+import { and, count, eq, isNull } from 'drizzle-orm';
 import { createOrganization, createUser } from '../accounts.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Db } from '../db/client.ts';
 import { requirements, users } from '../db/schema.ts';
+import type { FileRuntime } from '../files/store.ts';
 import { randomBase32 } from '../ids.ts';
 import { acknowledgeByLink, findAckLink } from '../tools/acknowledgements/links.ts';
 import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
 import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
 import { proposeMappings } from '../tools/catalogs/proposals.ts';
 import { approveLatestVersion } from '../tools/document-versions.ts';
-import { ACKNOWLEDGEMENTS, REGISTERS } from '../tools/index.ts';
-import type { RegisterKind } from '../tools/registers/spec.ts';
+import { ACKNOWLEDGEMENTS, REGISTERS, TOOLS } from '../tools/index.ts';
+import type { RegisterKind, Row } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
   DEMO_CATALOGS,
@@ -181,9 +182,48 @@ async function adoptDemoCatalog(
       ctx,
       update.input.parse({ id: byReference.get(reference), applicability: 'EXCLUDED', justification }),
     );
+  // The demo's starting point, written at once (a hundred updates would slow every start on the demo).
+  if (catalog.applicable)
+    await ctx.db
+      .update(requirements)
+      .set({ justification: catalog.applicable, inclusion_reasons: ['RISK_ASSESSMENT'] })
+      .where(
+        and(
+          eq(requirements.framework_id, frameworkId),
+          eq(requirements.is_section, false),
+          eq(requirements.applicability, 'APPLICABLE'),
+          isNull(requirements.justification),
+        ),
+      );
 }
 
-export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): Promise<DemoAccount> {
+/**
+ * The statement of applicability of each catalogue that says why its requirements apply: rendered as a PDF by its
+ * publish tool, approved by the DPO and put in force. Needs the host's stored files (the Node host and the CLI give
+ * them; without, nothing is published).
+ */
+async function publishDemoStatements(ctx: ToolContext, ids: ReadonlyMap<string, string>): Promise<void> {
+  const publishTool = TOOLS.get('publishStatementOfApplicability');
+  if (!publishTool) throw new Error('No publishStatementOfApplicability tool');
+  const approver = String(ids.get('dpo'));
+  for (const catalog of DEMO_CATALOGS.filter((item) => item.applicable)) {
+    const published = (await publishTool.run(
+      ctx,
+      publishTool.input.parse({ framework_id: ids.get(catalog.key), approver_ids: [approver] }),
+    )) as { document: Row };
+    const documents = REGISTERS.document;
+    const id = String(published.document.id);
+    await approveLatestVersion(ctx, await documents.records.load(ctx, id, 'write'), approver);
+    await documents.update.run(ctx, documents.update.input.parse({ id, status: 'PUBLISHED' }));
+  }
+}
+
+export async function seedDemo(
+  db: Db,
+  tokens: TokenService,
+  now: () => Date,
+  files?: FileRuntime,
+): Promise<DemoAccount> {
   const email = `demo-${randomBase32(6)}@example.com`;
   const password = `demo-${randomBase32(16)}`;
   const user = await createUser(db, now(), {
@@ -204,9 +244,10 @@ export async function seedDemo(db: Db, tokens: TokenService, now: () => Date): P
     roles: { [organization.id]: 'OWNER' },
     expiresAt: null,
   };
-  const ctx = contextOutsideSeam(db, principal, now, 'cli');
+  const ctx = contextOutsideSeam(db, principal, now, 'cli', files);
   const ids = await addDemoRecords(ctx, organization.id);
   await addDemoAcknowledgements(ctx, String(ids.get('access-policy')));
+  if (files) await publishDemoStatements(ctx, ids);
   const token = await tokens.create({
     userId: user.id,
     name: 'Demo token (created at first start)',

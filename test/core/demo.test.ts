@@ -12,7 +12,8 @@ let demo: Awaited<ReturnType<typeof seedDemo>>;
 
 beforeAll(async () => {
   runtime = await createTestRuntime({ now: () => NOW });
-  demo = await seedDemo(runtime.database.db, runtime.tokens, () => NOW);
+  // With the host's stored files, as `npm start` seeds it: its statement of applicability is published too.
+  demo = await seedDemo(runtime.database.db, runtime.tokens, () => NOW, runtime.files);
 });
 
 afterAll(async () => {
@@ -78,6 +79,42 @@ describe('demo privacy records', () => {
 });
 
 describe('demo readiness', () => {
+  it('publishes its ISO/IEC 27001 statement of applicability, approved by the DPO and in force', async () => {
+    const listed = await ok<{ documents: Row[] }>(runtime, demo.token, 'listDocuments', {
+      organization_id: demo.organization_id,
+      filter: { generated: true },
+    });
+    expect(listed.documents.map(({ type, status, version }) => ({ type, status, version }))).toEqual([
+      { type: 'STATEMENT_OF_APPLICABILITY', status: 'PUBLISHED', version: 1 },
+    ]);
+    const document = listed.documents[0] as Row;
+    const versions = await ok<{ versions: Row[] }>(runtime, demo.token, 'listDocumentVersions', {
+      document_id: document.id,
+    });
+    expect(versions.versions.map(({ number, status }) => ({ number, status }))).toEqual([
+      { number: 1, status: 'PUBLISHED' },
+    ]);
+    // Every applicable row says why it applies; the excluded ones why not.
+    const framework = await ok<{ frameworks: Row[] }>(runtime, demo.token, 'listFrameworks', {
+      organization_id: demo.organization_id,
+    });
+    const iso = framework.frameworks.find((item) => item.name === 'ISO/IEC 27001:2022') as Row;
+    const rows: Row[] = [];
+    let cursor: unknown;
+    do {
+      const page = await ok<{ requirements: Row[]; next_cursor: unknown }>(
+        runtime,
+        demo.token,
+        'getStatementOfApplicability',
+        { framework_id: iso.id, size: 100, ...(cursor ? { cursor } : {}) },
+      );
+      rows.push(...page.requirements);
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(rows.filter((row) => !row.is_section).length).toBe(123);
+    expect(rows.filter((row) => !row.is_section && !row.justification)).toEqual([]);
+  });
+
   it('shows a ready measure, one with expired evidence and one never tested, beside their declared state', async () => {
     const listed = await ok<{ measures: Row[] }>(runtime, demo.token, 'listMeasures', {
       organization_id: demo.organization_id,
