@@ -1,6 +1,6 @@
 // Evidence: a link or a stored file that shows a record's work was done (the MFA screenshot, the signed DPA).
 // Immutable once stored: its url or file never changes; a newer one supersedes it.
-import { and, eq, gte, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { evidence, evidenceRecords, storedFiles } from '../db/schema.ts';
 import { AppError, invalidArguments } from '../errors.ts';
@@ -28,7 +28,6 @@ import {
   type RelationSpec,
   type Row,
   required,
-  sparseMatches,
 } from './registers/spec.ts';
 import { EVIDENCE_KINDS } from './states.ts';
 import type { ToolContext } from './types.ts';
@@ -188,22 +187,10 @@ export const evidenceSpec: RegisterSpec = {
   filters: {
     kind: enumFilter(kind, evidence.kind, 'Any of these kinds.'),
     expired: expiredFilter(evidence.valid_until),
-    expiring_before: {
-      ...filter(dateSchema.describe('Only those valid until this date or earlier (YYYY-MM-DD).'), (value) =>
-        and(isNotNull(evidence.valid_until), lte(evidence.valid_until, value)),
-      ),
-      // Read from the valid_until index (from today with expired = false, "running out"): few match a near date.
-      matches: (value, today, organizationId, others) =>
-        sparseMatches(
-          evidence.id,
-          evidence,
-          and(
-            eq(evidence.organization_id, organizationId),
-            others.expired === false ? gte(evidence.valid_until, today) : isNotNull(evidence.valid_until),
-            lte(evidence.valid_until, String(value)),
-          ),
-        ),
-    },
+    expiring_before: filter(
+      dateSchema.describe('Only those valid until this date or earlier (YYYY-MM-DD).'),
+      (value) => and(isNotNull(evidence.valid_until), lte(evidence.valid_until, value)),
+    ),
     record_id: linkFilter(
       { ownerId: evidence.id, owner: evidenceRecords.evidence_id, target: evidenceRecords.record_id },
       idOfAny(

@@ -16,7 +16,6 @@ import {
   type RegisterSpec,
   type Row,
   required,
-  sparseMatches,
   withDefault,
 } from './registers/spec.ts';
 import { PRIORITIES, TASK_STATUSES, TASK_TRANSITIONS } from './states.ts';
@@ -105,16 +104,9 @@ export const taskSpec: RegisterSpec = {
   filters: {
     status: enumFilter(status, tasks.status, 'Any of these statuses.'),
     owner_id: ownerFilter(tasks.owner_id),
-    assignee_user_id: {
-      ...filter(assignee().describe('Assignee (`usr_...`).'), (value) => eq(tasks.assignee_user_id, value)),
-      // One person's tasks are few of the organization's: read from the assignee index, not by walking them all.
-      matches: (value, _today, organizationId) =>
-        sparseMatches(
-          tasks.id,
-          tasks,
-          and(eq(tasks.organization_id, organizationId), eq(tasks.assignee_user_id, String(value))),
-        ),
-    },
+    assignee_user_id: filter(assignee().describe('Assignee (`usr_...`).'), (value) =>
+      eq(tasks.assignee_user_id, value),
+    ),
     due_before: filter(dateSchema.describe('Only those due before this date.'), (value) =>
       and(isNotNull(tasks.due_on), lt(tasks.due_on, value)),
     ),

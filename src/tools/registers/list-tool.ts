@@ -87,12 +87,7 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         conditions.push(condition);
         // A filter's own matches (FilterSpec.matches): the page may read them instead of walking; the count reads
         // them by id, as a link filter's count does.
-        const matches = filterSpec?.matches?.(
-          value,
-          records.today(ctx),
-          input.organization_id,
-          input.filter as Row,
-        );
+        const matches = filterSpec?.matches?.(value, records.today(ctx), input.organization_id);
         if (matches && !sparse) sparse = matches;
         countConditions.push(
           filterSpec?.count

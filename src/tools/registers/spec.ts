@@ -243,9 +243,8 @@ export interface FilterSpec {
    * read from an index of their own, as `sparseMatches` builds them (the ids of the organization's matches), or
    * undefined for a value that matches many. A page then reads these matches by id and sorts them, O(matches), while
    * they are at most the count cap; past it, it walks the sort index as for any filter. The count reads them too.
-   * `others` are the call's other filter values: matches may narrow by them (never widen), as the page applies all.
    */
-  matches?(value: unknown, today: string, organizationId: string, others: Row): SQL | undefined;
+  matches?(value: unknown, today: string, organizationId: string): SQL | undefined;
 }
 
 /** The column a filter's `matches` select names its ids by. */
