@@ -261,6 +261,53 @@ describe('recordAuditChecklistResult', () => {
   });
 });
 
+describe('findings raised at once, and clean-up', () => {
+  it('raises one nonconformity when two calls raise one for the same result at the same time', async () => {
+    const audit = await addAudit({ name: 'Race', requirement_ids: [idOf(1)] });
+    const raise = (reference_id: string) =>
+      record({
+        audit_id: audit.id,
+        requirement_id: idOf(1),
+        result: 'NONCONFORMITY',
+        raise_nonconformity: { reference_id, grade: 'MAJOR' },
+      });
+    const answers = await Promise.all([raise('NC-RACE-1'), raise('NC-RACE-2')]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+    const findings = await ok(runtime, token, 'listNonconformities', {
+      organization_id: org,
+      filter: { audit_id: audit.id },
+    });
+    expect((findings.nonconformities as Row[]).length).toBe(1);
+    const listed = await ok(runtime, token, 'listAuditChecklist', { audit_id: audit.id });
+    expect((listed.items as Row[])[0]?.nonconformity_id).toBe((findings.nonconformities as Row[])[0]?.id);
+  });
+
+  it("removes an audit's results with it, and forgets a deleted finding", async () => {
+    const audit = await addAudit({ name: 'Deleted', requirement_ids: [idOf(0), idOf(1)] });
+    const raised = await ok(runtime, token, 'recordAuditChecklistResult', {
+      audit_id: audit.id,
+      requirement_id: idOf(0),
+      result: 'OBSERVATION',
+      raise_nonconformity: { reference_id: 'NC-OBS-1' },
+    });
+    const finding = raised.raised_nonconformity as Row;
+    expect(finding.grade).toBe('OBSERVATION');
+    await ok(runtime, token, 'deleteNonconformity', { id: finding.id });
+    const listed = await ok(runtime, token, 'listAuditChecklist', { audit_id: audit.id });
+    expect((listed.items as Row[])[0]).toMatchObject({ result: 'OBSERVATION', nonconformity_id: null });
+    const rows = async () =>
+      (
+        await runtime.database.client.execute({
+          sql: 'select count(*) as n from audit_checklist_results where audit_id = ?',
+          args: [String(audit.id)],
+        })
+      ).rows[0]?.n;
+    expect(await rows()).toBe(1);
+    await ok(runtime, token, 'deleteAudit', { id: audit.id });
+    expect(await rows()).toBe(0);
+  });
+});
+
 describe('getAuditProgramme', () => {
   it('counts a requirement audited by a checklist result other than NOT_AUDITED, in an audit that took place', async () => {
     // The audits above: 9.2 CONFORMING and A.8.1 NONCONFORMITY on 2026-10-08; A.5.18 in scope, never checked.
