@@ -130,13 +130,17 @@ export const auditSpec: RegisterSpec = {
       undefined,
       { label: 'Observation end' },
     ),
-    report_file_id: optional(
-      idOf('fil', 'Stored file').describe(
-        'The audit report: a file uploaded to POST /api/v1/orgs/<org>/files (`fil_...`).',
+    report_file_id: {
+      ...optional(
+        idOf('fil', 'Stored file').describe(
+          'The audit report: a file uploaded to POST /api/v1/orgs/<org>/files (`fil_...`).',
+        ),
+        undefined,
+        { label: 'Report file' },
       ),
-      undefined,
-      { label: 'Report file' },
-    ),
+      // Its organization is checked by settle, which imports do not run.
+      notImported: true,
+    },
   },
   relations: [
     {

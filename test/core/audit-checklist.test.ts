@@ -120,6 +120,25 @@ describe('audit scope and report', () => {
   });
 });
 
+describe('import of audits', () => {
+  it('imports the scope by reference, and reads a report file column without writing it', async () => {
+    const theirs = await upload(otherOrg, otherToken, 'imported.pdf');
+    const done = await ok(runtime, token, 'importRecords', {
+      organization_id: org,
+      kind: 'audit',
+      csv: `Framework,Name,Report file,Requirements in scope\nISO/IEC 27001,Imported,${theirs.id},9.2 Internal audit\n`,
+    });
+    expect(done).toMatchObject({ written: true, counts: { created: 1, refused: 0 } });
+    expect((done.columns as Row[]).find((column) => column.header === 'Report file')?.status).toBe(
+      'read_only',
+    );
+    const [imported] = (
+      await ok(runtime, token, 'listAudits', { organization_id: org, filter: { query: 'Imported' } })
+    ).audits as Row[];
+    expect(imported).toMatchObject({ report_file_id: null, requirement_ids: [idOf(0)] });
+  });
+});
+
 describe('recordAuditChecklistResult', () => {
   it('refuses a requirement outside the scope, naming it, and writes nothing', async () => {
     const audit = await addAudit({ name: 'Q3 internal', requirement_ids: [idOf(0)] });
