@@ -2,51 +2,18 @@
 // scope is refused with nothing written; a NONCONFORMITY raises its graded nonconformity in the same batch and is
 // refused a second time; getAuditProgramme counts the checked requirements as audited (ISO 27001 9.2.2) and the
 // unchecked one as not audited.
-import { exports } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createOrganization, createUser } from '../../src/accounts.ts';
-import { BASE } from '../contract/host.ts';
-import { cliTokenService, testDatabase } from './helpers.ts';
+import { callTool as call, ownedOrganization, testDatabase } from './helpers.ts';
 
 type Row = Record<string, unknown>;
 
 const database = testDatabase();
 afterAll(() => database.client.close());
 
-async function call(token: string, tool: string, args: Row): Promise<{ status: number; body: Row }> {
-  const response = await exports.default.fetch(
-    new Request(`${BASE}/api/mcp/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(args),
-    }),
-  );
-  return { status: response.status, body: (await response.json()) as Row };
-}
-
 describe('audit programme on the Worker', () => {
   it('records a checklist, raises the finding once, and lists the requirements audited and not', async () => {
-    const { db } = database;
     const now = new Date();
-    const suffix = crypto.randomUUID().slice(0, 8);
-    const owner = await createUser(db, now, {
-      emailVerified: true,
-      email: `wk-audits-${suffix}@example.com`,
-      password: 'not used in this test',
-      passwordHash: 'x',
-    });
-    const organization = await createOrganization(db, now, {
-      name: `Worker audits ${suffix}`,
-      ownerId: owner.id,
-    });
-    const { token } = await cliTokenService(database).create({
-      userId: owner.id,
-      name: 'worker audits',
-      scope: 'read_write',
-      organizationIds: null,
-      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-    });
-    const organization_id = organization.id;
+    const { organizationId: organization_id, token } = await ownedOrganization(database, 'audits');
     const framework = (await call(token, 'addFramework', { organization_id, name: 'ISO/IEC 27001' })).body
       .framework as Row;
     const ids: string[] = [];
