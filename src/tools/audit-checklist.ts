@@ -299,11 +299,11 @@ export function auditChecklistTools(registers: Registers): { record: Tool; list:
             guard: unchanged,
             statements: (id, landed) => write({ ...next, nonconformity_id: id }, landed),
             refusal: async () => {
-              const [now] = await ctx.db
+              const [row] = await ctx.db
                 .select({ updated_at: auditChecklistResults.updated_at })
                 .from(auditChecklistResults)
                 .where(key);
-              return now?.updated_at !== current?.updated_at ? stale : null;
+              return row?.updated_at !== current?.updated_at ? stale : null;
             },
           },
         );
