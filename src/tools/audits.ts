@@ -54,14 +54,27 @@ function checkAudit(next: Row): void {
 async function settleAudit(ctx: ToolContext, next: Row, current: Row | null, rules?: RuleContext) {
   if (typeof next.report_file_id === 'string' && next.report_file_id !== current?.report_file_id)
     await fileFacts(ctx, next.report_file_id);
-  const scope = rules?.given.requirement_ids;
-  if (!Array.isArray(scope) || scope.length === 0) return;
+  // The scope given, or the one kept when the audit moves to another framework.
+  const given = rules?.given.requirement_ids;
+  const moved = current !== null && next.framework_id !== current.framework_id;
+  const scope = Array.isArray(given)
+    ? inArray(requirements.id, given.map(String))
+    : moved
+      ? inArray(
+          requirements.id,
+          ctx.db
+            .select({ id: auditRequirements.requirement_id })
+            .from(auditRequirements)
+            .where(eq(auditRequirements.audit_id, String(current.id))),
+        )
+      : undefined;
+  if (!scope || (Array.isArray(given) && given.length === 0)) return;
   const [other] = await ctx.db
     .select({ id: requirements.id, reference: requirements.reference })
     .from(requirements)
     .where(
       and(
-        inArray(requirements.id, scope.map(String)),
+        scope,
         eq(requirements.organization_id, String(ctx.organizationId)),
         ne(requirements.framework_id, String(next.framework_id)),
       ),

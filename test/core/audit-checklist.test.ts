@@ -96,6 +96,20 @@ describe('audit scope and report', () => {
     expect(errorOf(refused).message).toContain(`Requirement CC6.1 (${soc.id}) is of another framework`);
     const kept = (await ok(runtime, token, 'getAudit', { id: audit.id })).audit as Row;
     expect((kept.requirement_ids as string[]).length).toBe(2);
+    // Moving the audit to another framework keeps no scope of the first: refused unless the scope moves too.
+    const moved = await callDirect(runtime, token, 'updateAudit', {
+      id: audit.id,
+      framework_id: otherFramework,
+    });
+    expect(errorOf(moved).message).toContain('is of another framework than the one audited');
+    const rescoped = (
+      await ok(runtime, token, 'updateAudit', {
+        id: audit.id,
+        framework_id: otherFramework,
+        requirement_ids: [soc.id],
+      })
+    ).audit as Row;
+    expect(rescoped.requirement_ids).toEqual([soc.id]);
   });
 
   it("takes a report file of its organization, refuses another's as not_found, and upkeep keeps it", async () => {
