@@ -5,7 +5,8 @@
 // enhancements) on Node within 10 s, and the size of tools/list (all tools <= 15,000 tokens, default <= 10,000).
 // Readiness (issue 35): the large organization also holds 100,000 evidence items on its measures (a tenth expired)
 // and 20,000 control tests (the small one 1,000 and 200); the statement's first page, the coverage and "implemented
-// but not ready" (listMeasures, the statement filtered by readiness) read them.
+// but not ready" (listMeasures, the statement filtered by readiness) read them. Audits: the first framework has three
+// audits with checklists; getAuditProgramme and listAuditChecklist are shown (INFO) for what they cost.
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +86,8 @@ async function seed(databaseUrl: string, shape: Shape) {
   });
   const frameworkIds = Array.from({ length: shape.frameworks }, () => newId('fwk'));
   const requirementIds: string[] = [];
+  // The first framework's requirements: the audits below have them in scope.
+  const auditedIds: string[] = [];
   const statements: { sql: string; args: (string | number | null)[] }[] = [];
   for (const [f, frameworkId] of frameworkIds.entries()) {
     statements.push({
@@ -126,6 +129,7 @@ async function seed(databaseUrl: string, shape: Shape) {
       for (let r = 1; r <= perSection; r++) {
         const id = newId('req');
         requirementIds.push(id);
+        if (f === 0) auditedIds.push(id);
         statements.push(row(id, `S${s}.${r}`, sectionId, sectionId, 0, r, r % 20 === 7));
       }
     }
@@ -208,11 +212,43 @@ async function seed(databaseUrl: string, shape: Shape) {
       args: [requirement, measure, org, now],
     });
   }
+  // Three audits of the first framework over three years, each with two thirds of it in scope and a checklist result
+  // for every requirement in scope (one in five NOT_AUDITED): getAuditProgramme reads them per requirement.
+  const auditIds = [-900, -500, -60].map((offset, a) => {
+    const id = newId('aud');
+    statements.push({
+      sql: "insert into audits (id, organization_id, framework_id, name, state, audit_type, actual_start_on, actual_end_on, created_at, updated_at) values (?, ?, ?, ?, 'COMPLETED', 'INTERNAL', ?, ?, ?, ?)",
+      args: [
+        id,
+        org,
+        frameworkIds[0] as string,
+        `Internal audit ${a + 1}`,
+        day(offset),
+        day(offset + 2),
+        now,
+        now,
+      ],
+    });
+    for (const [r, requirement] of auditedIds.entries()) {
+      if (r % 3 === a) continue;
+      statements.push(
+        {
+          sql: 'insert into audit_requirements (audit_id, requirement_id, organization_id) values (?, ?, ?)',
+          args: [id, requirement, org],
+        },
+        {
+          sql: 'insert into audit_checklist_results (audit_id, requirement_id, organization_id, result, notes, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?)',
+          args: [id, requirement, org, r % 5 === 4 ? 'NOT_AUDITED' : 'CONFORMING', 'Sampled.', now, now],
+        },
+      );
+    }
+    return id;
+  });
   for (let at = 0; at < statements.length; at += 5000)
     await database.client.batch(statements.slice(at, at + 5000), 'write');
   await database.client.execute('ANALYZE');
   database.client.close();
-  return { token, org, frameworkId: frameworkIds[0] as string };
+  return { token, org, frameworkId: frameworkIds[0] as string, auditId: auditIds[2] as string };
 }
 
 type Seeded = Awaited<ReturnType<typeof seed>>;
@@ -235,7 +271,11 @@ function cases(seeded: Seeded) {
       tool: 'listMeasures',
       // The small organization has 2 implemented measures not ready (the large 250): pages of 2 rows at both sizes,
       // so the row compares the cost of finding them, not of presenting 2 rows against 20.
-      body: { organization_id: seeded.org, filter: { state: 'IMPLEMENTED', readiness: 'NOT_READY' }, size: 2 },
+      body: {
+        organization_id: seeded.org,
+        filter: { state: 'IMPLEMENTED', readiness: 'NOT_READY' },
+        size: 2,
+      },
     },
     {
       name: 'getStatementOfApplicability, implemented but not ready',
@@ -244,6 +284,16 @@ function cases(seeded: Seeded) {
         framework_id: seeded.frameworkId,
         filter: { implementation_status: ['IMPLEMENTED'], readiness: 'NOT_READY' },
       },
+    },
+    {
+      name: 'getAuditProgramme, one framework, 3 audits',
+      tool: 'getAuditProgramme',
+      body: { framework_id: seeded.frameworkId },
+    },
+    {
+      name: 'listAuditChecklist, first page of an audit',
+      tool: 'listAuditChecklist',
+      body: { audit_id: seeded.auditId },
     },
     {
       name: 'listRequirements, gaps of one framework',

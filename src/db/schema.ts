@@ -881,10 +881,15 @@ export const audits = sqliteTable(
     observation_start_on: text('observation_start_on'),
     observation_end_on: text('observation_end_on'),
     lead_auditor_id: text('lead_auditor_id'),
+    /** The audit report, a stored file of the organization (`fil_...`): kept by file upkeep (src/files/referrers.ts). */
+    report_file_id: text('report_file_id'),
+    /** Random per update: the batch's requirement_ids statements run only if this update is the one that landed. */
+    write_nonce: text('write_nonce'),
     ...timestamps,
   },
   (t) => [
     index('audits_org_reference_idx').on(t.organization_id, t.reference),
+    index('audits_report_file_idx').on(t.report_file_id),
     index('audits_org_type_idx').on(t.organization_id, t.audit_type, t.planned_start_on),
     index('audits_org_lead_idx').on(t.organization_id, t.lead_auditor_id),
     index('audits_org_created_idx').on(t.organization_id, t.created_at, t.id),
@@ -917,6 +922,8 @@ export const nonconformities = sqliteTable(
     grade: text('grade'),
     /** The clause or control it is against, e.g. "9.2.2" or "A.5.18". */
     clause: text('clause'),
+    /** Random per update: the batch's requirement_ids and risk_ids statements run only if this update landed. */
+    write_nonce: text('write_nonce'),
     ...timestamps,
   },
   (t) => [
@@ -929,6 +936,70 @@ export const nonconformities = sqliteTable(
     index('nonconformities_org_grade_idx').on(t.organization_id, t.grade, t.status),
     index('nonconformities_org_owner_idx').on(t.organization_id, t.owner_id),
     index('nonconformities_org_checked_by_idx').on(t.organization_id, t.effectiveness_checked_by_id),
+  ],
+);
+
+/** An audit's scope: the requirements it audits (ISO 27001 9.2.2: the programme covers every applicable one). */
+export const auditRequirements = sqliteTable(
+  'audit_requirements',
+  {
+    audit_id: text('audit_id').notNull(),
+    requirement_id: text('requirement_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.audit_id, t.requirement_id] }),
+    index('audit_requirements_requirement_idx').on(t.requirement_id),
+  ],
+);
+
+/**
+ * An audit's checklist: the result for one requirement in its scope (CONFORMING ... NOT_AUDITED), with notes, an
+ * evidence item and the nonconformity it raised. Rows go with their audit or requirement (triggers of migration 0046).
+ */
+export const auditChecklistResults = sqliteTable(
+  'audit_checklist_results',
+  {
+    audit_id: text('audit_id').notNull(),
+    requirement_id: text('requirement_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+    result: text('result').notNull(),
+    notes: text('notes'),
+    evidence_id: text('evidence_id'),
+    nonconformity_id: text('nonconformity_id'),
+    ...timestamps,
+  },
+  (t) => [
+    primaryKey({ columns: [t.audit_id, t.requirement_id] }),
+    index('audit_checklist_results_requirement_idx').on(t.requirement_id, t.result),
+    index('audit_checklist_results_nonconformity_idx').on(t.nonconformity_id),
+    index('audit_checklist_results_evidence_idx').on(t.evidence_id),
+  ],
+);
+
+/** A finding's links: the requirements it is against and the risks it bears on. */
+export const nonconformityRequirements = sqliteTable(
+  'nonconformity_requirements',
+  {
+    nonconformity_id: text('nonconformity_id').notNull(),
+    requirement_id: text('requirement_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.nonconformity_id, t.requirement_id] }),
+    index('nonconformity_requirements_requirement_idx').on(t.requirement_id),
+  ],
+);
+export const nonconformityRisks = sqliteTable(
+  'nonconformity_risks',
+  {
+    nonconformity_id: text('nonconformity_id').notNull(),
+    risk_id: text('risk_id').notNull(),
+    organization_id: text('organization_id').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.nonconformity_id, t.risk_id] }),
+    index('nonconformity_risks_risk_idx').on(t.risk_id),
   ],
 );
 

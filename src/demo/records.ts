@@ -337,6 +337,23 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
     },
   },
   {
+    kind: 'audit',
+    key: 'internal-2026',
+    values: {
+      framework_id: ref('iso'),
+      name: 'Internal audit 2026: access control and endpoints',
+      reference: 'AUD-2026-01',
+      audit_type: 'INTERNAL',
+      state: 'COMPLETED',
+      lead_auditor_id: ref('dpo'),
+      planned_start_on: days(-45),
+      planned_end_on: days(-44),
+      actual_start_on: days(-44),
+      actual_end_on: days(-43),
+      requirement_ids: [ref('A.5.15'), ref('A.5.18'), ref('A.8.1'), ref('A.8.5')],
+    },
+  },
+  {
     kind: 'asset',
     key: 'postgres',
     values: {
@@ -381,10 +398,14 @@ const REGISTER_RECORDS: readonly DemoRecord[] = [
   },
   {
     kind: 'nonconformity',
+    key: 'nc-laptops',
     values: {
       reference_id: 'NC-2026-002',
       description: 'Two laptops without disk encryption.',
-      audit_id: ref('stage-1'),
+      audit_id: ref('internal-2026'),
+      grade: 'MINOR',
+      clause: 'A.8.1',
+      requirement_ids: [ref('A.8.1')],
       owner_id: ref('cto'),
       due_date: days(14),
     },
@@ -854,6 +875,44 @@ export const DEMO_RECORDS: readonly DemoRecord[] = [
   ...EVIDENCE,
   ...CONTROL_TESTS,
   ...MANAGEMENT_REVIEWS,
+];
+
+/** A result of an audit's checklist (recordAuditChecklistResult), recorded once the records are in. */
+export interface DemoChecklistResult {
+  audit: string;
+  requirement: string;
+  result: string;
+  notes: string;
+  nonconformity?: string;
+}
+
+/** The internal audit's checklist: two controls conforming, an observation, and the laptops' finding. */
+export const DEMO_CHECKLIST: readonly DemoChecklistResult[] = [
+  {
+    audit: 'internal-2026',
+    requirement: 'A.5.15',
+    result: 'CONFORMING',
+    notes: 'Access control policy approved; roles mapped in the identity provider.',
+  },
+  {
+    audit: 'internal-2026',
+    requirement: 'A.5.18',
+    result: 'OBSERVATION',
+    notes: 'Leavers removed within 3 days, but the Q2 review was late (NC-2026-001).',
+  },
+  {
+    audit: 'internal-2026',
+    requirement: 'A.8.1',
+    result: 'NONCONFORMITY',
+    notes: 'Sample of 25 laptops: two without disk encryption.',
+    nonconformity: 'nc-laptops',
+  },
+  {
+    audit: 'internal-2026',
+    requirement: 'A.8.5',
+    result: 'CONFORMING',
+    notes: 'MFA enforced for every account sampled.',
+  },
 ];
 
 /** Which demo measures cover which controls: MFA is implemented, backups in progress, training not started. */

@@ -13,15 +13,17 @@ import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
 import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
 import { proposeMappings } from '../tools/catalogs/proposals.ts';
 import { approveLatestVersion } from '../tools/document-versions.ts';
-import { ACKNOWLEDGEMENTS, REGISTERS, TOOLS } from '../tools/index.ts';
+import { ACKNOWLEDGEMENTS, AUDIT_CHECKLIST, REGISTERS, TOOLS } from '../tools/index.ts';
 import type { RegisterKind, Row } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
   DEMO_CATALOGS,
+  DEMO_CHECKLIST,
   DEMO_LINKS,
   DEMO_RECORDS,
   DEMO_USER,
   type DemoCatalog,
+  type DemoChecklistResult,
   type DemoDays,
   type DemoLink,
   type DemoRecord,
@@ -103,6 +105,7 @@ export async function addDemoRecords(
   records: readonly DemoRecord[] = DEMO_RECORDS,
   links: readonly DemoLink[] = DEMO_LINKS,
   catalogs: readonly DemoCatalog[] = DEMO_CATALOGS,
+  checklist: readonly DemoChecklistResult[] = DEMO_CHECKLIST,
 ): Promise<Map<string, string>> {
   // The account seeding the demo is the one its tasks are assigned to.
   const ids = new Map<string, string>([[DEMO_USER, ctx.principal.userId]]);
@@ -129,6 +132,18 @@ export async function addDemoRecords(
     };
     await tools.link.run(ctx, tools.link.input.parse(args));
   }
+  const { record: recordResult } = AUDIT_CHECKLIST;
+  for (const item of checklist)
+    await recordResult.run(
+      ctx,
+      recordResult.input.parse({
+        audit_id: ids.get(item.audit),
+        requirement_id: ids.get(item.requirement),
+        result: item.result,
+        notes: item.notes,
+        ...(item.nonconformity ? { nonconformity_id: ids.get(item.nonconformity) } : {}),
+      }),
+    );
   const accepting = catalogs.filter((catalog) => catalog.acceptProposals);
   if (accepting.length > 0)
     await proposeMappings(ctx, organizationId, null, { dryRun: false, withExtras: false });

@@ -1,5 +1,6 @@
 // The columns whose values are stored_files ids: a file referenced by none of them for a day is removed by upkeep.
-// Each kind that keeps files adds its column here (evidence.file_id, document_versions.file_id and data_file_id).
+// Each kind that keeps files adds its column here (evidence.file_id, document_versions.file_id and data_file_id,
+// audits.report_file_id).
 import { and, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import type { LinkClaims } from './links.ts';
@@ -21,6 +22,8 @@ export const FILE_REFERRERS: FileReferrer[] = [
   { table: 'document_versions', column: 'file_id', subjectPrefix: 'dcv' },
   // A generated version's machine-readable copy (src/tools/controlled-outputs.ts).
   { table: 'document_versions', column: 'data_file_id', subjectPrefix: 'dcv' },
+  // An audit's report (src/tools/audits.ts); its index audits_report_file_idx keeps this check a lookup.
+  { table: 'audits', column: 'report_file_id' },
 ];
 
 /**

@@ -355,9 +355,14 @@ function forValidatingClients(node: Json): Json {
 /** A property that may be null too: its type listed with "null" (or null added to its anyOf). */
 function nullable(property: Json): Json {
   if (typeof property.type === 'string') return { ...property, type: [property.type, 'null'] };
-  if (Array.isArray(property.type)) return { ...property, type: [...property.type, 'null'] };
-  if (Array.isArray(property.anyOf))
-    return { ...property, anyOf: [...(property.anyOf as Json[]), { type: 'null' }] };
+  if (Array.isArray(property.type))
+    return property.type.includes('null') ? property : { ...property, type: [...property.type, 'null'] };
+  if (Array.isArray(property.anyOf)) {
+    // Already nullable in zod (`.nullable().optional()`): null is listed once.
+    const options = property.anyOf as Json[];
+    if (options.some((option) => option.type === 'null')) return property;
+    return { ...property, anyOf: [...options, { type: 'null' }] };
+  }
   return property;
 }
 

@@ -58,6 +58,9 @@ export const assetSpec: RegisterSpec = {
   orderFields: {
     name: { column: assets.name },
   },
+  hints: {
+    add: 'Registers a system or device to protect (a laptop, the production database): asset_type, owner, the vendors hosting it.',
+  },
   example: {
     organization_id: 'org_...',
     name: 'Employee laptops',

@@ -1,8 +1,10 @@
-// Audits: an assessment against a framework, with a state and a validity period.
+// Audits: an assessment against a framework, with a state and a validity period; its type, planned and actual dates,
+// lead auditor, scope (the requirements it audits) and report file.
 
-import { eq } from 'drizzle-orm';
-import { audits } from '../db/schema.ts';
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import { auditRequirements, audits, requirements } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
+import { fileFacts } from './attached-files.ts';
 import { ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
@@ -12,11 +14,14 @@ import {
   optional,
   type RegisterSpec,
   type Row,
+  type RuleContext,
   required,
   requireForward,
   withDefault,
+  writableLinks,
 } from './registers/spec.ts';
 import { AUDIT_STATES, AUDIT_TRANSITIONS, AUDIT_TYPES } from './states.ts';
+import type { ToolContext } from './types.ts';
 
 const auditType = caseInsensitiveEnum(AUDIT_TYPES).describe(
   'INTERNAL (ISO 27001 9.2), CERTIFICATION_STAGE_1, CERTIFICATION_STAGE_2, SURVEILLANCE, RECERTIFICATION, SOC2_TYPE_I, SOC2_TYPE_II (with its observation period) or OTHER.',
@@ -39,6 +44,47 @@ function checkAudit(next: Row): void {
       'invalid_arguments',
       'A SOC 2 Type II examination covers a period of operation: give observation_start_on and observation_end_on.',
       [{ path: 'observation_start_on', message: 'Required for SOC2_TYPE_II' }],
+    );
+}
+
+/**
+ * What settle reads: a report file of the audit's organization (another's is not_found, as if it did not exist), and
+ * a scope of requirements of the audited framework.
+ */
+async function settleAudit(ctx: ToolContext, next: Row, current: Row | null, rules?: RuleContext) {
+  if (typeof next.report_file_id === 'string' && next.report_file_id !== current?.report_file_id)
+    await fileFacts(ctx, next.report_file_id);
+  // The scope given, or the one kept when the audit moves to another framework.
+  const given = rules?.given.requirement_ids;
+  const moved = current !== null && next.framework_id !== current.framework_id;
+  const scope = Array.isArray(given)
+    ? inArray(requirements.id, given.map(String))
+    : moved
+      ? inArray(
+          requirements.id,
+          ctx.db
+            .select({ id: auditRequirements.requirement_id })
+            .from(auditRequirements)
+            .where(eq(auditRequirements.audit_id, String(current.id))),
+        )
+      : undefined;
+  if (!scope || (Array.isArray(given) && given.length === 0)) return;
+  const [other] = await ctx.db
+    .select({ id: requirements.id, reference: requirements.reference })
+    .from(requirements)
+    .where(
+      and(
+        scope,
+        eq(requirements.organization_id, String(ctx.organizationId)),
+        ne(requirements.framework_id, String(next.framework_id)),
+      ),
+    )
+    .limit(1);
+  if (other)
+    throw new AppError(
+      'invalid_arguments',
+      `Requirement ${other.reference} (${other.id}) is of another framework than the one audited. Give requirement_ids of the audit's framework.`,
+      [{ path: 'requirement_ids', message: `${other.id} is of another framework` }],
     );
 }
 
@@ -97,8 +143,33 @@ export const auditSpec: RegisterSpec = {
       undefined,
       { label: 'Observation end' },
     ),
+    report_file_id: {
+      ...optional(
+        idOf('fil', 'Stored file').describe(
+          'The audit report: a file uploaded to POST /api/v1/orgs/<org>/files (`fil_...`).',
+        ),
+        undefined,
+        { label: 'Report file' },
+      ),
+      // Its organization is checked by settle, which imports do not run.
+      notImported: true,
+    },
   },
-  relations: [evidenceIdsRelation()],
+  relations: [
+    {
+      ...writableLinks(
+        'requirement_ids',
+        auditRequirements,
+        { owner: auditRequirements.audit_id, target: auditRequirements.requirement_id },
+        'requirement',
+        'Requirements in scope',
+        'The requirements it audits; its checklist has a result for each.',
+      ),
+      description:
+        "Its scope: ids of the framework's requirements it audits (`req_...`); recordAuditChecklistResult takes only these.",
+    },
+    evidenceIdsRelation(),
+  ],
   unique: ['reference'],
   search: [audits.name, audits.auditor, audits.scope],
   filters: {
@@ -118,6 +189,7 @@ export const auditSpec: RegisterSpec = {
   },
   transitions: { state: AUDIT_TRANSITIONS },
   prepare: checkAudit,
+  settle: settleAudit,
   hints: {
     list: 'Audits under way: filter.state = ["IN_PROGRESS"].',
     add: 'Plans an audit of one framework (e.g. the 2026 ISO 27001 surveillance audit): audit_type, planned dates, lead auditor; state defaults to NOT_STARTED.',

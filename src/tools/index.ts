@@ -2,6 +2,8 @@
 import { accessReviewEntrySpec, accessReviewSpec } from './access-reviews.ts';
 import { acknowledgementTools } from './acknowledgements/tools.ts';
 import { assetSpec } from './assets.ts';
+import { auditChecklistTools } from './audit-checklist.ts';
+import { auditProgrammeTool } from './audit-programme.ts';
 import { auditSpec } from './audits.ts';
 import { listCatalogsTool, listCrosswalkMappingsTool } from './catalogs/catalog-tools.ts';
 import { importCatalogTool } from './catalogs/import-tool.ts';
@@ -110,6 +112,9 @@ export const markReviewed = markReviewedTool(REGISTERS);
 REGISTERS.person.list.core = true;
 REGISTERS.person.get.core = true;
 
+/** An audit's checklist: recordAuditChecklistResult (may raise a nonconformity), listAuditChecklist. */
+export const AUDIT_CHECKLIST = auditChecklistTools(REGISTERS);
+
 /** findRecords: one text search across every register of an organization. */
 export const findRecords = findRecordsTool(REGISTERS);
 
@@ -144,6 +149,9 @@ const allTools: Tool[] = [
   DOCUMENT_VERSIONS.reject,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
+  auditProgrammeTool,
+  AUDIT_CHECKLIST.record,
+  AUDIT_CHECKLIST.list,
   ...CONTROLLED_OUTPUTS,
   importCatalogTool,
   listCatalogsTool,

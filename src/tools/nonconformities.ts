@@ -3,9 +3,9 @@
 
 import { eq, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { nonconformities } from '../db/schema.ts';
+import { nonconformities, nonconformityRequirements, nonconformityRisks } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
-import { ownerField, ownerFilter } from './common-fields.ts';
+import { linkedFilter, ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, longText, shortText } from './fields.ts';
 import { isOverdue, overdueFilter, overdueOutput } from './overdue.ts';
@@ -21,11 +21,30 @@ import {
   ruleRefusal,
   type Warning,
   withDefault,
+  writableLinks,
 } from './registers/spec.ts';
 import { FINDING_GRADES, WORKFLOW_STATUSES, WORKFLOW_TRANSITIONS } from './states.ts';
 
 const grade = caseInsensitiveEnum(FINDING_GRADES).describe(
   'Audit grade: MAJOR, MINOR, OBSERVATION or OPPORTUNITY_FOR_IMPROVEMENT.',
+);
+
+/** A finding's links: the requirements it is against, the risks it bears on. */
+const requirementLinks = writableLinks(
+  'requirement_ids',
+  nonconformityRequirements,
+  { owner: nonconformityRequirements.nonconformity_id, target: nonconformityRequirements.requirement_id },
+  'requirement',
+  'Requirements',
+  'The requirements or controls it is against.',
+);
+const riskLinks = writableLinks(
+  'risk_ids',
+  nonconformityRisks,
+  { owner: nonconformityRisks.nonconformity_id, target: nonconformityRisks.risk_id },
+  'risk',
+  'Risks',
+  'The risks it bears on or reveals.',
 );
 
 const status = caseInsensitiveEnum(WORKFLOW_STATUSES).describe(
@@ -167,7 +186,7 @@ export const nonconformitySpec: RegisterSpec = {
       z.boolean().describe('CLOSED without root cause, corrective action or an EFFECTIVE check (derived).'),
     ),
   },
-  relations: [evidenceIdsRelation()],
+  relations: [requirementLinks, riskLinks, evidenceIdsRelation()],
   unique: ['reference_id'],
   search: [nonconformities.reference_id, nonconformities.description, nonconformities.root_cause],
   filters: {
@@ -178,6 +197,20 @@ export const nonconformitySpec: RegisterSpec = {
     ),
     owner_id: ownerFilter(nonconformities.owner_id),
     grade: enumFilter(grade, nonconformities.grade, 'Any of these grades, e.g. MAJOR.'),
+    requirement_id: linkedFilter(
+      {
+        ownerId: nonconformities.id,
+        owner: requirementLinks.ownerColumn,
+        target: requirementLinks.targetColumn,
+      },
+      { prefix: 'req', what: 'Requirement' },
+      'Only those against this requirement (`req_...`).',
+    ),
+    risk_id: linkedFilter(
+      { ownerId: nonconformities.id, owner: riskLinks.ownerColumn, target: riskLinks.targetColumn },
+      { prefix: 'rsk', what: 'Risk' },
+      'Only those linked to this risk (`rsk_...`).',
+    ),
     closure_incomplete: filter(
       z.boolean().describe('true: CLOSED ones lacking what closing asks (flagged).'),
       (value) => (value ? incompleteClosure : sql`not ${incompleteClosure}`),

@@ -28,6 +28,14 @@ export const AUDIT_TYPES = [
 ] as const;
 /** How serious a finding is, as certification bodies grade them. */
 export const FINDING_GRADES = ['MAJOR', 'MINOR', 'OBSERVATION', 'OPPORTUNITY_FOR_IMPROVEMENT'] as const;
+/** An audit checklist's result for one requirement in scope; NOT_AUDITED is also what one without a result reads. */
+export const CHECKLIST_RESULTS = [
+  'CONFORMING',
+  'NONCONFORMITY',
+  'OBSERVATION',
+  'OPPORTUNITY_FOR_IMPROVEMENT',
+  'NOT_AUDITED',
+] as const;
 export const TASK_STATUSES = ['TODO', 'IN_PROGRESS', 'DONE', 'CANCELLED'] as const;
 export const APPLICABILITIES = ['APPLICABLE', 'EXCLUDED'] as const;
 /** Why a requirement is in the statement of applicability (ISO 27001 6.1.3 d, as auditors ask for it). */

@@ -9,6 +9,7 @@ import { unreadCount } from '../notify/inbox.ts';
 import { linkRoutes } from './account/links.tsx';
 import { accountRoutes } from './account/routes.tsx';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
+import { auditChecklistOf } from './audits/checklist.tsx';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
@@ -185,7 +186,7 @@ export function createWebRoutes(deps: WebDeps) {
     documentRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
-    registerPageRoutes(deps, { framework: frameworkDetailsOf }),
+    registerPageRoutes(deps, { framework: frameworkDetailsOf, audit: auditChecklistOf }),
     myWorkRoutes(deps),
   ])
     web.route('/', pages);

@@ -39,6 +39,8 @@ export function exampleArguments(
 ): Record<string, unknown> {
   const args: Record<string, unknown> = { ...spec.example, organization_id: organizationId };
   if (spec.kind === 'audit' || spec.kind === 'requirement') args.framework_id = ids.framework;
+  // Its scope: the seeded requirement, of the same framework (seeded before it).
+  if (spec.kind === 'audit' && ids.requirement) args.requirement_ids = [ids.requirement];
   if (spec.kind === 'document') args.approver_ids = ids.person ? [ids.person] : [];
   if (spec.kind === 'risk_acceptance') Object.assign(args, { risk_id: ids.risk, approver_id: ids.person });
   if (spec.kind === 'control_test') Object.assign(args, { measure_id: ids.measure, tester_id: ids.person });
@@ -266,8 +268,20 @@ export async function sampleArguments(
   if (toolName === 'listMembers') return { organization_id: organizationId };
   if (toolName === 'listChanges')
     return { organization_id: organizationId, filter: { record_id: ids.vendor } };
-  if (toolName === 'getStatementOfApplicability' || toolName === 'getFrameworkCoverage')
+  if (
+    toolName === 'getStatementOfApplicability' ||
+    toolName === 'getFrameworkCoverage' ||
+    toolName === 'getAuditProgramme'
+  )
     return { framework_id: ids.framework };
+  if (toolName === 'recordAuditChecklistResult')
+    return {
+      audit_id: ids.audit,
+      requirement_id: ids.requirement,
+      result: 'CONFORMING',
+      notes: 'Checked by the contract',
+    };
+  if (toolName === 'listAuditChecklist') return { audit_id: ids.audit };
   // A dry run: the plan only, so the seeded framework stays as it is for the other tools.
   if (toolName === 'importFrameworkCatalog')
     return { framework_id: ids.framework, format: 'csv', content: CATALOG_SAMPLE, dry_run: true };
@@ -466,7 +480,27 @@ export function answerMismatches(
       problems.push('a change of another record or organization');
     return problems;
   }
-  if (['getStatementOfApplicability', 'getFrameworkCoverage', 'importFrameworkCatalog'].includes(toolName)) {
+  if (toolName === 'recordAuditChecklistResult' || toolName === 'listAuditChecklist') {
+    const items =
+      toolName === 'listAuditChecklist'
+        ? (answer.items as { requirement_id: string }[])
+        : [answer.item as { requirement_id: string; result: string; notes: string }];
+    if (!items.some((item) => item.requirement_id === ids.requirement))
+      problems.push('items: the seeded requirement in scope missing');
+    if (toolName === 'recordAuditChecklistResult') {
+      expectEqual('item.result', (answer.item as { result: string }).result, 'CONFORMING');
+      expectEqual('item.notes', (answer.item as { notes: string }).notes, args.notes);
+    }
+    return problems;
+  }
+  if (
+    [
+      'getStatementOfApplicability',
+      'getFrameworkCoverage',
+      'importFrameworkCatalog',
+      'getAuditProgramme',
+    ].includes(toolName)
+  ) {
     expectEqual('framework.id', (answer.framework as { id: string }).id, ids.framework);
     if (toolName === 'importFrameworkCatalog') {
       // Its two entries are new; the framework's own requirements (more as other samples add some) are not in it.

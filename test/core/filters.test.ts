@@ -1055,6 +1055,29 @@ describe('reference filters', () => {
 
 describe('link and owner filters', () => {
   filterTest(
+    ['nonconformity.requirement_id', 'nonconformity.risk_id'],
+    'nonconformity requirement_id and risk_id return the findings against that requirement or linked to that risk',
+    async () => {
+      const scope = await newScope();
+      const access = await scope.add('requirement', { reference: 'A.5.18' });
+      const devices = await scope.add('requirement', { reference: 'A.8.1' });
+      const theft = await scope.add('risk', { name: 'Laptop theft' });
+      const both = await scope.add('nonconformity', {
+        requirement_ids: [access.id, devices.id],
+        risk_ids: [theft.id],
+      });
+      const one = await scope.add('nonconformity', { requirement_ids: [devices.id] });
+      await scope.add('nonconformity', {});
+      expect(await scope.ids('nonconformity', { requirement_id: access.id })).toEqual(idsOf(both));
+      expect(await scope.ids('nonconformity', { requirement_id: devices.id })).toEqual(idsOf(both, one));
+      expect(await scope.ids('nonconformity', { risk_id: theft.id })).toEqual(idsOf(both));
+      expect(await scope.ids('nonconformity', { risk_id: theft.id, requirement_id: devices.id })).toEqual(
+        idsOf(both),
+      );
+    },
+  );
+
+  filterTest(
     ['asset.vendor_id', 'data_classification.vendor_id'],
     'asset and data classification vendor_id return those linked to that vendor',
     async () => {

@@ -289,6 +289,8 @@ describe('list query plans', () => {
       'incident.processing_activity_id',
       'incident.risk_id',
       'incident.vendor_id',
+      'nonconformity.requirement_id',
+      'nonconformity.risk_id',
       'processing_activity.vendor_id',
       'requirement.measure_id',
       'risk.measure_id',

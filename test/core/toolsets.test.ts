@@ -69,6 +69,8 @@ describe('toolsets as data', () => {
       nonconformities: 5,
       continual_improvements: 5,
       audits: 5,
+      // getAuditProgramme, recordAuditChecklistResult, listAuditChecklist.
+      audit_programme: 3,
       // With publishRiskRegister and publishRiskTreatmentPlan.
       documents: 15,
       evidence: 5,

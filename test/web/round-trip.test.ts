@@ -28,10 +28,11 @@ const ORDER: RegisterKind[] = [
   'obligation',
   'asset',
   'data_classification',
+  // Before audits (their scope) and nonconformities (the requirements they are against).
+  'requirement',
   'audit',
   'nonconformity',
   'continual_improvement',
-  'requirement',
 ];
 
 let runtime: TestRuntime;

@@ -4,6 +4,7 @@ import { exports } from 'cloudflare:workers';
 import { createClient } from '@libsql/client/web';
 import { inject } from 'vitest';
 import { issueLink, linkPath, pendingSignUpOf, signUpOf } from '../../src/account-links.ts';
+import { createOrganization, createUser } from '../../src/accounts.ts';
 import { createKvTokenCache } from '../../src/auth/kv-token-cache.ts';
 import { noTokenCache } from '../../src/auth/token-cache.ts';
 import { createTokenService, type TokenService } from '../../src/auth/tokens.ts';
@@ -51,6 +52,52 @@ export async function newAliceToken(
     expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
   });
   return { id: created.id, token: created.token };
+}
+
+/**
+ * A new organization, its owner and a read_write token of theirs, written to the database as the operator CLI does;
+ * `label` (one word, e.g. "audits") names them: an email `wk-<label>-...@example.com`, an organization `Worker <label> ...`.
+ */
+export async function ownedOrganization(
+  database: Database,
+  label: string,
+): Promise<{ organizationId: string; token: string }> {
+  const now = new Date();
+  const suffix = crypto.randomUUID().slice(0, 8);
+  const owner = await createUser(database.db, now, {
+    emailVerified: true,
+    email: `wk-${label}-${suffix}@example.com`,
+    password: 'not used in this test',
+    passwordHash: 'x',
+  });
+  const organization = await createOrganization(database.db, now, {
+    name: `Worker ${label} ${suffix}`,
+    ownerId: owner.id,
+  });
+  const { token } = await cliTokenService(database).create({
+    userId: owner.id,
+    name: `worker ${label}`,
+    scope: 'read_write',
+    organizationIds: null,
+    expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+  });
+  return { organizationId: organization.id, token };
+}
+
+/** A direct tool call through the Worker entry: its status and JSON body. */
+export async function callTool(
+  token: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await exports.default.fetch(
+    new Request(`${BASE}/api/mcp/tools/${tool}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(args),
+    }),
+  );
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 /** GET /api/mcp/v1/health through the Worker entry: the cheapest authenticated request. */

@@ -1,55 +1,22 @@
 // Incidents on the Worker host in workerd: an incident with personal data, in an organization following GDPR and NIS2
 // in Europe/Paris, gets its notification clocks computed there; a notice recorded stops its clock, and one dated
 // before the incident was detected is refused with nothing written.
-import { exports } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createOrganization, createUser } from '../../src/accounts.ts';
-import { BASE } from '../contract/host.ts';
-import { cliTokenService, testDatabase } from './helpers.ts';
+import { callTool as call, ownedOrganization, testDatabase } from './helpers.ts';
 
 type Row = Record<string, unknown>;
 
 const database = testDatabase();
 afterAll(() => database.client.close());
 
-async function call(token: string, tool: string, args: Row): Promise<{ status: number; body: Row }> {
-  const response = await exports.default.fetch(
-    new Request(`${BASE}/api/mcp/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(args),
-    }),
-  );
-  return { status: response.status, body: (await response.json()) as Row };
-}
-
 const HOUR = 3_600_000;
 const iso = (time: number) => new Date(time).toISOString();
 
 describe('incidents on the Worker', () => {
   it('computes the GDPR and NIS2 clocks of a personal data breach and stops the one whose notice is recorded', async () => {
-    const { db } = database;
-    const now = new Date();
-    const suffix = crypto.randomUUID().slice(0, 8);
-    const owner = await createUser(db, now, {
-      emailVerified: true,
-      email: `wk-incidents-${suffix}@example.com`,
-      password: 'not used in this test',
-      passwordHash: 'x',
-    });
-    const organization = await createOrganization(db, now, {
-      name: `Worker incidents ${suffix}`,
-      ownerId: owner.id,
-    });
-    const { token } = await cliTokenService(database).create({
-      userId: owner.id,
-      name: 'worker incidents',
-      scope: 'read_write',
-      organizationIds: null,
-      expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
-    });
+    const { organizationId, token } = await ownedOrganization(database, 'incidents');
     const settings = await call(token, 'updateOrganizationSettings', {
-      organization_id: organization.id,
+      organization_id: organizationId,
       time_zone: 'Europe/Paris',
       incident_regimes: ['GDPR', 'NIS2'],
     });
@@ -58,7 +25,7 @@ describe('incidents on the Worker', () => {
     // Detected 10.5 hours ago: 61.5 hours left of GDPR's 72 and NIS2's notification, 13.5 of the early warning.
     const detected = Math.floor((Date.now() - 10.5 * HOUR) / 1000) * 1000;
     const added = await call(token, 'addIncident', {
-      organization_id: organization.id,
+      organization_id: organizationId,
       title: 'Customer database exposed',
       detected_at: iso(detected),
       personal_data: true,
@@ -119,7 +86,7 @@ describe('incidents on the Worker', () => {
 
     // A notice dated before the incident was detected: refused on sent_at, nothing recorded.
     const early = await call(token, 'addIncidentNotification', {
-      organization_id: organization.id,
+      organization_id: organizationId,
       incident_id: incident.id,
       regime: 'NIS2',
       stage: 'EARLY_WARNING',
@@ -129,13 +96,13 @@ describe('incidents on the Worker', () => {
     expect(early.status).toBe(400);
     expect(JSON.stringify(early.body)).toContain('sent_at');
     const none = await call(token, 'listIncidentNotifications', {
-      organization_id: organization.id,
+      organization_id: organizationId,
       filter: { incident_id: incident.id },
     });
     expect(none.body.incident_notifications).toEqual([]);
 
     const sent = await call(token, 'addIncidentNotification', {
-      organization_id: organization.id,
+      organization_id: organizationId,
       incident_id: incident.id,
       regime: 'NIS2',
       stage: 'EARLY_WARNING',

@@ -1,54 +1,20 @@
 // Management reviews on the Worker host in workerd: gatherManagementReviewInputs counts a seeded organization's
 // records of the period over libSQL's HTTP client (nonconformities, an audit, a control test with an exception,
 // expired evidence, an incident, the previous review's open task), each with its id.
-import { exports } from 'cloudflare:workers';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createOrganization, createUser } from '../../src/accounts.ts';
-import { BASE } from '../contract/host.ts';
-import { cliTokenService, testDatabase } from './helpers.ts';
+import { callTool as call, ownedOrganization, testDatabase } from './helpers.ts';
 
 type Row = Record<string, unknown>;
 
 const database = testDatabase();
 afterAll(() => database.client.close());
 
-async function call(token: string, tool: string, args: Row): Promise<{ status: number; body: Row }> {
-  const response = await exports.default.fetch(
-    new Request(`${BASE}/api/mcp/tools/${tool}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(args),
-    }),
-  );
-  return { status: response.status, body: (await response.json()) as Row };
-}
-
 const DAY = 86_400_000;
 const dayAgo = (days: number) => new Date(Date.now() - days * DAY).toISOString().slice(0, 10);
 
 describe('management reviews on the Worker', () => {
   it("gathers the period's figures from the organization's records, with ids", async () => {
-    const { db } = database;
-    const now = new Date();
-    const suffix = crypto.randomUUID().slice(0, 8);
-    const owner = await createUser(db, now, {
-      emailVerified: true,
-      email: `wk-mreview-${suffix}@example.com`,
-      password: 'not used in this test',
-      passwordHash: 'x',
-    });
-    const organization = await createOrganization(db, now, {
-      name: `Worker management review ${suffix}`,
-      ownerId: owner.id,
-    });
-    const { token } = await cliTokenService(database).create({
-      userId: owner.id,
-      name: 'worker management review',
-      scope: 'read_write',
-      organizationIds: null,
-      expiresAt: new Date(Date.now() + DAY).toISOString(),
-    });
-    const org = organization.id;
+    const { organizationId: org, token } = await ownedOrganization(database, 'mreview');
     const add = async (tool: string, key: string, args: Row): Promise<string> => {
       const result = await call(token, tool, { organization_id: org, ...args });
       expect(result.status, JSON.stringify(result.body)).toBe(200);
@@ -57,7 +23,7 @@ describe('management reviews on the Worker', () => {
 
     const person = await add('addPerson', 'person', {
       full_name: 'Chair',
-      email: `chair-${suffix}@example.com`,
+      email: 'chair@example.com',
     });
     const framework = await add('addFramework', 'framework', { name: 'ISO/IEC 27001', version: '2022' });
     const ncIn = await add('addNonconformity', 'nonconformity', {

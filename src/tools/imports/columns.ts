@@ -77,7 +77,7 @@ export function importFieldsOf(tools: RegisterTools): ImportField[] {
   const properties = (jsonSchemasOf(tools.add).input as JsonSchema).properties ?? {};
   const fields: ImportField[] = [];
   for (const [name, schema] of Object.entries(properties)) {
-    if (name === 'organization_id') continue;
+    if (name === 'organization_id' || spec.fields[name]?.notImported) continue;
     const relation = spec.relations?.find((item) => item.field === name);
     // A list of records of several kinds is imported by id (the prefix tells the kind).
     const target = spec.fields[name]?.ref ?? (relation ? singleTargetOf(relation) : undefined);
@@ -114,7 +114,7 @@ export function readOnlyFieldsOf(spec: RegisterSpec): string[] {
   return [
     'organization_id',
     ...Object.entries(spec.fields)
-      .filter(([, field]) => field.derived)
+      .filter(([, field]) => field.derived || field.notImported)
       .map(([name]) => name),
     ...(spec.relations ?? []).filter((relation) => relation.inverse).map((relation) => relation.field),
     'created_at',

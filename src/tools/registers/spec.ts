@@ -114,6 +114,11 @@ export interface FieldSpec extends FieldText {
   fixed?: boolean;
   /** With `ref` on a required field: deleting the referenced record deletes this one too (with history rows). */
   cascade?: boolean;
+  /**
+   * Read but never written by imports: its value needs a check only the tools run (a stored file of the
+   * organization, in settle); an import file's column for it is read-only.
+   */
+  notImported?: boolean;
 }
 
 export const required = (schema: z.ZodType, ref?: RegisterKind, text: FieldText = {}): FieldSpec => ({

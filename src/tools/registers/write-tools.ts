@@ -90,9 +90,20 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
 }
 
 /**
+ * What another write adds to an add's batch (an audit checklist result raising a nonconformity): a condition the
+ * insert also needs, and statements that run after it, each only where `landed` (the record was inserted) holds.
+ */
+export interface AddAlongside {
+  guard?: SQL;
+  statements(id: string, landed: SQL): BatchItem<'sqlite'>[];
+  /** After an insert that did not land: the refusal when it was the guard that held it back, else null. */
+  refusal(): Promise<AppError | null>;
+}
+
+/**
  * An add as the add tool makes it (references, uniqueness, rules, the guarded insert and its history row), recorded
  * under `tool`. `derivedValues` sets fields the tools derive (a generated document's source), for the service's
- * own writers. Answers `{ <key>: record, warnings }`.
+ * own writers; `alongside` writes more in the same batch. Answers `{ <key>: record, warnings }`.
  */
 export async function addRecord(
   ctx: ToolContext,
@@ -100,6 +111,7 @@ export async function addRecord(
   tool: string,
   input: Row,
   derivedValues: Row = {},
+  alongside?: AddAlongside,
 ): Promise<Record<string, unknown>> {
   const { spec, table } = records;
   const { organization_id, ...values } = input as Row & { organization_id: string };
@@ -128,7 +140,9 @@ export async function addRecord(
     referencesExist(spec, records.tableOf, organization_id, next),
     uniqueGuard(records, organization_id, next, null, values),
     spec.writeGuard?.(next),
+    alongside?.guard,
   ) as SQL;
+  const landed = sql`exists (select 1 from ${table} where ${table.id} = ${id})`;
   const [inserted] = await ctx.db.batch([
     ctx.db
       .insert(table)
@@ -146,14 +160,12 @@ export async function addRecord(
     }),
     ...ctx.writeExtras(CHANGED_A_ROW),
     ...relationWrites(ctx, records, id, organization_id, values),
-    ...(spec.afterAdd?.(
-      ctx,
-      id,
-      { ...next, organization_id },
-      sql`exists (select 1 from ${table} where ${table.id} = ${id})`,
-    ) ?? []),
+    ...(spec.afterAdd?.(ctx, id, { ...next, organization_id }, landed) ?? []),
+    ...(alongside?.statements(id, landed) ?? []),
   ]);
   if ((inserted as unknown[]).length === 0) {
+    const refused = await alongside?.refusal();
+    if (refused) throw refused;
     // A referenced record vanished, or another took a unique value, between the checks and the write: say which.
     await checkReferences(ctx, spec, records.tableOf, organization_id, values);
     await checkUnique(ctx, records, organization_id, next, null, values);
