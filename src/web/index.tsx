@@ -24,6 +24,7 @@ import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { organizationSettingsRoutes } from './organizations/settings.tsx';
 import { acknowledgementRoutes } from './public/acknowledgements.tsx';
+import { questionnaireRoutes } from './public/questionnaires.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
 import { documentRoutes } from './registers/document-details.tsx';
@@ -170,6 +171,7 @@ export function createWebRoutes(deps: WebDeps) {
     accountRoutes(deps),
     linkRoutes(deps),
     acknowledgementRoutes(deps),
+    questionnaireRoutes(deps),
     invitationRoutes(deps),
     tokenRoutes(deps),
     notificationRoutes(deps),
