@@ -58,6 +58,9 @@ export const assetSpec: RegisterSpec = {
   orderFields: {
     name: { column: assets.name },
   },
+  hints: {
+    add: 'Record something of value to protect: a laptop, a server, a production database.',
+  },
   example: {
     organization_id: 'org_...',
     name: 'Employee laptops',

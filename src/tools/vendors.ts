@@ -164,6 +164,7 @@ export const vendorSpec: RegisterSpec = {
   prepare: (next) => checkContract(next),
   hints: {
     list: 'Due for assessment: filter.assessment_due_before (e.g. today).',
+    get: 'Everything about one vendor: category, tier, owners, certifications and its security documents.',
   },
   example: {
     organization_id: 'org_...',

@@ -223,7 +223,7 @@ describe('sending and answering', () => {
     expect(done.status).toBe(200);
     expect(done.html).toContain('Your answers for Cloudy Storage were received on 2026-05-06.');
 
-    const got = (await ok(runtime, aliceToken, 'getVendorQuestionnaire', { id: questionnaire.id }))
+    const got = (await ok(runtime, aliceToken, 'getQuestionnaireAnswers', { id: questionnaire.id }))
       .vendor_questionnaire as Row;
     // Earned: mfa 3 + notice 2 of 3 + 1 + 2 + 4 = 10 → 50.
     expect(got).toMatchObject({ status: 'ANSWERED', score: 50, answered_at: '2026-05-06T14:30:00.000Z' });
@@ -241,10 +241,10 @@ describe('sending and answering', () => {
     expect(again.html).not.toContain('Cloudy Storage');
     const replay = await web.post(path, { _csrf: csrfOf(page.html), ...answers, answer_backups: 'YES' });
     expect(replay.status).toBe(410);
-    const unchanged = (await ok(runtime, aliceToken, 'getVendorQuestionnaire', { id: questionnaire.id }))
+    const unchanged = (await ok(runtime, aliceToken, 'getQuestionnaireAnswers', { id: questionnaire.id }))
       .vendor_questionnaire as Row;
     expect([unchanged.score, unchanged.answered_at]).toEqual([50, '2026-05-06T14:30:00.000Z']);
-    expect((await refused(aliceToken, 'remindVendorQuestionnaire', { id: questionnaire.id })).code).toBe(
+    expect((await refused(aliceToken, 'remindQuestionnaire', { id: questionnaire.id })).code).toBe(
       'conflict',
     );
   });
@@ -294,7 +294,7 @@ describe('sending and answering', () => {
     expect(expired.html).not.toContain('Cloudy Storage');
     expect(await statusesOf({ status: 'EXPIRED' })).toEqual([[id, 'EXPIRED']]);
 
-    const reminded = await ok(runtime, aliceToken, 'remindVendorQuestionnaire', {
+    const reminded = await ok(runtime, aliceToken, 'remindQuestionnaire', {
       id,
       due_date: '2026-05-15',
       link_days: 14,
@@ -314,7 +314,7 @@ describe('sending and answering', () => {
     });
     const tools = (history.changes as Row[]).map((row) => row.tool);
     expect(tools.filter((tool) => tool === 'sendVendorQuestionnaire')).toHaveLength(2);
-    expect(tools.filter((tool) => tool === 'remindVendorQuestionnaire')).toHaveLength(1);
+    expect(tools.filter((tool) => tool === 'remindQuestionnaire')).toHaveLength(1);
   });
 
   it('filters by vendor and status, and refuses a due date the link would not reach', async () => {
@@ -341,8 +341,8 @@ describe('sending and answering', () => {
     const [first] = await statusesOf({});
     const id = String(first?.[0]);
     for (const [tool, args] of [
-      ['getVendorQuestionnaire', { id }],
-      ['remindVendorQuestionnaire', { id }],
+      ['getQuestionnaireAnswers', { id }],
+      ['remindQuestionnaire', { id }],
       ['draftVendorAssessment', { questionnaire_id: id }],
       ['listVendorQuestionnaires', { organization_id: org }],
       ['getQuestionnaireTemplate', { id: templateId }],

@@ -102,7 +102,7 @@ export const addQuestionnaireTemplate = defineTool({
   name: 'addQuestionnaireTemplate',
   title: 'Add a questionnaire template',
   description:
-    'Create a vendor security questionnaire template: ordered questions, each with a topic, an answer type (YES_NO, TEXT, CHOICE with options), the answers that are acceptable and a weight for the score.',
+    'Create a security questionnaire template: ordered questions, each with a topic, an answer type (YES_NO, TEXT, CHOICE with options), the acceptable answers and a weight for the score.',
   scope: 'write',
   annotations: CREATE_ANNOTATIONS,
   toolset: QUESTIONNAIRE_TOOLSET,
@@ -156,7 +156,7 @@ export const getQuestionnaireTemplate = defineTool({
   name: 'getQuestionnaireTemplate',
   title: 'Get a questionnaire template',
   description:
-    'Read one vendor questionnaire template with its questions in order (topic, answer type, options, acceptable answers, weight).',
+    'Read one questionnaire template with its questions in order (topic, answer type, options, acceptable answers, weight).',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   toolset: QUESTIONNAIRE_TOOLSET,
@@ -171,7 +171,7 @@ export const updateQuestionnaireTemplate = defineTool({
   name: 'updateQuestionnaireTemplate',
   title: 'Update a questionnaire template',
   description:
-    'Rename a vendor questionnaire template, change its description or replace its questions. Questionnaires already sent keep the questions they were sent with.',
+    'Rename a questionnaire template, change its description or replace its questions (as in addQuestionnaireTemplate). Questionnaires already sent keep their questions.',
   scope: 'write',
   annotations: UPDATE_ANNOTATIONS,
   toolset: QUESTIONNAIRE_TOOLSET,
@@ -231,8 +231,7 @@ export const updateQuestionnaireTemplate = defineTool({
 export const listQuestionnaireTemplates = defineTool({
   name: 'listQuestionnaireTemplates',
   title: 'List questionnaire templates',
-  description:
-    'List the vendor security questionnaire templates of an organization (name, description, questions), to pick one to send.',
+  description: 'List the security questionnaire templates of an organization (name, description, questions).',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   toolset: QUESTIONNAIRE_TOOLSET,

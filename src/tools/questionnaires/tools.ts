@@ -173,7 +173,7 @@ const NO_MAIL = 'No mail was sent: send link_path (after the service address) to
 registerIdKind('vqn', {
   label: 'vendor questionnaire',
   plural: 'vendor questionnaires',
-  read: 'getVendorQuestionnaire',
+  read: 'getQuestionnaireAnswers',
   list: 'listVendorQuestionnaires',
 });
 
@@ -277,9 +277,9 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
 
   const list = defineTool({
     name: 'listVendorQuestionnaires',
-    title: 'List vendor questionnaires',
+    title: 'List sent questionnaires',
     description:
-      'List the security questionnaires sent to vendors, with status (PENDING, ANSWERED, EXPIRED), due date and score: which vendors have not answered yet, which answered.',
+      'List the security questionnaires sent out, with status (PENDING, ANSWERED, EXPIRED), due date and score: who has not answered yet.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -345,10 +345,10 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
   });
 
   const get = defineTool({
-    name: 'getVendorQuestionnaire',
-    title: "Get a vendor questionnaire's answers",
+    name: 'getQuestionnaireAnswers',
+    title: "Get a questionnaire's answers and score",
     description:
-      "Read a security questionnaire sent to a vendor: each question with the vendor's answer and whether it is acceptable, when it was answered, and the score (0..100 from the weights).",
+      'Read a sent security questionnaire: each question with its answer and whether it is acceptable, when it was answered, and the score (0..100 from the weights).',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -375,10 +375,10 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
   });
 
   const remind = defineTool({
-    name: 'remindVendorQuestionnaire',
-    title: 'Remind a vendor to answer a questionnaire',
+    name: 'remindQuestionnaire',
+    title: 'Remind to answer a questionnaire',
     description:
-      'Remind a vendor who has not answered a security questionnaire: issues a fresh single-use link (the old one stops working), also for an expired one. No mail is sent: mail the new link yourself.',
+      'Remind a contact who has not answered a security questionnaire: issues a fresh single-use link (the old one stops working), also for an expired one. No mail is sent: mail the new link yourself.',
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -397,7 +397,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
       if (row.answered_at)
         throw new AppError(
           'conflict',
-          `This questionnaire was answered on ${row.answered_at.slice(0, 10)}: there is nothing to remind. Read the answers with getVendorQuestionnaire.`,
+          `This questionnaire was answered on ${row.answered_at.slice(0, 10)}: there is nothing to remind. Read the answers with getQuestionnaireAnswers.`,
         );
       const now = ctx.now();
       const at = now.toISOString();
@@ -421,7 +421,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
           .set({ secret_hash: hash, link_expires_at: expiresAt, reminded_at: at, due_date: dueDate })
           .where(and(eq(vendorQuestionnaires.id, row.id), isNull(vendorQuestionnaires.answered_at))),
         changeAfterWrite(ctx, {
-          tool: 'remindVendorQuestionnaire',
+          tool: 'remindQuestionnaire',
           kind: 'vendor',
           recordId: row.vendor_id,
           organizationId: row.organization_id,
@@ -447,7 +447,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
     name: 'draftVendorAssessment',
     title: 'Draft a vendor assessment from answers',
     description:
-      'Propose a vendor assessment (result from the score, tier, findings in the summary) from an answered security questionnaire. Saves nothing: a person checks the proposal and records it with addVendorAssessment.',
+      'Propose an assessment (result from the score, tier, findings in the summary) from answered security questionnaire answers. Saves nothing: a person checks the draft first.',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -470,7 +470,15 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
         .describe('Arguments for addVendorAssessment, to confirm or change first.'),
       score: z.number().int().nullable().describe("The questionnaire's score, 0..100."),
       findings: z
-        .array(z.object({ key: z.string(), text: z.string(), answer: z.string() }))
+        .array(
+          z
+            .object({
+              key: z.string().describe("The question's key."),
+              text: z.string().describe('The question.'),
+              answer: z.string().describe('What the vendor answered.'),
+            })
+            .describe('A question whose answer was not acceptable.'),
+        )
         .describe('Scored questions whose answer was not acceptable.'),
       next_step: z.string().describe('What to do with the proposal.'),
     }),
