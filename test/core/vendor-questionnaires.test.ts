@@ -337,6 +337,46 @@ describe('sending and answering', () => {
     expect(error.message).toContain('before due_date 2026-09-01');
   });
 
+  it('pages the list by id and keeps the questions a questionnaire was sent with when the template changes', async () => {
+    const first = await ok(runtime, aliceToken, 'listVendorQuestionnaires', {
+      organization_id: org,
+      size: 1,
+    });
+    expect(first.total_count).toBe(2);
+    const second = await ok(runtime, aliceToken, 'listVendorQuestionnaires', {
+      organization_id: org,
+      size: 1,
+      cursor: first.next_cursor,
+    });
+    expect(second.next_cursor).toBeNull();
+    const ids = [...(first.vendor_questionnaires as Row[]), ...(second.vendor_questionnaires as Row[])].map(
+      (row) => row.id,
+    );
+    expect(new Set(ids).size).toBe(2);
+    const updated = await ok(runtime, aliceToken, 'updateQuestionnaireTemplate', {
+      id: templateId,
+      questions: [{ key: 'only', topic: 'New', text: 'One question now?', answer_type: 'YES_NO' }],
+    });
+    expect(((updated.questionnaire_template as Row).questions as Row[]).map((q) => q.key)).toEqual(['only']);
+    const sent = (await ok(runtime, aliceToken, 'getQuestionnaireAnswers', { id: ids[0] }))
+      .vendor_questionnaire as Row;
+    expect((sent.questions as Row[]).map((q) => q.key)).toEqual([
+      'mfa',
+      'breach',
+      'notice',
+      'backups',
+      'contact',
+    ]);
+    const history = await ok(runtime, aliceToken, 'listChanges', {
+      organization_id: org,
+      filter: { record_id: templateId },
+    });
+    expect((history.changes as Row[]).map((row) => [row.tool, row.before, row.after])).toEqual([
+      ['updateQuestionnaireTemplate', { questions: 5 }, { questions: 1 }],
+      ['addQuestionnaireTemplate', null, { name: 'Storage vendors', description: null, questions: 5 }],
+    ]);
+  });
+
   it("keeps organizations apart: another organization's token reads, reminds and drafts nothing", async () => {
     const [first] = await statusesOf({});
     const id = String(first?.[0]);
