@@ -335,6 +335,15 @@ describe('sending and answering', () => {
     });
     expect(error.code).toBe('invalid_arguments');
     expect(error.message).toContain('before due_date 2026-09-01');
+    // The sender's work holds the vendor while a questionnaire is unanswered, due on its due date.
+    const work = ((await ok(runtime, aliceToken, 'myWork', { organization_id: org })).items as Row[]).filter(
+      (item) => item.reason === 'QUESTIONNAIRE',
+    );
+    expect(work.map((item) => [item.kind, item.id, item.title, item.due_on])).toEqual([
+      ['vendor', vendorId, 'Questionnaire unanswered: Cloudy Storage', '2026-05-15'],
+    ]);
+    const bobWork = (await ok(runtime, bobToken, 'myWork', {})).items as Row[];
+    expect(bobWork.filter((item) => item.reason === 'QUESTIONNAIRE')).toEqual([]);
   });
 
   it('pages the list by id and keeps the questions a questionnaire was sent with when the template changes', async () => {
