@@ -1,7 +1,9 @@
 // Vendor security questionnaires: templates (the starter one and one's own), sending through a single-use link,
 // answering on the public page (kept answers on a mistake, cross-site refused, tampered 404, used and expired 410),
 // the score from the weights, a drafted assessment saved by nobody, reminders, history and isolation.
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { vendorQuestionnaires } from '../../src/db/schema.ts';
 import { STARTER_QUESTIONS } from '../../src/tools/questionnaires/starter-template.ts';
 import {
   type Actor,
@@ -422,5 +424,33 @@ describe('sending and answering', () => {
       due_date: '2026-05-20',
     });
     expect(crossed.code).toBe('not_found');
+  });
+
+  it("deletes a vendor's questionnaires with the vendor: its link then shows nothing", async () => {
+    const added = await ok(runtime, aliceToken, 'addVendor', {
+      organization_id: org,
+      name: 'Short-lived vendor',
+    });
+    const id = String((added.vendor as Row).id);
+    const sent = await ok(runtime, aliceToken, 'sendVendorQuestionnaire', {
+      vendor_id: id,
+      template_id: templateId,
+      contact_name: 'Lou Leaving',
+      contact_email: 'lou@leaving.example',
+      due_date: '2026-05-20',
+    });
+    await ok(runtime, aliceToken, 'deleteVendor', { id });
+    const questionnaire = String((sent.vendor_questionnaire as Row).id);
+    expect((await refused(aliceToken, 'getQuestionnaireAnswers', { id: questionnaire })).code).toBe(
+      'not_found',
+    );
+    const page = await new WebClient(runtime).get(String(sent.link_path));
+    expect(page.status).toBe(404);
+    expect(page.html).not.toContain('Short-lived vendor');
+    const rows = await runtime.database.db
+      .select()
+      .from(vendorQuestionnaires)
+      .where(eq(vendorQuestionnaires.id, questionnaire));
+    expect(rows).toEqual([]);
   });
 });
