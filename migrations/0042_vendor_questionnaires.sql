@@ -33,4 +33,5 @@ CREATE TABLE `vendor_questionnaires` (
 --> statement-breakpoint
 CREATE UNIQUE INDEX `vendor_questionnaires_secret_unique` ON `vendor_questionnaires` (`secret_hash`);--> statement-breakpoint
 CREATE INDEX `vendor_questionnaires_org_idx` ON `vendor_questionnaires` (`organization_id`,`id`);--> statement-breakpoint
-CREATE INDEX `vendor_questionnaires_vendor_idx` ON `vendor_questionnaires` (`vendor_id`,`id`);
+CREATE INDEX `vendor_questionnaires_vendor_idx` ON `vendor_questionnaires` (`vendor_id`,`id`);--> statement-breakpoint
+CREATE INDEX `vendor_questionnaires_open_idx` ON `vendor_questionnaires` (`organization_id`,`answered_at`,`due_date`);

@@ -1205,6 +1205,8 @@ export const vendorQuestionnaires = sqliteTable(
     uniqueIndex('vendor_questionnaires_secret_unique').on(t.secret_hash),
     index('vendor_questionnaires_org_idx').on(t.organization_id, t.id),
     index('vendor_questionnaires_vendor_idx').on(t.vendor_id, t.id),
+    // Unanswered ones coming due (myWork, notifications): the open rows of an organization by due date.
+    index('vendor_questionnaires_open_idx').on(t.organization_id, t.answered_at, t.due_date),
   ],
 );
 
