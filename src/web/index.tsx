@@ -35,6 +35,7 @@ import { clearSessionCookie, loadSession } from './sessions.ts';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
 import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
+import { vendorQuestionnairesOf } from './vendors/questionnaires.tsx';
 import { webhookRoutes } from './webhooks/routes.tsx';
 
 export type { WebDeps } from './context.ts';
@@ -187,7 +188,10 @@ export function createWebRoutes(deps: WebDeps) {
     documentRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
-    registerPageRoutes(deps, { framework: frameworkDetailsOf }),
+    registerPageRoutes(deps, {
+      framework: frameworkDetailsOf,
+      vendor: vendorQuestionnairesOf,
+    }),
     myWorkRoutes(deps),
   ])
     web.route('/', pages);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vendorQuestionnaires } from '../../src/db/schema.ts';
 import { STARTER_QUESTIONS } from '../../src/tools/questionnaires/starter-template.ts';
 import {
+  ACTOR_PASSWORD,
   type Actor,
   callDirect,
   createActor,
@@ -424,6 +425,24 @@ describe('sending and answering', () => {
       due_date: '2026-05-20',
     });
     expect(crossed.code).toBe('not_found');
+  });
+
+  it("lists the questionnaires on the vendor's page, with status and score", async () => {
+    const web = new WebClient(runtime);
+    expect((await web.signIn(alice.email, ACTOR_PASSWORD)).status).toBe(303);
+    const page = await web.get(`/orgs/${org}/vendors/${vendorId}`);
+    expect(page.status).toBe(200);
+    const start = page.html.indexOf('id="questionnaires"');
+    const section = page.html.slice(start, page.html.indexOf('</section>', start));
+    expect(section).toContain('Security questionnaires');
+    expect(section).toContain('vera@cloudy.example');
+    // A header row and the two questionnaires sent to this vendor.
+    expect(section.match(/<tr>/g)?.length).toBe(3);
+    expect(section).toContain(
+      '<span class="badge ok">Answered</span><span class="small muted"> 2026-05-06</span>',
+    );
+    expect(section).toContain('<td class="num">50</td>');
+    expect(section).toContain('<span class="badge warn">Pending</span>');
   });
 
   it("deletes a vendor's questionnaires with the vendor: its link then shows nothing", async () => {
