@@ -200,7 +200,8 @@ describe('sending and answering', () => {
       answer_breach: 'YES',
       answer_notice: 'A day',
       answer_backups: 'NO',
-      answer_contact: 'security@cloudy.example',
+      // A control character is dropped and the ends trimmed, as every text input is.
+      answer_contact: ' security@cloudy.example\u0000 ',
     };
     const crossSite = await web.post(
       path,

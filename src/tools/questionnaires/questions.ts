@@ -1,7 +1,7 @@
 // The questions of a vendor security questionnaire: their shape (checked once for a template, copied into each
 // questionnaire sent), the answers a vendor gives and the score those answers earn from the questions' weights.
 import { z } from 'zod';
-import { caseInsensitiveEnum, shortText } from '../fields.ts';
+import { caseInsensitiveEnum, normalizeText, shortText } from '../fields.ts';
 
 export const ANSWER_TYPES = ['YES_NO', 'TEXT', 'CHOICE'] as const;
 export type AnswerType = (typeof ANSWER_TYPES)[number];
@@ -142,7 +142,8 @@ export function readAnswers(
   const answers: Answer[] = [];
   const problems: Record<string, string> = {};
   for (const question of questions) {
-    const value = (given(question.key) ?? '').trim();
+    // The one normalisation of text input (fields.ts): control characters out, NFC, ends trimmed.
+    const value = normalizeText(given(question.key) ?? '', true);
     const choices = choicesOf(question);
     if (value === '') problems[question.key] = 'Answer this question.';
     else if (choices.length > 0 && !choices.includes(value))
