@@ -25,6 +25,10 @@ export const ID_PREFIXES = {
   acknowledgement_request: 'akr',
   /** One person's acknowledgement of a document version (pending until given). */
   acknowledgement: 'ack',
+  /** A vendor security questionnaire template (ordered questions). */
+  questionnaire_template: 'qtp',
+  /** One questionnaire sent to a vendor, answered once through its link. */
+  vendor_questionnaire: 'vqn',
   evidence: 'evd',
   task: 'tsk',
   incident: 'inc',

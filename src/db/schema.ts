@@ -1267,6 +1267,56 @@ export const acknowledgements = sqliteTable(
   ],
 );
 
+/**
+ * A vendor security questionnaire template: ordered questions (JSON, src/tools/questionnaires/questions.ts) an
+ * organization sends to vendors. A questionnaire sent keeps its own copy, so editing a template changes none sent.
+ */
+export const questionnaireTemplates = sqliteTable(
+  'questionnaire_templates',
+  {
+    ...scoped,
+    name: text('name').notNull(),
+    description: text('description'),
+    questions: text('questions', { mode: 'json' }).$type<unknown[]>().notNull(),
+    ...timestamps,
+  },
+  (t) => [index('questionnaire_templates_org_idx').on(t.organization_id, t.id)],
+);
+
+/**
+ * One questionnaire sent to a vendor's contact: the template's questions as sent, a link whose secret is kept as its
+ * SHA-256 only (it grants answering this questionnaire once, nothing else), then the answers and their score, never
+ * changed after they are submitted.
+ */
+export const vendorQuestionnaires = sqliteTable(
+  'vendor_questionnaires',
+  {
+    ...scoped,
+    vendor_id: text('vendor_id').notNull(),
+    template_id: text('template_id').notNull(),
+    title: text('title').notNull(),
+    questions: text('questions', { mode: 'json' }).$type<unknown[]>().notNull(),
+    contact_name: text('contact_name').notNull(),
+    contact_email: text('contact_email').notNull(),
+    due_date: text('due_date').notNull(),
+    secret_hash: text('secret_hash'),
+    link_expires_at: text('link_expires_at').notNull(),
+    reminded_at: text('reminded_at'),
+    answers: text('answers', { mode: 'json' }).$type<unknown[] | null>(),
+    score: integer('score'),
+    answered_at: text('answered_at'),
+    sent_by_user_id: text('sent_by_user_id'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('vendor_questionnaires_secret_unique').on(t.secret_hash),
+    index('vendor_questionnaires_org_idx').on(t.organization_id, t.id),
+    index('vendor_questionnaires_vendor_idx').on(t.vendor_id, t.id),
+    // Unanswered ones coming due (myWork, notifications): the open rows of an organization by due date.
+    index('vendor_questionnaires_open_idx').on(t.organization_id, t.answered_at, t.due_date),
+  ],
+);
+
 export const documentApprovers = sqliteTable(
   'document_approvers',
   {

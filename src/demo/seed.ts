@@ -13,7 +13,16 @@ import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
 import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
 import { proposeMappings } from '../tools/catalogs/proposals.ts';
 import { approveLatestVersion } from '../tools/document-versions.ts';
-import { ACKNOWLEDGEMENTS, AUDIT_CHECKLIST, REGISTERS, TOOLS } from '../tools/index.ts';
+import {
+  ACKNOWLEDGEMENTS,
+  AUDIT_CHECKLIST,
+  REGISTERS,
+  TOOLS,
+  VENDOR_QUESTIONNAIRES,
+} from '../tools/index.ts';
+import { answerByLink, findQuestionnaireLink } from '../tools/questionnaires/links.ts';
+import { STARTER_QUESTIONS } from '../tools/questionnaires/starter-template.ts';
+import { addStarterQuestionnaireTemplate } from '../tools/questionnaires/templates.ts';
 import type { RegisterKind, Row } from '../tools/registers/spec.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
@@ -169,6 +178,44 @@ async function addDemoAcknowledgements(ctx: ToolContext, documentId: string): Pr
   }
 }
 
+/** The starter questionnaire sent to two vendors: AWS answered it (one access review answered NO), Slack not yet. */
+async function addDemoQuestionnaires(ctx: ToolContext, organizationId: string, ids: Map<string, string>) {
+  const added = await addStarterQuestionnaireTemplate.run(
+    ctx,
+    addStarterQuestionnaireTemplate.input.parse({ organization_id: organizationId }),
+  );
+  const templateId = (added.questionnaire_template as { id: string }).id;
+  const due = new Date(ctx.now().getTime() + 14 * 86_400_000).toISOString().slice(0, 10);
+  const { send } = VENDOR_QUESTIONNAIRES;
+  const sendTo = async (vendor: string, contact_name: string, contact_email: string) =>
+    send.run(
+      ctx,
+      send.input.parse({
+        vendor_id: ids.get(vendor),
+        template_id: templateId,
+        contact_name,
+        contact_email,
+        due_date: due,
+      }),
+    );
+  const aws = await sendTo('aws', 'Priya Account Manager', 'priya@aws.example');
+  await sendTo('slack', 'Sam Security', 'security@slack.example');
+  const found = await findQuestionnaireLink(ctx.db, String(aws.link_path).split('/').at(-1) ?? '', ctx.now());
+  if (!('grant' in found)) return;
+  const answers = STARTER_QUESTIONS.map((question) => ({
+    key: question.key,
+    answer:
+      question.answer_type === 'TEXT'
+        ? 'See our security page and the report we shared.'
+        : question.answer_type === 'CHOICE'
+          ? (question.options[0] ?? '')
+          : question.key === 'access_reviewed'
+            ? 'NO'
+            : 'YES',
+  }));
+  await answerByLink(ctx.db, found.grant, answers, ctx.now());
+}
+
 /** Adopts a built-in catalogue as a framework, keyed as `catalog.key`, its references too; excludes what it says. */
 async function adoptDemoCatalog(
   ctx: ToolContext,
@@ -263,6 +310,7 @@ export async function seedDemo(
   const ids = await addDemoRecords(ctx, organization.id);
   await addDemoAcknowledgements(ctx, String(ids.get('access-policy')));
   if (files) await publishDemoStatements(ctx, ids);
+  await addDemoQuestionnaires(ctx, organization.id, ids);
   const token = await tokens.create({
     userId: user.id,
     name: 'Demo token (created at first start)',

@@ -1,5 +1,5 @@
 // The registries the notification engine reads: kinds with due dates ("due sources") and kinds with an assignee.
-import { and, eq, inArray, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import {
@@ -10,6 +10,8 @@ import {
   obligations,
   risks,
   tasks,
+  vendorQuestionnaires,
+  vendors,
 } from '../db/schema.ts';
 import { openDeadlines, refreshClocks } from '../tools/incidents/clock-store.ts';
 import { isOverdue } from '../tools/overdue.ts';
@@ -185,6 +187,45 @@ registerDueSource({
       done_status: 'RENEWED',
       owner_person_id: row.owner,
       assignee_user_id: null,
+    }));
+  },
+});
+
+/**
+ * Security questionnaires sent to vendors and not answered by their due date's horizon, for the account that sent
+ * them: an answer (or deleting the vendor) ends the item; a reminder with a new due date moves it.
+ */
+registerDueSource({
+  kind: 'vendor_questionnaire',
+  async query(ctx, organizationId, until) {
+    const rows = await ctx.db
+      .select({
+        vendor_id: vendorQuestionnaires.vendor_id,
+        name: vendors.name,
+        due_date: vendorQuestionnaires.due_date,
+        sender: vendorQuestionnaires.sent_by_user_id,
+      })
+      .from(vendorQuestionnaires)
+      .innerJoin(
+        vendors,
+        and(eq(vendors.id, vendorQuestionnaires.vendor_id), eq(vendors.organization_id, organizationId)),
+      )
+      .where(
+        and(
+          eq(vendorQuestionnaires.organization_id, organizationId),
+          isNull(vendorQuestionnaires.answered_at),
+          lte(vendorQuestionnaires.due_date, until),
+        ),
+      );
+    return rows.map((row) => ({
+      kind: 'vendor',
+      id: row.vendor_id,
+      title: `${row.name} (questionnaire unanswered)`,
+      due_date: row.due_date,
+      status: 'PENDING',
+      done_status: 'ANSWERED',
+      owner_person_id: null,
+      assignee_user_id: row.sender,
     }));
   },
 });

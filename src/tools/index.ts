@@ -40,6 +40,14 @@ import { personSpec } from './people.ts';
 import { dataSubjectRequestSpec } from './privacy/data-subject-requests.ts';
 import { dpiaSpec } from './privacy/dpias.ts';
 import { processingActivitySpec } from './privacy/processing-activities.ts';
+import {
+  addQuestionnaireTemplate,
+  addStarterQuestionnaireTemplate,
+  getQuestionnaireTemplate,
+  listQuestionnaireTemplates,
+  updateQuestionnaireTemplate,
+} from './questionnaires/templates.ts';
+import { vendorQuestionnaireTools } from './questionnaires/tools.ts';
 import { buildRegisters, type Registers, type RegisterTools } from './registers/builder.ts';
 import type { RegisterKind, RegisterSpec } from './registers/spec.ts';
 import { requirementSpec } from './requirements.ts';
@@ -99,6 +107,9 @@ export const DOCUMENT_VERSIONS = documentVersionTools(REGISTERS.document);
 /** Policy acknowledgements: requestAcknowledgements, listAcknowledgements, acknowledgeDocument, reminders. */
 export const ACKNOWLEDGEMENTS = acknowledgementTools(REGISTERS.document);
 
+/** Vendor questionnaires: send through a single-use link, remind, read the answers and score, draft an assessment. */
+export const VENDOR_QUESTIONNAIRES = vendorQuestionnaireTools(REGISTERS.vendor);
+
 /** publishStatementOfApplicability, publishRiskRegister, publishRiskTreatmentPlan: generated document versions. */
 export const CONTROLLED_OUTPUTS = controlledOutputTools(REGISTERS.document);
 
@@ -147,6 +158,16 @@ const allTools: Tool[] = [
   ACKNOWLEDGEMENTS.acknowledge,
   ACKNOWLEDGEMENTS.remind,
   DOCUMENT_VERSIONS.reject,
+  listQuestionnaireTemplates,
+  getQuestionnaireTemplate,
+  addQuestionnaireTemplate,
+  updateQuestionnaireTemplate,
+  addStarterQuestionnaireTemplate,
+  VENDOR_QUESTIONNAIRES.send,
+  VENDOR_QUESTIONNAIRES.list,
+  VENDOR_QUESTIONNAIRES.get,
+  VENDOR_QUESTIONNAIRES.remind,
+  VENDOR_QUESTIONNAIRES.draftAssessment,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   auditProgrammeTool,

@@ -21,6 +21,8 @@ import {
   risks,
   tasks,
   users,
+  vendorQuestionnaires,
+  vendors,
 } from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
@@ -44,6 +46,7 @@ export const MY_WORK_REASONS = [
   'ACCEPTANCE',
   'TEST',
   'ACKNOWLEDGE',
+  'QUESTIONNAIRE',
 ] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
@@ -99,6 +102,14 @@ function acknowledgementPart(personIds: string[], organizationIds: string[]): SQ
   return sql`select 'document' as kind, ${documents.id} as id, ${documents.organization_id} as organization_id, 'Acknowledge: ' || ${documents.title} || ' v' || ${acknowledgements.version_number} as title, 'ACKNOWLEDGE' as reason, min(${acknowledgementRequests.due_date}) as due_on, null as due_at, ${documents.status} as status from ${acknowledgements} join ${documents} on ${documents.id} = ${acknowledgements.document_id} join ${acknowledgementRequests} on ${acknowledgementRequests.id} = ${acknowledgements.request_id} where ${inArray(acknowledgements.person_id, personIds)} and ${inArray(acknowledgements.organization_id, organizationIds)} and ${acknowledgements.acknowledged_at} is null group by ${documents.id}, ${acknowledgements.version_number}`;
 }
 
+/**
+ * The vendors whose security questionnaire the caller sent and nobody has answered yet (expired links too: a reminder
+ * revives them): one item per vendor, due on the earliest due date. Read by the organization index of questionnaires.
+ */
+function questionnairePart(userId: string, organizationIds: string[]): SQL {
+  return sql`select 'vendor' as kind, ${vendors.id} as id, ${vendors.organization_id} as organization_id, 'Questionnaire unanswered: ' || ${vendors.name} as title, 'QUESTIONNAIRE' as reason, min(${vendorQuestionnaires.due_date}) as due_on, null as due_at, ${vendors.status} as status from ${vendorQuestionnaires} join ${vendors} on ${vendors.id} = ${vendorQuestionnaires.vendor_id} and ${vendors.organization_id} = ${vendorQuestionnaires.organization_id} where ${inArray(vendorQuestionnaires.organization_id, organizationIds)} and ${vendorQuestionnaires.sent_by_user_id} = ${userId} and ${vendorQuestionnaires.answered_at} is null group by ${vendors.id}`;
+}
+
 /** When an ACCEPTED risk's acceptance comes due: its expiry, or (none recorded) the day the risk last changed. */
 const riskAcceptanceDue = sql`coalesce(${risks.accepted_until}, substr(${risks.updated_at}, 1, 10))`;
 
@@ -120,6 +131,7 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         or(eq(tasks.assignee_user_id, userId), owned(tasks.owner_id)),
       ),
     ),
+    questionnairePart(userId, organizationIds),
   ];
   if (personIds.length > 0) {
     const owner = sql`'OWNED'`;
@@ -267,7 +279,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, or a document version to ACKNOWLEDGE.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, a document version to ACKNOWLEDGE, or a vendor QUESTIONNAIRE you sent unanswered.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),
@@ -348,7 +360,7 @@ export const myWorkTool: Tool = defineTool({
   name: NAME,
   title: 'My work',
   description:
-    'Your work by due date: tasks assigned to you, reviews due, open items you own (as the person with your email) and notification deadlines of incidents you manage (with hours_left), with overdue flags.',
+    'Your work by due date: tasks assigned to you, reviews due, open items you own (as the person with your email), notification deadlines of incidents you manage (with hours_left) and vendor questionnaires you sent unanswered, with overdue flags.',
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   toolset: CORE_TOOLSET,

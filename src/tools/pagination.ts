@@ -259,3 +259,40 @@ export const pageShortenedSchema = z
   .describe(
     'Present when this page holds fewer than size records, to keep the result within about 20,000 tokens: next_cursor continues after them.',
   );
+
+/** One page of a small list kept in id order: its rows, the next cursor and the capped count of every match. */
+export interface IdPage<T> {
+  rows: T[];
+  next_cursor: string | null;
+  total_count: number;
+  total_count_capped: boolean;
+}
+
+/**
+ * A page of the list tool `list` in id order: `read` gets the rows after an id (null: from the start) up to a limit,
+ * `countUpTo` the matches up to a bound. The cursor carries the last id, checked as any list's cursor is.
+ */
+export async function pageById<T extends { id: string }>(options: {
+  list: string;
+  size: number;
+  cursor: string | undefined;
+  read: (afterId: string | null, limit: number) => Promise<T[]>;
+  countUpTo: (bound: number) => Promise<number>;
+}): Promise<IdPage<T>> {
+  const { list, size } = options;
+  const after = options.cursor ? decodeCursor(options.cursor, list, 'id', 'ASC').i : null;
+  const [rows, matches] = await Promise.all([
+    options.read(after, size + 1),
+    options.countUpTo(TOTAL_COUNT_CAP + 1),
+  ]);
+  const shown = rows.slice(0, size);
+  const last = shown.at(-1);
+  const counted = cappedCount(matches, TOTAL_COUNT_CAP);
+  return {
+    rows: shown,
+    next_cursor:
+      rows.length > size && last ? encodeCursor({ l: list, f: 'id', d: 'ASC', v: null, i: last.id }) : null,
+    total_count: counted.total,
+    total_count_capped: counted.capped,
+  };
+}

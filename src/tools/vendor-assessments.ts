@@ -106,6 +106,7 @@ export const vendorAssessmentSpec: RegisterSpec = {
     list: 'Of one vendor: filter.vendor_id; running out: filter.expires_before.',
     get: 'With its vendor, assessor, result, tier decided, expiry, summary and evidence.',
     add: "Kept as history, never overwritten; set the vendor's tier with updateVendor if it changed.",
+    delete: 'Remove one recorded against the wrong vendor.',
     update:
       'Change its summary (conditions, follow-ups); the rest is fixed: record a new assessment for a new review.',
   },

@@ -1,8 +1,8 @@
 // Vendors: third parties that process the organization's data, with their security documents.
 
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { vendorRisks, vendors } from '../db/schema.ts';
+import { vendorQuestionnaires, vendorRisks, vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, dateSchema, httpUrl, shortText } from './fields.ts';
@@ -162,8 +162,14 @@ export const vendorSpec: RegisterSpec = {
   },
   review: REVIEW_CYCLES.vendor,
   prepare: (next) => checkContract(next),
+  // Its questionnaires go with it: their contact's address and answers are about this vendor only.
+  afterDelete: (ctx, id, gone) => [
+    ctx.db.delete(vendorQuestionnaires).where(and(eq(vendorQuestionnaires.vendor_id, id), gone)),
+  ],
   hints: {
     list: 'Due for assessment: filter.assessment_due_before (e.g. today).',
+    delete: 'the questionnaires sent to it go with it',
+    get: 'Everything about one vendor: category, tier, owners, certifications and its security documents.',
   },
   example: {
     organization_id: 'org_...',

@@ -25,6 +25,7 @@ import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { organizationSettingsRoutes } from './organizations/settings.tsx';
 import { acknowledgementRoutes } from './public/acknowledgements.tsx';
+import { questionnaireRoutes } from './public/questionnaires.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
 import { documentRoutes } from './registers/document-details.tsx';
@@ -35,6 +36,7 @@ import { clearSessionCookie, loadSession } from './sessions.ts';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
 import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
+import { vendorQuestionnairesOf } from './vendors/questionnaires.tsx';
 import { webhookRoutes } from './webhooks/routes.tsx';
 
 export type { WebDeps } from './context.ts';
@@ -171,6 +173,7 @@ export function createWebRoutes(deps: WebDeps) {
     accountRoutes(deps),
     linkRoutes(deps),
     acknowledgementRoutes(deps),
+    questionnaireRoutes(deps),
     invitationRoutes(deps),
     tokenRoutes(deps),
     notificationRoutes(deps),
@@ -186,7 +189,11 @@ export function createWebRoutes(deps: WebDeps) {
     documentRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
-    registerPageRoutes(deps, { framework: frameworkDetailsOf, audit: auditChecklistOf }),
+    registerPageRoutes(deps, {
+      framework: frameworkDetailsOf,
+      audit: auditChecklistOf,
+      vendor: vendorQuestionnairesOf,
+    }),
     myWorkRoutes(deps),
   ])
     web.route('/', pages);

@@ -22,6 +22,7 @@ const REASON_LABELS: Record<string, string> = {
   TEST: 'Control test due',
   DEADLINE: 'Notification deadline',
   ACKNOWLEDGE: 'To acknowledge',
+  QUESTIONNAIRE: 'Questionnaire unanswered',
 };
 
 const PAGE_SIZE = 50;

@@ -1,7 +1,15 @@
 // The public acknowledgement page in Chromium, without an account: the demo's pending person opens their link, reads
 // the policy and accepts it (recorded as LINK); a tampered link shows a clear page and no data. Screenshot at 390 px.
 import { describe, expect, it } from 'vitest';
-import { callTool, generateToken, screenshot, signIn, start, stopAfterEach } from './helpers.ts';
+import {
+  callTool,
+  generateToken,
+  phoneScreenshot,
+  screenshot,
+  signIn,
+  start,
+  stopAfterEach,
+} from './helpers.ts';
 
 stopAfterEach();
 
@@ -34,6 +42,7 @@ describe('the acknowledgement link page', () => {
     const wider = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(wider).toBe(0);
     await screenshot(page, 'ack-form-390');
+    await phoneScreenshot(page, 'acknowledgement-phone');
     await page.getByRole('button', { name: 'I have read and accept' }).click();
     await page.waitForLoadState();
     expect(await page.locator('h1').textContent()).toBe('Thank you');

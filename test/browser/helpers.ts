@@ -151,6 +151,13 @@ export async function screenshotPdf(page: Page, pdf: Buffer, name: string): Prom
   return text;
 }
 
+/** A full-page screenshot at test-results/<name>.png, beside the folder of the others: the phone views reviewers open. */
+export async function phoneScreenshot(page: Page, name: string): Promise<void> {
+  const folder = dirname(SCREENSHOTS);
+  mkdirSync(folder, { recursive: true });
+  await page.screenshot({ path: join(folder, `${name}.png`), fullPage: true });
+}
+
 export async function signUp(page: Page, url: string, email: string, organization?: string): Promise<void> {
   await page.goto(`${url}/signup`);
   await page.getByLabel('Your name').fill('Ada Lovelace');

@@ -1,7 +1,8 @@
 // Valid arguments for every tool and one record of every kind, generated from the tool map's specs, over HTTP.
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
+import { STARTER_QUESTIONS } from '../../src/tools/questionnaires/starter-template.ts';
 import type { RegisterKind, RegisterSpec } from '../../src/tools/registers/spec.ts';
-import { type Fetcher, ok } from './host.ts';
+import { BASE, type Fetcher, ok, send } from './host.ts';
 
 export type RecordIds = Record<RegisterKind, string>;
 
@@ -218,6 +219,76 @@ async function callerPerson(
   );
 }
 
+/** A starter questionnaire template of the organization's own (added for each sample that needs one). */
+async function questionnaireTemplate(host: Fetcher, token: string, organizationId: string): Promise<string> {
+  const added = await ok(host, token, 'addStarterQuestionnaireTemplate', { organization_id: organizationId });
+  return (added.questionnaire_template as { id: string }).id;
+}
+
+/** sendVendorQuestionnaire's arguments: the seeded vendor, a template of its own, due in a week (the clock is real). */
+async function questionnaireToSend(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<Record<string, unknown>> {
+  return {
+    vendor_id: ids.vendor,
+    template_id: await questionnaireTemplate(host, token, organizationId),
+    contact_name: 'Sample contact',
+    contact_email: 'contact@vendor.example',
+    due_date: new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10),
+  };
+}
+
+/** A questionnaire sent to the seeded vendor: its id and link path. */
+async function questionnaireSent(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<{ id: string; link_path: string }> {
+  const sent = await ok(
+    host,
+    token,
+    'sendVendorQuestionnaire',
+    await questionnaireToSend(host, token, organizationId, ids),
+  );
+  return { id: (sent.vendor_questionnaire as { id: string }).id, link_path: String(sent.link_path) };
+}
+
+/**
+ * A questionnaire answered on its public page as the vendor's contact answers it (a page read for the form's token and
+ * cookie, then a same-origin post): YES, the first option, a sentence. Its id.
+ */
+async function questionnaireAnswered(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<string> {
+  const { id, link_path } = await questionnaireSent(host, token, organizationId, ids);
+  const page = await send(host, link_path);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const cookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
+  const form = new URLSearchParams({ _csrf: csrf });
+  for (const question of STARTER_QUESTIONS)
+    form.set(
+      `answer_${question.key}`,
+      question.answer_type === 'YES_NO' ? 'YES' : (question.options[0] ?? 'Answered by the contract.'),
+    );
+  const answered = await send(host, link_path, {
+    method: 'POST',
+    headers: { origin: BASE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+  if (answered.status !== 200) throw new Error(`The questionnaire page answered ${answered.status}`);
+  return id;
+}
+
 /** A framework whose every requirement has a justification, for publishing its statement of applicability. */
 async function justifiedFramework(host: Fetcher, token: string, organizationId: string): Promise<string> {
   const framework = await ok(host, token, 'addFramework', {
@@ -306,6 +377,47 @@ export async function sampleArguments(
       csv: 'Name,Category\nSample vendor,cloud provider\n',
       dry_run: true,
     };
+  if (toolName === 'listQuestionnaireTemplates') return { organization_id: organizationId };
+  if (toolName === 'getQuestionnaireTemplate')
+    return { id: await questionnaireTemplate(host, token, organizationId) };
+  if (toolName === 'addStarterQuestionnaireTemplate') return { organization_id: organizationId };
+  if (toolName === 'addQuestionnaireTemplate')
+    return {
+      organization_id: organizationId,
+      name: 'Contract questionnaire',
+      questions: [
+        // Every property given: a strict-mode call (test/core/functions.test.ts) names all of an item's.
+        {
+          key: 'mfa',
+          topic: 'Access control',
+          text: 'Is a second factor required?',
+          answer_type: 'YES_NO',
+          options: [],
+          acceptable: ['YES'],
+          weight: 1,
+        },
+        {
+          key: 'notice',
+          topic: 'Incident response',
+          text: 'How soon would you tell us?',
+          answer_type: 'CHOICE',
+          options: ['A day', 'A week'],
+          acceptable: ['A day'],
+          weight: 2,
+        },
+      ],
+    };
+  if (toolName === 'updateQuestionnaireTemplate')
+    return { id: await questionnaireTemplate(host, token, organizationId), name: 'Renamed by the contract' };
+  if (toolName === 'sendVendorQuestionnaire') return questionnaireToSend(host, token, organizationId, ids);
+  if (toolName === 'listVendorQuestionnaires')
+    return { organization_id: organizationId, filter: { vendor_id: ids.vendor, status: 'PENDING' } };
+  if (toolName === 'getQuestionnaireAnswers')
+    return { id: await questionnaireAnswered(host, token, organizationId, ids) };
+  if (toolName === 'remindQuestionnaire')
+    return { id: (await questionnaireSent(host, token, organizationId, ids)).id };
+  if (toolName === 'draftVendorAssessment')
+    return { questionnaire_id: await questionnaireAnswered(host, token, organizationId, ids) };
   if (toolName === 'listDocumentVersions') return { document_id: ids.document };
   if (toolName === 'getDocumentInForce') return { document_id: ids.document, on: '2026-06-30' };
   if (toolName === 'approveDocument')
@@ -585,6 +697,60 @@ export function answerMismatches(
     if (!document.source) problems.push('document.source: not generated');
     if (!version.file_id?.startsWith('fil_')) problems.push('version.file_id: no PDF');
     if (!version.data_file_id?.startsWith('fil_')) problems.push('version.data_file_id: no JSON copy');
+    return problems;
+  }
+  if (toolName.endsWith('QuestionnaireTemplate') || toolName === 'listQuestionnaireTemplates') {
+    const templates =
+      toolName === 'listQuestionnaireTemplates'
+        ? (answer.questionnaire_templates as { organization_id: string }[])
+        : [answer.questionnaire_template as { organization_id: string }];
+    for (const template of templates)
+      expectEqual('organization_id', template.organization_id, organizationId);
+    const template = answer.questionnaire_template as
+      | { id: string; name: string; questions: { key: string; weight: number }[] }
+      | undefined;
+    if (toolName === 'addQuestionnaireTemplate')
+      expectEqual(
+        'questions',
+        template?.questions.map((question) => [question.key, question.weight]),
+        [
+          ['mfa', 1],
+          ['notice', 2],
+        ],
+      );
+    if (toolName === 'getQuestionnaireTemplate' || toolName === 'addStarterQuestionnaireTemplate')
+      expectEqual('questions', template?.questions.length, STARTER_QUESTIONS.length);
+    if (toolName === 'updateQuestionnaireTemplate')
+      expectEqual('template', [template?.id, template?.name], [args.id, 'Renamed by the contract']);
+    return problems;
+  }
+  if (toolName === 'listVendorQuestionnaires') {
+    const rows = answer.vendor_questionnaires as { vendor_id: string; status: string }[];
+    for (const row of rows)
+      expectEqual('questionnaire', [row.vendor_id, row.status], [ids.vendor, 'PENDING']);
+    return problems;
+  }
+  // The contract's answers are all acceptable: every weight earned.
+  if (toolName === 'getQuestionnaireAnswers') {
+    const questionnaire = answer.vendor_questionnaire as { status: string; score: number; vendor_id: string };
+    expectEqual(
+      'questionnaire',
+      [questionnaire.status, questionnaire.score, questionnaire.vendor_id],
+      ['ANSWERED', 100, ids.vendor],
+    );
+    return problems;
+  }
+  if (toolName === 'draftVendorAssessment') {
+    const proposed = answer.proposed as { result: string; vendor_id: string };
+    expectEqual(
+      'proposal',
+      [proposed.result, proposed.vendor_id, answer.score],
+      ['APPROVED', ids.vendor, 100],
+    );
+    return problems;
+  }
+  if (toolName === 'sendVendorQuestionnaire' || toolName === 'remindQuestionnaire') {
+    if (!/^\/q\/[A-Za-z0-9_-]{43}$/.test(String(answer.link_path))) problems.push('link_path: no /q/ link');
     return problems;
   }
   if (toolName === 'requestAcknowledgements') {

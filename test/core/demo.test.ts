@@ -202,4 +202,25 @@ describe('demo assurance records', () => {
       ['APPROVED_WITH_CONDITIONS', '2027-02-08'],
     ]);
   });
+
+  it('sent the starter questionnaire to two vendors: one answered with a score of 93, one pending', async () => {
+    const listed = await ok<{ vendor_questionnaires: Row[] }>(
+      runtime,
+      demo.token,
+      'listVendorQuestionnaires',
+      {
+        organization_id: demo.organization_id,
+      },
+    );
+    const rows = listed.vendor_questionnaires.map((row) => [
+      row.vendor_name,
+      row.status,
+      row.score,
+      row.due_date,
+    ]);
+    expect(rows.sort()).toEqual([
+      ['Amazon Web Services', 'ANSWERED', 93, '2026-03-24'],
+      ['Slack', 'PENDING', null, '2026-03-24'],
+    ]);
+  });
 });

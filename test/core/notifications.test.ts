@@ -25,6 +25,7 @@ import {
   ok,
   type TestRuntime,
 } from '../helpers.ts';
+import { csrfOf, WebClient } from '../web/web-client.ts';
 
 // ---- helpers: a loopback SMTP server, a clock, a world ----------------------------------------------------------
 
@@ -421,6 +422,44 @@ describe('due and overdue items', () => {
     await run();
     // The change to DONE is not alice's to hear about (she owns nothing), and a done task is no longer due.
     expect(mailsTo(alice)).toHaveLength(sent);
+  });
+
+  it('tells the sender of a vendor questionnaire it is due, and nothing more once the vendor answered', async () => {
+    const vendor = await ok<{ vendor: { id: string } }>(runtime, token, 'addVendor', {
+      organization_id: org,
+      name: 'Cloudy Storage',
+    });
+    const template = await ok<{ questionnaire_template: { id: string } }>(
+      runtime,
+      token,
+      'addQuestionnaireTemplate',
+      {
+        organization_id: org,
+        name: 'Short',
+        questions: [
+          { key: 'mfa', topic: 'Access', text: 'Is a second factor required?', answer_type: 'YES_NO' },
+        ],
+      },
+    );
+    const sent = await ok<{ link_path: string }>(runtime, token, 'sendVendorQuestionnaire', {
+      vendor_id: vendor.vendor.id,
+      template_id: template.questionnaire_template.id,
+      contact_name: 'Vera Vendor',
+      contact_email: 'vera@cloudy.example',
+      due_date: '2026-05-06',
+    });
+    advance(SETTLE_MS + 1000);
+    await run();
+    const due = 'The vendor "Cloudy Storage (questionnaire unanswered)" is due on 2026-05-06';
+    expect(subjectsTo(owner).filter((subject) => subject.includes('questionnaire'))).toEqual([due]);
+    const web = new WebClient(runtime);
+    const page = await web.get(sent.link_path);
+    expect((await web.post(sent.link_path, { _csrf: csrfOf(page.html), answer_mfa: 'YES' })).status).toBe(
+      200,
+    );
+    advance(3 * 86_400_000); // 2026-05-07: it would be overdue, but it was answered
+    await run();
+    expect(subjectsTo(owner).filter((subject) => subject.includes('questionnaire'))).toEqual([due]);
   });
 
   it('reads due sources other kinds register, and tells the assignee account', async () => {

@@ -83,6 +83,8 @@ describe('toolsets as data', () => {
       catalogs: 6,
       // With gatherManagementReviewInputs.
       management_reviews: 6,
+      // Templates (5) and questionnaires sent (5).
+      vendor_questionnaires: 10,
     });
   });
 });

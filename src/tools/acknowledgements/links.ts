@@ -11,6 +11,11 @@ export const ACK_LINK_PREFIX = '/ack/';
 /** A secret's shape: anything else is unknown without a database read. */
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
+/** Whether `secret` has the shape newLinkSecret makes (a public link's path part); any other is refused unread. */
+export function isLinkSecretShape(secret: string): boolean {
+  return SECRET_PATTERN.test(secret);
+}
+
 export function ackLinkPath(secret: string): string {
   return `${ACK_LINK_PREFIX}${secret}`;
 }
@@ -40,7 +45,7 @@ export async function findAckLink(
   secret: string,
   now: Date,
 ): Promise<{ grant: AckLinkGrant } | { refusal: PublicLinkRefusal }> {
-  if (!SECRET_PATTERN.test(secret)) return { refusal: 'unknown' };
+  if (!isLinkSecretShape(secret)) return { refusal: 'unknown' };
   const hash = await sha256Hex(secret);
   const [row] = await db
     .select({

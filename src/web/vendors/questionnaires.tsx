@@ -1,0 +1,81 @@
+// A vendor page's questionnaires: each one sent to the vendor, with its contact, due date, status and score (read by
+// listVendorQuestionnaires; sending, reminding and reading answers are tools).
+import { VENDOR_QUESTIONNAIRES } from '../../tools/index.ts';
+import { DataTable } from '../data-table.tsx';
+import { valueLabel } from '../labels.ts';
+import { Badge } from '../layout.tsx';
+import type { RecordSectionOf } from '../register-pages.ts';
+
+interface QuestionnaireRow {
+  id: string;
+  title: string;
+  contact_name: string;
+  contact_email: string;
+  due_date: string;
+  status: 'PENDING' | 'ANSWERED' | 'EXPIRED';
+  answered_at: string | null;
+  score: number | null;
+  created_at: string;
+}
+
+const TONE = { PENDING: 'warn', ANSWERED: 'ok', EXPIRED: 'bad' } as const;
+/** The questionnaires shown on a vendor's page, newest last (the list's id order); more are read by the tools. */
+const SHOWN = 50;
+
+export function VendorQuestionnaires(props: { items: QuestionnaireRow[]; more: boolean }) {
+  return (
+    <section aria-labelledby="questionnaires">
+      <h2 id="questionnaires">Security questionnaires</h2>
+      <DataTable
+        items={props.items}
+        empty="None sent yet. Send one with the sendVendorQuestionnaire tool; it returns a link to mail to the vendor."
+        caption={
+          props.more
+            ? `The first ${SHOWN} questionnaires sent to this vendor; listVendorQuestionnaires reads them all.`
+            : 'Questionnaires sent to this vendor; getQuestionnaireAnswers reads the answers.'
+        }
+        columns={[
+          { header: 'Questionnaire', cell: (item) => item.title },
+          {
+            header: 'Contact',
+            cell: (item) => (
+              <>
+                {item.contact_name}
+                <br />
+                <span class="small muted">{item.contact_email}</span>
+              </>
+            ),
+          },
+          { header: 'Sent', cell: (item) => item.created_at.slice(0, 10) },
+          { header: 'Due', cell: (item) => item.due_date },
+          {
+            header: 'Status',
+            cell: (item) => (
+              <>
+                <Badge tone={TONE[item.status]}>{valueLabel(item.status)}</Badge>
+                {item.answered_at && <span class="small muted"> {item.answered_at.slice(0, 10)}</span>}
+              </>
+            ),
+          },
+          { header: 'Score', class: 'num', cell: (item) => (item.score === null ? '' : String(item.score)) },
+        ]}
+      />
+    </section>
+  );
+}
+
+/** The section of a vendor's page, or nothing when the list cannot be read. */
+export const vendorQuestionnairesOf: RecordSectionOf = async (_c, calls, membership, id) => {
+  const outcome = await calls.read(VENDOR_QUESTIONNAIRES.list, {
+    organization_id: membership.organizationId,
+    filter: { vendor_id: id },
+    size: SHOWN,
+  });
+  if (!outcome.ok) return undefined;
+  return (
+    <VendorQuestionnaires
+      items={outcome.result.vendor_questionnaires as QuestionnaireRow[]}
+      more={outcome.result.next_cursor !== null}
+    />
+  );
+};
