@@ -1,8 +1,10 @@
 // The registries the notification engine reads: kinds with due dates ("due sources") and kinds with an assignee.
-import { and, eq, inArray, isNotNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import {
+  accessReviewEntries,
+  accessReviews,
   dataSubjectRequests,
   incidentDeadlines,
   measures,
@@ -235,6 +237,79 @@ registerDueSource(
     open: REQUEST_OPEN,
   }),
 );
+
+/**
+ * Access-review campaigns IN_PROGRESS whose due date comes (or passed): one item for the owner and one for each reviewer
+ * with entries still undecided (a person both is told once); completing the campaign ends it. The reviewers are read
+ * from the (campaign, decision) index of the entries of the campaigns due only.
+ */
+registerDueSource({
+  kind: 'access_review',
+  async query(ctx, organizationId, until) {
+    const campaigns = await ctx.db
+      .select({
+        id: accessReviews.id,
+        name: accessReviews.name,
+        due_on: accessReviews.due_on,
+        owner: accessReviews.owner_id,
+      })
+      .from(accessReviews)
+      .where(
+        and(
+          eq(accessReviews.organization_id, organizationId),
+          eq(accessReviews.status, 'IN_PROGRESS'),
+          isNotNull(accessReviews.due_on),
+          lte(accessReviews.due_on, until),
+        ),
+      );
+    if (campaigns.length === 0) return [];
+    const reviewers = await undecidedReviewers(
+      ctx.db,
+      campaigns.map((campaign) => campaign.id),
+    );
+    return campaigns.flatMap((campaign) => {
+      const people = new Set([
+        ...(campaign.owner ? [campaign.owner] : []),
+        ...(reviewers.get(campaign.id) ?? []),
+      ]);
+      return [...people].map((personId) => ({
+        kind: 'access_review',
+        id: campaign.id,
+        title: campaign.name,
+        due_date: String(campaign.due_on),
+        status: 'IN_PROGRESS',
+        done_status: 'COMPLETED',
+        owner_person_id: personId,
+        assignee_user_id: null,
+      }));
+    });
+  },
+});
+
+/** Per campaign, the reviewers (people) with entries not decided yet, in id order. */
+export async function undecidedReviewers(db: Db, campaignIds: string[]): Promise<Map<string, string[]>> {
+  const byCampaign = new Map<string, string[]>();
+  if (campaignIds.length === 0) return byCampaign;
+  const rows = await db
+    .selectDistinct({
+      campaign: accessReviewEntries.access_review_id,
+      reviewer: accessReviewEntries.reviewer_id,
+    })
+    .from(accessReviewEntries)
+    .where(
+      and(
+        inArray(accessReviewEntries.access_review_id, campaignIds),
+        isNull(accessReviewEntries.decision),
+        isNotNull(accessReviewEntries.reviewer_id),
+      ),
+    )
+    .orderBy(accessReviewEntries.access_review_id, accessReviewEntries.reviewer_id);
+  for (const row of rows) {
+    if (row.reviewer === null) continue;
+    byCampaign.set(row.campaign, [...(byCampaign.get(row.campaign) ?? []), row.reviewer]);
+  }
+  return byCampaign;
+}
 
 /** A clock's name in a title: "GDPR authority notification", "NIS2 early warning", "DORA final report". */
 function clockName(regime: string, stage: string): string {

@@ -1,5 +1,5 @@
-// The scheduled webhook events: `task.due`, `review.due`, `evidence.expiring`, `incident.deadline` and
-// `data_subject_request.due`, found by a scan that runs with the notifications (Node's timer, the Worker's Cron
+// The scheduled webhook events: `task.due`, `review.due`, `evidence.expiring`, `incident.deadline`,
+// `data_subject_request.due` and `access_review.due`, found by a scan that runs with the notifications (Node's timer, the Worker's Cron
 // Trigger, `compliance-mcp notify`). Each event is put in the outbox once per record and date (an incident's: per
 // regime, stage and deadline) (webhook_scheduled_events), in the batch that records it, so overlapping scans never
 // send it twice; a new date (a task moved, a review done, evidence renewed, a deadline recomputed) is a new event.
@@ -8,6 +8,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import {
+  accessReviews,
   dataSubjectRequests,
   evidence,
   incidentDeadlines,
@@ -15,6 +16,7 @@ import {
   webhookEndpoints,
   webhookScheduledEvents,
 } from '../db/schema.ts';
+import { undecidedReviewers } from '../notify/sources.ts';
 import { supersededBy } from '../tools/evidence.ts';
 import { openDeadlines, refreshClocks } from '../tools/incidents/clock-store.ts';
 import { addDays, dueState } from '../tools/overdue.ts';
@@ -33,12 +35,14 @@ export const SCHEDULED_LEAD_DAYS: Record<ScheduledEventType, number> = {
   'evidence.expiring': 30,
   'incident.deadline': 1,
   'data_subject_request.due': 7,
+  'access_review.due': 7,
 };
 
 /**
  * Events recorded per scan (and records read per kind): what is left is found by the next scan, every 10 minutes on
- * both hosts. A scan costs 12 reads (the listening organizations, tasks, 7 review cycles, evidence, requests, incident
- * clocks), the incidents' clock refresh (3 at most) and at most 2 batches: 17 subrequests of the Worker's budget.
+ * both hosts. A scan costs 14 reads (the listening organizations, tasks, 7 review cycles, evidence, requests, access
+ * reviews and their reviewers, incident clocks), the incidents' clock refresh (3 at most) and at most 2 batches: 19
+ * subrequests of the Worker's budget.
  */
 export const SCHEDULED_SCAN_LIMIT = 200;
 
@@ -230,6 +234,49 @@ async function dueRequests(db: Db, organizationIds: string[], today: string): Pr
 }
 
 /**
+ * Access-review campaigns IN_PROGRESS due within the lead days or overdue, read through the (organization, status,
+ * due_on) index, with the reviewers who still have entries to decide.
+ */
+async function dueAccessReviews(db: Db, organizationIds: string[], today: string): Promise<Found[]> {
+  const rows = await db
+    .select({
+      id: accessReviews.id,
+      organization_id: accessReviews.organization_id,
+      name: accessReviews.name,
+      due_on: accessReviews.due_on,
+      status: accessReviews.status,
+      owner_id: accessReviews.owner_id,
+    })
+    .from(accessReviews)
+    .where(
+      and(
+        inArray(accessReviews.organization_id, organizationIds),
+        eq(accessReviews.status, 'IN_PROGRESS'),
+        lte(accessReviews.due_on, addDays(today, SCHEDULED_LEAD_DAYS['access_review.due'])),
+        notYetSent('access_review.due', accessReviews, accessReviews.due_on),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  const reviewers = await undecidedReviewers(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map(({ organization_id, ...row }) => ({
+    type: 'access_review.due',
+    organizationId: organization_id,
+    id: row.id,
+    date: String(row.due_on),
+    data: {
+      organization_id,
+      kind: 'access_review',
+      ...row,
+      undecided_reviewer_ids: reviewers.get(row.id) ?? [],
+      overdue: dueState(row.due_on, today) === 'overdue',
+    },
+  }));
+}
+
+/**
  * Incidents' notification clocks still open (no notice recorded) whose deadline is within 24 hours or passed, and
  * those due "without undue delay": one event per incident, regime, stage and deadline. The clocks are refreshed
  * first; they are read from the open clocks' index.
@@ -299,6 +346,7 @@ export async function enqueueScheduledEvents(db: Db, now: Date): Promise<number>
     ).flat(),
     ...(await expiringEvidence(db, organizationIds, today)),
     ...(await dueRequests(db, organizationIds, today)),
+    ...(await dueAccessReviews(db, organizationIds, today)),
     ...(await incidentDeadlineEvents(db, organizationIds, now)),
   ].slice(0, SCHEDULED_SCAN_LIMIT);
   const at = now.toISOString();

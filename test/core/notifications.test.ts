@@ -397,6 +397,76 @@ describe('due and overdue items', () => {
     expect(subjectsTo(alice)).toEqual([]);
   });
 
+  it('tells an access review’s owner and its reviewers with undecided entries it is due, then overdue; nothing once completed', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    await savePreferences(runtime.database.db, owner.userId, org, prefer, clock);
+    const ownerPerson = (
+      await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+        organization_id: org,
+        full_name: 'Olivia Owner',
+        email: owner.email,
+      })
+    ).person.id;
+    const campaign = (
+      await ok<{ access_review: { id: string } }>(runtime, token, 'addAccessReview', {
+        organization_id: org,
+        name: 'Q2 production access',
+        status: 'IN_PROGRESS',
+        due_on: '2026-05-08',
+        owner_id: ownerPerson,
+        reviewer_ids: [alicePerson, ownerPerson],
+      })
+    ).access_review.id;
+    const entry = async (account: string, reviewer: string) =>
+      (
+        await ok<{ access_review_entry: { id: string } }>(runtime, token, 'addAccessReviewEntry', {
+          organization_id: org,
+          access_review_id: campaign,
+          account,
+          system: 'Production',
+          reviewer_id: reviewer,
+        })
+      ).access_review_entry.id;
+    const aliceEntry = await entry('deploy@corp.example', alicePerson);
+    const ownerEntry = await entry('admin@corp.example', ownerPerson);
+    // A campaign still in DRAFT, and one of another day far ahead, tell nobody.
+    await ok(runtime, token, 'addAccessReview', {
+      organization_id: org,
+      name: 'Draft campaign',
+      due_on: '2026-05-05',
+      owner_id: alicePerson,
+    });
+    await ok(runtime, token, 'addAccessReview', {
+      organization_id: org,
+      name: 'Q3 campaign',
+      status: 'IN_PROGRESS',
+      due_on: '2026-08-01',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    const due = 'The access review "Q2 production access" is due on 2026-05-08';
+    expect(subjectsTo(alice)).toEqual([due]);
+    expect(subjectsTo(owner)).toEqual([due]);
+    // Alice decides hers: overdue, only the owner (also a reviewer with an undecided entry) hears it.
+    await ok(runtime, token, 'updateAccessReviewEntry', { id: aliceEntry, decision: 'KEEP' });
+    advance(5 * 86_400_000);
+    await run();
+    const overdue = 'The access review "Q2 production access" is overdue (due 2026-05-08)';
+    expect(subjectsTo(alice)).toEqual([due]);
+    expect(subjectsTo(owner)).toEqual([due, overdue]);
+    // Completed: nothing more.
+    await ok(runtime, token, 'updateAccessReviewEntry', { id: ownerEntry, decision: 'REVOKE' });
+    await ok(runtime, token, 'updateAccessReview', { id: campaign, status: 'COMPLETED' });
+    smtp.received.length = 0;
+    advance(86_400_000);
+    await run();
+    expect(subjectsTo(owner)).toEqual([]);
+    expect(subjectsTo(alice)).toEqual([]);
+  });
+
   it('tells a task’s assignee it was assigned, then that it is due, then overdue; nothing once done', async () => {
     const added = await ok<{ task: { id: string } }>(runtime, token, 'addTask', {
       organization_id: org,

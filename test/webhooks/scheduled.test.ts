@@ -387,6 +387,70 @@ describe('scheduled webhook events', () => {
     expect(receiver.received.filter((item) => item.type === 'incident.deadline')).toHaveLength(7);
   });
 
+  it('sends access_review.due once per campaign and date, naming the reviewers with entries still undecided', async () => {
+    const hook = await endpoint(['access_review.due']);
+    const base = { organization_id: org };
+    const person = async (full_name: string) =>
+      add('addPerson', 'person', { ...base, full_name, email: `${full_name.toLowerCase()}@corp.example` });
+    const olivia = await person('Olivia');
+    const rob = await person('Rob');
+    const sam = await person('Sam');
+    const campaign = await add('addAccessReview', 'access_review', {
+      ...base,
+      name: 'Q2 production access',
+      status: 'IN_PROGRESS',
+      due_on: '2026-06-05',
+      owner_id: olivia.id,
+      reviewer_ids: [rob.id, sam.id],
+    });
+    const entry = (reviewer: Row, account: string) =>
+      add('addAccessReviewEntry', 'access_review_entry', {
+        ...base,
+        access_review_id: campaign.id,
+        account,
+        system: 'Production',
+        reviewer_id: reviewer.id,
+      });
+    const samEntry = await entry(sam, 'a@corp.example');
+    await entry(rob, 'b@corp.example');
+    await add('updateAccessReviewEntry', 'access_review_entry', { id: samEntry.id, decision: 'KEEP' });
+    // Due later than the week ahead, a draft and a completed campaign send nothing.
+    await add('addAccessReview', 'access_review', {
+      ...base,
+      name: 'Later',
+      status: 'IN_PROGRESS',
+      due_on: '2026-06-30',
+    });
+    await add('addAccessReview', 'access_review', { ...base, name: 'Draft', due_on: '2026-06-11' });
+
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(1);
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(0);
+    expect(await payloads(hook.endpoint.id)).toEqual([
+      {
+        type: 'access_review.due',
+        timestamp: NOW.toISOString(),
+        data: {
+          organization_id: org,
+          kind: 'access_review',
+          id: campaign.id,
+          name: 'Q2 production access',
+          due_on: '2026-06-05',
+          status: 'IN_PROGRESS',
+          owner_id: olivia.id,
+          undecided_reviewer_ids: [rob.id],
+          overdue: true,
+        },
+      },
+    ]);
+    // A new due date is a new event.
+    await add('updateAccessReview', 'access_review', { id: campaign.id, due_on: '2026-06-12' });
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(1);
+    expect((await payloads(hook.endpoint.id)).map((payload) => (payload.data as Row).due_on)).toEqual([
+      '2026-06-05',
+      '2026-06-12',
+    ]);
+  });
+
   it('scans nothing in organizations whose endpoints did not choose a scheduled event', async () => {
     const hook = await endpoint(['risk.created']);
     await add('addTask', 'task', { organization_id: org, title: 'Due', due_on: '2026-06-11' });

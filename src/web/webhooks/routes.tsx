@@ -42,6 +42,7 @@ const CHOICES: readonly { value: string; label: string }[] = [
   { value: 'evidence.expiring', label: 'Evidence is expiring' },
   { value: 'incident.deadline', label: "An incident's notification deadline is within 24 hours or missed" },
   { value: 'data_subject_request.due', label: 'A data-subject request is due' },
+  { value: 'access_review.due', label: 'An access-review campaign is due' },
 ];
 const CHOICE_VALUES = new Set(CHOICES.map((choice) => choice.value));
 
