@@ -1,5 +1,5 @@
 // The registries the notification engine reads: kinds with due dates ("due sources") and kinds with an assignee.
-import { and, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import {
@@ -12,12 +12,14 @@ import {
   obligations,
   risks,
   tasks,
+  vendors,
 } from '../db/schema.ts';
 import { openDeadlines, refreshClocks } from '../tools/incidents/clock-store.ts';
 import { isOverdue } from '../tools/overdue.ts';
 import { REQUEST_ENDED, REQUEST_OPEN } from '../tools/privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
+import { VENDOR_ASSESSMENT_DUE, VENDOR_ENDED } from '../tools/vendors.ts';
 
 /** One thing that comes due: who owns it (a person) and who it is assigned to (an account), either may be null. */
 export interface DueItem {
@@ -32,6 +34,8 @@ export interface DueItem {
   assignee_user_id: string | null;
   /** The record's next review is what comes due (review cycles), not the record itself. */
   review?: true;
+  /** Which of the record's dates comes due when it has several (a vendor's `renewal`, its `assessment`): in the key. */
+  facet?: string;
   /** A deadline to the minute (an incident's notification clock), told with its local time and the hours left. */
   deadline?: DueDeadline;
 }
@@ -310,6 +314,55 @@ export async function undecidedReviewers(db: Db, campaignIds: string[]): Promise
   }
   return byCampaign;
 }
+
+/**
+ * A date of vendors not leaving (not OFFBOARDING or OFFBOARDED) that comes due, for each of its owners (business and
+ * security, a person both told once): its contract renewal (moving renewal_on ends it) or its assessment (a new one
+ * moves assessed_until; never assessed: due since the vendor was added).
+ */
+function vendorDueSource(
+  facet: 'renewal' | 'assessment',
+  due: SQL<string> | SQLiteColumn,
+  what: string,
+): DueSource {
+  return {
+    kind: `vendor_${facet}`,
+    async query(ctx, organizationId, until) {
+      const rows = await ctx.db
+        .select({
+          id: vendors.id,
+          name: vendors.name,
+          due_date: sql<string>`${due}`,
+          business: vendors.business_owner_id,
+          security: vendors.security_owner_id,
+        })
+        .from(vendors)
+        .where(
+          and(
+            eq(vendors.organization_id, organizationId),
+            sql`${due} <= ${until}`,
+            notInArray(vendors.status, [...VENDOR_ENDED]),
+          ),
+        );
+      return rows.flatMap((row) =>
+        [...new Set([row.business, row.security].filter((id) => id !== null))].map((personId) => ({
+          kind: 'vendor',
+          id: row.id,
+          title: `${row.name} (${what})`,
+          due_date: String(row.due_date),
+          status: facet === 'renewal' ? 'RENEWAL_DUE' : 'ASSESSMENT_DUE',
+          done_status: facet === 'renewal' ? 'RENEWED' : 'ASSESSED',
+          owner_person_id: personId,
+          assignee_user_id: null,
+          facet,
+        })),
+      );
+    },
+  };
+}
+
+registerDueSource(vendorDueSource('renewal', vendors.renewal_on, 'contract renewal'));
+registerDueSource(vendorDueSource('assessment', VENDOR_ASSESSMENT_DUE, 'assessment due'));
 
 /** A clock's name in a title: "GDPR authority notification", "NIS2 early warning", "DORA final report". */
 function clockName(regime: string, stage: string): string {

@@ -21,6 +21,7 @@ import {
   risks,
   tasks,
   users,
+  vendors,
 } from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
@@ -35,6 +36,7 @@ import { settingsFrom } from './settings.ts';
 import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
+import { VENDOR_ASSESSMENT_DUE, VENDOR_ENDED } from './vendors.ts';
 
 export const MY_WORK_REASONS = [
   'ASSIGNED',
@@ -44,6 +46,8 @@ export const MY_WORK_REASONS = [
   'ACCEPTANCE',
   'TEST',
   'ACKNOWLEDGE',
+  'RENEWAL',
+  'ASSESSMENT',
 ] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
@@ -199,6 +203,36 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
           sql`${measures.next_test_on} <= ${horizon} and ${measures.state} <> 'NOT_APPLICABLE'`,
         ),
       ),
+      // A vendor the caller owns (business or security owner) whose contract renews within the window, or passed it.
+      part(
+        'vendor',
+        vendors,
+        sql`'Contract renewal: ' || ${vendors.name}`,
+        vendors.renewal_on,
+        vendors.status,
+        sql`'RENEWAL'`,
+        and(
+          inOrgs(vendors.organization_id),
+          sql`${vendors.renewal_on} <= ${horizon}`,
+          notInArray(vendors.status, [...VENDOR_ENDED]),
+          or(owned(vendors.business_owner_id), owned(vendors.security_owner_id)),
+        ),
+      ),
+      // A vendor the caller owns whose assessment runs out within the window (or never assessed: due since added).
+      part(
+        'vendor',
+        vendors,
+        sql`'Vendor assessment due: ' || ${vendors.name}`,
+        VENDOR_ASSESSMENT_DUE,
+        vendors.status,
+        sql`'ASSESSMENT'`,
+        and(
+          inOrgs(vendors.organization_id),
+          sql`${VENDOR_ASSESSMENT_DUE} <= ${horizon}`,
+          notInArray(vendors.status, [...VENDOR_ENDED]),
+          or(owned(vendors.business_owner_id), owned(vendors.security_owner_id)),
+        ),
+      ),
       part(
         'continual_improvement',
         continualImprovements,
@@ -267,7 +301,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, or a document version to ACKNOWLEDGE.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, a document version to ACKNOWLEDGE, the contract RENEWAL or ASSESSMENT of a vendor you own due.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),

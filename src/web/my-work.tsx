@@ -22,6 +22,8 @@ const REASON_LABELS: Record<string, string> = {
   TEST: 'Control test due',
   DEADLINE: 'Notification deadline',
   ACKNOWLEDGE: 'To acknowledge',
+  RENEWAL: 'Contract renewal',
+  ASSESSMENT: 'Vendor assessment due',
 };
 
 const PAGE_SIZE = 50;

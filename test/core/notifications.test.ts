@@ -352,9 +352,11 @@ describe('due and overdue items', () => {
     advance(SETTLE_MS);
     await run();
     await run();
+    // The vendor was never assessed: its assessment is due since it was added.
     expect(subjectsTo(alice)).toEqual([
       'The review of the risk "Supplier outage" is overdue (due 2026-05-01)',
       'The review of the vendor "Acme Cloud" is due on 2026-05-06',
+      'The vendor "Acme Cloud (assessment due)" is due on 2026-05-04',
     ]);
     expect(mailsTo(alice).find((mail) => mail.subject?.includes('vendor'))?.text).toContain(
       'Next review: 2026-05-06',
@@ -464,6 +466,70 @@ describe('due and overdue items', () => {
     advance(86_400_000);
     await run();
     expect(subjectsTo(owner)).toEqual([]);
+    expect(subjectsTo(alice)).toEqual([]);
+  });
+
+  it('tells a vendor’s owners its contract renewal and its assessment due on the same day, each once, until renewed and assessed', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    const vendor = await ok<{ vendor: { id: string } }>(runtime, token, 'addVendor', {
+      organization_id: org,
+      name: 'Payroll Co',
+      category: 'FINANCE',
+      business_owner_id: alicePerson,
+      security_owner_id: alicePerson,
+      renewal_on: '2026-05-08',
+    });
+    await ok(runtime, token, 'addVendorAssessment', {
+      organization_id: org,
+      vendor_id: vendor.vendor.id,
+      assessor_id: alicePerson,
+      assessed_on: '2025-05-08',
+      result: 'APPROVED',
+      tier: 'HIGH',
+      expires_on: '2026-05-08',
+    });
+    // An offboarded vendor's dates are nobody's work.
+    await ok(runtime, token, 'addVendor', {
+      organization_id: org,
+      name: 'Gone Co',
+      category: 'OTHER',
+      business_owner_id: alicePerson,
+      status: 'OFFBOARDED',
+      renewal_on: '2026-05-05',
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    const due = [
+      'The vendor "Payroll Co (assessment due)" is due on 2026-05-08',
+      'The vendor "Payroll Co (contract renewal)" is due on 2026-05-08',
+    ];
+    expect(subjectsTo(alice)).toEqual(due);
+    expect(mailsTo(alice).find((mail) => mail.subject?.includes('renewal'))?.text).toContain(
+      'Status: RENEWAL_DUE',
+    );
+    // Past the day: overdue, each once; then assessed again and renewed a year on: nothing more.
+    advance(5 * 86_400_000);
+    await run();
+    await run();
+    const overdue = [
+      'The vendor "Payroll Co (assessment due)" is overdue (due 2026-05-08)',
+      'The vendor "Payroll Co (contract renewal)" is overdue (due 2026-05-08)',
+    ];
+    expect(subjectsTo(alice)).toEqual([...due, ...overdue].sort());
+    await ok(runtime, token, 'addVendorAssessment', {
+      organization_id: org,
+      vendor_id: vendor.vendor.id,
+      assessor_id: alicePerson,
+      result: 'APPROVED',
+      tier: 'HIGH',
+      expires_on: '2027-05-09',
+    });
+    await ok(runtime, token, 'updateVendor', { id: vendor.vendor.id, renewal_on: '2027-05-08' });
+    smtp.received.length = 0;
+    advance(86_400_000);
+    await run();
     expect(subjectsTo(alice)).toEqual([]);
   });
 

@@ -451,6 +451,76 @@ describe('scheduled webhook events', () => {
     ]);
   });
 
+  it('sends vendor.renewal_due and vendor.assessment_due 30 days ahead, once per vendor and date, never for one leaving', async () => {
+    const hook = await endpoint(['vendor.renewal_due', 'vendor.assessment_due']);
+    const base = { organization_id: org, category: 'OTHER' };
+    const assessor = await add('addPerson', 'person', {
+      organization_id: org,
+      full_name: 'Ada',
+      email: 'ada@corp.example',
+    });
+    const renewing = await add('addVendor', 'vendor', {
+      ...base,
+      name: 'Renews',
+      tier: 'HIGH',
+      renewal_on: '2026-07-05',
+    });
+    await add('addVendorAssessment', 'vendor_assessment', {
+      organization_id: org,
+      vendor_id: renewing.id,
+      assessor_id: assessor.id,
+      assessed_on: '2026-01-10',
+      result: 'APPROVED',
+      tier: 'HIGH',
+      expires_on: '2027-01-10',
+    });
+    const never = await add('addVendor', 'vendor', {
+      ...base,
+      name: 'Never assessed',
+      renewal_on: '2026-08-01',
+    });
+    await add('addVendor', 'vendor', {
+      ...base,
+      name: 'Leaving',
+      status: 'OFFBOARDING',
+      renewal_on: '2026-06-20',
+    });
+
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(2);
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(0);
+    const at = NOW.toISOString();
+    const event = (type: string, vendor: Row, fields: Row) => ({
+      type,
+      timestamp: at,
+      data: {
+        organization_id: org,
+        kind: 'vendor',
+        id: vendor.id,
+        name: vendor.name,
+        status: 'ACTIVE',
+        business_owner_id: null,
+        security_owner_id: null,
+        ...fields,
+      },
+    });
+    expect(await payloads(hook.endpoint.id)).toEqual([
+      event('vendor.assessment_due', never, {
+        tier: null,
+        renewal_on: '2026-08-01',
+        assessed_until: null,
+        due_on: '2026-06-10',
+        overdue: false,
+      }),
+      event('vendor.renewal_due', renewing, {
+        tier: 'HIGH',
+        renewal_on: '2026-07-05',
+        assessed_until: '2027-01-10',
+        due_on: '2026-07-05',
+        overdue: false,
+      }),
+    ]);
+  });
+
   it('scans nothing in organizations whose endpoints did not choose a scheduled event', async () => {
     const hook = await endpoint(['risk.created']);
     await add('addTask', 'task', { organization_id: org, title: 'Due', due_on: '2026-06-11' });
