@@ -1070,6 +1070,8 @@ export const documents = sqliteTable(
     approval_rule: text('approval_rule').notNull().default('ANY'),
     /** With QUORUM, how many approvers' approvals a version needs; null otherwise. */
     approvals_required: integer('approvals_required'),
+    /** The latest version is a major change: under the setting reacknowledge_on MAJOR_ONLY, publishing it asks again. */
+    major_change: integer('major_change', { mode: 'boolean' }).notNull().default(false),
     ...reviewColumns(),
     /** Random per update: the batch's relation and version statements run only if this update landed. */
     write_nonce: text('write_nonce'),

@@ -25,6 +25,7 @@ import {
 } from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
+import { acknowledgementDueAgain, latestAcknowledgement } from './acknowledgements/cycles.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
 import { refreshClocks } from './incidents/clock-store.ts';
 import { localStamp } from './incidents/clocks.ts';
@@ -103,6 +104,15 @@ function acknowledgementPart(personIds: string[], organizationIds: string[]): SQ
   return sql`select 'document' as kind, ${documents.id} as id, ${documents.organization_id} as organization_id, 'Acknowledge: ' || ${documents.title} || ' v' || ${acknowledgements.version_number} as title, 'ACKNOWLEDGE' as reason, min(${acknowledgementRequests.due_date}) as due_on, null as due_at, ${documents.status} as status from ${acknowledgements} join ${documents} on ${documents.id} = ${acknowledgements.document_id} join ${acknowledgementRequests} on ${acknowledgementRequests.id} = ${acknowledgements.request_id} where ${inArray(acknowledgements.person_id, personIds)} and ${inArray(acknowledgements.organization_id, organizationIds)} and ${acknowledgements.acknowledged_at} is null group by ${documents.id}, ${acknowledgements.version_number}`;
 }
 
+/**
+ * The documents in force the caller acknowledged over a year before the window's end (the yearly cycle): the latest
+ * acknowledgement of each, due again a year after it was given; a new request and acknowledgement end it.
+ */
+function acknowledgementAgainPart(personIds: string[], organizationIds: string[], horizon: string): SQL {
+  const due = acknowledgementDueAgain('a');
+  return sql`select 'document' as kind, ${documents.id} as id, ${documents.organization_id} as organization_id, 'Acknowledge again: ' || ${documents.title} || ' v' || a.version_number as title, 'ACKNOWLEDGE' as reason, ${due} as due_on, null as due_at, ${documents.status} as status from ${acknowledgements} a join ${documents} on ${documents.id} = a.document_id where ${inArray(sql`a.person_id`, personIds)} and ${inArray(sql`a.organization_id`, organizationIds)} and ${latestAcknowledgement('a')} and ${due} <= ${horizon} and ${documents.status} = 'PUBLISHED'`;
+}
+
 /** When an ACCEPTED risk's acceptance comes due: its expiry, or (none recorded) the day the risk last changed. */
 const riskAcceptanceDue = sql`coalesce(${risks.accepted_until}, substr(${risks.updated_at}, 1, 10))`;
 
@@ -163,6 +173,7 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
       ),
       incidentDeadlinePart(personIds, organizationIds),
       acknowledgementPart(personIds, organizationIds),
+      acknowledgementAgainPart(personIds, organizationIds, horizon),
       // A campaign in progress the caller runs, or with entries the caller still has to decide: its progress in the title.
       part(
         'access_review',

@@ -1,4 +1,5 @@
-// Work that comes due on a pinned clock, in myWork: vendors' contract renewals and assessments for their owners.
+// Work that comes due on a pinned clock: vendors' contract renewals and assessments for their owners in myWork, and the
+// acknowledgement cycles (a published version asks again under reacknowledge_on; a year-old acknowledgement is due).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   addMember,
@@ -14,6 +15,7 @@ import {
 type Row = Record<string, unknown>;
 
 const NOW = new Date('2026-06-10T08:00:00.000Z');
+let clock = NOW;
 
 let runtime: TestRuntime;
 let org: string;
@@ -25,15 +27,17 @@ let alicePerson: string;
 let bobPerson: string;
 
 beforeEach(async () => {
-  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' }, now: () => NOW });
+  clock = NOW;
+  runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' }, now: () => clock });
   const owner = await createActor(runtime, 'owner');
   const alice = await createActor(runtime, 'alice');
   const stranger = await createActor(runtime, 'stranger');
   org = await createOrg(runtime, owner, 'Due work');
   otherOrg = await createOrg(runtime, stranger, 'Other');
   await addMember(runtime, org, alice, 'EDITOR');
-  token = await createToken(runtime, owner);
-  aliceToken = await createToken(runtime, alice);
+  // Tokens that outlive the clock's jumps of a year.
+  token = await createToken(runtime, owner, { expiresAt: null });
+  aliceToken = await createToken(runtime, alice, { expiresAt: null });
   otherToken = await createToken(runtime, stranger);
   const person = async (full_name: string, email: string) =>
     String(
@@ -140,5 +144,130 @@ describe('vendors in myWork', () => {
     ]);
     const foreign = await callDirect(runtime, aliceToken, 'myWork', { organization_id: otherOrg });
     expect(foreign.status).toBe(404);
+  });
+});
+
+/** A document approved by Alice and published (version 1), with Alice and Bob asked to acknowledge it. */
+async function publishedDocument(title: string): Promise<string> {
+  const document = await add('addDocument', 'document', {
+    organization_id: org,
+    title,
+    content: 'Version 1.',
+    approver_ids: [alicePerson],
+  });
+  const id = String(document.id);
+  await publish(id);
+  await ok(runtime, token, 'requestAcknowledgements', {
+    document_id: id,
+    audience: 'PEOPLE',
+    person_ids: [alicePerson, bobPerson],
+  });
+  return id;
+}
+
+/** Reviews, approves (Alice) and publishes the document's latest version. */
+async function publish(id: string, extra: Row = {}): Promise<void> {
+  await ok(runtime, token, 'updateDocument', { id, status: 'IN_REVIEW' });
+  await ok(runtime, aliceToken, 'approveDocument', { id });
+  await ok(runtime, token, 'updateDocument', { id, status: 'PUBLISHED', ...extra });
+}
+
+/** The document's acknowledgements as `version person status`, sorted. */
+async function acknowledgementsOf(documentId: string, filter: Row = {}): Promise<string[]> {
+  const listed = await ok(runtime, token, 'listAcknowledgements', {
+    organization_id: org,
+    filter: { document_id: documentId, ...filter },
+    size: 100,
+  });
+  return (listed.acknowledgements as Row[])
+    .map((row) => `v${row.version} ${row.person_name} ${row.status}`)
+    .sort();
+}
+
+describe('acknowledgement cycles', () => {
+  it('asks again on publication only as the organization chose: NEVER by default, EVERY_VERSION, MAJOR_ONLY', async () => {
+    const id = await publishedDocument('Acceptable use policy');
+    await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: id });
+    // By default (NEVER) version 2 asks nobody.
+    await ok(runtime, token, 'updateDocument', { id, content: 'Version 2.' });
+    await publish(id);
+    expect(await acknowledgementsOf(id)).toEqual(['v1 Alice ACKNOWLEDGED', 'v1 Bob PENDING']);
+
+    // EVERY_VERSION: only who acknowledged an earlier version (Alice) is asked again, pending, in the publication's
+    // write, with a request and a history row.
+    await ok(runtime, token, 'updateOrganizationSettings', {
+      organization_id: org,
+      reacknowledge_on: 'EVERY_VERSION',
+    });
+    await ok(runtime, token, 'updateDocument', { id, content: 'Version 3.' });
+    await publish(id);
+    expect(await acknowledgementsOf(id)).toEqual([
+      'v1 Alice ACKNOWLEDGED',
+      'v1 Bob PENDING',
+      'v3 Alice PENDING',
+    ]);
+    const history = await ok(runtime, token, 'listChanges', {
+      organization_id: org,
+      filter: { record_id: id },
+      size: 100,
+    });
+    const asked = (history.changes as Row[]).find(
+      (change) => (change.after as Row | null)?.reacknowledge === true,
+    );
+    expect(asked?.after).toMatchObject({ version: 3, audience: 'PEOPLE' });
+    const work = await ok(runtime, aliceToken, 'myWork', { organization_id: org });
+    expect((work.items as Row[]).map((item) => item.title)).toContain(
+      'Acknowledge: Acceptable use policy v3',
+    );
+    await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: id });
+
+    // MAJOR_ONLY: a minor version asks nobody; one published with major_change asks again, and the next version starts
+    // minor.
+    await ok(runtime, token, 'updateOrganizationSettings', {
+      organization_id: org,
+      reacknowledge_on: 'MAJOR_ONLY',
+    });
+    await ok(runtime, token, 'updateDocument', { id, content: 'Version 4.' });
+    await publish(id);
+    expect((await acknowledgementsOf(id)).filter((row) => row.startsWith('v4'))).toEqual([]);
+    await ok(runtime, token, 'updateDocument', { id, content: 'Version 5.', major_change: true });
+    await publish(id);
+    expect((await acknowledgementsOf(id)).filter((row) => row.startsWith('v5'))).toEqual([
+      'v5 Alice PENDING',
+    ]);
+    await ok(runtime, token, 'updateDocument', { id, content: 'Version 6.' });
+    const document = await ok(runtime, token, 'getDocument', { id });
+    expect(document.document).toMatchObject({ version: 6, major_change: false });
+  });
+
+  it('makes an acknowledgement over a year old EXPIRED, due again in myWork, until asked and acknowledged again', async () => {
+    const id = await publishedDocument('Code of conduct');
+    await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: id });
+    expect(await acknowledgementsOf(id, { status: 'EXPIRED' })).toEqual([]);
+    // 11 months on: due within the 30-day window on 2027-06-10, not yet expired.
+    clock = new Date('2027-05-20T08:00:00.000Z');
+    expect(await workOf('document')).toEqual([
+      'ACKNOWLEDGE Acknowledge again: Code of conduct v1 2027-06-10 false',
+    ]);
+    expect(await acknowledgementsOf(id)).toEqual(['v1 Alice ACKNOWLEDGED', 'v1 Bob PENDING']);
+    // A year and a day on: expired, overdue.
+    clock = new Date('2027-06-11T08:00:00.000Z');
+    expect(await acknowledgementsOf(id)).toEqual(['v1 Alice EXPIRED', 'v1 Bob PENDING']);
+    expect(await acknowledgementsOf(id, { status: 'EXPIRED' })).toEqual(['v1 Alice EXPIRED']);
+    expect(await acknowledgementsOf(id, { status: 'ACKNOWLEDGED' })).toEqual([]);
+    expect(await workOf('document')).toEqual([
+      'ACKNOWLEDGE Acknowledge again: Code of conduct v1 2027-06-10 true',
+    ]);
+    // Asked again (the request skips Bob, still pending) and acknowledged: the old one is no longer due.
+    const asked = await ok(runtime, token, 'requestAcknowledgements', { document_id: id, audience: 'ALL' });
+    expect(asked.requested).toBe(1);
+    expect(await workOf('document')).toEqual(['ACKNOWLEDGE Acknowledge: Code of conduct v1 null false']);
+    await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: id });
+    expect(await workOf('document')).toEqual([]);
+    expect(await acknowledgementsOf(id)).toEqual([
+      'v1 Alice ACKNOWLEDGED',
+      'v1 Alice ACKNOWLEDGED',
+      'v1 Bob PENDING',
+    ]);
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE `documents` ADD `major_change` integer DEFAULT false NOT NULL;
