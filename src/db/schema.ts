@@ -1132,6 +1132,8 @@ export const acknowledgementRequests = sqliteTable(
     audience: text('audience').notNull(),
     due_date: text('due_date'),
     requested_by_user_id: text('requested_by_user_id'),
+    /** The evidence item written when every person it asked had acknowledged (for the document's requirements). */
+    evidence_id: text('evidence_id'),
     created_at: text('created_at').notNull(),
   },
   (t) => [index('acknowledgement_requests_org_document_idx').on(t.organization_id, t.document_id)],

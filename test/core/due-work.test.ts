@@ -270,4 +270,77 @@ describe('acknowledgement cycles', () => {
       'v1 Bob PENDING',
     ]);
   });
+
+  it('records a request every person of which acknowledged as evidence for the document’s requirements, once', async () => {
+    const framework = await add('addFramework', 'framework', {
+      organization_id: org,
+      name: 'ISO/IEC 27001',
+      version: '2022',
+    });
+    const requirement = await add('addRequirement', 'requirement', {
+      organization_id: org,
+      framework_id: framework.id,
+      reference: 'A.5.1',
+      title: 'Policies for information security',
+    });
+    const document = await add('addDocument', 'document', {
+      organization_id: org,
+      title: 'Information security policy',
+      content: 'Version 1.',
+      approver_ids: [alicePerson],
+      requirement_ids: [requirement.id],
+    });
+    const id = String(document.id);
+    await publish(id);
+    // Two requests: one of Alice and Bob (Bob never acknowledges), one of Alice alone.
+    const both = await ok(runtime, token, 'requestAcknowledgements', {
+      document_id: id,
+      audience: 'PEOPLE',
+      person_ids: [alicePerson, bobPerson],
+    });
+    const evidenceOf = async () =>
+      (
+        (
+          await ok(runtime, token, 'listEvidence', {
+            organization_id: org,
+            filter: { record_id: requirement.id },
+          })
+        ).evidence as Row[]
+      ).map((item) => [item.title, item.collected_on, item.valid_until]);
+    await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: id });
+    expect(await evidenceOf()).toEqual([]);
+    // Alice acknowledged v1 today: a new request of her alone skips her; one a year later asks her again.
+    clock = new Date('2027-06-11T08:00:00.000Z');
+    const alone = await ok(runtime, token, 'requestAcknowledgements', {
+      document_id: id,
+      audience: 'PEOPLE',
+      person_ids: [alicePerson],
+    });
+    expect(alone.requested).toBe(1);
+    await ok(runtime, aliceToken, 'acknowledgeDocument', { document_id: id });
+    expect(await evidenceOf()).toEqual([
+      ['Acknowledgements complete: Information security policy v1', '2027-06-11', '2028-06-10'],
+    ]);
+    const evidence = (
+      (
+        await ok(runtime, token, 'listEvidence', {
+          organization_id: org,
+          filter: { record_id: requirement.id },
+        })
+      ).evidence as Row[]
+    )[0] as Row;
+    expect(String(evidence.description)).toContain(
+      `acknowledgement request ${String((alone.request as Row).id)} (1) acknowledged version 1 of document ${id}`,
+    );
+    const history = await ok(runtime, token, 'listChanges', {
+      organization_id: org,
+      filter: { record_id: evidence.id },
+    });
+    expect((history.changes as Row[]).map((change) => [change.action, change.tool])).toEqual([
+      ['add', 'acknowledgeDocument'],
+    ]);
+    // The request of Alice and Bob is still waiting for Bob: no evidence for it.
+    expect((both.request as Row).id).not.toBe((alone.request as Row).id);
+    expect(await evidenceOf()).toHaveLength(1);
+  });
 });

@@ -1,10 +1,19 @@
 // Acknowledgement cycles: a published version asks again who acknowledged an earlier one (the organization's
 // reacknowledge_on setting), and an acknowledgement more than a year old comes due again (the yearly cycle).
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
-import { acknowledgementRequests, acknowledgements, organizations, people } from '../../db/schema.ts';
+import {
+  acknowledgementRequests,
+  acknowledgements,
+  documentRequirements,
+  evidence,
+  evidenceRecords,
+  organizations,
+  people,
+} from '../../db/schema.ts';
 import { newId } from '../../ids.ts';
 import { changeWhere } from '../changes.ts';
+import { addDays } from '../overdue.ts';
 import type { ToolContext } from '../types.ts';
 
 /** An acknowledgement older than this many days is due again (the yearly cycle). */
@@ -72,4 +81,77 @@ export function reacknowledgeOnPublish(
       requestLanded,
     ),
   ];
+}
+
+/**
+ * The statements that, run in the batch that acknowledges the caller's pending rows of a document version (after that
+ * update), record each request those rows belong to as evidence once no one it asked is pending any more: an evidence
+ * item "Acknowledgements complete: <title> v<N>" (collected today, valid a year: the yearly cycle), linked to every
+ * requirement the document covers (its requirement_ids), recorded as the request's evidence_id, with its history row.
+ * A request is recorded once (evidence_id set); one still waiting for someone writes nothing.
+ */
+export async function completionEvidence(
+  ctx: ToolContext,
+  of: { documentId: string; organizationId: string; title: string; version: number; personId: string },
+): Promise<BatchItem<'sqlite'>[]> {
+  const requests = await ctx.db
+    .selectDistinct({ id: acknowledgements.request_id })
+    .from(acknowledgements)
+    .where(
+      and(
+        eq(acknowledgements.organization_id, of.organizationId),
+        eq(acknowledgements.document_id, of.documentId),
+        eq(acknowledgements.version_number, of.version),
+        eq(acknowledgements.person_id, of.personId),
+        isNull(acknowledgements.acknowledged_at),
+      ),
+    );
+  const at = ctx.now().toISOString();
+  const collected = at.slice(0, 10);
+  const validUntil = addDays(collected, ACKNOWLEDGEMENT_VALID_DAYS);
+  const title = `Acknowledgements complete: ${of.title} v${of.version}`.slice(0, 200);
+  return requests.flatMap(({ id: requestId }) => {
+    const evidenceId = newId('evd');
+    const complete = sql`not exists (select 1 from ${acknowledgements} p where p.request_id = ${requestId} and p.acknowledged_at is null) and exists (select 1 from ${acknowledgementRequests} r where r.id = ${requestId} and r.evidence_id is null)`;
+    const written = sql`exists (select 1 from ${evidence} w where w.id = ${evidenceId})`;
+    const description = sql`'Every person asked by acknowledgement request ' || ${requestId} || ' (' || (select count(*) from ${acknowledgements} c where c.request_id = ${requestId}) || ${`) acknowledged version ${of.version} of document ${of.documentId}; listAcknowledgements with filter.request_id lists who, when and how.`}`;
+    return [
+      ctx.db.run(
+        sql`insert into ${evidence} (id, organization_id, title, description, kind, collected_on, valid_until, created_at, updated_at) select ${evidenceId}, ${of.organizationId}, ${title}, ${description}, 'LINK', ${collected}, ${validUntil}, ${at}, ${at} where ${complete}`,
+      ),
+      ctx.db
+        .update(acknowledgementRequests)
+        .set({ evidence_id: evidenceId })
+        .where(
+          and(
+            eq(acknowledgementRequests.id, requestId),
+            isNull(acknowledgementRequests.evidence_id),
+            written,
+          ),
+        ),
+      ctx.db.run(
+        sql`insert into ${evidenceRecords} (evidence_id, record_id, organization_id) select ${evidenceId}, ${documentRequirements.requirement_id}, ${of.organizationId} from ${documentRequirements} where ${documentRequirements.document_id} = ${of.documentId} and ${written}`,
+      ),
+      changeWhere(
+        ctx,
+        {
+          tool: 'acknowledgeDocument',
+          kind: 'evidence',
+          recordId: evidenceId,
+          organizationId: of.organizationId,
+          action: 'add',
+          before: null,
+          after: {
+            title,
+            kind: 'LINK',
+            collected_on: collected,
+            valid_until: validUntil,
+            acknowledgement_request_id: requestId,
+          },
+          at,
+        },
+        written,
+      ),
+    ];
+  });
 }

@@ -21,7 +21,7 @@ import {
   type ToolContext,
   UPDATE_ANNOTATIONS,
 } from '../types.ts';
-import { ACKNOWLEDGEMENT_VALID_DAYS, latestAcknowledgement } from './cycles.ts';
+import { ACKNOWLEDGEMENT_VALID_DAYS, completionEvidence, latestAcknowledgement } from './cycles.ts';
 import { ackLinkPath, newLinkSecret } from './links.ts';
 
 export const ACK_AUDIENCES = ['ALL', 'KIND', 'PEOPLE'] as const;
@@ -412,7 +412,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     }),
     output: z.object({ acknowledgements: z.array(acknowledgementSchema) }),
     async run(ctx, input) {
-      const { number, organizationId } = await versionToAcknowledge(
+      const { document, number, organizationId } = await versionToAcknowledge(
         ctx,
         input.document_id,
         input.version,
@@ -430,6 +430,13 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         eq(acknowledgements.version_number, number),
         eq(acknowledgements.person_id, personId),
       );
+      const evidence = await completionEvidence(ctx, {
+        documentId: input.document_id,
+        organizationId,
+        title: String(document.title),
+        version: number,
+        personId,
+      });
       const at = ctx.now().toISOString();
       const method = ctx.surface === 'web' ? 'WEB' : 'TOKEN';
       // The acknowledgement and its history row on the document, in one batch: the row only when one was pending.
@@ -450,6 +457,8 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
           at,
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
+        // The last one asked acknowledging completes the request: its evidence, in the same batch.
+        ...evidence,
       ]);
       if (updated.length === 0)
         throw new AppError(

@@ -1,0 +1,1 @@
+ALTER TABLE `acknowledgement_requests` ADD `evidence_id` text;
