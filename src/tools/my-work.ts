@@ -13,6 +13,7 @@ import {
   documents,
   incidentDeadlines,
   incidents,
+  managementReviews,
   measures,
   nonconformities,
   obligations,
@@ -49,6 +50,7 @@ export const MY_WORK_REASONS = [
   'ACKNOWLEDGE',
   'RENEWAL',
   'ASSESSMENT',
+  'CHAIR',
 ] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
@@ -244,6 +246,21 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
           or(owned(vendors.business_owner_id), owned(vendors.security_owner_id)),
         ),
       ),
+      // A management review the caller chairs, still PLANNED, to be held within the window (or its day passed).
+      part(
+        'management_review',
+        managementReviews,
+        sql`'Chair management review: ' || ${managementReviews.title}`,
+        managementReviews.held_on,
+        managementReviews.status,
+        sql`'CHAIR'`,
+        and(
+          inOrgs(managementReviews.organization_id),
+          eq(managementReviews.status, 'PLANNED'),
+          sql`${managementReviews.held_on} <= ${horizon}`,
+          owned(managementReviews.chair_id),
+        ),
+      ),
       part(
         'continual_improvement',
         continualImprovements,
@@ -312,7 +329,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, a document version to ACKNOWLEDGE, the contract RENEWAL or ASSESSMENT of a vendor you own due.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, a document version to ACKNOWLEDGE, the RENEWAL or ASSESSMENT of your vendor, a management review you CHAIR.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),

@@ -24,6 +24,7 @@ const REASON_LABELS: Record<string, string> = {
   ACKNOWLEDGE: 'To acknowledge',
   RENEWAL: 'Contract renewal',
   ASSESSMENT: 'Vendor assessment due',
+  CHAIR: 'You chair it',
 };
 
 const PAGE_SIZE = 50;

@@ -344,3 +344,31 @@ describe('acknowledgement cycles', () => {
     expect(await evidenceOf()).toHaveLength(1);
   });
 });
+
+describe('management reviews in myWork', () => {
+  it('lists a PLANNED review the caller chairs when its day is near or passed, not once held', async () => {
+    const review = (title: string, held_on: string, extra: Row = {}) =>
+      add('addManagementReview', 'management_review', {
+        organization_id: org,
+        title,
+        held_on,
+        chair_id: alicePerson,
+        ...extra,
+      });
+    const soon = await review('ISMS review Q2', '2026-06-25');
+    await review('ISMS review Q1', '2026-06-01');
+    await review('ISMS review Q4', '2026-12-01');
+    await review('Chaired by Bob', '2026-06-20', { chair_id: bobPerson });
+    expect(await workOf('management_review')).toEqual([
+      'CHAIR Chair management review: ISMS review Q1 2026-06-01 true',
+      'CHAIR Chair management review: ISMS review Q2 2026-06-25 false',
+    ]);
+    expect(await workOf('management_review', { within_days: 7 })).toEqual([
+      'CHAIR Chair management review: ISMS review Q1 2026-06-01 true',
+    ]);
+    await add('updateManagementReview', 'management_review', { id: soon.id, status: 'HELD' });
+    expect(await workOf('management_review')).toEqual([
+      'CHAIR Chair management review: ISMS review Q1 2026-06-01 true',
+    ]);
+  });
+});
