@@ -371,4 +371,55 @@ describe('management reviews in myWork', () => {
       'CHAIR Chair management review: ISMS review Q1 2026-06-01 true',
     ]);
   });
+
+  it('imports reviews from CSV through importRecords, chairs by email, all rows or none', async () => {
+    const csv = [
+      'Title,Date,Chair,Status,Decisions',
+      `ISMS review 2025,2025-12-10,${'bob@corp.example'},HELD,Appoint a CISO`,
+      'ISMS review H1 2026,2026-06-30,Alice,PLANNED,',
+    ].join('\n');
+    const columns = {
+      Title: 'title',
+      Date: 'held_on',
+      Chair: 'chair_id',
+      Status: 'status',
+      Decisions: 'decisions',
+    };
+    const report = await ok(runtime, token, 'importRecords', {
+      organization_id: org,
+      kind: 'management_reviews',
+      csv,
+      columns,
+    });
+    expect((report.counts as Row).created).toBe(2);
+    const listed = await ok(runtime, token, 'listManagementReviews', {
+      organization_id: org,
+      order_by: { field: 'held_on', direction: 'ASC' },
+    });
+    expect(
+      (listed.management_reviews as Row[]).map((row) => [
+        row.title,
+        row.held_on,
+        row.chair_id,
+        row.status,
+        row.decisions,
+      ]),
+    ).toEqual([
+      ['ISMS review 2025', '2025-12-10', bobPerson, 'HELD', 'Appoint a CISO'],
+      ['ISMS review H1 2026', '2026-06-30', alicePerson, 'PLANNED', null],
+    ]);
+    expect(await workOf('management_review')).toEqual([
+      'CHAIR Chair management review: ISMS review H1 2026 2026-06-30 false',
+    ]);
+    // A row with a date that is no date refuses the file: nothing more is written.
+    const refused = await callDirect(runtime, token, 'importRecords', {
+      organization_id: org,
+      kind: 'management_reviews',
+      csv: ['Title,Date', 'Good one,2026-09-01', 'Bad one,someday'].join('\n'),
+      columns: { Title: 'title', Date: 'held_on' },
+    });
+    expect(refused.status).toBe(400);
+    const after = await ok(runtime, token, 'listManagementReviews', { organization_id: org });
+    expect(after.total_count).toBe(2);
+  });
 });
