@@ -1167,6 +1167,8 @@ export const documents = sqliteTable(
     approval_rule: text('approval_rule').notNull().default('ANY'),
     /** With QUORUM, how many approvers' approvals a version needs; null otherwise. */
     approvals_required: integer('approvals_required'),
+    /** The latest version is a major change: under the setting reacknowledge_on MAJOR_ONLY, publishing it asks again. */
+    major_change: integer('major_change', { mode: 'boolean' }).notNull().default(false),
     ...reviewColumns(),
     /** Random per update: the batch's relation and version statements run only if this update landed. */
     write_nonce: text('write_nonce'),
@@ -1227,6 +1229,8 @@ export const acknowledgementRequests = sqliteTable(
     audience: text('audience').notNull(),
     due_date: text('due_date'),
     requested_by_user_id: text('requested_by_user_id'),
+    /** The evidence item written when every person it asked had acknowledged (for the document's requirements). */
+    evidence_id: text('evidence_id'),
     created_at: text('created_at').notNull(),
   },
   (t) => [index('acknowledgement_requests_org_document_idx').on(t.organization_id, t.document_id)],

@@ -362,7 +362,7 @@ function dueWords(
   const { deadline } = item;
   if (!deadline)
     return {
-      key: `${item.review ? 'review:' : ''}${item.kind}:${item.id}:${item.due_date}`,
+      key: `${item.review ? 'review:' : ''}${item.facet ? `${item.facet}:` : ''}${item.kind}:${item.id}:${item.due_date}`,
       title: overdue
         ? `The ${label} "${item.title}" is overdue (due ${item.due_date})`
         : `The ${label} "${item.title}" is due on ${item.due_date}`,

@@ -1,8 +1,10 @@
 // The registries the notification engine reads: kinds with due dates ("due sources") and kinds with an assignee.
-import { and, eq, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, lte, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import {
+  accessReviewEntries,
+  accessReviews,
   dataSubjectRequests,
   incidentDeadlines,
   measures,
@@ -18,6 +20,7 @@ import { isOverdue } from '../tools/overdue.ts';
 import { REQUEST_ENDED, REQUEST_OPEN } from '../tools/privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
+import { VENDOR_ASSESSMENT_DUE, VENDOR_ENDED } from '../tools/vendors.ts';
 
 /** One thing that comes due: who owns it (a person) and who it is assigned to (an account), either may be null. */
 export interface DueItem {
@@ -32,6 +35,8 @@ export interface DueItem {
   assignee_user_id: string | null;
   /** The record's next review is what comes due (review cycles), not the record itself. */
   review?: true;
+  /** Which of the record's dates comes due when it has several (a vendor's `renewal`, its `assessment`): in the key. */
+  facet?: string;
   /** A deadline to the minute (an incident's notification clock), told with its local time and the hours left. */
   deadline?: DueDeadline;
 }
@@ -276,6 +281,128 @@ registerDueSource(
     open: REQUEST_OPEN,
   }),
 );
+
+/**
+ * Access-review campaigns IN_PROGRESS whose due date comes (or passed): one item for the owner and one for each reviewer
+ * with entries still undecided (a person both is told once); completing the campaign ends it. The reviewers are read
+ * from the (campaign, decision) index of the entries of the campaigns due only.
+ */
+registerDueSource({
+  kind: 'access_review',
+  async query(ctx, organizationId, until) {
+    const campaigns = await ctx.db
+      .select({
+        id: accessReviews.id,
+        name: accessReviews.name,
+        due_on: accessReviews.due_on,
+        owner: accessReviews.owner_id,
+      })
+      .from(accessReviews)
+      .where(
+        and(
+          eq(accessReviews.organization_id, organizationId),
+          eq(accessReviews.status, 'IN_PROGRESS'),
+          isNotNull(accessReviews.due_on),
+          lte(accessReviews.due_on, until),
+        ),
+      );
+    if (campaigns.length === 0) return [];
+    const reviewers = await undecidedReviewers(
+      ctx.db,
+      campaigns.map((campaign) => campaign.id),
+    );
+    return campaigns.flatMap((campaign) => {
+      const people = new Set([
+        ...(campaign.owner ? [campaign.owner] : []),
+        ...(reviewers.get(campaign.id) ?? []),
+      ]);
+      return [...people].map((personId) => ({
+        kind: 'access_review',
+        id: campaign.id,
+        title: campaign.name,
+        due_date: String(campaign.due_on),
+        status: 'IN_PROGRESS',
+        done_status: 'COMPLETED',
+        owner_person_id: personId,
+        assignee_user_id: null,
+      }));
+    });
+  },
+});
+
+/** Per campaign, the reviewers (people) with entries not decided yet, in id order. */
+export async function undecidedReviewers(db: Db, campaignIds: string[]): Promise<Map<string, string[]>> {
+  const byCampaign = new Map<string, string[]>();
+  if (campaignIds.length === 0) return byCampaign;
+  const rows = await db
+    .selectDistinct({
+      campaign: accessReviewEntries.access_review_id,
+      reviewer: accessReviewEntries.reviewer_id,
+    })
+    .from(accessReviewEntries)
+    .where(
+      and(
+        inArray(accessReviewEntries.access_review_id, campaignIds),
+        isNull(accessReviewEntries.decision),
+        isNotNull(accessReviewEntries.reviewer_id),
+      ),
+    )
+    .orderBy(accessReviewEntries.access_review_id, accessReviewEntries.reviewer_id);
+  for (const row of rows) {
+    if (row.reviewer === null) continue;
+    byCampaign.set(row.campaign, [...(byCampaign.get(row.campaign) ?? []), row.reviewer]);
+  }
+  return byCampaign;
+}
+
+/**
+ * A date of vendors not leaving (not OFFBOARDING or OFFBOARDED) that comes due, for each of its owners (business and
+ * security, a person both told once): its contract renewal (moving renewal_on ends it) or its assessment (a new one
+ * moves assessed_until; never assessed: due since the vendor was added).
+ */
+function vendorDueSource(
+  facet: 'renewal' | 'assessment',
+  due: SQL<string> | SQLiteColumn,
+  what: string,
+): DueSource {
+  return {
+    kind: `vendor_${facet}`,
+    async query(ctx, organizationId, until) {
+      const rows = await ctx.db
+        .select({
+          id: vendors.id,
+          name: vendors.name,
+          due_date: sql<string>`${due}`,
+          business: vendors.business_owner_id,
+          security: vendors.security_owner_id,
+        })
+        .from(vendors)
+        .where(
+          and(
+            eq(vendors.organization_id, organizationId),
+            sql`${due} <= ${until}`,
+            notInArray(vendors.status, [...VENDOR_ENDED]),
+          ),
+        );
+      return rows.flatMap((row) =>
+        [...new Set([row.business, row.security].filter((id) => id !== null))].map((personId) => ({
+          kind: 'vendor',
+          id: row.id,
+          title: `${row.name} (${what})`,
+          due_date: String(row.due_date),
+          status: facet === 'renewal' ? 'RENEWAL_DUE' : 'ASSESSMENT_DUE',
+          done_status: facet === 'renewal' ? 'RENEWED' : 'ASSESSED',
+          owner_person_id: personId,
+          assignee_user_id: null,
+          facet,
+        })),
+      );
+    },
+  };
+}
+
+registerDueSource(vendorDueSource('renewal', vendors.renewal_on, 'contract renewal'));
+registerDueSource(vendorDueSource('assessment', VENDOR_ASSESSMENT_DUE, 'assessment due'));
 
 /** A clock's name in a title: "GDPR authority notification", "NIS2 early warning", "DORA final report". */
 function clockName(regime: string, stage: string): string {

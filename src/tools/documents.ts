@@ -14,6 +14,7 @@ import {
 } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { reacknowledgeOnPublish } from './acknowledgements/cycles.ts';
 import {
   DOWNLOAD_SCHEMAS,
   FILE_FACT_SCHEMAS,
@@ -149,6 +150,8 @@ function prepareDocument(next: Row, current: Row | null, rules: RuleContext): vo
   if (startsNewVersion(next, current)) {
     next.version = Number(current.version) + 1;
     next.status = 'DRAFT';
+    // Whether a version is major is said of that version: a new one starts minor unless said with the edit.
+    if (!('major_change' in rules.given)) next.major_change = false;
   }
   if (next.status === 'PUBLISHED' && current.status !== 'PUBLISHED') next.published_version = next.version;
   if (next.status === 'RETIRED') {
@@ -217,6 +220,16 @@ function versionWrites(ctx: ToolContext, id: string, next: Row, current: Row, la
         .update(documentVersions)
         .set({ status: 'PUBLISHED', published_at: at })
         .where(ofDocument(latest)),
+      ...reacknowledgeOnPublish(
+        ctx,
+        {
+          id,
+          organizationId: String(next.organization_id),
+          version: Number(next.version),
+          major: next.major_change === true,
+        },
+        landed,
+      ),
     );
   } else if (next.status === 'RETIRED') {
     statements.push(
@@ -306,6 +319,15 @@ export const documentSpec: RegisterSpec = {
         .describe(
           'With approval_rule QUORUM: how many approvers approve a version (capped at their number).',
         ),
+    ),
+    major_change: withDefault(
+      z
+        .boolean()
+        .describe(
+          'The latest version is a major change: with the setting reacknowledge_on MAJOR_ONLY, publishing it asks its earlier acknowledgers again. A new version starts false.',
+        ),
+      false,
+      { label: 'Major change' },
     ),
     version: derived(versionNumber('Number of the latest version (derived).')),
     published_version: derived(

@@ -13,6 +13,7 @@ import {
   documents,
   incidentDeadlines,
   incidents,
+  managementReviews,
   measures,
   nonconformities,
   obligations,
@@ -26,6 +27,7 @@ import {
 } from '../db/schema.ts';
 import { invalidArguments } from '../errors.ts';
 import { reachableOrganizationIds, requireOrganization } from './access.ts';
+import { acknowledgementDueAgain, latestAcknowledgement } from './acknowledgements/cycles.ts';
 import { cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
 import { refreshClocks } from './incidents/clock-store.ts';
 import { localStamp } from './incidents/clocks.ts';
@@ -37,6 +39,7 @@ import { settingsFrom } from './settings.ts';
 import { TASK_ENDED } from './tasks.ts';
 import { CORE_TOOLSET } from './toolsets.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
+import { VENDOR_ASSESSMENT_DUE, VENDOR_ENDED } from './vendors.ts';
 
 export const MY_WORK_REASONS = [
   'ASSIGNED',
@@ -47,6 +50,9 @@ export const MY_WORK_REASONS = [
   'TEST',
   'ACKNOWLEDGE',
   'QUESTIONNAIRE',
+  'RENEWAL',
+  'ASSESSMENT',
+  'CHAIR',
 ] as const;
 export type MyWorkReason = (typeof MY_WORK_REASONS)[number];
 
@@ -110,6 +116,15 @@ function questionnairePart(userId: string, organizationIds: string[]): SQL {
   return sql`select 'vendor' as kind, ${vendors.id} as id, ${vendors.organization_id} as organization_id, 'Questionnaire unanswered: ' || ${vendors.name} as title, 'QUESTIONNAIRE' as reason, min(${vendorQuestionnaires.due_date}) as due_on, null as due_at, ${vendors.status} as status from ${vendorQuestionnaires} join ${vendors} on ${vendors.id} = ${vendorQuestionnaires.vendor_id} and ${vendors.organization_id} = ${vendorQuestionnaires.organization_id} where ${inArray(vendorQuestionnaires.organization_id, organizationIds)} and ${vendorQuestionnaires.sent_by_user_id} = ${userId} and ${vendorQuestionnaires.answered_at} is null group by ${vendors.id}`;
 }
 
+/**
+ * The documents in force the caller acknowledged over a year before the window's end (the yearly cycle): the latest
+ * acknowledgement of each, due again a year after it was given; a new request and acknowledgement end it.
+ */
+function acknowledgementAgainPart(personIds: string[], organizationIds: string[], horizon: string): SQL {
+  const due = acknowledgementDueAgain('a');
+  return sql`select 'document' as kind, ${documents.id} as id, ${documents.organization_id} as organization_id, 'Acknowledge again: ' || ${documents.title} || ' v' || a.version_number as title, 'ACKNOWLEDGE' as reason, ${due} as due_on, null as due_at, ${documents.status} as status from ${acknowledgements} a join ${documents} on ${documents.id} = a.document_id where ${inArray(sql`a.person_id`, personIds)} and ${inArray(sql`a.organization_id`, organizationIds)} and ${latestAcknowledgement('a')} and ${due} <= ${horizon} and ${documents.status} = 'PUBLISHED'`;
+}
+
 /** When an ACCEPTED risk's acceptance comes due: its expiry, or (none recorded) the day the risk last changed. */
 const riskAcceptanceDue = sql`coalesce(${risks.accepted_until}, substr(${risks.updated_at}, 1, 10))`;
 
@@ -171,6 +186,7 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
       ),
       incidentDeadlinePart(personIds, organizationIds),
       acknowledgementPart(personIds, organizationIds),
+      acknowledgementAgainPart(personIds, organizationIds, horizon),
       // A campaign in progress the caller runs, or with entries the caller still has to decide: its progress in the title.
       part(
         'access_review',
@@ -209,6 +225,51 @@ function workUnion(userId: string, personIds: string[], organizationIds: string[
         and(
           owned(measures.owner_id),
           sql`${measures.next_test_on} <= ${horizon} and ${measures.state} <> 'NOT_APPLICABLE'`,
+        ),
+      ),
+      // A vendor the caller owns (business or security owner) whose contract renews within the window, or passed it.
+      part(
+        'vendor',
+        vendors,
+        sql`'Contract renewal: ' || ${vendors.name}`,
+        vendors.renewal_on,
+        vendors.status,
+        sql`'RENEWAL'`,
+        and(
+          inOrgs(vendors.organization_id),
+          sql`${vendors.renewal_on} <= ${horizon}`,
+          notInArray(vendors.status, [...VENDOR_ENDED]),
+          or(owned(vendors.business_owner_id), owned(vendors.security_owner_id)),
+        ),
+      ),
+      // A vendor the caller owns whose assessment runs out within the window (or never assessed: due since added).
+      part(
+        'vendor',
+        vendors,
+        sql`'Vendor assessment due: ' || ${vendors.name}`,
+        VENDOR_ASSESSMENT_DUE,
+        vendors.status,
+        sql`'ASSESSMENT'`,
+        and(
+          inOrgs(vendors.organization_id),
+          sql`${VENDOR_ASSESSMENT_DUE} <= ${horizon}`,
+          notInArray(vendors.status, [...VENDOR_ENDED]),
+          or(owned(vendors.business_owner_id), owned(vendors.security_owner_id)),
+        ),
+      ),
+      // A management review the caller chairs, still PLANNED, to be held within the window (or its day passed).
+      part(
+        'management_review',
+        managementReviews,
+        sql`'Chair management review: ' || ${managementReviews.title}`,
+        managementReviews.held_on,
+        managementReviews.status,
+        sql`'CHAIR'`,
+        and(
+          inOrgs(managementReviews.organization_id),
+          eq(managementReviews.status, 'PLANNED'),
+          sql`${managementReviews.held_on} <= ${horizon}`,
+          owned(managementReviews.chair_id),
         ),
       ),
       part(
@@ -279,7 +340,7 @@ const itemSchema = z
     reason: z
       .enum(MY_WORK_REASONS)
       .describe(
-        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, a document version to ACKNOWLEDGE, or a vendor QUESTIONNAIRE you sent unanswered.',
+        'ASSIGNED to you, REVIEW due, OWNED by you and open, a DEADLINE of an incident you manage, the ACCEPTANCE of a risk you own running out, a control TEST of your measure due, a document version to ACKNOWLEDGE, the RENEWAL or ASSESSMENT of your vendor, a vendor QUESTIONNAIRE you sent unanswered, a management review you CHAIR.',
       ),
     due_on: z.string().nullable().describe('Due or next review date.'),
     due_at: z.string().nullable().describe('For a DEADLINE: the time it is due (ISO); relay hours_left.'),

@@ -46,7 +46,12 @@ export interface OrganizationSettings {
   allow_document_self_approval: boolean;
   /** Approving a document, accepting a risk and deleting records need a person in the web, not an API token. */
   web_only_decisions: boolean;
+  /** Who acknowledged an earlier version is asked again when a new one is published: every, major ones, never. */
+  reacknowledge_on: ReacknowledgeOn;
 }
+
+export const REACKNOWLEDGE_ON = ['EVERY_VERSION', 'MAJOR_ONLY', 'NEVER'] as const;
+export type ReacknowledgeOn = (typeof REACKNOWLEDGE_ON)[number];
 
 export const DEFAULT_SETTINGS: OrganizationSettings = {
   time_zone: 'UTC',
@@ -57,6 +62,7 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   privacy_contact: null,
   allow_document_self_approval: false,
   web_only_decisions: false,
+  reacknowledge_on: 'NEVER',
 };
 
 const timeZone = z
@@ -96,6 +102,10 @@ const webOnly = z
     'true: approving a document, accepting a risk and deleting records need a person in the web interface; API tokens are refused (default false).',
   );
 
+const reacknowledgeOn = caseInsensitiveEnum(REACKNOWLEDGE_ON).describe(
+  'Publishing asks earlier acknowledgers again: every, major_change only, never (default).',
+);
+
 const settingsOutput = z
   .object({
     time_zone: z.string().describe('IANA time zone of the organization.'),
@@ -130,6 +140,7 @@ const settingsOutput = z
     independent_risk_acceptance: z.boolean().describe('Above the appetite, the approver is not the owner.'),
     allow_document_self_approval: z.boolean().describe("A document's owner may approve it."),
     web_only_decisions: z.boolean().describe('Approvals, risk acceptances and deletes only in the web.'),
+    reacknowledge_on: z.enum(REACKNOWLEDGE_ON).describe('Re-acknowledgement rule.'),
   })
   .describe("The organization's settings.");
 
@@ -161,6 +172,9 @@ export function settingsFrom(stored: unknown): OrganizationSettings {
         : DEFAULT_SETTINGS.independent_risk_acceptance,
     allow_document_self_approval: value.allow_document_self_approval === true,
     web_only_decisions: value.web_only_decisions === true,
+    reacknowledge_on: REACKNOWLEDGE_ON.includes(value.reacknowledge_on as ReacknowledgeOn)
+      ? (value.reacknowledge_on as ReacknowledgeOn)
+      : DEFAULT_SETTINGS.reacknowledge_on,
   };
 }
 
@@ -209,6 +223,7 @@ const SETTINGS_TOOLS: Tool[] = [
       independent_risk_acceptance: independent.optional(),
       allow_document_self_approval: selfApproval.optional(),
       web_only_decisions: webOnly.optional(),
+      reacknowledge_on: reacknowledgeOn.optional(),
     }),
     output: z.object({ settings: settingsOutput }),
     async run(ctx, input) {

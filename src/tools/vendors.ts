@@ -39,6 +39,12 @@ export function dueForAssessment(day: string) {
   return sql`(${vendors.assessed_until} is null or ${vendors.assessed_until} < ${day})`;
 }
 
+/** Vendors in these statuses are leaving or gone: their renewals and assessments are no longer anyone's work. */
+export const VENDOR_ENDED = ['OFFBOARDING', 'OFFBOARDED'] as const;
+
+/** When a vendor's assessment comes due: its latest expiry, or (never assessed) the day it was added. */
+export const VENDOR_ASSESSMENT_DUE = sql<string>`coalesce(${vendors.assessed_until}, substr(${vendors.created_at}, 1, 10))`;
+
 function checkContract(next: Row): void {
   requireForward(
     next,

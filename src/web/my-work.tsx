@@ -23,6 +23,9 @@ const REASON_LABELS: Record<string, string> = {
   DEADLINE: 'Notification deadline',
   ACKNOWLEDGE: 'To acknowledge',
   QUESTIONNAIRE: 'Questionnaire unanswered',
+  RENEWAL: 'Contract renewal',
+  ASSESSMENT: 'Vendor assessment due',
+  CHAIR: 'You chair it',
 };
 
 const PAGE_SIZE = 50;

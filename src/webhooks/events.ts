@@ -26,6 +26,9 @@ export const SCHEDULED_EVENT_TYPES = [
   'evidence.expiring',
   'incident.deadline',
   'data_subject_request.due',
+  'access_review.due',
+  'vendor.renewal_due',
+  'vendor.assessment_due',
 ] as const;
 export type ScheduledEventType = (typeof SCHEDULED_EVENT_TYPES)[number];
 

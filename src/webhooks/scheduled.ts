@@ -1,5 +1,5 @@
-// The scheduled webhook events: `task.due`, `review.due`, `evidence.expiring`, `incident.deadline` and
-// `data_subject_request.due`, found by a scan that runs with the notifications (Node's timer, the Worker's Cron
+// The scheduled webhook events: `task.due`, `review.due`, `evidence.expiring`, `incident.deadline`,
+// `data_subject_request.due`, `access_review.due`, `vendor.renewal_due` and `vendor.assessment_due`, found by a scan that runs with the notifications (Node's timer, the Worker's Cron
 // Trigger, `compliance-mcp notify`). Each event is put in the outbox once per record and date (an incident's: per
 // regime, stage and deadline) (webhook_scheduled_events), in the batch that records it, so overlapping scans never
 // send it twice; a new date (a task moved, a review done, evidence renewed, a deadline recomputed) is a new event.
@@ -8,24 +8,29 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../db/client.ts';
 import {
+  accessReviews,
   dataSubjectRequests,
   evidence,
   incidentDeadlines,
   tasks,
+  vendors,
   webhookEndpoints,
   webhookScheduledEvents,
 } from '../db/schema.ts';
+import { undecidedReviewers } from '../notify/sources.ts';
 import { supersededBy } from '../tools/evidence.ts';
 import { openDeadlines, refreshClocks } from '../tools/incidents/clock-store.ts';
 import { addDays, dueState } from '../tools/overdue.ts';
 import { REQUEST_OPEN } from '../tools/privacy/data-subject-requests.ts';
 import { REVIEW_CYCLES, type ReviewCycle, reviewDueBefore } from '../tools/reviews.ts';
 import { TASK_ENDED } from '../tools/tasks.ts';
+import { VENDOR_ASSESSMENT_DUE, VENDOR_ENDED } from '../tools/vendors.ts';
 import { enqueueEvent, SCHEDULED_EVENT_TYPES, type ScheduledEventType } from './events.ts';
 
 /**
- * Days ahead of its date an event is sent: a task, a review or a data-subject request a week before, evidence 30 days
- * before it lapses, an incident's notification deadline a day (24 hours: its deadlines are to the minute).
+ * Days ahead of its date an event is sent: a task, a review, a data-subject request or an access review a week before,
+ * evidence, a vendor's contract renewal or assessment 30 days before, an incident's notification deadline a day (24
+ * hours: its deadlines are to the minute).
  */
 export const SCHEDULED_LEAD_DAYS: Record<ScheduledEventType, number> = {
   'task.due': 7,
@@ -33,12 +38,16 @@ export const SCHEDULED_LEAD_DAYS: Record<ScheduledEventType, number> = {
   'evidence.expiring': 30,
   'incident.deadline': 1,
   'data_subject_request.due': 7,
+  'access_review.due': 7,
+  'vendor.renewal_due': 30,
+  'vendor.assessment_due': 30,
 };
 
 /**
  * Events recorded per scan (and records read per kind): what is left is found by the next scan, every 10 minutes on
- * both hosts. A scan costs 12 reads (the listening organizations, tasks, 7 review cycles, evidence, requests, incident
- * clocks), the incidents' clock refresh (3 at most) and at most 2 batches: 17 subrequests of the Worker's budget.
+ * both hosts. A scan costs 16 reads (the listening organizations, tasks, 7 review cycles, evidence, requests, access
+ * reviews and their reviewers, vendor renewals and assessments, incident clocks), the incidents' clock refresh (3 at
+ * most) and at most 2 batches: 21 subrequests of the Worker's budget.
  */
 export const SCHEDULED_SCAN_LIMIT = 200;
 
@@ -57,7 +66,7 @@ const keyOf = (found: { type: string; id: string; date: string }) =>
 function notYetSent(
   type: ScheduledEventType,
   table: SQLiteTable & { id: SQLiteColumn; organization_id: SQLiteColumn },
-  date: SQLiteColumn,
+  date: SQLiteColumn | SQL,
 ): SQL {
   return sql`not exists (select 1 from ${webhookScheduledEvents} s where s.organization_id = ${table.organization_id} and s.event_key = ${type} || ':' || ${table.id} || ':' || ${date})`;
 }
@@ -230,6 +239,98 @@ async function dueRequests(db: Db, organizationIds: string[], today: string): Pr
 }
 
 /**
+ * Access-review campaigns IN_PROGRESS due within the lead days or overdue, read through the (organization, status,
+ * due_on) index, with the reviewers who still have entries to decide.
+ */
+async function dueAccessReviews(db: Db, organizationIds: string[], today: string): Promise<Found[]> {
+  const rows = await db
+    .select({
+      id: accessReviews.id,
+      organization_id: accessReviews.organization_id,
+      name: accessReviews.name,
+      due_on: accessReviews.due_on,
+      status: accessReviews.status,
+      owner_id: accessReviews.owner_id,
+    })
+    .from(accessReviews)
+    .where(
+      and(
+        inArray(accessReviews.organization_id, organizationIds),
+        eq(accessReviews.status, 'IN_PROGRESS'),
+        lte(accessReviews.due_on, addDays(today, SCHEDULED_LEAD_DAYS['access_review.due'])),
+        notYetSent('access_review.due', accessReviews, accessReviews.due_on),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  const reviewers = await undecidedReviewers(
+    db,
+    rows.map((row) => row.id),
+  );
+  return rows.map(({ organization_id, ...row }) => ({
+    type: 'access_review.due',
+    organizationId: organization_id,
+    id: row.id,
+    date: String(row.due_on),
+    data: {
+      organization_id,
+      kind: 'access_review',
+      ...row,
+      undecided_reviewer_ids: reviewers.get(row.id) ?? [],
+      overdue: dueState(row.due_on, today) === 'overdue',
+    },
+  }));
+}
+
+/**
+ * Vendors not leaving whose contract renews (renewal_on) or whose assessment runs out (assessed_until; never assessed:
+ * the day it was added) within 30 days or passed: one event per vendor, date and which.
+ */
+async function dueVendors(
+  db: Db,
+  type: 'vendor.renewal_due' | 'vendor.assessment_due',
+  organizationIds: string[],
+  today: string,
+): Promise<Found[]> {
+  const due = type === 'vendor.renewal_due' ? vendors.renewal_on : VENDOR_ASSESSMENT_DUE;
+  const rows = await db
+    .select({
+      id: vendors.id,
+      organization_id: vendors.organization_id,
+      name: vendors.name,
+      status: vendors.status,
+      tier: vendors.tier,
+      business_owner_id: vendors.business_owner_id,
+      security_owner_id: vendors.security_owner_id,
+      due_on: sql<string>`${due}`,
+      renewal_on: vendors.renewal_on,
+      assessed_until: vendors.assessed_until,
+    })
+    .from(vendors)
+    .where(
+      and(
+        inArray(vendors.organization_id, organizationIds),
+        sql`${due} <= ${addDays(today, SCHEDULED_LEAD_DAYS[type])}`,
+        notInArray(vendors.status, [...VENDOR_ENDED]),
+        notYetSent(type, vendors, due),
+      ),
+    )
+    .limit(SCHEDULED_SCAN_LIMIT);
+  return rows.map(({ organization_id, due_on, ...row }) => ({
+    type,
+    organizationId: organization_id,
+    id: row.id,
+    date: String(due_on),
+    data: {
+      organization_id,
+      kind: 'vendor',
+      ...row,
+      due_on,
+      overdue: dueState(due_on, today) === 'overdue',
+    },
+  }));
+}
+
+/**
  * Incidents' notification clocks still open (no notice recorded) whose deadline is within 24 hours or passed, and
  * those due "without undue delay": one event per incident, regime, stage and deadline. The clocks are refreshed
  * first; they are read from the open clocks' index.
@@ -299,6 +400,9 @@ export async function enqueueScheduledEvents(db: Db, now: Date): Promise<number>
     ).flat(),
     ...(await expiringEvidence(db, organizationIds, today)),
     ...(await dueRequests(db, organizationIds, today)),
+    ...(await dueAccessReviews(db, organizationIds, today)),
+    ...(await dueVendors(db, 'vendor.renewal_due', organizationIds, today)),
+    ...(await dueVendors(db, 'vendor.assessment_due', organizationIds, today)),
     ...(await incidentDeadlineEvents(db, organizationIds, now)),
   ].slice(0, SCHEDULED_SCAN_LIMIT);
   const at = now.toISOString();

@@ -94,6 +94,8 @@ describe('incident clocks', () => {
       // The approval settings stay off (test/core/document-approvals.test.ts turns them on).
       allow_document_self_approval: false,
       web_only_decisions: false,
+      // Nobody is asked to acknowledge again unless the organization chooses it (test/core/due-work.test.ts).
+      reacknowledge_on: 'NEVER',
     });
     expect((await clocksOf(incident.id)).map((item) => `${item.regime} ${item.stage} ${item.state}`)).toEqual(
       [

@@ -353,9 +353,11 @@ describe('due and overdue items', () => {
     advance(SETTLE_MS);
     await run();
     await run();
+    // The vendor was never assessed: its assessment is due since it was added.
     expect(subjectsTo(alice)).toEqual([
       'The review of the risk "Supplier outage" is overdue (due 2026-05-01)',
       'The review of the vendor "Acme Cloud" is due on 2026-05-06',
+      'The vendor "Acme Cloud (assessment due)" is due on 2026-05-04',
     ]);
     expect(mailsTo(alice).find((mail) => mail.subject?.includes('vendor'))?.text).toContain(
       'Next review: 2026-05-06',
@@ -392,6 +394,140 @@ describe('due and overdue items', () => {
       method: 'inspection',
       result: 'effective',
     });
+    smtp.received.length = 0;
+    advance(86_400_000);
+    await run();
+    expect(subjectsTo(alice)).toEqual([]);
+  });
+
+  it('tells an access review’s owner and its reviewers with undecided entries it is due, then overdue; nothing once completed', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    await savePreferences(runtime.database.db, owner.userId, org, prefer, clock);
+    const ownerPerson = (
+      await ok<{ person: { id: string } }>(runtime, token, 'addPerson', {
+        organization_id: org,
+        full_name: 'Olivia Owner',
+        email: owner.email,
+      })
+    ).person.id;
+    const campaign = (
+      await ok<{ access_review: { id: string } }>(runtime, token, 'addAccessReview', {
+        organization_id: org,
+        name: 'Q2 production access',
+        status: 'IN_PROGRESS',
+        due_on: '2026-05-08',
+        owner_id: ownerPerson,
+        reviewer_ids: [alicePerson, ownerPerson],
+      })
+    ).access_review.id;
+    const entry = async (account: string, reviewer: string) =>
+      (
+        await ok<{ access_review_entry: { id: string } }>(runtime, token, 'addAccessReviewEntry', {
+          organization_id: org,
+          access_review_id: campaign,
+          account,
+          system: 'Production',
+          reviewer_id: reviewer,
+        })
+      ).access_review_entry.id;
+    const aliceEntry = await entry('deploy@corp.example', alicePerson);
+    const ownerEntry = await entry('admin@corp.example', ownerPerson);
+    // A campaign still in DRAFT, and one of another day far ahead, tell nobody.
+    await ok(runtime, token, 'addAccessReview', {
+      organization_id: org,
+      name: 'Draft campaign',
+      due_on: '2026-05-05',
+      owner_id: alicePerson,
+    });
+    await ok(runtime, token, 'addAccessReview', {
+      organization_id: org,
+      name: 'Q3 campaign',
+      status: 'IN_PROGRESS',
+      due_on: '2026-08-01',
+      owner_id: alicePerson,
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    const due = 'The access review "Q2 production access" is due on 2026-05-08';
+    expect(subjectsTo(alice)).toEqual([due]);
+    expect(subjectsTo(owner)).toEqual([due]);
+    // Alice decides hers: overdue, only the owner (also a reviewer with an undecided entry) hears it.
+    await ok(runtime, token, 'updateAccessReviewEntry', { id: aliceEntry, decision: 'KEEP' });
+    advance(5 * 86_400_000);
+    await run();
+    const overdue = 'The access review "Q2 production access" is overdue (due 2026-05-08)';
+    expect(subjectsTo(alice)).toEqual([due]);
+    expect(subjectsTo(owner)).toEqual([due, overdue]);
+    // Completed: nothing more.
+    await ok(runtime, token, 'updateAccessReviewEntry', { id: ownerEntry, decision: 'REVOKE' });
+    await ok(runtime, token, 'updateAccessReview', { id: campaign, status: 'COMPLETED' });
+    smtp.received.length = 0;
+    advance(86_400_000);
+    await run();
+    expect(subjectsTo(owner)).toEqual([]);
+    expect(subjectsTo(alice)).toEqual([]);
+  });
+
+  it('tells a vendor’s owners its contract renewal and its assessment due on the same day, each once, until renewed and assessed', async () => {
+    const prefer = { ...DEFAULT_PREFERENCES, owned_changes: false };
+    await savePreferences(runtime.database.db, alice.userId, org, prefer, clock);
+    const vendor = await ok<{ vendor: { id: string } }>(runtime, token, 'addVendor', {
+      organization_id: org,
+      name: 'Payroll Co',
+      category: 'FINANCE',
+      business_owner_id: alicePerson,
+      security_owner_id: alicePerson,
+      renewal_on: '2026-05-08',
+    });
+    await ok(runtime, token, 'addVendorAssessment', {
+      organization_id: org,
+      vendor_id: vendor.vendor.id,
+      assessor_id: alicePerson,
+      assessed_on: '2025-05-08',
+      result: 'APPROVED',
+      tier: 'HIGH',
+      expires_on: '2026-05-08',
+    });
+    // An offboarded vendor's dates are nobody's work.
+    await ok(runtime, token, 'addVendor', {
+      organization_id: org,
+      name: 'Gone Co',
+      category: 'OTHER',
+      business_owner_id: alicePerson,
+      status: 'OFFBOARDED',
+      renewal_on: '2026-05-05',
+    });
+    advance(SETTLE_MS);
+    await run();
+    await run();
+    const due = [
+      'The vendor "Payroll Co (assessment due)" is due on 2026-05-08',
+      'The vendor "Payroll Co (contract renewal)" is due on 2026-05-08',
+    ];
+    expect(subjectsTo(alice)).toEqual(due);
+    expect(mailsTo(alice).find((mail) => mail.subject?.includes('renewal'))?.text).toContain(
+      'Status: RENEWAL_DUE',
+    );
+    // Past the day: overdue, each once; then assessed again and renewed a year on: nothing more.
+    advance(5 * 86_400_000);
+    await run();
+    await run();
+    const overdue = [
+      'The vendor "Payroll Co (assessment due)" is overdue (due 2026-05-08)',
+      'The vendor "Payroll Co (contract renewal)" is overdue (due 2026-05-08)',
+    ];
+    expect(subjectsTo(alice)).toEqual([...due, ...overdue].sort());
+    await ok(runtime, token, 'addVendorAssessment', {
+      organization_id: org,
+      vendor_id: vendor.vendor.id,
+      assessor_id: alicePerson,
+      result: 'APPROVED',
+      tier: 'HIGH',
+      expires_on: '2027-05-09',
+    });
+    await ok(runtime, token, 'updateVendor', { id: vendor.vendor.id, renewal_on: '2027-05-08' });
     smtp.received.length = 0;
     advance(86_400_000);
     await run();

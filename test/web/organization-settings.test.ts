@@ -26,6 +26,7 @@ describe('organization settings in the web', () => {
     expect(page.html).toContain('value="UTC"');
     expect(page.html).toMatch(/id="regime-GDPR"[^>]*checked/);
     expect(page.html).not.toMatch(/id="regime-NIS2"[^>]*checked/);
+    expect(page.html).toMatch(/id="reacknowledge-NEVER"[^>]*checked/);
 
     const refused = await client.post(`/orgs/${organizationId}/settings`, {
       _csrf: csrfOf(page.html),
@@ -47,6 +48,7 @@ describe('organization settings in the web', () => {
       time_zone: 'Europe/Paris',
       incident_regimes: ['GDPR', 'NIS2'],
       privacy_contact: 'Acme SAS, DPO: dpo@acme.example',
+      reacknowledge_on: 'MAJOR_ONLY',
     });
     expect(saved.status).toBe(303);
     const read = await ok(runtime, token, 'getOrganizationSettings', { organization_id: organizationId });
@@ -54,10 +56,12 @@ describe('organization settings in the web', () => {
       time_zone: 'Europe/Paris',
       incident_regimes: ['GDPR', 'NIS2'],
       privacy_contact: 'Acme SAS, DPO: dpo@acme.example',
+      reacknowledge_on: 'MAJOR_ONLY',
     });
     const again = await client.get(`/orgs/${organizationId}/settings`);
     expect(textOf(again.html)).toContain('Settings saved.');
     expect(again.html).toMatch(/id="regime-NIS2"[^>]*checked/);
+    expect(again.html).toMatch(/id="reacknowledge-MAJOR_ONLY"[^>]*checked/);
   });
 
   it('shows the risk method, saves a 4 x 4 method with its levels, re-derives levels, and refuses a bad one', async () => {

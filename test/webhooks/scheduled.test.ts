@@ -387,6 +387,140 @@ describe('scheduled webhook events', () => {
     expect(receiver.received.filter((item) => item.type === 'incident.deadline')).toHaveLength(7);
   });
 
+  it('sends access_review.due once per campaign and date, naming the reviewers with entries still undecided', async () => {
+    const hook = await endpoint(['access_review.due']);
+    const base = { organization_id: org };
+    const person = async (full_name: string) =>
+      add('addPerson', 'person', { ...base, full_name, email: `${full_name.toLowerCase()}@corp.example` });
+    const olivia = await person('Olivia');
+    const rob = await person('Rob');
+    const sam = await person('Sam');
+    const campaign = await add('addAccessReview', 'access_review', {
+      ...base,
+      name: 'Q2 production access',
+      status: 'IN_PROGRESS',
+      due_on: '2026-06-05',
+      owner_id: olivia.id,
+      reviewer_ids: [rob.id, sam.id],
+    });
+    const entry = (reviewer: Row, account: string) =>
+      add('addAccessReviewEntry', 'access_review_entry', {
+        ...base,
+        access_review_id: campaign.id,
+        account,
+        system: 'Production',
+        reviewer_id: reviewer.id,
+      });
+    const samEntry = await entry(sam, 'a@corp.example');
+    await entry(rob, 'b@corp.example');
+    await add('updateAccessReviewEntry', 'access_review_entry', { id: samEntry.id, decision: 'KEEP' });
+    // Due later than the week ahead, a draft and a completed campaign send nothing.
+    await add('addAccessReview', 'access_review', {
+      ...base,
+      name: 'Later',
+      status: 'IN_PROGRESS',
+      due_on: '2026-06-30',
+    });
+    await add('addAccessReview', 'access_review', { ...base, name: 'Draft', due_on: '2026-06-11' });
+
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(1);
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(0);
+    expect(await payloads(hook.endpoint.id)).toEqual([
+      {
+        type: 'access_review.due',
+        timestamp: NOW.toISOString(),
+        data: {
+          organization_id: org,
+          kind: 'access_review',
+          id: campaign.id,
+          name: 'Q2 production access',
+          due_on: '2026-06-05',
+          status: 'IN_PROGRESS',
+          owner_id: olivia.id,
+          undecided_reviewer_ids: [rob.id],
+          overdue: true,
+        },
+      },
+    ]);
+    // A new due date is a new event.
+    await add('updateAccessReview', 'access_review', { id: campaign.id, due_on: '2026-06-12' });
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(1);
+    expect((await payloads(hook.endpoint.id)).map((payload) => (payload.data as Row).due_on)).toEqual([
+      '2026-06-05',
+      '2026-06-12',
+    ]);
+  });
+
+  it('sends vendor.renewal_due and vendor.assessment_due 30 days ahead, once per vendor and date, never for one leaving', async () => {
+    const hook = await endpoint(['vendor.renewal_due', 'vendor.assessment_due']);
+    const base = { organization_id: org, category: 'OTHER' };
+    const assessor = await add('addPerson', 'person', {
+      organization_id: org,
+      full_name: 'Ada',
+      email: 'ada@corp.example',
+    });
+    const renewing = await add('addVendor', 'vendor', {
+      ...base,
+      name: 'Renews',
+      tier: 'HIGH',
+      renewal_on: '2026-07-05',
+    });
+    await add('addVendorAssessment', 'vendor_assessment', {
+      organization_id: org,
+      vendor_id: renewing.id,
+      assessor_id: assessor.id,
+      assessed_on: '2026-01-10',
+      result: 'APPROVED',
+      tier: 'HIGH',
+      expires_on: '2027-01-10',
+    });
+    const never = await add('addVendor', 'vendor', {
+      ...base,
+      name: 'Never assessed',
+      renewal_on: '2026-08-01',
+    });
+    await add('addVendor', 'vendor', {
+      ...base,
+      name: 'Leaving',
+      status: 'OFFBOARDING',
+      renewal_on: '2026-06-20',
+    });
+
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(2);
+    expect(await enqueueScheduledEvents(runtime.database.db, NOW)).toBe(0);
+    const at = NOW.toISOString();
+    const event = (type: string, vendor: Row, fields: Row) => ({
+      type,
+      timestamp: at,
+      data: {
+        organization_id: org,
+        kind: 'vendor',
+        id: vendor.id,
+        name: vendor.name,
+        status: 'ACTIVE',
+        business_owner_id: null,
+        security_owner_id: null,
+        ...fields,
+      },
+    });
+    expect(await payloads(hook.endpoint.id)).toEqual([
+      event('vendor.assessment_due', never, {
+        tier: null,
+        renewal_on: '2026-08-01',
+        assessed_until: null,
+        due_on: '2026-06-10',
+        overdue: false,
+      }),
+      event('vendor.renewal_due', renewing, {
+        tier: 'HIGH',
+        renewal_on: '2026-07-05',
+        assessed_until: '2027-01-10',
+        due_on: '2026-07-05',
+        overdue: false,
+      }),
+    ]);
+  });
+
   it('scans nothing in organizations whose endpoints did not choose a scheduled event', async () => {
     const hook = await endpoint(['risk.created']);
     await add('addTask', 'task', { organization_id: org, title: 'Due', due_on: '2026-06-11' });

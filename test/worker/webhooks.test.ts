@@ -149,6 +149,60 @@ describe('webhooks on the Worker', () => {
     });
     database.client.close();
   });
+  it('puts a vendor renewal and an access review coming due in the outbox from the 10-minute Cron Trigger, once', async () => {
+    const database = testDatabase();
+    const { db } = database;
+    const { organizationId, endpointId, token } = await hookedOrganization(
+      database,
+      'Due vendors on the Worker',
+      {
+        url: 'https://10.9.8.7/hook',
+        events: ['vendor.renewal_due', 'access_review.due'],
+      },
+    );
+    const today = new Date().toISOString().slice(0, 10);
+    const call = async (tool: string, args: Record<string, unknown>) => {
+      const response = await callWorker(tool, token, args, env as Env, createExecutionContext());
+      expect(response.status).toBe(200);
+      return (await response.json()) as Record<string, { id: string }>;
+    };
+    const vendor = await call('addVendor', {
+      organization_id: organizationId,
+      name: 'Renews today',
+      category: 'OTHER',
+      renewal_on: today,
+    });
+    const campaign = await call('addAccessReview', {
+      organization_id: organizationId,
+      name: 'Due today',
+      status: 'IN_PROGRESS',
+      due_on: today,
+    });
+    const scheduled = worker.scheduled as unknown as (
+      c: ScheduledController,
+      e: Env,
+      x: ExecutionContext,
+    ) => Promise<void>;
+    for (let run = 0; run < 2; run++) {
+      const ctx = createExecutionContext();
+      await scheduled(createScheduledController({ cron: '*/10 * * * *' }), env as Env, ctx);
+      await waitOnExecutionContext(ctx);
+    }
+    const messages = await db
+      .select()
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpoint_id, endpointId));
+    const payloads = messages
+      .map((message) => JSON.parse(message.payload) as { type: string; data: Record<string, unknown> })
+      .sort((a, b) => a.type.localeCompare(b.type))
+      .map((payload) => [payload.type, payload.data.id, payload.data.due_on, payload.data.overdue]);
+    expect(payloads).toEqual([
+      ['access_review.due', campaign.access_review?.id, today, false],
+      ['vendor.renewal_due', vendor.vendor?.id, today, false],
+    ]);
+    database.client.close();
+  });
+
   it('delivers a signed message to a receiver on loopback after the write, verified with standardwebhooks', async () => {
     const bindings: Env = { ...(env as Env), WEBHOOKS_ALLOW_LOCAL: 'true' };
     const database = testDatabase();

@@ -21,13 +21,12 @@ import {
   type ToolContext,
   UPDATE_ANNOTATIONS,
 } from '../types.ts';
+import { ACKNOWLEDGEMENT_VALID_DAYS, completionEvidence, latestAcknowledgement } from './cycles.ts';
 import { ackLinkPath, newLinkSecret } from './links.ts';
 
 export const ACK_AUDIENCES = ['ALL', 'KIND', 'PEOPLE'] as const;
-export const ACK_STATUSES = ['PENDING', 'ACKNOWLEDGED'] as const;
+export const ACK_STATUSES = ['PENDING', 'ACKNOWLEDGED', 'EXPIRED'] as const;
 export const ACK_METHODS = ['LINK', 'WEB', 'TOKEN'] as const;
-/** An acknowledgement older than this is due again (the yearly cycle). */
-const YEAR_MS = 365 * 24 * 60 * 60 * 1000;
 /** Rows per insert statement (12 columns: well under SQLite's bound on variables). */
 const INSERT_CHUNK = 500;
 
@@ -62,7 +61,11 @@ export const acknowledgementSchema = z
     version: z.number().int().describe('The version asked.'),
     person_id: z.string().describe('The person (`per_...`).'),
     person_name: z.string().describe("The person's full name."),
-    status: z.enum(ACK_STATUSES).describe('PENDING or ACKNOWLEDGED.'),
+    status: z
+      .enum(ACK_STATUSES)
+      .describe(
+        "PENDING, ACKNOWLEDGED, or EXPIRED: the person's latest acknowledgement of the document, given over a year ago (due again).",
+      ),
     acknowledged_at: timestampSchema.nullable().describe('When they acknowledged, or null.'),
     method: z.enum(ACK_METHODS).nullable().describe('How: LINK (mailed link), WEB (signed in), TOKEN (API).'),
     due_date: z.string().nullable().describe("The request's due date, or null."),
@@ -72,6 +75,9 @@ export const acknowledgementSchema = z
   .describe("One person's acknowledgement of a version.");
 
 type AcknowledgementRow = z.output<typeof acknowledgementSchema>;
+
+/** The row is the person's latest acknowledgement of the document (1) or an earlier one (0). */
+const latestColumn = sql<number>`(${latestAcknowledgement('acknowledgements')})`;
 
 const listed = {
   id: acknowledgements.id,
@@ -85,11 +91,20 @@ const listed = {
   due_date: acknowledgementRequests.due_date,
   link_expires_at: acknowledgements.link_expires_at,
   reminded_at: acknowledgements.reminded_at,
+  latest: latestColumn,
 };
 
-function present(row: Omit<AcknowledgementRow, 'status'>): AcknowledgementRow {
-  return { ...row, status: row.acknowledged_at ? 'ACKNOWLEDGED' : 'PENDING' };
+type ListedRow = Omit<AcknowledgementRow, 'status'> & { latest: number };
+
+/** Its status as of `yearAgo` (ISO): a latest acknowledgement given before it is EXPIRED. */
+function present({ latest, ...row }: ListedRow, yearAgo: string): AcknowledgementRow {
+  if (!row.acknowledged_at) return { ...row, status: 'PENDING' };
+  return { ...row, status: latest && row.acknowledged_at < yearAgo ? 'EXPIRED' : 'ACKNOWLEDGED' };
 }
+
+/** The ISO time a year (ACKNOWLEDGEMENT_VALID_DAYS) before now: an acknowledgement given before it is due again. */
+const yearBefore = (now: Date) =>
+  new Date(now.getTime() - ACKNOWLEDGEMENT_VALID_DAYS * 86_400_000).toISOString();
 
 /** Issues a fresh link (a new secret; the old one stops working) for each pending acknowledgement given. */
 async function issueLinks(
@@ -225,7 +240,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
           });
       }
       const now = ctx.now();
-      const yearAgo = new Date(now.getTime() - YEAR_MS).toISOString();
+      const yearAgo = yearBefore(now);
       // Pending for this version, or acknowledged it within the year: not asked again.
       const covered = sql`exists (select 1 from ${acknowledgements} a where a.person_id = ${people.id} and a.document_id = ${input.document_id} and a.version_number = ${number} and (a.acknowledged_at is null or a.acknowledged_at > ${yearAgo}))`;
       const everyone = await ctx.db
@@ -319,7 +334,9 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         .strictObject({
           document_id: documentId.optional(),
           version: z.number().int().min(1).optional().describe('Only this version number.'),
-          status: caseInsensitiveEnum(ACK_STATUSES).optional().describe('PENDING (not yet) or ACKNOWLEDGED.'),
+          status: caseInsensitiveEnum(ACK_STATUSES)
+            .optional()
+            .describe('PENDING (not yet), ACKNOWLEDGED, or EXPIRED (latest one over a year old: due again).'),
           person_id: idOf('per', 'Person').optional().describe('Only this person (`per_...`).'),
           request_id: requestId.optional(),
         })
@@ -340,8 +357,12 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
       const where: SQL[] = [eq(acknowledgements.organization_id, input.organization_id)];
       if (filter.document_id) where.push(eq(acknowledgements.document_id, filter.document_id));
       if (filter.version !== undefined) where.push(eq(acknowledgements.version_number, filter.version));
+      const yearAgo = yearBefore(ctx.now());
+      const expired = sql`(${acknowledgements.acknowledged_at} < ${yearAgo} and ${latestColumn})`;
       if (filter.status === 'PENDING') where.push(isNull(acknowledgements.acknowledged_at));
-      if (filter.status === 'ACKNOWLEDGED') where.push(isNotNull(acknowledgements.acknowledged_at));
+      if (filter.status === 'ACKNOWLEDGED')
+        where.push(isNotNull(acknowledgements.acknowledged_at), sql`not ${expired}`);
+      if (filter.status === 'EXPIRED') where.push(expired);
       if (filter.person_id) where.push(eq(acknowledgements.person_id, filter.person_id));
       if (filter.request_id) where.push(eq(acknowledgements.request_id, filter.request_id));
       const after = input.cursor ? decodeAckCursor(input.cursor) : null;
@@ -369,7 +390,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
       const last = shown.at(-1);
       const counted = cappedCount(total?.n ?? 0, TOTAL_COUNT_CAP);
       return {
-        acknowledgements: shown.map((row) => present(row as Omit<AcknowledgementRow, 'status'>)),
+        acknowledgements: shown.map((row) => present(row as ListedRow, yearAgo)),
         next_cursor: rows.length > input.size && last ? encodeAckCursor(last.id) : null,
         total_count: counted.total,
         total_count_capped: counted.capped,
@@ -391,7 +412,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     }),
     output: z.object({ acknowledgements: z.array(acknowledgementSchema) }),
     async run(ctx, input) {
-      const { number, organizationId } = await versionToAcknowledge(
+      const { document, number, organizationId } = await versionToAcknowledge(
         ctx,
         input.document_id,
         input.version,
@@ -409,6 +430,13 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         eq(acknowledgements.version_number, number),
         eq(acknowledgements.person_id, personId),
       );
+      const evidence = await completionEvidence(ctx, {
+        documentId: input.document_id,
+        organizationId,
+        title: String(document.title),
+        version: number,
+        personId,
+      });
       const at = ctx.now().toISOString();
       const method = ctx.surface === 'web' ? 'WEB' : 'TOKEN';
       // The acknowledgement and its history row on the document, in one batch: the row only when one was pending.
@@ -429,6 +457,8 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
           at,
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
+        // The last one asked acknowledging completes the request: its evidence, in the same batch.
+        ...evidence,
       ]);
       if (updated.length === 0)
         throw new AppError(
@@ -446,7 +476,8 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
             updated.map((row) => row.id),
           ),
         );
-      return { acknowledgements: rows.map((row) => present(row as Omit<AcknowledgementRow, 'status'>)) };
+      const yearAgo = yearBefore(ctx.now());
+      return { acknowledgements: rows.map((row) => present(row as ListedRow, yearAgo)) };
     },
   });
 

@@ -106,6 +106,7 @@ const KINDS = [
   'audit',
   'requirement',
   'access_review_entry',
+  'management_review',
 ] as const satisfies readonly RegisterKind[];
 
 const count = (what: string) => z.number().int().describe(what);

@@ -20,7 +20,15 @@ interface SettingsValues {
   privacy_contact: string;
   allow_document_self_approval: boolean;
   web_only_decisions: boolean;
+  reacknowledge_on: string;
 }
+
+/** When publishing a document version asks again who acknowledged an earlier one: each choice and what it means. */
+const REACKNOWLEDGE_CHOICES = [
+  { value: 'NEVER', label: 'Never', hint: 'requests are made by hand (default)' },
+  { value: 'EVERY_VERSION', label: 'Every version', hint: 'each published version asks them again' },
+  { value: 'MAJOR_ONLY', label: 'Major versions only', hint: 'versions marked as a major change' },
+] as const;
 
 /** The two approval settings as checkboxes: what each one means for people and tokens. */
 const DECISION_SETTINGS = [
@@ -233,6 +241,23 @@ function SettingsPage(props: {
               </div>
             ))}
           </fieldset>
+          <fieldset>
+            <legend>Acknowledge again when a version is published</legend>
+            {REACKNOWLEDGE_CHOICES.map((choice) => (
+              <div class="choice">
+                <input
+                  type="radio"
+                  id={`reacknowledge-${choice.value}`}
+                  name="reacknowledge_on"
+                  value={choice.value}
+                  checked={values.reacknowledge_on === choice.value}
+                />
+                <label for={`reacknowledge-${choice.value}`}>
+                  {choice.label} <span class="small muted">({choice.hint})</span>
+                </label>
+              </div>
+            ))}
+          </fieldset>
           {editable && (
             <div class="actions">
               <button type="submit">Save settings</button>
@@ -266,6 +291,7 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       privacy_contact: typeof settings.privacy_contact === 'string' ? settings.privacy_contact : '',
       allow_document_self_approval: settings.allow_document_self_approval === true,
       web_only_decisions: settings.web_only_decisions === true,
+      reacknowledge_on: String(settings.reacknowledge_on ?? 'NEVER'),
     };
     return { values, method: methodValues(settings.risk_method as RiskMethod) };
   }
@@ -322,6 +348,7 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       privacy_contact: text(body, 'privacy_contact').trim(),
       allow_document_self_approval: text(body, 'allow_document_self_approval') === 'true',
       web_only_decisions: text(body, 'web_only_decisions') === 'true',
+      reacknowledge_on: text(body, 'reacknowledge_on'),
     };
     // The tool decides who may change them (OWNER or ADMIN) and what is valid; its refusal is shown on the form.
     const outcome = await webCalls(c, deps).write(updateSettingsTool, {
@@ -331,6 +358,8 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       privacy_contact: values.privacy_contact || null,
       allow_document_self_approval: values.allow_document_self_approval,
       web_only_decisions: values.web_only_decisions,
+      // Not sent (a form without the choice): unchanged; anything else the tool checks.
+      reacknowledge_on: values.reacknowledge_on || undefined,
     });
     if (!outcome.ok) {
       const current = await currentValues(c, membership);

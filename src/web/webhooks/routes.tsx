@@ -42,6 +42,9 @@ const CHOICES: readonly { value: string; label: string }[] = [
   { value: 'evidence.expiring', label: 'Evidence is expiring' },
   { value: 'incident.deadline', label: "An incident's notification deadline is within 24 hours or missed" },
   { value: 'data_subject_request.due', label: 'A data-subject request is due' },
+  { value: 'access_review.due', label: 'An access-review campaign is due' },
+  { value: 'vendor.renewal_due', label: "A vendor's contract renewal is within 30 days" },
+  { value: 'vendor.assessment_due', label: "A vendor's assessment runs out within 30 days" },
 ];
 const CHOICE_VALUES = new Set(CHOICES.map((choice) => choice.value));
 
