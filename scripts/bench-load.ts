@@ -24,7 +24,11 @@ export function median(values: number[]): number {
 
 /** The better of two rounds (lower mean latency): on a shared machine the quieter round says more. */
 export function bestLoad(current: Load | undefined, next: Load): Load {
-  return !current || next.meanMs < current.meanMs ? next : current;
+  if (!current) return next;
+  // A round in which no call completed has a mean of 0: it says nothing, and never beats one that measured.
+  if (next.requests === 0) return current;
+  if (current.requests === 0) return next;
+  return next.meanMs < current.meanMs ? next : current;
 }
 
 export function formatLoad(load: Load): string {
