@@ -253,6 +253,13 @@ export function itemsWithinBudget(items: readonly unknown[]): number {
   return items.length;
 }
 
+/** The paging fields of a list's answer that is not a register's list tool (those add page_shortened). */
+export const pageOutputFields = {
+  next_cursor: z.string().nullable().describe('Cursor of the next page, or null.'),
+  total_count: z.number().int().describe(`Matches in all pages, at most ${TOTAL_COUNT_CAP}.`),
+  total_count_capped: z.boolean().describe('True: more than total_count match.'),
+};
+
 export const pageShortenedSchema = z
   .literal(true)
   .optional()

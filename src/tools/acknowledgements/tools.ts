@@ -8,7 +8,7 @@ import { newId } from '../../ids.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from '../fields.ts';
-import { cappedCount, TOTAL_COUNT_CAP } from '../pagination.ts';
+import { cappedCount, pageOutputFields, TOTAL_COUNT_CAP } from '../pagination.ts';
 import { callerPerson } from '../people-refs.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { PERSON_KINDS } from '../states.ts';
@@ -347,9 +347,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     }),
     output: z.object({
       acknowledgements: z.array(acknowledgementSchema),
-      next_cursor: z.string().nullable().describe('Cursor of the next page, or null.'),
-      total_count: z.number().int().describe(`Matches in all pages, at most ${TOTAL_COUNT_CAP}.`),
-      total_count_capped: z.boolean().describe('True: more than total_count match.'),
+      ...pageOutputFields,
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');

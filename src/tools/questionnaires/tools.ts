@@ -21,7 +21,7 @@ import {
   timestampSchema,
 } from '../fields.ts';
 import { registerIdKind } from '../id-kinds.ts';
-import { pageById, TOTAL_COUNT_CAP } from '../pagination.ts';
+import { pageById, pageOutputFields } from '../pagination.ts';
 import { callerPerson } from '../people-refs.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { VENDOR_ASSESSMENT_RESULTS, VENDOR_TIERS } from '../states.ts';
@@ -300,9 +300,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
     }),
     output: z.object({
       vendor_questionnaires: z.array(questionnaireSchema),
-      next_cursor: z.string().nullable().describe('Cursor of the next page, or null.'),
-      total_count: z.number().int().describe(`Matches in all pages, at most ${TOTAL_COUNT_CAP}.`),
-      total_count_capped: z.boolean().describe('True: more than total_count match.'),
+      ...pageOutputFields,
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
