@@ -1433,7 +1433,8 @@ export const evidence = sqliteTable(
     ...timestamps,
   },
   (t) => [
-    index('evidence_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    // valid_until too: a walk tests the expiry filters on the index, reading only the rows it keeps.
+    index('evidence_org_created_idx').on(t.organization_id, t.created_at, t.id, t.valid_until),
     index('evidence_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('evidence_org_title_idx').on(t.organization_id, t.title, t.id),
     index('evidence_org_collected_idx').on(t.organization_id, t.collected_on, t.id),
@@ -1451,10 +1452,15 @@ export const evidenceRecords = sqliteTable(
     evidence_id: text('evidence_id').notNull(),
     record_id: text('record_id').notNull(),
     organization_id: text('organization_id').notNull(),
+    /**
+     * The evidence item's created_at, kept by triggers (migration 0050): a record's evidence is read in the list's
+     * default order from the index below, without looking up the items it skips (FilterSpec.lead).
+     */
+    created_at: text('created_at'),
   },
   (t) => [
     primaryKey({ columns: [t.evidence_id, t.record_id] }),
-    index('evidence_records_record_idx').on(t.record_id),
+    index('evidence_records_record_idx').on(t.record_id, t.organization_id, t.created_at, t.evidence_id),
   ],
 );
 
@@ -1541,13 +1547,14 @@ export const tasks = sqliteTable(
     ...timestamps,
   },
   (t) => [
-    index('tasks_org_created_idx').on(t.organization_id, t.created_at, t.id),
+    // The assignee and status too: a walk for one assignee's open tasks tests them on the index.
+    index('tasks_org_created_idx').on(t.organization_id, t.created_at, t.id, t.assignee_user_id, t.status),
     index('tasks_org_updated_idx').on(t.organization_id, t.updated_at, t.id),
     index('tasks_org_title_idx').on(t.organization_id, t.title, t.id),
     index('tasks_org_due_idx').on(t.organization_id, t.due_on, t.id),
     index('tasks_org_status_idx').on(t.organization_id, t.status, t.due_on),
     index('tasks_org_owner_idx').on(t.organization_id, t.owner_id),
-    index('tasks_org_assignee_idx').on(t.organization_id, t.assignee_user_id),
+    index('tasks_org_assignee_idx').on(t.organization_id, t.assignee_user_id, t.status),
     index('tasks_assignee_idx').on(t.assignee_user_id, t.status, t.due_on),
   ],
 );

@@ -153,7 +153,7 @@ function completeCampaign(
     ctx.db
       .insert(evidenceRecords)
       .select(
-        sql`select ${evidenceId}, ${accessReviewRequirements.target_id}, ${organizationId} from ${accessReviewRequirements} where ${accessReviewRequirements.access_review_id} = ${id} and exists (select 1 from ${evidence} where ${evidence.id} = ${evidenceId})`,
+        sql`select ${evidenceId}, ${accessReviewRequirements.target_id}, ${organizationId}, ${at} from ${accessReviewRequirements} where ${accessReviewRequirements.access_review_id} = ${id} and exists (select 1 from ${evidence} where ${evidence.id} = ${evidenceId})`,
       ),
     ctx.db
       .update(accessReviews)

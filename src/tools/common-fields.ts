@@ -6,7 +6,14 @@ import type { z } from 'zod';
 import type { IdPrefix } from '../ids.ts';
 import { idOf, longText, shortText } from './fields.ts';
 import { personCondition, personRefSchema } from './people-refs.ts';
-import { type FilterSpec, filter, optional, required, sparseMatches } from './registers/spec.ts';
+import {
+  type FilterLead,
+  type FilterSpec,
+  filter,
+  optional,
+  required,
+  sparseMatches,
+} from './registers/spec.ts';
 
 export const ownerField = (role = 'Owner', hint = 'The person accountable for it.') =>
   optional(personRefSchema(role), 'person', { label: role, hint });
@@ -21,6 +28,8 @@ export interface Link {
   ownerId: SQLiteColumn;
   owner: SQLiteColumn;
   target: SQLiteColumn;
+  /** Links that carry the owner's sort keys, indexed (target, organization, key, owner): FilterSpec.lead. */
+  lead?: { index: string; organization: SQLiteColumn; order: Record<string, SQLiteColumn> };
 }
 
 /**
@@ -42,6 +51,15 @@ export function linkFilter(link: Link, schema: z.ZodType): FilterSpec {
     count: (value) =>
       sql`${link.ownerId} in (select ${link.owner} from ${link.owner.table} where ${link.target} = ${value})`,
     matches: (value) => sparseMatches(link.owner, link.owner.table, sql`${link.target} = ${value}`),
+    ...(link.lead && {
+      lead: (value: unknown, organizationId: string): FilterLead => ({
+        table: link.owner.table,
+        index: link.lead!.index,
+        where: sql`${link.target} = ${value} and ${link.lead!.organization} = ${organizationId}`,
+        id: link.owner,
+        order: link.lead!.order,
+      }),
+    }),
   };
 }
 

@@ -1,6 +1,6 @@
 // Evidence: a link or a stored file that shows a record's work was done (the MFA screenshot, the signed DPA).
 // Immutable once stored: its url or file never changes; a newer one supersedes it.
-import { and, eq, isNotNull, lte, sql } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, lte, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { evidence, evidenceRecords, storedFiles } from '../db/schema.ts';
 import { AppError, invalidArguments } from '../errors.ts';
@@ -189,10 +189,25 @@ export const evidenceSpec: RegisterSpec = {
     expired: expiredFilter(evidence.valid_until),
     expiring_before: filter(
       dateSchema.describe('Only those valid until this date or earlier (YYYY-MM-DD).'),
-      (value) => and(isNotNull(evidence.valid_until), lte(evidence.valid_until, value)),
+      // With expired = false the range starts at today (what that filter implies): the count reads only it.
+      (value, today, { expired }) =>
+        and(
+          isNotNull(evidence.valid_until),
+          lte(evidence.valid_until, value),
+          expired === false ? gte(evidence.valid_until, today) : undefined,
+        ),
     ),
     record_id: linkFilter(
-      { ownerId: evidence.id, owner: evidenceRecords.evidence_id, target: evidenceRecords.record_id },
+      {
+        ownerId: evidence.id,
+        owner: evidenceRecords.evidence_id,
+        target: evidenceRecords.record_id,
+        lead: {
+          index: 'evidence_records_record_idx',
+          organization: evidenceRecords.organization_id,
+          order: { created_at: evidenceRecords.created_at },
+        },
+      },
       idOfAny(
         EVIDENCE_TARGETS.map((target) => ID_PREFIXES[target]),
         'record',

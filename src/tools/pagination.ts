@@ -99,8 +99,9 @@ export function decodeCursor(
 }
 
 /**
- * The index on (organization_id, <column>, id) that every page sorted by `column` walks. Found in the table's
- * drizzle schema, so a sort field without its index fails when the tools are built, not at scale.
+ * The index on (organization_id, <column>, id) that every page sorted by `column` walks (further columns after them
+ * let a walk test a filter on the index: evidence's valid_until). Found in the table's drizzle schema, so a sort
+ * field without its index fails when the tools are built, not at scale.
  */
 export function orderIndexName(table: SQLiteTable, column: SQLiteColumn): string {
   const { indexes, name } = getTableConfig(table);
@@ -110,7 +111,7 @@ export function orderIndexName(table: SQLiteTable, column: SQLiteColumn): string
     const names = index.config.columns.map((item) =>
       'name' in item && columns[item.name as string] === item ? item.name : null,
     );
-    if (names.length === wanted.length && names.every((item, at) => item === wanted[at])) {
+    if (wanted.every((item, at) => names[at] === item)) {
       return index.config.name;
     }
   }
@@ -129,8 +130,8 @@ export interface PageRange {
 }
 
 export function pageRanges(
-  field: OrderField,
-  idColumn: SQLiteColumn,
+  field: OrderField | { column: SQL; nullable?: false },
+  idColumn: SQLiteColumn | SQL,
   direction: Direction,
   cursor: CursorPayload | null,
 ): PageRange[] {

@@ -287,3 +287,118 @@ describe('isolation', () => {
     expect(errorOf(refused).code).toBe('insufficient_scope');
   });
 });
+
+describe("a record's evidence, read from its links in order (FilterSpec.lead)", () => {
+  it('pages through one record in both directions as the unfiltered list orders the same items, counting them', async () => {
+    const measure = await addRecord(world.aliceToken, 'addMeasure', {
+      organization_id: world.orgA,
+      name: 'Pager',
+    });
+    const other = await addRecord(world.aliceToken, 'addMeasure', {
+      organization_id: world.orgA,
+      name: 'Other',
+    });
+    const mine: string[] = [];
+    for (let index = 0; index < 7; index++) {
+      const item = await addEvidence({
+        title: `Paged ${index}`,
+        url: `https://example.com/paged/${index}`,
+        record_ids: index % 3 === 2 ? [other] : [measure],
+      });
+      if (index % 3 !== 2) mine.push(String(item.id));
+    }
+    // Linked afterwards by an update: its link is written after the item.
+    const late = await addEvidence({ title: 'Paged late', url: 'https://example.com/paged/late' });
+    await ok(runtime, world.aliceToken, 'updateEvidence', {
+      id: late.id,
+      record_ids: [measure],
+    });
+    mine.push(String(late.id));
+    const all = (
+      await ok(runtime, world.aliceToken, 'listEvidence', { organization_id: world.orgA, size: 100 })
+    ).evidence as Row[];
+    const expected = all.map((item) => String(item.id)).filter((id) => mine.includes(id));
+    expect(expected).toHaveLength(mine.length);
+    for (const direction of ['DESC', 'ASC'] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pages = 0;
+      do {
+        const body = await ok(runtime, world.aliceToken, 'listEvidence', {
+          organization_id: world.orgA,
+          filter: { record_id: measure },
+          order_by: { field: 'created_at', direction },
+          size: 2,
+          ...(cursor ? { cursor } : {}),
+        });
+        expect(body.total_count).toBe(mine.length);
+        seen.push(...(body.evidence as Row[]).map((item) => String(item.id)));
+        cursor = (body.next_cursor as string | null) ?? undefined;
+        pages += 1;
+      } while (cursor && pages < 10);
+      expect(seen).toEqual(direction === 'DESC' ? expected : [...expected].reverse());
+    }
+    // With another filter the links still lead; the count tests each item too.
+    const links = await ok(runtime, world.aliceToken, 'listEvidence', {
+      organization_id: world.orgA,
+      filter: { record_id: measure, kind: 'LINK', expired: false },
+    });
+    expect((links.evidence as Row[]).map((item) => item.id)).toEqual(expected);
+    expect(links.total_count).toBe(mine.length);
+    // Another organization's token reads nothing of it, by the same filter.
+    const foreign = await callDirect(runtime, world.bobToken, 'listEvidence', {
+      organization_id: world.orgB,
+      filter: { record_id: measure },
+    });
+    expect(foreign.status).toBe(200);
+    expect([(foreign.body as Row).evidence, (foreign.body as Row).total_count]).toEqual([[], 0]);
+  });
+
+  it("keeps a link's copy of its item's created_at whichever row is written first, and when the item's changes", async () => {
+    const { client } = runtime.database;
+    const id = newId('evd');
+    const measure = await addRecord(world.aliceToken, 'addMeasure', {
+      organization_id: world.orgA,
+      name: 'Raw',
+    });
+    await client.execute({
+      sql: 'insert into evidence_records (evidence_id, record_id, organization_id) values (?, ?, ?)',
+      args: [id, measure, world.orgA],
+    });
+    const copy = async () =>
+      (
+        await client.execute({
+          sql: 'select created_at from evidence_records where evidence_id = ?',
+          args: [id],
+        })
+      ).rows[0]?.created_at;
+    expect(await copy()).toBeNull();
+    await client.execute({
+      sql: `insert into evidence (id, organization_id, title, kind, url, collected_on, created_at, updated_at)
+        values (?, ?, 'Raw', 'LINK', 'https://example.com/raw', '2026-01-01', '2026-01-02T03:04:05.000Z', '2026-01-02T03:04:05.000Z')`,
+      args: [id, world.orgA],
+    });
+    expect(await copy()).toBe('2026-01-02T03:04:05.000Z');
+    await client.execute({
+      sql: "update evidence set created_at = '2026-02-03T00:00:00.000Z' where id = ?",
+      args: [id],
+    });
+    expect(await copy()).toBe('2026-02-03T00:00:00.000Z');
+    const second = await addRecord(world.aliceToken, 'addMeasure', {
+      organization_id: world.orgA,
+      name: 'Raw 2',
+    });
+    await client.execute({
+      sql: 'insert into evidence_records (evidence_id, record_id, organization_id) values (?, ?, ?)',
+      args: [id, second, world.orgA],
+    });
+    const both = await client.execute({
+      sql: 'select created_at from evidence_records where evidence_id = ? order by record_id',
+      args: [id],
+    });
+    expect(both.rows.map((row) => row.created_at)).toEqual([
+      '2026-02-03T00:00:00.000Z',
+      '2026-02-03T00:00:00.000Z',
+    ]);
+  });
+});

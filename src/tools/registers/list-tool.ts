@@ -23,8 +23,8 @@ import { type TextSearch, textSearch } from '../search.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
 import { listInput } from './schemas.ts';
-import { orderFieldsOf, type Row, SPARSE_ID, toolsetOf } from './spec.ts';
-import { indexedTextPage, type ListPage, walkedPage } from './text-pages.ts';
+import { type FilterLead, orderFieldsOf, type Row, SPARSE_ID, toolsetOf } from './spec.ts';
+import { indexedTextPage, type ListPage, type PageLead, walkedPage } from './text-pages.ts';
 
 /** The most rows an exact value of spec.exactFirst leads a page with (one per framework, in practice). */
 const EXACT_FIRST_LIMIT = 50;
@@ -70,7 +70,9 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       let exact: SQL | undefined;
       let notExact: SQL | undefined;
       let sparse: SQL | undefined;
-      for (const [filterName, value] of Object.entries((input.filter ?? {}) as Row)) {
+      const leads: FilterLead[] = [];
+      const filter = (input.filter ?? {}) as Row;
+      for (const [filterName, value] of Object.entries(filter)) {
         if (value === undefined) continue;
         if (filterName === 'query') {
           search = textSearch(table, spec.search ?? [], String(value));
@@ -83,8 +85,10 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           continue;
         }
         const filterSpec = spec.filters?.[filterName];
-        const condition = filterSpec?.where(value, records.today(ctx));
+        const condition = filterSpec?.where(value, records.today(ctx), filter);
         conditions.push(condition);
+        const lead = filterSpec?.lead?.(value, input.organization_id);
+        if (lead) leads.push(lead);
         // A filter's own matches (FilterSpec.matches): the page may read them instead of walking; the count reads
         // them by id, as a link filter's count does.
         const matches = filterSpec?.matches?.(value, records.today(ctx), input.organization_id);
@@ -104,6 +108,14 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
       const orderIndex = orderIndexes[fieldName];
       if (!orderField || !orderIndex) throw new AppError('invalid_arguments', `Cannot sort by ${fieldName}.`);
       const cursor = input.cursor ? decodeCursor(input.cursor, name, fieldName, direction) : null;
+      // A link filter whose links carry this sort field (FilterSpec.lead) reads the page from them, in order; when it
+      // is the only filter, its links alone are counted.
+      const lead = search ? undefined : leads.find((candidate) => candidate.order[fieldName]);
+      const led: PageLead | undefined = lead && {
+        ...lead,
+        column: lead.order[fieldName] as NonNullable<(typeof lead.order)[string]>,
+        alone: conditions.length === 1,
+      };
       const fingerprint = filterFingerprint(input.organization_id, input.filter);
       const cap = search ? TEXT_COUNT_CAP : TOTAL_COUNT_CAP;
       const filters = and(...conditions);
@@ -137,7 +149,8 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
           : and(eq(table.organization_id, input.organization_id), ...countConditions),
         filters,
         size: Math.max(1, size - leading.length),
-        sparse,
+        sparse: led ? undefined : sparse,
+        lead: led,
         ranges: pageRanges(orderField, table.id, direction, cursor),
         // total_count: counted on the first page (at most cap + 1 matches read), then carried in the cursor.
         carried: carriedCount(cursor, fingerprint, cap),

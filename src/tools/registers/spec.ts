@@ -236,7 +236,11 @@ export type UniqueField = string | { field: string; within: string };
 
 export interface FilterSpec {
   schema: z.ZodType;
-  where(value: unknown, today: string): SQL | undefined;
+  /**
+   * The condition. `filter` is the call's whole filter: a condition may restate what another filter implies, so an
+   * index range takes both (expiring_before with expired = false starts at today).
+   */
+  where(value: unknown, today: string, filter?: Row): SQL | undefined;
   /**
    * The same condition as `where`, written for a first page's count (at most cap + 1 matches, in no order), when
    * another form is cheaper there: a link filter's count reads the target's links by their index, where its row
@@ -250,6 +254,25 @@ export interface FilterSpec {
    * they are at most the count cap; past it, it walks the sort index as for any filter. The count reads them too.
    */
   matches?(value: unknown, today: string, organizationId: string): SQL | undefined;
+  /**
+   * For a link filter whose link rows carry the record's sort keys (evidence_records.created_at): the target's links
+   * read from their index in the page's order, each record looked up as it is kept, for the sort fields `order`
+   * names. O(page) whatever the target's number of links. Preferred to `matches` in those orders.
+   */
+  lead?(value: unknown, organizationId: string): FilterLead | undefined;
+}
+
+/** The links a page is read from in its order (FilterSpec.lead). */
+export interface FilterLead {
+  /** The link table, read by `index`. */
+  table: SQLiteTable;
+  index: string;
+  /** The target's links within the organization. */
+  where: SQL;
+  /** The link's column holding the record's id. */
+  id: SQLiteColumn;
+  /** The link's columns holding the record's values of these sort fields (fields that are never NULL). */
+  order: Record<string, SQLiteColumn>;
 }
 
 /** The column a filter's `matches` select names its ids by. */
@@ -262,9 +285,9 @@ export function sparseMatches(id: SQLiteColumn, table: SQLiteTable, where: SQL |
 
 export function filter<T>(
   schema: z.ZodType<T>,
-  where: (value: T, today: string) => SQL | undefined,
+  where: (value: T, today: string, filter: Row) => SQL | undefined,
 ): FilterSpec {
-  return { schema, where: (value, today) => where(value as T, today) };
+  return { schema, where: (value, today, filter = {}) => where(value as T, today, filter) };
 }
 
 /** A filter on an enum column: one value or a list of values (any of them). */

@@ -3,6 +3,7 @@
 import type { InArgs } from '@libsql/client';
 import { and, asc, count, desc, eq, fillPlaceholders, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { clientOf } from '../../db/client.ts';
 import { rowMapper } from '../../db/rows.ts';
 import {
@@ -18,7 +19,7 @@ import {
 import type { TextSearch } from '../search.ts';
 import type { ToolContext } from '../types.ts';
 import type { RegisterRecords } from './records.ts';
-import { type Row, SPARSE_ID } from './spec.ts';
+import { type FilterLead, type Row, SPARSE_ID } from './spec.ts';
 
 /** What the reads of one list page share. */
 export interface ListPage {
@@ -45,6 +46,14 @@ export interface ListPage {
   cursor: CursorPayload | null;
   /** A filter's own matches (FilterSpec.matches), read instead of the walk while they are few. */
   sparse?: SQL | undefined;
+  /** A link filter's links, read in the page's order instead of the walk (FilterSpec.lead). */
+  lead?: PageLead | undefined;
+}
+
+/** FilterSpec.lead for this page: the link's column of its sort field; `alone`: no other filter (its links counted). */
+export interface PageLead extends FilterLead {
+  column: SQLiteColumn;
+  alone: boolean;
 }
 
 /** A page's rows (size + 1 at most: one more tells there is a next page) and total_count. */
@@ -120,6 +129,7 @@ export async function walkedPage(
   page: ListPage,
   rowTest: SQL | undefined,
 ): Promise<PageRows> {
+  if (page.lead) return ledPage(ctx, records, { ...page, lead: page.lead }, rowTest);
   if (page.sparse) {
     const sparse = await sparseFilterPage(ctx, records, { ...page, sparse: page.sparse }, rowTest);
     if (sparse) return sparse;
@@ -174,6 +184,26 @@ function countQuery(ctx: ToolContext, records: RegisterRecords, page: ListPage, 
   );
 }
 
+/** A page's reads, one per range, of the records joined to `from` (ids found there, in `id`), size + 1 kept. */
+function joinedReads(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  page: ListPage,
+  from: SQL,
+  id: SQL,
+  ranges: PageRange[],
+  rowTest: SQL | undefined,
+) {
+  return ranges.map((range) =>
+    ctx.db
+      .select(records.listSelection)
+      .from(from)
+      .where(and(sql`${records.table.id} = ${id}`, page.filtered, rowTest, range.where))
+      .orderBy(...range.orderBy)
+      .limit(page.size + 1),
+  );
+}
+
 /** Marks the sparse filter read, which sorts the few matches of a filter (FilterSpec.matches): see test/core/query-plans. */
 export const SPARSE_FILTER_MARK = '/* sparse filter matches, sorted */';
 
@@ -194,14 +224,8 @@ async function sparseFilterPage(
   const id = sql.identifier(SPARSE_ID);
   const limited = sql`(select distinct ${id} from (${page.sparse}) limit ${page.cap + 1}) as ${matched}`;
   const found = ctx.db.select({ n: count() }).from(sql`${limited} ${sql.raw(SPARSE_FILTER_MARK)}`);
-  const reads = page.ranges.map((range) =>
-    ctx.db
-      .select(records.listSelection)
-      .from(sql`${limited} cross join ${table} ${sql.raw(SPARSE_FILTER_MARK)}`)
-      .where(and(sql`${table.id} = ${matched}.${id}`, page.filtered, rowTest, range.where))
-      .orderBy(...range.orderBy)
-      .limit(page.size + 1),
-  );
+  const joined = sql`${limited} cross join ${table} ${sql.raw(SPARSE_FILTER_MARK)}`;
+  const reads = joinedReads(ctx, records, page, joined, sql`${matched}.${id}`, page.ranges, rowTest);
   const counting = page.carried ? [] : [countQuery(ctx, records, page, rowTest)];
   const [matches, ...rest] = (await ctx.db.batch([
     found,
@@ -212,6 +236,50 @@ async function sparseFilterPage(
   const total = page.carried ? null : rest.shift();
   return {
     rows: rest.flat().slice(0, page.size + 1),
+    counted: page.carried ?? cappedCount(Number(total?.[0]?.total ?? 0), page.cap),
+  };
+}
+
+/** Marks the led read, which walks a link filter's links in the page's order: see test/core/query-plans. */
+export const LED_FILTER_MARK = '/* link filter, led by its links */';
+
+/**
+ * A page of a link filter whose links carry the sort key (FilterSpec.lead): the links walked along their index in
+ * the page's order (renamed in a subquery, so the record's columns keep their names), each record looked up and
+ * tested against the other filters, size + 1 kept. A first page's count reads the links too (alone when no other
+ * filter applies, else each record looked up): O(matches) up to the cap, never a walk of the register.
+ */
+async function ledPage(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  page: ListPage & { lead: PageLead },
+  rowTest: SQL | undefined,
+): Promise<PageRows> {
+  const { lead, table } = { lead: page.lead, table: records.table };
+  const links = sql.identifier('lead_links');
+  const id = sql`${links}.${sql.identifier('lead_id')}`;
+  const key = sql`${links}.${sql.identifier('lead_key')}`;
+  const from = sql`(select ${lead.id} as ${sql.identifier('lead_id')}, ${lead.column} as ${sql.identifier('lead_key')} from ${lead.table} indexed by ${sql.identifier(lead.index)} where ${lead.where}) as ${links} cross join ${table} ${sql.raw(LED_FILTER_MARK)}`;
+  const ranges = pageRanges({ column: key }, id, page.direction, page.cursor);
+  const reads = joinedReads(ctx, records, page, from, id, ranges, rowTest);
+  // The count starts from the links too: alone, they are the matches; else each record is looked up and tested.
+  const matches =
+    lead.alone && !rowTest
+      ? ctx.db
+          .select({ one: sql`1` })
+          .from(sql`${lead.table} indexed by ${sql.identifier(lead.index)}`)
+          .where(lead.where)
+      : ctx.db
+          .select({ one: sql`1` })
+          .from(from)
+          .where(and(sql`${table.id} = ${id}`, page.filtered, rowTest));
+  const counting = page.carried
+    ? []
+    : [ctx.db.select({ total: count() }).from(matches.limit(page.cap + 1).as('matches'))];
+  const [first, ...rest] = (await ctx.db.batch([...reads, ...counting] as unknown as BatchList)) as Row[][];
+  const total = page.carried ? null : rest.pop();
+  return {
+    rows: [first ?? [], ...rest].flat().slice(0, page.size + 1),
     counted: page.carried ?? cappedCount(Number(total?.[0]?.total ?? 0), page.cap),
   };
 }
