@@ -5,7 +5,7 @@ import type { Tool } from '../tools/types.ts';
 import { coverageView } from './coverage.ts';
 import { heatMapView } from './heat-map.ts';
 import { myWorkView } from './my-work.ts';
-import { scriptHashOf, viewDocument } from './page.ts';
+import { viewDocument } from './page.ts';
 import { viewRuntime } from './runtime.ts';
 import type { ChatViewSpec } from './spec.ts';
 import { statementView } from './statement.ts';
@@ -66,13 +66,13 @@ export type ReadViewResource = {
 
 const documents = new Map<string, Promise<string>>();
 
-async function documentOf(view: ChatViewSpec): Promise<string> {
+function documentOf(view: ChatViewSpec): Promise<string> {
   const script = `${viewRuntime(
     `compliance-mcp-${view.name}`,
     '1.0.0',
     view.calls.map((tool) => tool.name),
   )}\n${view.script}`;
-  return viewDocument(view.title, script, await scriptHashOf(script));
+  return viewDocument(view.title, script);
 }
 
 /** resources/read of a view's uri; null for any other uri. */

@@ -1,5 +1,5 @@
 // A chat view's HTML: one document, its style and script inline, a content security policy that lets only that
-// script run (by its hash) and allows no network at all. The data arrives later, from the host, as the tool's result.
+// style and that script apply (by their hashes) and allows no network at all. The data arrives later, from the host, as the tool's result.
 
 /** The stylesheet every view shares: light and dark, the heat-map colours of the risk method by name. */
 const STYLE = `
@@ -38,11 +38,11 @@ button:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
 `;
 
 /** The document of a view: `script` is the runtime followed by the view's own code. */
-export function viewDocument(title: string, script: string, scriptHash: string): string {
+export async function viewDocument(title: string, script: string): Promise<string> {
   const policy = [
     "default-src 'none'",
-    `script-src '${scriptHash}'`,
-    "style-src 'unsafe-inline'",
+    `script-src '${await hashSourceOf(script)}'`,
+    `style-src '${await hashSourceOf(STYLE)}'`,
     "img-src 'none'",
     "connect-src 'none'",
     "font-src 'none'",
@@ -67,9 +67,9 @@ export function viewDocument(title: string, script: string, scriptHash: string):
 `;
 }
 
-/** CSP source of a script: 'sha256-<base64>' of its exact text (WebCrypto: the same on Node and in the Worker). */
-export async function scriptHashOf(script: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(script));
+/** CSP source of an inline block: 'sha256-<base64>' of its exact text (WebCrypto: on Node and in the Worker). */
+async function hashSourceOf(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
   let binary = '';
   for (const byte of new Uint8Array(digest)) binary += String.fromCharCode(byte);
   return `sha256-${btoa(binary)}`;

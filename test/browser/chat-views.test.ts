@@ -177,6 +177,10 @@ describe('chat views in an MCP Apps host', () => {
     expect(await heat.locator('button.cell:not([disabled])').count()).toBe(
       cells.length + heatMap.residual.length,
     );
+    // The style block applies under the document's policy (its hash): the top cell has the method's RED.
+    expect(await topCell.evaluate((cell) => getComputedStyle(cell).backgroundColor)).toBe(
+      'rgb(239, 107, 93)',
+    );
     await screenshot(page, 'apps-heatmap');
     await topCell.click();
     await expect.poll(() => heat.locator('#details h2').textContent()).toBe(`Inherent 5 x 5 (${top?.count})`);

@@ -46,11 +46,12 @@ const EXPECTED_VIEWS = {
 };
 const NO_ORIGINS = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
 
-/** The inline script of a view's document and the policy its meta tag declares. */
+/** The inline style and script of a view's document and the policy its meta tag declares. */
 function partsOf(html: string) {
+  const style = /<style>([\s\S]*)<\/style>/.exec(html)?.[1] ?? '';
   const script = /<script>([\s\S]*)<\/script>/.exec(html)?.[1] ?? '';
   const policy = /http-equiv="Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? '';
-  return { script, policy };
+  return { style, script, policy };
 }
 
 describe.each([
@@ -86,7 +87,7 @@ describe.each([
     await client.close();
   });
 
-  it('reads each view: one self-contained document whose only script runs by its hash', async () => {
+  it('reads each view: one self-contained document whose only style and script apply by their hashes', async () => {
     const client = await connect();
     for (const uri of Object.values(EXPECTED_VIEWS)) {
       const { contents } = await client.readResource({ uri });
@@ -97,10 +98,11 @@ describe.each([
       expect(content?._meta).toEqual({ ui: { csp: NO_ORIGINS, prefersBorder: true } });
       const html = String(content?.text);
       expect(html.startsWith('<!doctype html>')).toBe(true);
-      const { script, policy } = partsOf(html);
-      const hash = createHash('sha256').update(script).digest('base64');
+      const { style, script, policy } = partsOf(html);
+      const hash = (text: string) => createHash('sha256').update(text).digest('base64');
+      expect(style.length).toBeGreaterThan(500);
       expect(policy).toBe(
-        `default-src 'none'; script-src 'sha256-${hash}'; style-src 'unsafe-inline'; img-src 'none'; connect-src 'none'; font-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'`,
+        `default-src 'none'; script-src 'sha256-${hash(script)}'; style-src 'sha256-${hash(style)}'; img-src 'none'; connect-src 'none'; font-src 'none'; frame-src 'none'; base-uri 'none'; form-action 'none'`,
       );
       // Nothing is loaded from anywhere and no markup is built from strings: data can only become text.
       expect(html).not.toMatch(/https?:\/\/|src=|innerHTML|insertAdjacentHTML|document\.write|fetch\(/);

@@ -64,7 +64,7 @@ describe.each([
   ['2025-11-25', false],
   ['2026-07-28', true],
 ])('chat views on the Worker, %s', (_era, modern) => {
-  it('lists the views with the MCP Apps MIME type and reads each with a policy naming its script hash', async () => {
+  it('lists the views with the MCP Apps MIME type and reads each with a policy naming its style and script hashes', async () => {
     const token = await aliceToken();
     const listed = (await rpc(token, 'resources/list', {}, modern)).result.resources as {
       uri: string;
@@ -84,10 +84,11 @@ describe.each([
         { uri, mimeType: 'text/html;profile=mcp-app', _meta: UI_META },
       ]);
       const html = contents[0]?.text ?? '';
+      const style = /<style>([\s\S]*)<\/style>/.exec(html)?.[1] ?? '';
       const script = /<script>([\s\S]*)<\/script>/.exec(html)?.[1] ?? '';
       expect(script.length).toBeGreaterThan(1000);
       expect(html).toContain(
-        `script-src 'sha256-${await sha256(script)}'; style-src 'unsafe-inline'; img-src 'none'; connect-src 'none'`,
+        `script-src 'sha256-${await sha256(script)}'; style-src 'sha256-${await sha256(style)}'; img-src 'none'; connect-src 'none'`,
       );
     }
   });
