@@ -2,6 +2,10 @@
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createOrganization, createUser, setMembership } from '../src/accounts.ts';
@@ -195,6 +199,26 @@ export async function mcpClient(runtime: Runtime, token: string, query = '?tools
     fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
   });
   await client.connect(transport);
+  return client;
+}
+
+/** A @modelcontextprotocol/client 2.x client pinned to 2026-07-28 at `/api/mcp/v1?<query>`, in process. */
+export async function modernMcpClient(
+  runtime: Runtime,
+  token: string,
+  query = 'toolsets=all',
+  name = 'modern-test-client',
+): Promise<ModernClient> {
+  const client = new ModernClient(
+    { name, version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(
+    new ModernTransport(new URL(`${BASE}/api/mcp/v1?${query}`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+      fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
+    }),
+  );
   return client;
 }
 

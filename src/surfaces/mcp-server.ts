@@ -3,12 +3,20 @@
 import {
   type CallToolResult,
   type jsonSchemaValidator as JsonSchemaValidator,
+  type ListResourcesResult,
   type ListToolsResult,
   type Tool as McpTool,
   ProtocolErrorCode,
+  type ReadResourceResult,
   Server,
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../auth/principal.ts';
+import {
+  APPS_EXTENSION_ID,
+  listedViewResources,
+  readViewResource,
+  toolViewMeta,
+} from '../chat-views/index.ts';
 import { toErrorBody } from '../errors.ts';
 import type { Tool, ToolMap } from '../tools/index.ts';
 import { resultJson } from '../tools/result-json.ts';
@@ -27,8 +35,15 @@ export function serverInfoOf(options: Pick<McpServerOptions, 'serverName' | 'ver
   return { name: options.serverName, version: options.version, title: 'Compliance MCP' };
 }
 
-/** What it can do: tools, whose list changes only with a deployment. */
-export const MCP_CAPABILITIES = { tools: { listChanged: false } };
+/**
+ * What it can do: tools, and the views of the MCP Apps extension as resources (docs/clients.md); both lists change
+ * only with a deployment.
+ */
+export const MCP_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  extensions: { [APPS_EXTENSION_ID]: {} },
+};
 
 /** The request a server is built for: what its connection lists and may call, who asks, and the request's id. */
 export interface McpConnection {
@@ -58,6 +73,7 @@ export function listedTools(tools: Iterable<Tool>): McpTool[] {
 
 function listedTool(tool: Tool): McpTool {
   const schemas = jsonSchemasOf(tool);
+  const meta = toolViewMeta(tool);
   return {
     name: tool.name,
     title: tool.title,
@@ -65,6 +81,8 @@ function listedTool(tool: Tool): McpTool {
     inputSchema: schemas.mcpInput,
     ...(tool.scope === 'read' ? { outputSchema: schemas.mcpOutput } : {}),
     annotations: { title: tool.title, ...tool.annotations },
+    // A tool with a chat view names it; its result stays the whole answer for hosts that render none.
+    ...(meta ? { _meta: meta } : {}),
   };
 }
 
@@ -99,6 +117,10 @@ export interface McpToolHandlers {
   instructions(connection: McpConnection): string;
   /** A tool result (isError for a failed call); throws a JSON-RPC error for a tool unknown or not reachable. */
   call(connection: McpConnection, name: string, args: unknown, meta?: unknown): Promise<CallToolResult>;
+  /** resources/list: the chat views (they hold no data: the same on every connection). */
+  listResources(): ListResourcesResult;
+  /** resources/read of a view; throws a JSON-RPC error (invalid params, resource not found) for any other uri. */
+  readResource(uri: string): Promise<ReadResourceResult>;
 }
 
 /** What a connection lists, its tools/list answer and its instructions, computed once per selection. */
@@ -124,8 +146,16 @@ export function createMcpToolHandlers(options: Pick<McpServerOptions, 'tools' | 
     }
     return entry;
   };
+  const resources: ListResourcesResult = { resources: listedViewResources() };
   return {
     list: (connection) => listedFor(connection).result,
+    listResources: () => resources,
+    async readResource(uri) {
+      const read = await readViewResource(uri);
+      // Invalid params on every revision, as 2026-07-28 requires (the SDK maps -32002 to it anyway).
+      if (!read) throw new JsonRpcError(ProtocolErrorCode.InvalidParams, `Resource not found: ${uri}`);
+      return read;
+    },
     instructions: (connection) => listedFor(connection).instructions,
 
     async call({ selection, principal, requestId, idempotencyHeader }, name, args, meta) {
@@ -192,12 +222,16 @@ export function createMcpServerFactory(
       cacheHints: {
         'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
         'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        'resources/list': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
+        'resources/read': { ttlMs: LIST_TTL_MS, cacheScope: 'public' },
       },
     });
     server.setRequestHandler('tools/list', () => handlers.list(connection));
     server.setRequestHandler('tools/call', (request) =>
       handlers.call(connection, request.params.name, request.params.arguments, request.params._meta),
     );
+    server.setRequestHandler('resources/list', () => handlers.listResources());
+    server.setRequestHandler('resources/read', (request) => handlers.readResource(request.params.uri));
     return server;
   };
 }

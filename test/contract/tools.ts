@@ -75,7 +75,11 @@ export function describeToolContract(hostRef: HostRef): void {
           result: { protocolVersion: string; capabilities: unknown; serverInfo: { name: string } };
         };
         expect(body.result.protocolVersion).toBe(protocolVersion);
-        expect(body.result.capabilities).toEqual({ tools: { listChanged: false } });
+        expect(body.result.capabilities).toEqual({
+          tools: { listChanged: false },
+          resources: { listChanged: false },
+          extensions: { 'io.modelcontextprotocol/ui': {} },
+        });
         expect(body.result.serverInfo.name).toBe('compliance-mcp');
       }
     });

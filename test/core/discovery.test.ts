@@ -1,10 +1,6 @@
 // Progressive discovery as clients meet it: what each connection lists, measured in tokens with the real clients (SDK
 // 1.x at 2025-11-25, the 2.x client at 2026-07-28, the function definitions), within 8,000 tokens bare and 15,000 for
 // any selection, for this map and for one of 200 tools; findTools and the call tools from a bare connection.
-import {
-  Client as ModernClient,
-  StreamableHTTPClientTransport as ModernTransport,
-} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { and, eq } from 'drizzle-orm';
@@ -17,7 +13,15 @@ import { CALL_CLASSES } from '../../src/tools/discovery.ts';
 import { TOOLS } from '../../src/tools/index.ts';
 import { isCore, type ToolSelection, toolsetsOf } from '../../src/tools/toolsets.ts';
 import type { Tool } from '../../src/tools/types.ts';
-import { BASE, createTestRuntime, createWorld, ok, type TestRuntime, type World } from '../helpers.ts';
+import {
+  BASE,
+  createTestRuntime,
+  createWorld,
+  modernMcpClient,
+  ok,
+  type TestRuntime,
+  type World,
+} from '../helpers.ts';
 
 let runtime: TestRuntime;
 let world: World;
@@ -43,17 +47,8 @@ async function sdk1Client(token: string, query: string): Promise<Client> {
 }
 
 /** A 2.x client pinned to 2026-07-28 at `/api/mcp/v1?<query>`, in process. */
-async function modernClient(token: string, query: string): Promise<ModernClient> {
-  const client = new ModernClient(
-    { name: 'modern-discovery', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-  );
-  const transport = new ModernTransport(new URL(`${BASE}/api/mcp/v1?${query}`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-    fetch: async (input, init) => runtime.app.fetch(new Request(input, init)),
-  });
-  await client.connect(transport);
-  return client;
+function modernClient(token: string, query: string) {
+  return modernMcpClient(runtime, token, query, 'modern-discovery');
 }
 
 /** Connection types: the bare URL, each toolset, the default and all, read-only, and a read token. */

@@ -216,7 +216,11 @@ describe('MCP endpoint', () => {
     expect(init.headers.get('mcp-session-id')).toBeNull();
     const initBody = (await init.json()) as { result: { protocolVersion: string; capabilities: unknown } };
     expect(initBody.result.protocolVersion).toBe('2025-03-26');
-    expect(initBody.result.capabilities).toEqual({ tools: { listChanged: false } });
+    expect(initBody.result.capabilities).toEqual({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      extensions: { 'io.modelcontextprotocol/ui': {} },
+    });
     const list = await mcpPost(
       runtime,
       { ...auth(), 'mcp-protocol-version': '2025-06-18' },

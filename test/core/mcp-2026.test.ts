@@ -77,7 +77,11 @@ describe('MCP 2026-07-28', () => {
     expect(exchanges.map((e) => e.method)).toEqual(['server/discover']);
     const discover = client.getDiscoverResult();
     expect(discover?.supportedVersions).toContain('2026-07-28');
-    expect(discover?.capabilities).toEqual({ tools: { listChanged: false } });
+    expect(discover?.capabilities).toEqual({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      extensions: { 'io.modelcontextprotocol/ui': {} },
+    });
     const result = exchanges[0]?.body.result as { _meta: Record<string, { name: string }> };
     expect(result._meta['io.modelcontextprotocol/serverInfo']).toMatchObject({ name: 'compliance-mcp' });
     expect(discover?.instructions).toMatch(/^Compliance registers/);

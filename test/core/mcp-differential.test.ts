@@ -11,7 +11,9 @@ import { Server as Sdk1Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { WebStandardStreamableHTTPServerTransport as Sdk1Transport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   CallToolRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
+  ReadResourceRequestSchema,
   type ListToolsResult as Sdk1ListToolsResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { CfWorkerJsonSchemaValidator as Sdk1Validator } from '@modelcontextprotocol/sdk/validation/cfworker';
@@ -55,6 +57,8 @@ function sdk1Serving(options: McpServerOptions): LegacyServing {
     server.setRequestHandler(CallToolRequestSchema, (call) =>
       handlers.call(connection, call.params.name, call.params.arguments),
     );
+    server.setRequestHandler(ListResourcesRequestSchema, () => handlers.listResources());
+    server.setRequestHandler(ReadResourceRequestSchema, (read) => handlers.readResource(read.params.uri));
     const transport = new Sdk1Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     return transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });

@@ -143,7 +143,11 @@ describe('Worker entry', () => {
       result: { supportedVersions: string[]; capabilities: unknown; cacheScope: string };
     };
     expect(discovered.result.supportedVersions).toEqual(['2026-07-28']);
-    expect(discovered.result.capabilities).toEqual({ tools: { listChanged: false } });
+    expect(discovered.result.capabilities).toEqual({
+      tools: { listChanged: false },
+      resources: { listChanged: false },
+      extensions: { 'io.modelcontextprotocol/ui': {} },
+    });
     expect(discovered.result.cacheScope).toBe('private');
 
     const call = await post(
