@@ -6,6 +6,7 @@ import { AppError, retryAfterOf } from '../errors.ts';
 import { uploadBodyLimit } from '../files/upload-limits.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
+import { accessReviewProgressOf, accessReviewRoutes } from './access-reviews/decide.tsx';
 import { linkRoutes } from './account/links.tsx';
 import { accountRoutes } from './account/routes.tsx';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
@@ -187,12 +188,14 @@ export function createWebRoutes(deps: WebDeps) {
     catalogRoutes(deps),
     recordFormRoutes(deps),
     documentRoutes(deps),
+    accessReviewRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps, {
       framework: frameworkDetailsOf,
       audit: auditChecklistOf,
       vendor: vendorQuestionnairesOf,
+      access_review: accessReviewProgressOf,
     }),
     myWorkRoutes(deps),
   ])
