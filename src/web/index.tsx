@@ -37,6 +37,7 @@ import { clearSessionCookie, loadSession } from './sessions.ts';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
 import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
+import { questionnairePageRoutes } from './vendors/questionnaire-pages.tsx';
 import { vendorQuestionnairesOf } from './vendors/questionnaires.tsx';
 import { webhookRoutes } from './webhooks/routes.tsx';
 
@@ -189,6 +190,7 @@ export function createWebRoutes(deps: WebDeps) {
     recordFormRoutes(deps),
     documentRoutes(deps),
     accessReviewRoutes(deps),
+    questionnairePageRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps, {
