@@ -11,6 +11,7 @@ import { linkRoutes } from './account/links.tsx';
 import { accountRoutes } from './account/routes.tsx';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import { auditChecklistOf } from './audits/checklist.tsx';
+import { auditPageRoutes } from './audits/pages.tsx';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
@@ -191,6 +192,7 @@ export function createWebRoutes(deps: WebDeps) {
     documentRoutes(deps),
     accessReviewRoutes(deps),
     questionnairePageRoutes(deps),
+    auditPageRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps, {
