@@ -6,10 +6,12 @@ import { AppError, retryAfterOf } from '../errors.ts';
 import { uploadBodyLimit } from '../files/upload-limits.ts';
 import { limitBody } from '../http/body-limit.ts';
 import { unreadCount } from '../notify/inbox.ts';
+import { accessReviewProgressOf, accessReviewRoutes } from './access-reviews/decide.tsx';
 import { linkRoutes } from './account/links.tsx';
 import { accountRoutes } from './account/routes.tsx';
 import { ASSET_PATHS, FAVICON, SCRIPT, STYLESHEET } from './assets.ts';
 import { auditChecklistOf } from './audits/checklist.tsx';
+import { auditPageRoutes } from './audits/pages.tsx';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
@@ -36,6 +38,7 @@ import { clearSessionCookie, loadSession } from './sessions.ts';
 import { connectedClientRoutes } from './tokens/connected-clients.tsx';
 import { tokenRoutes } from './tokens/routes.tsx';
 import { deferCsrfCheck, defersCsrfCheck, formExpiredPage, isWebFileUpload } from './uploads.ts';
+import { questionnairePageRoutes } from './vendors/questionnaire-pages.tsx';
 import { vendorQuestionnairesOf } from './vendors/questionnaires.tsx';
 import { webhookRoutes } from './webhooks/routes.tsx';
 
@@ -187,12 +190,16 @@ export function createWebRoutes(deps: WebDeps) {
     catalogRoutes(deps),
     recordFormRoutes(deps),
     documentRoutes(deps),
+    accessReviewRoutes(deps),
+    questionnairePageRoutes(deps),
+    auditPageRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps, {
       framework: frameworkDetailsOf,
       audit: auditChecklistOf,
       vendor: vendorQuestionnairesOf,
+      access_review: accessReviewProgressOf,
     }),
     myWorkRoutes(deps),
   ])

@@ -66,6 +66,78 @@ async function addDocument(values: Row): Promise<string> {
 const settings = (values: Row) =>
   ok(runtime, aliceToken, 'updateOrganizationSettings', { organization_id: org, ...values });
 
+describe('two approvals at the same moment', () => {
+  it('with QUORUM 2 of 3, two approvers at once: one counts 1 of 2, the other approves, each counted once', async () => {
+    // Several rounds, so the two calls interleave in more than one order.
+    for (let round = 0; round < 5; round++) {
+      const id = await addDocument({
+        approver_ids: [alicePerson, carolPerson, davePerson],
+        approval_rule: 'QUORUM',
+        approvals_required: 2,
+      });
+      const answers = await Promise.all([
+        callDirect(runtime, carolToken, 'approveDocument', { id }),
+        callDirect(runtime, daveToken, 'approveDocument', { id }),
+      ]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+      const results = answers.map((answer) => answer.body as Row);
+      expect(
+        results
+          .map((result) => result.approvals)
+          .sort((a, b) => ((a as Row).given as number) - ((b as Row).given as number)),
+      ).toEqual([
+        { given: 1, required: 2 },
+        { given: 2, required: 2 },
+      ]);
+      const last = results.find((result) => (result.approvals as Row).given === 2) as Row;
+      expect(last.document).toMatchObject({ status: 'APPROVED' });
+      const got = (await ok(runtime, aliceToken, 'getDocument', { id })).document as Row;
+      expect(got.status).toBe('APPROVED');
+      const history = (
+        await ok(runtime, aliceToken, 'listChanges', { organization_id: org, filter: { record_id: id } })
+      ).changes as Row[];
+      const approvals = history.filter((change) => change.tool === 'approveDocument');
+      expect(approvals).toHaveLength(2);
+      // The approver who completed the quorum is the one the version names.
+      const approver = (last.version as Row).approved_by_id;
+      expect([carolPerson, davePerson]).toContain(approver);
+      expect(
+        approvals
+          .map((change) => (change.after as Row).approved_by_id ?? (change.after as Row).approval_by_id)
+          .sort(),
+      ).toEqual([carolPerson, davePerson].sort());
+    }
+  });
+
+  it('the same approver twice at once: counted once, the other refused, the quorum still open', async () => {
+    for (let round = 0; round < 5; round++) {
+      const id = await addDocument({
+        approver_ids: [alicePerson, carolPerson, davePerson],
+        approval_rule: 'QUORUM',
+        approvals_required: 2,
+      });
+      const answers = await Promise.all([
+        callDirect(runtime, carolToken, 'approveDocument', { id }),
+        callDirect(runtime, carolToken, 'approveDocument', { id }),
+      ]);
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+      const accepted = answers.find((answer) => answer.status === 200)?.body as Row;
+      expect(accepted.approvals).toEqual({ given: 1, required: 2 });
+      const refused = answers.find((answer) => answer.status === 409);
+      expect(errorOf(refused as Awaited<ReturnType<typeof callDirect>>).message).toBe(
+        'You already approved version 1; it has 1 of the 2 approvals it needs.',
+      );
+      expect(((await ok(runtime, aliceToken, 'getDocument', { id })).document as Row).status).toBe(
+        'IN_REVIEW',
+      );
+      // Dave's approval then completes it: 2 of 2, not 3.
+      const dave = await ok(runtime, daveToken, 'approveDocument', { id });
+      expect(dave.approvals).toEqual({ given: 2, required: 2 });
+      expect(dave.document).toMatchObject({ status: 'APPROVED' });
+    }
+  });
+});
+
 describe('the approval rule', () => {
   it('needs 2 of 3 approvers with QUORUM 2: the first approval leaves it IN_REVIEW, the second approves it', async () => {
     const id = await addDocument({

@@ -1,7 +1,9 @@
 // An audit page's checklist: each requirement of its scope with its result, notes and the nonconformity it raised
-// (listAuditChecklist), read-only; results are recorded with recordAuditChecklistResult.
+// (listAuditChecklist); members who may write record a result per requirement on its own page (src/web/audits/pages.tsx,
+// recordAuditChecklistResult).
 import type { Context } from 'hono';
 import { AUDIT_CHECKLIST } from '../../tools/index.ts';
+import { mayWrite } from '../access.ts';
 import type { Membership, WebEnv } from '../context.ts';
 import { DataTable } from '../data-table.tsx';
 import { valueLabel } from '../labels.ts';
@@ -51,6 +53,7 @@ export async function auditChecklistOf(
   const requirements = registerPageByKind('requirement');
   const findings = registerPageByKind('nonconformity');
   const total = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  const writer = mayWrite(membership);
   return (
     <section aria-labelledby="checklist">
       <h2 id="checklist">Checklist</h2>
@@ -96,6 +99,19 @@ export async function auditChecklistOf(
                 ''
               ),
           },
+          ...(writer
+            ? [
+                {
+                  header: 'Record',
+                  hiddenHeader: true,
+                  cell: (item: ChecklistItem) => (
+                    <a href={`${base}/audits/${id}/checklist/${item.requirement_id}`}>
+                      Record<span class="visually-hidden"> the result of {item.reference}</span>
+                    </a>
+                  ),
+                },
+              ]
+            : []),
         ]}
       />
     </section>

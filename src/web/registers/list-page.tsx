@@ -395,6 +395,7 @@ export function RegisterListPage(props: {
             </a>
           </>
         )}
+        {page.kind === 'audit' && <a href={`${base}/programme`}>Audit programme</a>}
         <a href={`/orgs/${membership.organizationId}/history?kind=${page.kind}`}>
           History of {page.spec.labelPlural}
         </a>

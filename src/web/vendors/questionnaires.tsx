@@ -1,10 +1,13 @@
 // A vendor page's questionnaires: each one sent to the vendor, with its contact, due date, status and score (read by
-// listVendorQuestionnaires; sending, reminding and reading answers are tools).
+// listVendorQuestionnaires), each linking to its answers; for members who may write, the form that sends one
+// (src/web/vendors/questionnaire-pages.tsx).
 import { VENDOR_QUESTIONNAIRES } from '../../tools/index.ts';
+import { mayWrite } from '../access.ts';
 import { DataTable } from '../data-table.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
 import type { RecordSectionOf } from '../register-pages.ts';
+import { SendQuestionnaireForm, templatesOf } from './questionnaire-pages.tsx';
 
 interface QuestionnaireRow {
   id: string;
@@ -22,20 +25,29 @@ const TONE = { PENDING: 'warn', ANSWERED: 'ok', EXPIRED: 'bad' } as const;
 /** The questionnaires shown on a vendor's page, newest last (the list's id order); more are read by the tools. */
 const SHOWN = 50;
 
-export function VendorQuestionnaires(props: { items: QuestionnaireRow[]; more: boolean }) {
+export function VendorQuestionnaires(props: {
+  items: QuestionnaireRow[];
+  more: boolean;
+  /** The vendor page's address; each questionnaire's page is under it. */
+  base: string;
+  children?: unknown;
+}) {
   return (
     <section aria-labelledby="questionnaires">
       <h2 id="questionnaires">Security questionnaires</h2>
       <DataTable
         items={props.items}
-        empty="None sent yet. Send one with the sendVendorQuestionnaire tool; it returns a link to mail to the vendor."
+        empty="None sent yet. Sending one gives a link to mail to the vendor's contact."
         caption={
           props.more
             ? `The first ${SHOWN} questionnaires sent to this vendor; listVendorQuestionnaires reads them all.`
             : 'Questionnaires sent to this vendor; getQuestionnaireAnswers reads the answers.'
         }
         columns={[
-          { header: 'Questionnaire', cell: (item) => item.title },
+          {
+            header: 'Questionnaire',
+            cell: (item) => <a href={`${props.base}/questionnaires/${item.id}`}>{item.title}</a>,
+          },
           {
             header: 'Contact',
             cell: (item) => (
@@ -60,22 +72,33 @@ export function VendorQuestionnaires(props: { items: QuestionnaireRow[]; more: b
           { header: 'Score', class: 'num', cell: (item) => (item.score === null ? '' : String(item.score)) },
         ]}
       />
+      {props.children as never}
     </section>
   );
 }
 
 /** The section of a vendor's page, or nothing when the list cannot be read. */
-export const vendorQuestionnairesOf: RecordSectionOf = async (_c, calls, membership, id) => {
+export const vendorQuestionnairesOf: RecordSectionOf = async (c, calls, membership, id) => {
   const outcome = await calls.read(VENDOR_QUESTIONNAIRES.list, {
     organization_id: membership.organizationId,
     filter: { vendor_id: id },
     size: SHOWN,
   });
   if (!outcome.ok) return undefined;
+  const base = `/orgs/${membership.organizationId}/vendors/${id}`;
   return (
     <VendorQuestionnaires
       items={outcome.result.vendor_questionnaires as QuestionnaireRow[]}
       more={outcome.result.next_cursor !== null}
-    />
+      base={base}
+    >
+      {mayWrite(membership) && (
+        <SendQuestionnaireForm
+          action={`${base}/questionnaires`}
+          csrfToken={c.get('session').csrfToken}
+          templates={await templatesOf(calls, membership.organizationId)}
+        />
+      )}
+    </VendorQuestionnaires>
   );
 };
