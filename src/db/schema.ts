@@ -297,8 +297,11 @@ export const recordChanges = sqliteTable(
     kind: text('kind').notNull(),
     record_id: text('record_id').notNull(),
     action: text('action', { enum: ['add', 'update', 'delete', 'link', 'unlink'] }).notNull(),
-    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli', 'import'] }).notNull(),
-    user_id: text('user_id').notNull(),
+    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli', 'import', 'link'] }).notNull(),
+    /** The user who made it; null only for surface `link`, where a person without an account acted (person_id). */
+    user_id: text('user_id'),
+    /** The person of the register (`per_...`) who acted through a public signed link; null for changes by a user. */
+    person_id: text('person_id'),
     /** The API token (or connected client) used; null for changes made in the web interface or by the operator CLI. */
     token_id: text('token_id'),
     /** The tool call that made the change (tool_calls.call_id). */
@@ -315,6 +318,7 @@ export const recordChanges = sqliteTable(
     index('record_changes_record_idx').on(t.record_id, t.created_at, t.id),
     index('record_changes_token_idx').on(t.token_id, t.created_at),
     index('record_changes_user_idx').on(t.user_id, t.created_at),
+    index('record_changes_person_idx').on(t.person_id, t.created_at),
     index('record_changes_call_idx').on(t.call_id),
   ],
 );

@@ -428,14 +428,15 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         eq(acknowledgements.version_number, number),
         eq(acknowledgements.person_id, personId),
       );
+      const at = ctx.now().toISOString();
       const evidence = await completionEvidence(ctx, {
         documentId: input.document_id,
         organizationId,
         title: String(document.title),
         version: number,
         personId,
+        at,
       });
-      const at = ctx.now().toISOString();
       const method = ctx.surface === 'web' ? 'WEB' : 'TOKEN';
       // The acknowledgement and its history row on the document, in one batch: the row only when one was pending.
       const [updated] = await ctx.db.batch([
