@@ -1104,10 +1104,18 @@ export const notifications = sqliteTable(
     id: text('id').primaryKey(),
     /** What happened, e.g. `change:chg_...`, `overdue:obligation:obl_...:2026-05-01`, `digest:org_...:2026-05-02`. */
     event_key: text('event_key').notNull(),
-    user_id: text('user_id').notNull(),
+    /** The account told; null only for a link mail (kind `link`), which goes to to_address. */
+    user_id: text('user_id'),
     channel: text('channel', { enum: ['in_app', 'email'] }).notNull(),
     organization_id: text('organization_id').notNull(),
-    kind: text('kind', { enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest'] }).notNull(),
+    kind: text('kind', {
+      enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest', 'link'],
+    }).notNull(),
+    /**
+     * A link mail's recipient (a person of the register or a vendor's contact, no account). The row never holds the
+     * link: the delivery run issues a fresh one (only its hash is stored, on the record) right before sending.
+     */
+    to_address: text('to_address'),
     /** The person (people.id) the event reached the account through, if any: none once that person is deleted. */
     person_id: text('person_id'),
     record_kind: text('record_kind'),
