@@ -102,6 +102,8 @@ export function createApp(deps: AppDeps) {
     afterKeyedCommit: deps.afterKeyedCommit,
     files,
     afterWrite: () => webhooks.afterWrite(),
+    // A mailed link needs the service's address (PUBLIC_URL): a run has no request to take one from.
+    mailLinks: Boolean(config.mail && config.publicUrl),
   };
   const oauth = createOAuthServices({
     db: database.db,

@@ -297,8 +297,11 @@ export const recordChanges = sqliteTable(
     kind: text('kind').notNull(),
     record_id: text('record_id').notNull(),
     action: text('action', { enum: ['add', 'update', 'delete', 'link', 'unlink'] }).notNull(),
-    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli', 'import'] }).notNull(),
-    user_id: text('user_id').notNull(),
+    surface: text('surface', { enum: ['mcp', 'direct', 'web', 'cli', 'import', 'link'] }).notNull(),
+    /** The user who made it; null only for surface `link`, where a person without an account acted (person_id). */
+    user_id: text('user_id'),
+    /** The person of the register (`per_...`) who acted through a public signed link; null for changes by a user. */
+    person_id: text('person_id'),
     /** The API token (or connected client) used; null for changes made in the web interface or by the operator CLI. */
     token_id: text('token_id'),
     /** The tool call that made the change (tool_calls.call_id). */
@@ -315,6 +318,7 @@ export const recordChanges = sqliteTable(
     index('record_changes_record_idx').on(t.record_id, t.created_at, t.id),
     index('record_changes_token_idx').on(t.token_id, t.created_at),
     index('record_changes_user_idx').on(t.user_id, t.created_at),
+    index('record_changes_person_idx').on(t.person_id, t.created_at),
     index('record_changes_call_idx').on(t.call_id),
   ],
 );
@@ -1100,10 +1104,18 @@ export const notifications = sqliteTable(
     id: text('id').primaryKey(),
     /** What happened, e.g. `change:chg_...`, `overdue:obligation:obl_...:2026-05-01`, `digest:org_...:2026-05-02`. */
     event_key: text('event_key').notNull(),
-    user_id: text('user_id').notNull(),
+    /** The account told; null only for a link mail (kind `link`), which goes to to_address. */
+    user_id: text('user_id'),
     channel: text('channel', { enum: ['in_app', 'email'] }).notNull(),
     organization_id: text('organization_id').notNull(),
-    kind: text('kind', { enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest'] }).notNull(),
+    kind: text('kind', {
+      enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest', 'link'],
+    }).notNull(),
+    /**
+     * A link mail's recipient (a person of the register or a vendor's contact, no account). The row never holds the
+     * link: the delivery run issues a fresh one (only its hash is stored, on the record) right before sending.
+     */
+    to_address: text('to_address'),
     /** The person (people.id) the event reached the account through, if any: none once that person is deleted. */
     person_id: text('person_id'),
     record_kind: text('record_kind'),

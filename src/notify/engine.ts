@@ -16,6 +16,7 @@ import { REGISTER_SPECS } from '../tools/index.ts';
 import { addDays, localTime } from '../tools/overdue.ts';
 import { displayName, recordPath } from '../tools/registers/naming.ts';
 import type { RegisterSpec, Row } from '../tools/registers/spec.ts';
+import { issueMailedLink } from './link-mail.ts';
 import type { Mailer } from './mailer.ts';
 import { type Preferences, preferencesOf } from './preferences.ts';
 import { assigneeFieldOf, type DueItem, itemIsOverdue, listDueSources } from './sources.ts';
@@ -524,11 +525,29 @@ function emailText(row: typeof notifications.$inferSelect, publicUrl: string | u
   return parts.join('\n');
 }
 
+/** A link mail's text: what is asked, then the link (the service's address before its path). */
+function linkMailText(
+  row: typeof notifications.$inferSelect,
+  path: string,
+  publicUrl: string | undefined,
+): string {
+  return [
+    row.title,
+    '',
+    row.body,
+    '',
+    `Open: ${publicUrl ?? ''}${path}`,
+    '',
+    'The link is yours alone: do not forward it.',
+  ].join('\n');
+}
+
 /**
  * Still a member with a confirmed address, and (when the event reached them as a person) that person still exists
  * with their email.
  */
 async function stillThere(db: Db, row: typeof notifications.$inferSelect): Promise<string | null> {
+  if (row.user_id === null) return null;
   const [member] = await db
     .select({ email: users.email })
     .from(memberships)
@@ -590,13 +609,18 @@ async function deliverEmails(
         .where(and(eq(notifications.id, id), eq(notifications.status, 'pending')))
         .returning();
       if (!row) continue;
-      const to = await stillThere(db, row);
+      // A link mail (no account): its link is issued now, so the outbox never held it.
+      const linkPath = row.kind === 'link' ? await issueMailedLink(db, row, now) : null;
+      const to = row.kind === 'link' ? linkPath && row.to_address : await stillThere(db, row);
       if (!to) {
         await db
           .update(notifications)
           .set({
             status: 'skipped',
-            last_error: 'the recipient left the organization, or their address is not confirmed',
+            last_error:
+              row.kind === 'link'
+                ? 'the link is no longer wanted: acknowledged or answered, expired, or the address changed'
+                : 'the recipient left the organization, or their address is not confirmed',
           })
           .where(eq(notifications.id, id));
         report.emails_skipped++;
@@ -606,7 +630,7 @@ async function deliverEmails(
         await mailer.send({
           to,
           subject: row.title,
-          text: emailText(row, deps.publicUrl),
+          text: linkPath ? linkMailText(row, linkPath, deps.publicUrl) : emailText(row, deps.publicUrl),
           headers: { 'X-Compliance-Notification': row.id, 'X-Compliance-Event': row.event_key },
         });
       } catch (error) {

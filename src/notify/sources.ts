@@ -5,7 +5,10 @@ import type { Db } from '../db/client.ts';
 import {
   accessReviewEntries,
   accessReviews,
+  acknowledgementRequests,
+  acknowledgements,
   dataSubjectRequests,
+  documents,
   incidentDeadlines,
   measures,
   nonconformities,
@@ -231,6 +234,58 @@ registerDueSource({
       done_status: 'ANSWERED',
       owner_person_id: null,
       assignee_user_id: row.sender,
+    }));
+  },
+});
+
+/**
+ * Acknowledgements still pending, for the person asked (an account when the person is one, as owners are): due on
+ * the request's due date, or without one on the day the person's link expires; acknowledging ends the item. The
+ * due-soon and overdue notices are the reminders; one asked again by a reacknowledgement (no link, no date) waits.
+ */
+registerDueSource({
+  kind: 'acknowledgement',
+  async query(ctx, organizationId, until) {
+    const due = sql<string>`coalesce(${acknowledgementRequests.due_date}, substr(${acknowledgements.link_expires_at}, 1, 10))`;
+    const rows = await ctx.db
+      .select({
+        document_id: acknowledgements.document_id,
+        version: acknowledgements.version_number,
+        person_id: acknowledgements.person_id,
+        title: documents.title,
+        due_date: due,
+      })
+      .from(acknowledgements)
+      .innerJoin(
+        acknowledgementRequests,
+        and(
+          eq(acknowledgementRequests.id, acknowledgements.request_id),
+          eq(acknowledgementRequests.organization_id, organizationId),
+        ),
+      )
+      .innerJoin(
+        documents,
+        and(eq(documents.id, acknowledgements.document_id), eq(documents.organization_id, organizationId)),
+      )
+      .where(
+        and(
+          eq(acknowledgements.organization_id, organizationId),
+          isNull(acknowledgements.acknowledged_at),
+          sql`${due} is not null`,
+          lte(due, until),
+        ),
+      );
+    return rows.map((row) => ({
+      kind: 'document',
+      id: row.document_id,
+      title: `${row.title} v${row.version} (to acknowledge)`,
+      due_date: row.due_date,
+      status: 'PENDING',
+      done_status: 'ACKNOWLEDGED',
+      owner_person_id: row.person_id,
+      assignee_user_id: null,
+      // Its own event beside the document's review: one per version asked and due date.
+      facet: `acknowledge-v${row.version}`,
     }));
   },
 });

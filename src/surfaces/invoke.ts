@@ -31,6 +31,8 @@ export interface InvokeDeps {
   afterKeyedCommit?: () => void;
   /** Told after a write's batch landed (webhook deliveries start then). */
   afterWrite?: () => void;
+  /** The service mails public links (ToolContext.mailLinks). */
+  mailLinks?: boolean;
 }
 
 export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok: false; error: AppError };
@@ -91,6 +93,7 @@ export async function invokeTool(
     surface,
     callId,
     files: deps.files,
+    ...(deps.mailLinks ? { mailLinks: true } : {}),
     ...(upload ? { upload } : {}),
   };
   let outcome: InvokeResult;

@@ -3,8 +3,8 @@ import { and, count, eq, getTableColumns, gte, lt, type SQL, sql } from 'drizzle
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
-import { selectRow } from '../db/client.ts';
-import { apiTokens, recordChanges, users } from '../db/schema.ts';
+import { type Db, selectRow } from '../db/client.ts';
+import { apiTokens, people, recordChanges, users } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
@@ -26,7 +26,7 @@ import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool, type ToolConte
 
 export const CHANGE_ACTIONS = ['add', 'update', 'delete', 'link', 'unlink'] as const;
 export type ChangeAction = (typeof CHANGE_ACTIONS)[number];
-export const CHANGE_SURFACES = ['mcp', 'direct', 'web', 'cli', 'import'] as const;
+export const CHANGE_SURFACES = ['mcp', 'direct', 'web', 'cli', 'import', 'link'] as const;
 
 type Values = Record<string, unknown>;
 
@@ -42,11 +42,38 @@ export interface Change {
   at: string;
 }
 
+/** Who made a change, as stored on its row. */
+export interface ChangeActor {
+  surface: (typeof CHANGE_SURFACES)[number];
+  /** The account that acted; null only when a person without one acted through a public link. */
+  user_id: string | null;
+  /** The person of the register (`per_...`) who acted through a public link; null for an account's change. */
+  person_id: string | null;
+  token_id: string | null;
+  call_id: string | null;
+}
+
+/** What writes history outside a tool call: the database and who acts (a person through a public link). */
+export interface HistoryWriter {
+  db: Db;
+  actor: ChangeActor;
+}
+
+/** The writer for a person of the register acting through a public signed link (no account, token or call). */
+export function linkWriter(db: Db, personId: string): HistoryWriter {
+  return {
+    db,
+    actor: { surface: 'link', user_id: null, person_id: personId, token_id: null, call_id: null },
+  };
+}
+
 /** Who made a change, as stored on its row: API changes carry the user and the token; web and CLI ones, no token. */
-function actorOf(ctx: ToolContext) {
+function actorOf(ctx: ToolContext | HistoryWriter): ChangeActor {
+  if ('actor' in ctx) return ctx.actor;
   return {
     surface: ctx.surface,
     user_id: ctx.principal.userId,
+    person_id: null,
     token_id: ctx.surface === 'web' || ctx.surface === 'cli' ? null : ctx.principal.tokenId,
     call_id: ctx.callId,
   };
@@ -58,12 +85,16 @@ function actorOf(ctx: ToolContext) {
  * conflicting write leaves no history, and nothing is written without its history row. Place it right after the
  * write; `ctx.writeExtras(CHANGED_A_ROW)` may follow it, as this insert writes a row exactly when the write did.
  */
-export function changeAfterWrite(ctx: ToolContext, change: Change): BatchItem<'sqlite'> {
+export function changeAfterWrite(ctx: ToolContext | HistoryWriter, change: Change): BatchItem<'sqlite'> {
   return changeWhere(ctx, change, sql`changes() > 0`);
 }
 
 /** The history row of a change, inserted only if `condition` holds when the statement runs. */
-export function changeWhere(ctx: ToolContext, change: Change, condition: SQL): BatchItem<'sqlite'> {
+export function changeWhere(
+  ctx: ToolContext | HistoryWriter,
+  change: Change,
+  condition: SQL,
+): BatchItem<'sqlite'> {
   const row = {
     id: newId('chg'),
     organization_id: change.organizationId,
@@ -108,6 +139,7 @@ export function changesOfRows(
     action: sql`${options.action ?? 'update'}`,
     surface: sql`${actor.surface}`,
     user_id: sql`${actor.user_id}`,
+    person_id: sql`${actor.person_id}`,
     token_id: sql`${actor.token_id}`,
     call_id: sql`${actor.call_id}`,
     tool: sql`${options.tool}`,
@@ -151,9 +183,17 @@ export const changeSchema = z
     surface: z
       .enum(CHANGE_SURFACES)
       .describe(
-        'Where the change came from: mcp (an AI client over MCP), direct (HTTP call), web (the web interface), cli (operator CLI), import (a file imported; call_id names the import).',
+        'Where the change came from: mcp (an AI client over MCP), direct (HTTP call), web (the web interface), cli (operator CLI), import (a file imported; call_id names the import), link (a person without an account, through a public signed link; person_id says who).',
       ),
-    user_id: z.string().describe('The user who made it (`usr_...`); for API calls the token holder.'),
+    user_id: z
+      .string()
+      .nullable()
+      .describe('The user who made it (`usr_...`); for API calls the token holder; null for surface link.'),
+    person_id: z
+      .string()
+      .nullable()
+      .describe('For surface link: the person of the register (`per_...`) who acted; otherwise null.'),
+    person_name: z.string().nullable().describe("That person's full name, null if none or gone."),
     user_email: z.string().nullable().describe("That user's email, null if the account is gone."),
     token_id: z
       .string()
@@ -227,7 +267,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
             .describe('Action.'),
           token_id: idOf('tok', 'Token').optional().describe('Token (`tok_...`).'),
           user_id: idOf('usr', 'User').optional().describe('User (`usr_...`).'),
-          surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI', 'IMPORT'])
+          surface: caseInsensitiveEnum(['MCP', 'DIRECT', 'WEB', 'CLI', 'IMPORT', 'LINK'])
             .transform((value) => value.toLowerCase() as (typeof CHANGE_SURFACES)[number])
             .optional()
             .describe('Surface.'),
@@ -290,9 +330,17 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
           ...getTableColumns(recordChanges),
           user_email: users.email,
           token_name: apiTokens.name,
+          person_name: people.full_name,
         })
         .from(recordChanges)
         .leftJoin(users, eq(users.id, recordChanges.user_id))
+        .leftJoin(
+          people,
+          and(
+            eq(people.id, recordChanges.person_id),
+            eq(people.organization_id, recordChanges.organization_id),
+          ),
+        )
         .leftJoin(apiTokens, eq(apiTokens.id, recordChanges.token_id))
         .where(and(where, range?.where))
         .orderBy(...(range?.orderBy ?? []))

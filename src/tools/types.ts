@@ -32,6 +32,8 @@ export interface ToolContext {
   callId: string;
   /** Stored files (src/files/): receiveFile and downloadLink take this context. */
   files: FileRuntime;
+  /** The service mails public links (SMTP settings and PUBLIC_URL): link tools queue mails in the outbox. */
+  mailLinks?: boolean;
   /** The bytes of a file the call streams in (the upload routes' storeFile): the one argument that is not JSON. */
   upload?: ReadableStream<Uint8Array> | Uint8Array;
 }

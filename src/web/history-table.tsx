@@ -50,7 +50,9 @@ function Who({ change }: { change: ChangeRow }) {
       : `via ${SURFACE_LABELS[change.surface] ?? change.surface}, token ${change.token_name ?? change.token_id}`;
   return (
     <>
-      {change.user_email ?? change.user_id}
+      {change.person_id
+        ? `${change.person_name ?? change.person_id} (by link)`
+        : (change.user_email ?? change.user_id)}
       <br />
       <span class="small muted">{via}</span>
     </>

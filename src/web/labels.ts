@@ -30,6 +30,7 @@ export const SURFACE_LABELS: Record<string, string> = {
   web: 'web interface',
   cli: 'operator CLI',
   import: 'file import',
+  link: 'public link',
 };
 
 /** What a change did, in the history: "Added", "Changed", ... */

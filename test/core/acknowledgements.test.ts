@@ -201,8 +201,24 @@ describe('acknowledgement requests', () => {
       filter: { record_id: documentId },
     });
     const rows = (history.changes as Row[]).filter((row) => String(row.tool).includes('cknowledg'));
-    expect(rows.filter((row) => row.tool === 'acknowledgeDocument').map((row) => row.after)).toEqual([
-      { acknowledged_version: 1, acknowledged_by_id: alicePerson, method: 'TOKEN' },
+    // Ben's acknowledgement by link (earlier) is there too, the person as actor: no account acted.
+    expect(
+      rows
+        .filter((row) => row.tool === 'acknowledgeDocument')
+        .map((row) => [row.surface, row.user_email, row.person_id, row.after]),
+    ).toEqual([
+      [
+        'direct',
+        alice.email,
+        null,
+        { acknowledged_version: 1, acknowledged_by_id: alicePerson, method: 'TOKEN' },
+      ],
+      [
+        'link',
+        null,
+        personIds[0],
+        { acknowledged_version: 1, acknowledged_by_id: personIds[0], method: 'LINK' },
+      ],
     ]);
     const requests = rows.filter((row) => row.tool === 'requestAcknowledgements');
     // The test's clock stands still, so the two requests share a time: their order is not asserted. The first asked

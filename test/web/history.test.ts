@@ -338,6 +338,8 @@ describe('exports', () => {
       'surface',
       'user_id',
       'user_email',
+      'person_id',
+      'person_name',
       'token_id',
       'token_name',
       'call_id',

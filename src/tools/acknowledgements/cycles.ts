@@ -12,7 +12,7 @@ import {
   people,
 } from '../../db/schema.ts';
 import { newId } from '../../ids.ts';
-import { changeWhere } from '../changes.ts';
+import { changeWhere, type HistoryWriter } from '../changes.ts';
 import { addDays } from '../overdue.ts';
 import type { ToolContext } from '../types.ts';
 
@@ -91,8 +91,17 @@ export function reacknowledgeOnPublish(
  * A request is recorded once (evidence_id set); one still waiting for someone writes nothing.
  */
 export async function completionEvidence(
-  ctx: ToolContext,
-  of: { documentId: string; organizationId: string; title: string; version: number; personId: string },
+  ctx: ToolContext | HistoryWriter,
+  of: {
+    documentId: string;
+    organizationId: string;
+    title: string;
+    version: number;
+    personId: string;
+    at: string;
+    /** Only this acknowledgement's request (a public link acknowledges its own row, nothing else). */
+    acknowledgementId?: string;
+  },
 ): Promise<BatchItem<'sqlite'>[]> {
   const requests = await ctx.db
     .selectDistinct({ id: acknowledgements.request_id })
@@ -104,9 +113,10 @@ export async function completionEvidence(
         eq(acknowledgements.version_number, of.version),
         eq(acknowledgements.person_id, of.personId),
         isNull(acknowledgements.acknowledged_at),
+        of.acknowledgementId === undefined ? undefined : eq(acknowledgements.id, of.acknowledgementId),
       ),
     );
-  const at = ctx.now().toISOString();
+  const { at } = of;
   const collected = at.slice(0, 10);
   const validUntil = addDays(collected, ACKNOWLEDGEMENT_VALID_DAYS);
   const title = `Acknowledgements complete: ${of.title} v${of.version}`.slice(0, 200);

@@ -4,6 +4,8 @@ import { and, eq, gt, isNull } from 'drizzle-orm';
 import { randomBase64Url, sha256Hex } from '../../auth/crypto.ts';
 import type { Db } from '../../db/client.ts';
 import { acknowledgements, documents, documentVersions, organizations } from '../../db/schema.ts';
+import { changeAfterWrite, linkWriter } from '../changes.ts';
+import { completionEvidence } from './cycles.ts';
 
 /** The path a link opens; the public pages (src/web/public/) serve it. */
 export const ACK_LINK_PREFIX = '/ack/';
@@ -33,6 +35,10 @@ export type PublicLinkRefusal = 'unknown' | 'used' | 'expired';
 export interface AckLinkGrant {
   acknowledgementId: string;
   secretHash: string;
+  /** Whose row it is, for the history and the evidence (never shown on the page). */
+  organizationId: string;
+  documentId: string;
+  personId: string;
   organizationName: string;
   title: string;
   version: number;
@@ -50,6 +56,9 @@ export async function findAckLink(
   const [row] = await db
     .select({
       id: acknowledgements.id,
+      organization_id: acknowledgements.organization_id,
+      document_id: acknowledgements.document_id,
+      person_id: acknowledgements.person_id,
       acknowledged_at: acknowledgements.acknowledged_at,
       link_expires_at: acknowledgements.link_expires_at,
       organization: organizations.name,
@@ -82,6 +91,9 @@ export async function findAckLink(
     grant: {
       acknowledgementId: row.id,
       secretHash: hash,
+      organizationId: row.organization_id,
+      documentId: row.document_id,
+      personId: row.person_id,
       organizationName: row.organization,
       title: row.title,
       version: row.version,
@@ -90,20 +102,47 @@ export async function findAckLink(
   };
 }
 
-/** Records the acknowledgement through its link, in one statement only an unused, unexpired link passes. */
+/**
+ * Records the acknowledgement through its link, in one batch: the update only an unused, unexpired link passes, its
+ * history row on the document (surface `link`, the person as actor: no account acted) and, when it was the last one
+ * the request waited for, the request's evidence linked to the document's requirements, as acknowledgeDocument does.
+ */
 export async function acknowledgeByLink(db: Db, grant: AckLinkGrant, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  const done = await db
-    .update(acknowledgements)
-    .set({ acknowledged_at: at, method: 'LINK' })
-    .where(
-      and(
-        eq(acknowledgements.id, grant.acknowledgementId),
-        eq(acknowledgements.secret_hash, grant.secretHash),
-        isNull(acknowledgements.acknowledged_at),
-        gt(acknowledgements.link_expires_at, at),
-      ),
-    )
-    .returning({ id: acknowledgements.id });
+  const writer = linkWriter(db, grant.personId);
+  const evidence = await completionEvidence(writer, {
+    documentId: grant.documentId,
+    organizationId: grant.organizationId,
+    title: grant.title,
+    version: grant.version,
+    personId: grant.personId,
+    at,
+    acknowledgementId: grant.acknowledgementId,
+  });
+  const [done] = await db.batch([
+    db
+      .update(acknowledgements)
+      .set({ acknowledged_at: at, method: 'LINK' })
+      .where(
+        and(
+          eq(acknowledgements.id, grant.acknowledgementId),
+          eq(acknowledgements.secret_hash, grant.secretHash),
+          isNull(acknowledgements.acknowledged_at),
+          gt(acknowledgements.link_expires_at, at),
+        ),
+      )
+      .returning({ id: acknowledgements.id }),
+    changeAfterWrite(writer, {
+      tool: 'acknowledgeDocument',
+      kind: 'document',
+      recordId: grant.documentId,
+      organizationId: grant.organizationId,
+      action: 'update',
+      before: { acknowledged_version: null },
+      after: { acknowledged_version: grant.version, acknowledged_by_id: grant.personId, method: 'LINK' },
+      at,
+    }),
+    ...evidence,
+  ]);
   return done.length > 0;
 }

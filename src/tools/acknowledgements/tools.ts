@@ -1,10 +1,19 @@
 // Policy acknowledgements: ask people of the register to read and accept a document version, see who has not, remind
 // them. Each person gets a link of their own (src/tools/acknowledgements/links.ts); an account acknowledges by a call.
 import { and, asc, count, eq, gt, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import { z } from 'zod';
-import { acknowledgementRequests, acknowledgements, documentVersions, people } from '../../db/schema.ts';
+import {
+  acknowledgementRequests,
+  acknowledgements,
+  documents,
+  documentVersions,
+  organizations,
+  people,
+} from '../../db/schema.ts';
 import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { queueLinkMail } from '../../notify/link-mail.ts';
 import { requireOrganization } from '../access.ts';
 import { changeAfterWrite } from '../changes.ts';
 import { caseInsensitiveEnum, dateSchema, idOf, timestampSchema } from '../fields.ts';
@@ -37,7 +46,13 @@ const linkSchema = z
   .object({
     person_id: z.string().describe('The person (`per_...`).'),
     email: z.string().describe('Their address, to mail the link to.'),
-    link_path: z.string().describe('Path of their link; prefix with the service address. Shown once.'),
+    link_path: z
+      .string()
+      .nullable()
+      .describe('Path of their link (prefix the service address), shown once; null when mailed.'),
+    mail_queued: z
+      .boolean()
+      .describe('True: a mail carrying their link is queued (the link exists only in it).'),
   })
   .describe("A person's acknowledgement link.");
 
@@ -106,35 +121,105 @@ function present({ latest, ...row }: ListedRow, yearAgo: string): Acknowledgemen
 const yearBefore = (now: Date) =>
   new Date(now.getTime() - ACKNOWLEDGEMENT_VALID_DAYS * 86_400_000).toISOString();
 
-/** Issues a fresh link (a new secret; the old one stops working) for each pending acknowledgement given. */
-async function issueLinks(
+/** What a mail asking for an acknowledgement says (never the link: the delivery run adds it). */
+export interface AckMailText {
+  organizationName: string;
+  title: string;
+  version: number;
+  dueDate: string | null;
+}
+
+/** The mail's subject and text: what is asked, by whom, by when. */
+function ackMail(text: AckMailText) {
+  return {
+    title: `Please acknowledge: ${text.title} v${text.version}`.slice(0, 200),
+    body: `${text.organizationName} asks you to read version ${text.version} of "${text.title}" and confirm that you accept it${text.dueDate ? ` by ${text.dueDate}` : ''}. The link below opens it; no account is needed.`,
+  };
+}
+
+/** A person's link: mailed through the outbox when the service mails links (no secret now), or a secret shown once. */
+async function linkFor(
   ctx: ToolContext,
-  rows: readonly { id: string; person_id: string; email: string }[],
-  expiresAt: string,
-  reminder: boolean,
+  acknowledgementId: string,
+  organizationId: string,
+  person: { id: string; email: string },
+  text: AckMailText,
+  at: string,
 ) {
-  const links: z.output<typeof linkSchema>[] = [];
-  const updates = [];
-  for (const row of rows) {
-    const { secret, hash } = await newLinkSecret();
-    links.push({ person_id: row.person_id, email: row.email, link_path: ackLinkPath(secret) });
-    updates.push(
-      ctx.db
-        .update(acknowledgements)
-        .set({
-          secret_hash: hash,
-          link_expires_at: expiresAt,
-          ...(reminder && { reminded_at: ctx.now().toISOString() }),
-        })
-        .where(and(eq(acknowledgements.id, row.id), isNull(acknowledgements.acknowledged_at))),
-    );
+  if (ctx.mailLinks) {
+    const mail = ackMail(text);
+    return {
+      link: { person_id: person.id, email: person.email, link_path: null, mail_queued: true },
+      hash: null,
+      queued: queueLinkMail(
+        ctx.db,
+        {
+          organizationId,
+          recordKind: 'acknowledgement',
+          recordId: acknowledgementId,
+          to: person.email,
+          title: mail.title,
+          body: mail.body,
+        },
+        at,
+      ),
+    };
   }
-  for (let start = 0; start < updates.length; start += INSERT_CHUNK) {
-    const chunk = updates.slice(start, start + INSERT_CHUNK);
-    const [first, ...rest] = chunk;
+  const { secret, hash } = await newLinkSecret();
+  return {
+    link: { person_id: person.id, email: person.email, link_path: ackLinkPath(secret), mail_queued: false },
+    hash,
+    queued: null,
+  };
+}
+
+/** Runs statements in batches of INSERT_CHUNK. */
+async function inChunks(ctx: ToolContext, statements: BatchItem<'sqlite'>[]) {
+  for (let start = 0; start < statements.length; start += INSERT_CHUNK) {
+    const [first, ...rest] = statements.slice(start, start + INSERT_CHUNK);
     if (first) await ctx.db.batch([first, ...rest]);
   }
+}
+
+/** Issues a fresh link (a new secret, or a mail; the old link stops working) for each pending acknowledgement given. */
+async function issueLinks(
+  ctx: ToolContext,
+  organizationId: string,
+  rows: readonly { id: string; person_id: string; email: string }[],
+  text: AckMailText,
+  expiresAt: string,
+) {
+  const links: z.output<typeof linkSchema>[] = [];
+  const statements: BatchItem<'sqlite'>[] = [];
+  const at = ctx.now().toISOString();
+  for (const row of rows) {
+    const issued = await linkFor(
+      ctx,
+      row.id,
+      organizationId,
+      { id: row.person_id, email: row.email },
+      text,
+      at,
+    );
+    links.push(issued.link);
+    statements.push(
+      ctx.db
+        .update(acknowledgements)
+        .set({ secret_hash: issued.hash, link_expires_at: expiresAt, reminded_at: at })
+        .where(and(eq(acknowledgements.id, row.id), isNull(acknowledgements.acknowledged_at))),
+    );
+    if (issued.queued) statements.push(issued.queued);
+  }
+  await inChunks(ctx, statements);
   return links;
+}
+
+async function organizationName(ctx: ToolContext, id: string): Promise<string> {
+  const [row] = await ctx.db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, id));
+  return row?.name ?? 'Your organization';
 }
 
 const linkDays = z
@@ -183,7 +268,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     name: 'requestAcknowledgements',
     title: 'Request policy acknowledgements',
     description:
-      'Get everyone (ALL of the people register, some KINDs, or listed PEOPLE) to read and accept an updated policy or document version. Returns one single-use link per person to mail; people who acknowledged it within a year are skipped.',
+      'Get everyone (ALL of the people register, some KINDs, or listed PEOPLE) to read and accept an updated policy or document version. Each gets a single-use link, mailed when the service sends mail (mail_queued), else returned to mail; those who acknowledged within a year are skipped.',
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
     toolset: 'documents',
@@ -209,11 +294,15 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     output: z.object({
       request: requestSchema,
       requested: z.number().int().describe('People asked.'),
+      mails_queued: z
+        .number()
+        .int()
+        .describe('Of them, how many get their link by mail (0 when the service sends no mail).'),
       skipped: z.number().int().describe('People already pending or acknowledged within a year.'),
       links: z.array(linkSchema).describe('One link per person asked.'),
     }),
     async run(ctx, input) {
-      const { number, organizationId } = await versionToAcknowledge(
+      const { document, number, organizationId } = await versionToAcknowledge(
         ctx,
         input.document_id,
         input.version,
@@ -263,17 +352,26 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
       };
       const links: z.output<typeof linkSchema>[] = [];
       const rows = [];
+      const mails: BatchItem<'sqlite'>[] = [];
+      const text = {
+        organizationName: await organizationName(ctx, organizationId),
+        title: String(document.title),
+        version: number,
+        dueDate: requestRow.due_date,
+      };
       for (const person of asked) {
-        const { secret, hash } = await newLinkSecret();
-        links.push({ person_id: person.id, email: person.email, link_path: ackLinkPath(secret) });
+        const id = newId('ack');
+        const issued = await linkFor(ctx, id, organizationId, person, text, at);
+        links.push(issued.link);
+        if (issued.queued) mails.push(issued.queued);
         rows.push({
-          id: newId('ack'),
+          id,
           organization_id: organizationId,
           request_id: requestRow.id,
           document_id: input.document_id,
           version_number: number,
           person_id: person.id,
-          secret_hash: hash,
+          secret_hash: issued.hash,
           link_expires_at: expiresAt,
           created_at: at,
         });
@@ -281,6 +379,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
       const inserts = [];
       for (let start = 0; start < rows.length; start += INSERT_CHUNK)
         inserts.push(ctx.db.insert(acknowledgements).values(rows.slice(start, start + INSERT_CHUNK)));
+      // The mails after their rows; over one chunk they go in batches of their own once the request landed.
       // All or nothing: the request, its history row on the document and every person's row in one batch.
       await ctx.db.batch([
         ctx.db.insert(acknowledgementRequests).values(requestRow),
@@ -302,7 +401,9 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
         ...inserts,
+        ...mails.slice(0, INSERT_CHUNK),
       ]);
+      await inChunks(ctx, mails.slice(INSERT_CHUNK));
       return {
         request: {
           id: requestRow.id,
@@ -314,6 +415,7 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
           created_at: at,
         },
         requested: asked.length,
+        mails_queued: mails.length,
         skipped: everyone.length - asked.length,
         links,
       };
@@ -428,14 +530,15 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         eq(acknowledgements.version_number, number),
         eq(acknowledgements.person_id, personId),
       );
+      const at = ctx.now().toISOString();
       const evidence = await completionEvidence(ctx, {
         documentId: input.document_id,
         organizationId,
         title: String(document.title),
         version: number,
         personId,
+        at,
       });
-      const at = ctx.now().toISOString();
       const method = ctx.surface === 'web' ? 'WEB' : 'TOKEN';
       // The acknowledgement and its history row on the document, in one batch: the row only when one was pending.
       const [updated] = await ctx.db.batch([
@@ -483,19 +586,34 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
     name: 'sendAcknowledgementReminders',
     title: 'Remind people to acknowledge',
     description:
-      'Send reminders to the staff who still have not accepted a policy on an acknowledgement request: each gets a fresh link to mail again (their old one stops working).',
+      'Send reminders to the staff who still have not accepted a policy on an acknowledgement request: each gets a fresh link (the old one stops working), mailed when the service sends mail (mail_queued), else returned to mail.',
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: 'documents',
     input: z.strictObject({ request_id: requestId, link_days: linkDays }),
     output: z.object({
       reminded: z.number().int().describe('People reminded.'),
+      mails_queued: z.number().int().describe('Of them, how many get the new link by mail.'),
       links: z.array(linkSchema).describe('Their new links.'),
     }),
     async run(ctx, input) {
       const [found] = await ctx.db
-        .select({ organization_id: acknowledgementRequests.organization_id })
+        .select({
+          organization_id: acknowledgementRequests.organization_id,
+          version: acknowledgementRequests.version_number,
+          due_date: acknowledgementRequests.due_date,
+          title: documents.title,
+          organization: organizations.name,
+        })
         .from(acknowledgementRequests)
+        .innerJoin(
+          documents,
+          and(
+            eq(documents.id, acknowledgementRequests.document_id),
+            eq(documents.organization_id, acknowledgementRequests.organization_id),
+          ),
+        )
+        .innerJoin(organizations, eq(organizations.id, acknowledgementRequests.organization_id))
         .where(eq(acknowledgementRequests.id, input.request_id));
       if (!found) throw new AppError('not_found', 'Acknowledgement request not found.');
       try {
@@ -518,8 +636,19 @@ export function acknowledgementTools(documentsRegister: RegisterTools): Acknowle
         )
         .orderBy(asc(acknowledgements.id));
       const expiresAt = new Date(ctx.now().getTime() + input.link_days * 86_400_000).toISOString();
-      const links = await issueLinks(ctx, pending, expiresAt, true);
-      return { reminded: links.length, links };
+      const links = await issueLinks(
+        ctx,
+        found.organization_id,
+        pending,
+        {
+          organizationName: found.organization,
+          title: found.title,
+          version: found.version,
+          dueDate: found.due_date,
+        },
+        expiresAt,
+      );
+      return { reminded: links.length, mails_queued: links.filter((link) => link.mail_queued).length, links };
     },
   });
 

@@ -3,9 +3,10 @@
 // assessment from them for a person to confirm. The link's page is src/web/public/questionnaires.tsx.
 import { and, count, eq, gt, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { vendorQuestionnaires, vendors } from '../../db/schema.ts';
+import { organizations, vendorQuestionnaires, vendors } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
+import { queueLinkMail } from '../../notify/link-mail.ts';
 import { requireOrganization } from '../access.ts';
 import { newLinkSecret } from '../acknowledgements/links.ts';
 import { changeAfterWrite } from '../changes.ts';
@@ -169,6 +170,57 @@ const linkDays = z
   .describe('Days the link stays valid (1..90, default 30); it must reach the due date.');
 
 const NO_MAIL = 'No mail was sent: send link_path (after the service address) to the contact yourself.';
+const MAILED =
+  'A mail with the link is queued to contact_email; the link is issued as it is sent, never shown here.';
+
+/**
+ * The questionnaire's link: when the service mails links, a mail queued in the outbox (its link issued as it is sent,
+ * so no secret now); otherwise a secret shown once. `queued` goes in the batch that stores the questionnaire.
+ */
+async function questionnaireLink(
+  ctx: ToolContext,
+  questionnaire: {
+    id: string;
+    organizationId: string;
+    vendorName: string;
+    title: string;
+    contactEmail: string;
+    dueDate: string;
+  },
+  at: string,
+) {
+  if (!ctx.mailLinks) {
+    const { secret, hash } = await newLinkSecret();
+    return { hash, link_path: questionnaireLinkPath(secret), mail_queued: false, note: NO_MAIL, queued: [] };
+  }
+  const [organization] = await ctx.db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, questionnaire.organizationId));
+  const asker = organization?.name ?? 'A customer';
+  const queued = queueLinkMail(
+    ctx.db,
+    {
+      organizationId: questionnaire.organizationId,
+      recordKind: 'vendor_questionnaire',
+      recordId: questionnaire.id,
+      to: questionnaire.contactEmail,
+      title: `Security questionnaire from ${asker}: ${questionnaire.title}`.slice(0, 200),
+      body: `${asker} asks ${questionnaire.vendorName} to answer the questionnaire "${questionnaire.title}" by ${questionnaire.dueDate}. The link below opens it and can be used once; no account is needed.`,
+    },
+    at,
+  );
+  return { hash: null, link_path: null, mail_queued: true, note: MAILED, queued: [queued] };
+}
+
+const linkOutput = {
+  link_path: z
+    .string()
+    .nullable()
+    .describe('Path of the link (prefix the service address), shown once; null when mailed.'),
+  mail_queued: z.boolean().describe("True: a mail carrying the link is queued to the contact's address."),
+  note: z.string().describe('What to do with the link.'),
+};
 
 registerIdKind('vqn', {
   label: 'vendor questionnaire',
@@ -190,7 +242,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
     name: 'sendVendorQuestionnaire',
     title: 'Send a vendor security questionnaire',
     description:
-      "Send a vendor a security questionnaire from a template: returns a single-use link for the vendor's contact to answer without an account, by the due date. No mail is sent: mail the link yourself.",
+      "Send a vendor a security questionnaire from a template: a single-use link for the vendor's contact to answer without an account, by the due date. Mailed to the contact when the service sends mail (mail_queued); otherwise returned for you to mail.",
     scope: 'write',
     annotations: CREATE_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -202,11 +254,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
       due_date: dateSchema.describe('Answer by, YYYY-MM-DD (today or later).'),
       link_days: linkDays,
     }),
-    output: z.object({
-      vendor_questionnaire: questionnaireSchema,
-      link_path: z.string().describe('Path of the link; prefix with the service address. Shown once.'),
-      note: z.string().describe('What to do with the link.'),
-    }),
+    output: z.object({ vendor_questionnaire: questionnaireSchema, ...linkOutput }),
     async run(ctx, input) {
       const vendor = await vendorsRegister.records.load(ctx, input.vendor_id, 'write');
       const template = await loadTemplate(ctx, input.template_id, 'read');
@@ -225,9 +273,21 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
           `The link would expire on ${expiresAt.slice(0, 10)}, before due_date ${input.due_date}: give more link_days or an earlier due_date.`,
           { field: 'link_days' },
         );
-      const { secret, hash } = await newLinkSecret();
+      const id = newId('vqn');
+      const link = await questionnaireLink(
+        ctx,
+        {
+          id,
+          organizationId,
+          vendorName: String(vendor.name),
+          title: template.name,
+          contactEmail: input.contact_email,
+          dueDate: input.due_date,
+        },
+        at,
+      );
       const row: QuestionnaireRow = {
-        id: newId('vqn'),
+        id,
         organization_id: organizationId,
         vendor_id: input.vendor_id,
         vendor_name: String(vendor.name),
@@ -237,7 +297,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
         contact_name: input.contact_name,
         contact_email: input.contact_email,
         due_date: input.due_date,
-        secret_hash: hash,
+        secret_hash: link.hash,
         link_expires_at: expiresAt,
         reminded_at: null,
         answers: null,
@@ -266,11 +326,13 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
           at,
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
+        ...link.queued,
       ]);
       return {
         vendor_questionnaire: present(row, now),
-        link_path: questionnaireLinkPath(secret),
-        note: NO_MAIL,
+        link_path: link.link_path,
+        mail_queued: link.mail_queued,
+        note: link.note,
       };
     },
   });
@@ -376,7 +438,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
     name: 'remindQuestionnaire',
     title: 'Remind to answer a questionnaire',
     description:
-      'Remind a contact who has not answered a security questionnaire: issues a fresh single-use link (the old one stops working), also for an expired one. No mail is sent: mail the new link yourself.',
+      'Remind a contact who has not answered a security questionnaire: a fresh single-use link (the old one stops working), also for an expired one. Mailed to the contact when the service sends mail (mail_queued); otherwise returned for you to mail.',
     scope: 'write',
     annotations: UPDATE_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -385,11 +447,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
       due_date: dateSchema.optional().describe('A new due date, YYYY-MM-DD (default: keep it).'),
       link_days: linkDays,
     }),
-    output: z.object({
-      vendor_questionnaire: questionnaireSchema,
-      link_path: z.string().describe('Path of the new link; prefix with the service address. Shown once.'),
-      note: z.string().describe('What to do with the link.'),
-    }),
+    output: z.object({ vendor_questionnaire: questionnaireSchema, ...linkOutput }),
     async run(ctx, input) {
       const row = await loadQuestionnaire(ctx, input.id, 'write');
       if (row.answered_at)
@@ -411,12 +469,23 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
           `The link would expire on ${expiresAt.slice(0, 10)}, before due_date ${dueDate}: give more link_days or an earlier due_date.`,
           { field: 'link_days' },
         );
-      const { secret, hash } = await newLinkSecret();
-      // The new secret replaces the old one only while unanswered, with its history row on the vendor.
+      const link = await questionnaireLink(
+        ctx,
+        {
+          id: row.id,
+          organizationId: row.organization_id,
+          vendorName: row.vendor_name,
+          title: row.title,
+          contactEmail: row.contact_email,
+          dueDate,
+        },
+        at,
+      );
+      // The new secret (or none until the mail goes) replaces the old one only while unanswered, with its history row.
       await ctx.db.batch([
         ctx.db
           .update(vendorQuestionnaires)
-          .set({ secret_hash: hash, link_expires_at: expiresAt, reminded_at: at, due_date: dueDate })
+          .set({ secret_hash: link.hash, link_expires_at: expiresAt, reminded_at: at, due_date: dueDate })
           .where(and(eq(vendorQuestionnaires.id, row.id), isNull(vendorQuestionnaires.answered_at))),
         changeAfterWrite(ctx, {
           tool: 'remindQuestionnaire',
@@ -429,14 +498,16 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
           at,
         }),
         ...ctx.writeExtras(CHANGED_A_ROW),
+        ...link.queued,
       ]);
       const next = await loadQuestionnaire(ctx, row.id, 'read');
       if (next.answered_at)
         throw new AppError('conflict', 'The vendor answered while the reminder was made: nothing to remind.');
       return {
         vendor_questionnaire: present(next, now),
-        link_path: questionnaireLinkPath(secret),
-        note: NO_MAIL,
+        link_path: link.link_path,
+        mail_queued: link.mail_queued,
+        note: link.note,
       };
     },
   });
