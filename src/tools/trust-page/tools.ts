@@ -220,7 +220,7 @@ export const getTrustPageTool = defineTool({
   name: 'getTrustPage',
   title: 'Get the trust page settings',
   description:
-    "The organization's public trust page: whether it is on, its address, contact, the frameworks, audits and documents it shows (PUBLIC or ON_REQUEST), sub-processors shown, and pending access requests.",
+    "Read the organization's public trust page: whether it is switched on, its address and contact, which frameworks, audits and policies it shows, whether sub-processors are listed, pending access requests.",
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   toolset: TRUST_TOOLSET,
@@ -324,7 +324,7 @@ export const setTrustPageItemTool = defineTool({
   name: 'setTrustPageItem',
   title: 'Show or hide a record on the trust page',
   description:
-    'Choose what the public trust page shows: a framework or audit (PUBLIC or HIDDEN), a policy document (PUBLIC to read, ON_REQUEST behind an approved request, or HIDDEN). Nothing is shown unless chosen (OWNER or ADMIN).',
+    'Put a record on the trust page or take it off: a framework or audit PUBLIC or HIDDEN; a policy or report PUBLIC, ON_REQUEST (customers can request it) or HIDDEN. Only chosen records appear (OWNER or ADMIN).',
   scope: 'write',
   annotations: UPDATE_ANNOTATIONS,
   toolset: TRUST_TOOLSET,
@@ -425,7 +425,7 @@ export const listTrustAccessRequestsTool = defineTool({
   name: 'listTrustAccessRequests',
   title: 'List trust page access requests',
   description:
-    "List visitors' requests to download documents the trust page offers on request: who (name, email, company), which document, when, and the status (PENDING, APPROVED, REJECTED).",
+    "List who asked to download documents from the trust page: each visitor's name, email and company, which document, when they asked, and the status (PENDING, APPROVED, REJECTED).",
   scope: 'read',
   annotations: READ_ANNOTATIONS,
   toolset: TRUST_TOOLSET,
@@ -477,7 +477,7 @@ export const decideTrustAccessRequestTool = defineTool({
   name: 'decideTrustAccessRequest',
   title: 'Approve or reject a trust page access request',
   description:
-    "Approve or reject a visitor's pending request for a document on the trust page (OWNER or ADMIN). Approval returns a download link for that document only, expiring after the page's link days; shown once, mail it yourself.",
+    "Approve or reject a customer's pending request on the trust page for a document or report (OWNER or ADMIN). Approval returns a download link for that document only, expiring after the page's link days; shown once, mail it yourself.",
   scope: 'write',
   annotations: UPDATE_ANNOTATIONS,
   toolset: TRUST_TOOLSET,
