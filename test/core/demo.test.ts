@@ -241,10 +241,15 @@ describe('demo trust page', () => {
     const response = await runtime.app.request(`http://127.0.0.1:8787${String(page.path)}`);
     const html = await response.text();
     expect(response.status).toBe(200);
-    for (const shown of ['Acme Health trust center', 'Amazon Web Services', 'security@acme-health.example'])
+    for (const shown of [
+      'Acme Health trust center',
+      'Amazon Web Services',
+      'Zendesk',
+      'security@acme-health.example',
+    ])
       expect(html).toContain(shown);
     // In review, not a sub-processor: not on the page.
     expect(html).not.toContain('Backup and restore policy');
-    expect(html).not.toContain('Zendesk');
+    expect(html).not.toContain('Slack');
   });
 });
