@@ -3,6 +3,7 @@
 // issuing a link for that one document (tampered 404, expired 410, another page's 404), its own hostname.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  ACTOR_PASSWORD,
   type Actor,
   addMember,
   callDirect,
@@ -197,7 +198,11 @@ async function approvedLink(side: Side, email = 'vic@buyer.example'): Promise<st
 
 beforeAll(async () => {
   runtime = await createTestRuntime({
-    env: { RATE_LIMIT_PER_MINUTE: '0', TRUST_PAGE_HOSTS: 'trust.acme-a.example=acme-a' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '0',
+      TRUST_PAGE_HOSTS: 'trust.acme-a.example=acme-a',
+      CLIENT_ADDRESS_HEADER: 'x-real-ip',
+    },
     now: () => clock,
   });
   sides.a = await makeSide('a');
@@ -498,5 +503,97 @@ describe('the trust page on its own hostname', () => {
       { origin: 'http://127.0.0.1:8787' },
     );
     expect(crossSite.status).toBe(403);
+  });
+});
+
+describe('the trust page in the web', () => {
+  it("lets the owner change the page and decide a request there; another organization's owner sees nothing", async () => {
+    const link = await approvedLink(sides.b, 'first-b@buyer.example');
+    expect(link).toContain('/trust/acme-b/download/');
+    const visitorWeb = new WebClient(runtime);
+    const form = await visitorWeb.get(`/trust/acme-a/request/${sides.a.requestDocument}`);
+    await visitorWeb.post(`/trust/acme-a/request/${sides.a.requestDocument}`, {
+      _csrf: csrfOf(form.html),
+      name: 'Walt Web',
+      email: 'walt@buyer.example',
+      company: 'Walt Inc',
+      accept_terms: 'yes',
+    });
+    const listed = await ok(runtime, sides.a.token, 'listTrustAccessRequests', {
+      organization_id: sides.a.org,
+      filter: { status: 'PENDING' },
+    });
+    const id = String(
+      (listed.trust_access_requests as Row[]).find((row) => row.email === 'walt@buyer.example')?.id,
+    );
+
+    const owner = new WebClient(runtime);
+    await owner.signIn(sides.a.owner.email, ACTOR_PASSWORD);
+    const settings = await owner.get(`/orgs/${sides.a.org}/trust`);
+    expect(settings.status).toBe(200);
+    expect(settings.html).toContain('walt@buyer.example');
+    expect(settings.html).toContain(`name="item_${sides.a.unchosenDocument}"`);
+    const hidden = await owner.post(`/orgs/${sides.a.org}/trust/items`, {
+      _csrf: csrfOf(settings.html),
+      [`item_${sides.a.unchosenDocument}`]: 'PUBLIC',
+    });
+    expect(hidden.status).toBe(303);
+    const page = await new WebClient(runtime).get('/trust/acme-a');
+    expect(page.html).toContain('HiddenPolicyA');
+    const approved = await owner.post(`/orgs/${sides.a.org}/trust/requests/${id}`, {
+      _csrf: csrfOf(settings.html),
+      decision: 'APPROVE',
+    });
+    expect(approved.status).toBe(200);
+    const shown = /<code class="secret">([^<]+)<\/code>/.exec(approved.html)?.[1] ?? '';
+    expect(shown).toMatch(/^\/trust\/acme-a\/download\/[A-Za-z0-9_-]{43}$/);
+    expect((await runtime.app.request(`http://127.0.0.1:8787${shown}`)).status).toBe(200);
+
+    const other = new WebClient(runtime);
+    await other.signIn(sides.b.owner.email, ACTOR_PASSWORD);
+    const foreign = await other.get(`/orgs/${sides.a.org}/trust`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.html).not.toContain('walt@buyer.example');
+    const own = await other.get(`/orgs/${sides.b.org}/trust`);
+    // A request of another organization decided from this organization's page: not found, nothing decided.
+    const listedB = await ok(runtime, sides.b.token, 'listTrustAccessRequests', {
+      organization_id: sides.b.org,
+    });
+    expect((listedB.trust_access_requests as Row[]).map((row) => row.email)).not.toContain(
+      'walt@buyer.example',
+    );
+    const crossed = await other.post(`/orgs/${sides.b.org}/trust/requests/${id}`, {
+      _csrf: csrfOf(own.html),
+      decision: 'REJECT',
+    });
+    expect(crossed.status).toBe(404);
+    await ok(runtime, sides.a.token, 'setTrustPageItem', {
+      organization_id: sides.a.org,
+      record_id: sides.a.unchosenDocument,
+      visibility: 'HIDDEN',
+    });
+  });
+});
+
+describe('the rate limit of the public trust pages', () => {
+  it('answers 429 with Retry-After once a network used its attempts, for downloads and the request form', async () => {
+    const web = new WebClient(runtime);
+    web.headers['x-real-ip'] = '203.0.113.77';
+    let status = 0;
+    let attempts = 0;
+    for (; attempts < 130 && status !== 429; attempts++)
+      status = (await web.get(`/trust/acme-a/download/${'x'.repeat(43)}`)).status;
+    expect(status).toBe(429);
+    expect(attempts).toBe(121);
+    const form = await web.get(`/trust/acme-a/request/${sides.a.requestDocument}`);
+    const limited = await web.post(`/trust/acme-a/request/${sides.a.requestDocument}`, {
+      _csrf: csrfOf(form.html),
+      name: 'Late',
+      email: 'late@buyer.example',
+      company: 'Late Ltd',
+      accept_terms: 'yes',
+    });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });
