@@ -290,29 +290,22 @@ export const updateTrustPageTool = defineTool({
           .update(trustPages)
           .set(stored)
           .where(and(eq(trustPages.organization_id, orgId), eq(trustPages.updated_at, row.updated_at)))
-      : ctx.db.insert(trustPages).values(stored).onConflictDoNothing();
-    try {
-      await ctx.db.batch([
-        write,
-        changeAfterWrite(ctx, {
-          tool: 'updateTrustPage',
-          kind: 'organization',
-          recordId: orgId,
-          organizationId: orgId,
-          action: 'update',
-          before: { trust_page: before },
-          after: { trust_page: after },
-          at,
-        }),
-        ...ctx.writeExtras(CHANGED_A_ROW),
-      ]);
-    } catch (error) {
-      // Two pages asking for one slug at once: the unique index keeps one.
-      if (String(error).includes('trust_pages')) {
-        throw new AppError('conflict', `The slug ${next.slug} is taken: choose another.`, { field: 'slug' });
-      }
-      throw error;
-    }
+      : ctx.db.insert(trustPages).values(stored);
+    // Two first saves of one slug at once: the unique index keeps one, the seam answers the other a conflict.
+    await ctx.db.batch([
+      write,
+      changeAfterWrite(ctx, {
+        tool: 'updateTrustPage',
+        kind: 'organization',
+        recordId: orgId,
+        organizationId: orgId,
+        action: 'update',
+        before: { trust_page: before },
+        after: { trust_page: after },
+        at,
+      }),
+      ...ctx.writeExtras(CHANGED_A_ROW),
+    ]);
     const { page: saved } = await loadPage(ctx, orgId);
     return { trust_page: await presentPage(ctx, saved) };
   },

@@ -143,10 +143,10 @@ function TrustPageView(props: { site: TrustSite; content: TrustContent; place: P
                       {vendor.category.toLowerCase().replaceAll('_', ' ')}
                       {vendor.countries.length > 0 ? ` · ${vendor.countries.join(', ')}` : ''}
                     </span>
-                    {vendor.websiteUrl && (
+                    {/^https?:\/\//i.test(vendor.websiteUrl ?? '') && (
                       <>
                         {' '}
-                        <a href={vendor.websiteUrl} rel="noopener noreferrer nofollow">
+                        <a href={vendor.websiteUrl ?? ''} rel="noopener noreferrer nofollow">
                           website
                         </a>
                       </>
