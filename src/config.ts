@@ -13,6 +13,9 @@ const commaList = z.string().transform((value) =>
     .filter((item) => item.length > 0),
 );
 
+/** `host=slug`: a DNS name (letters, digits, dots, hyphens; optional :port) and a trust page slug. */
+const TRUST_HOST_ENTRY = /^[A-Za-z0-9.-]{1,253}(?::[0-9]{1,5})?=[a-z0-9][a-z0-9-]{1,38}[a-z0-9]$/;
+
 const SECRETS_KEY_FORMAT =
   'must be 32 bytes in base64 or 64 hex digits (make one with `npx compliance-mcp secrets new-key` or `openssl rand -base64 32`)';
 
@@ -109,6 +112,16 @@ const EnvSchema = z.object({
     .int()
     .min(0)
     .default(512 * 1024 * 1024),
+  /**
+   * Trust pages on their own hostnames: `trust.acme.example=acme,...` (host=slug); that host serves only the page
+   * of the slug, at its root. The host's DNS and TLS are the operator's.
+   */
+  TRUST_PAGE_HOSTS: commaList
+    .refine(
+      (entries) => entries.every((entry) => TRUST_HOST_ENTRY.test(entry)),
+      'each entry is host=slug, e.g. trust.acme.example=acme',
+    )
+    .default([]),
   /** Encrypts secrets kept in the database (webhook signing secrets): 32 bytes, base64 or hex (docs/security.md). */
   SECRETS_KEY: z
     .string()
@@ -184,6 +197,8 @@ export interface Config {
   orgFilesQuotaBytes: number;
   uploadsPerMinute: number;
   uploadBytesPerMinute: number;
+  /** TRUST_PAGE_HOSTS: a lower-case Host header (with its port, if any) to the slug of the trust page it serves. */
+  trustPageHosts: ReadonlyMap<string, string>;
   /** SECRETS_KEY (the Node host fills it from its key file beside an embedded database: src/secrets/node-key.ts). */
   secretsKey: string | undefined;
   /** SECRETS_KEY_PREVIOUS: keys that only read (a rotation under way). */
@@ -241,6 +256,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     orgFilesQuotaBytes: value.ORG_FILES_QUOTA_BYTES,
     uploadsPerMinute: value.UPLOADS_PER_MINUTE,
     uploadBytesPerMinute: value.UPLOAD_BYTES_PER_MINUTE,
+    trustPageHosts: new Map(
+      value.TRUST_PAGE_HOSTS.map((entry) => {
+        const [host = '', slug = ''] = entry.split('=');
+        return [host.toLowerCase(), slug];
+      }),
+    ),
     secretsKey: value.SECRETS_KEY?.trim(),
     secretsKeysPrevious: value.SECRETS_KEY_PREVIOUS,
     version: VERSION,

@@ -81,6 +81,8 @@ const STRING_SETTINGS = [
   'WEBHOOKS_ALLOW_LOCAL',
   /** Who may sign up in the web interface: `open` (default), `invite-only`, `closed` (docs/security.md). */
   'SIGNUP',
+  /** Trust pages on their own hostnames: `trust.acme.example=acme,...` (docs/trust-page.md). */
+  'TRUST_PAGE_HOSTS',
   /**
    * Secret (`wrangler secret put SECRETS_KEY`): encrypts webhook signing secrets in the database (docs/security.md).
    * Without it the Worker serves everything else and refuses to add webhook endpoints or rotate their secrets.

@@ -2137,3 +2137,68 @@ function managementReviewLink<T extends string>(name: string, column: T) {
 }
 export const managementReviewAttendees = managementReviewLink('management_review_attendees', 'person_id');
 export const managementReviewTasks = managementReviewLink('management_review_tasks', 'task_id');
+
+/**
+ * An organization's public trust page (src/trust/): off until enabled, served at /trust/<slug> (and on a hostname
+ * mapped to the slug by TRUST_PAGE_HOSTS). It shows only what trust_page_items name, the contact, and (when chosen)
+ * the vendors flagged as sub-processors.
+ */
+export const trustPages = sqliteTable(
+  'trust_pages',
+  {
+    organization_id: text('organization_id')
+      .primaryKey()
+      .references(() => organizations.id),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(false),
+    slug: text('slug').notNull(),
+    title: text('title').notNull(),
+    introduction: text('introduction'),
+    contact_email: text('contact_email'),
+    show_sub_processors: integer('show_sub_processors', { mode: 'boolean' }).notNull().default(false),
+    /** The terms a visitor accepts when asking for a document. */
+    request_terms: text('request_terms').notNull(),
+    /** Days an approved request's download link works. */
+    link_days: integer('link_days').notNull().default(7),
+    ...timestamps,
+  },
+  (t) => [uniqueIndex('trust_pages_slug_unique').on(t.slug)],
+);
+
+/** A record chosen for the trust page: a framework or an audit (shown), a document (PUBLIC to read or ON_REQUEST). */
+export const trustPageItems = sqliteTable(
+  'trust_page_items',
+  {
+    organization_id: text('organization_id').notNull(),
+    record_id: text('record_id').notNull(),
+    kind: text('kind', { enum: ['framework', 'audit', 'document'] }).notNull(),
+    access: text('access', { enum: ['PUBLIC', 'ON_REQUEST'] }).notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organization_id, t.record_id] })],
+);
+
+/**
+ * A visitor's request for a document offered ON_REQUEST: PENDING until an owner or admin decides; an approval issues
+ * a download link for that document only (a random secret, only its SHA-256 kept) that expires.
+ */
+export const trustAccessRequests = sqliteTable(
+  'trust_access_requests',
+  {
+    ...scoped,
+    document_id: text('document_id').notNull(),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    company: text('company').notNull(),
+    terms_accepted_at: text('terms_accepted_at').notNull(),
+    status: text('status', { enum: ['PENDING', 'APPROVED', 'REJECTED'] }).notNull(),
+    decided_by_user_id: text('decided_by_user_id'),
+    decided_at: text('decided_at'),
+    secret_hash: text('secret_hash'),
+    link_expires_at: text('link_expires_at'),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('trust_access_requests_secret_unique').on(t.secret_hash),
+    index('trust_access_requests_org_idx').on(t.organization_id, t.status, t.id),
+  ],
+);

@@ -1,13 +1,13 @@
 // Seeds the demo: a user, an organization holding the demo records (DEMO_RECORDS, added through the tool map) and
 // a token. addDemoRecords also fills any organization, for tests and benchmarks.
-import { and, count, eq, isNull } from 'drizzle-orm';
+import { and, count, eq, isNotNull, isNull } from 'drizzle-orm';
 import { createOrganization, createUser } from '../accounts.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { TokenService } from '../auth/tokens.ts';
 import type { Db } from '../db/client.ts';
-import { requirements, users } from '../db/schema.ts';
+import { documents, requirements, trustPages, users } from '../db/schema.ts';
 import type { FileRuntime } from '../files/store.ts';
-import { randomBase32 } from '../ids.ts';
+import { newId, randomBase32 } from '../ids.ts';
 import { acknowledgeByLink, findAckLink } from '../tools/acknowledgements/links.ts';
 import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
 import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
@@ -24,6 +24,8 @@ import { answerByLink, findQuestionnaireLink } from '../tools/questionnaires/lin
 import { STARTER_QUESTIONS } from '../tools/questionnaires/starter-template.ts';
 import { addStarterQuestionnaireTemplate } from '../tools/questionnaires/templates.ts';
 import type { RegisterKind, Row } from '../tools/registers/spec.ts';
+import { findTrustSite, recordAccessRequest, TRUST_SLUG_PATTERN } from '../tools/trust-page/site.ts';
+import { setTrustPageItemTool, updateTrustPageTool } from '../tools/trust-page/tools.ts';
 import { contextOutsideSeam, type ToolContext } from '../tools/types.ts';
 import {
   DEMO_CATALOGS,
@@ -216,6 +218,71 @@ async function addDemoQuestionnaires(ctx: ToolContext, organizationId: string, i
   await answerByLink(ctx.db, found.grant, answers, ctx.now());
 }
 
+/**
+ * The demo's public trust page at /trust/acme-health (a suffix when another demo holds it): the ISO 27001 framework
+ * and its stage 1 audit, the access control policy to read, the statement of applicability on request (when it was
+ * published), the sub-processors and a contact; and one visitor's request waiting for a decision.
+ */
+async function addDemoTrustPage(ctx: ToolContext, organizationId: string, ids: ReadonlyMap<string, string>) {
+  const [taken] = await ctx.db
+    .select({ id: trustPages.organization_id })
+    .from(trustPages)
+    .where(eq(trustPages.slug, 'acme-health'))
+    .limit(1);
+  const slug = taken ? `acme-health-${randomBase32(6)}` : 'acme-health';
+  if (!TRUST_SLUG_PATTERN.test(slug)) throw new Error(`Not a trust page slug: ${slug}`);
+  await updateTrustPageTool.run(
+    ctx,
+    updateTrustPageTool.input.parse({
+      organization_id: organizationId,
+      enabled: true,
+      slug,
+      title: 'Acme Health trust center',
+      introduction:
+        'How we protect patient data: our certification work, the policies we follow and the companies that process data for us.',
+      contact_email: 'security@acme-health.example',
+      show_sub_processors: true,
+    }),
+  );
+  const [statement] = await ctx.db
+    .select({ id: documents.id })
+    .from(documents)
+    .where(
+      and(
+        eq(documents.organization_id, organizationId),
+        isNotNull(documents.source),
+        isNotNull(documents.published_version),
+      ),
+    )
+    .limit(1);
+  const shown: [string | undefined, string][] = [
+    [ids.get('iso'), 'PUBLIC'],
+    [ids.get('stage-1'), 'PUBLIC'],
+    [ids.get('access-policy'), 'PUBLIC'],
+    [statement?.id, 'ON_REQUEST'],
+  ];
+  for (const [record_id, visibility] of shown)
+    if (record_id)
+      await setTrustPageItemTool.run(
+        ctx,
+        setTrustPageItemTool.input.parse({ organization_id: organizationId, record_id, visibility }),
+      );
+  const site = await findTrustSite(ctx.db, slug);
+  if (statement && site)
+    await recordAccessRequest(
+      ctx.db,
+      site,
+      {
+        id: newId('tar'),
+        documentId: statement.id,
+        name: 'Dana Procurement',
+        email: 'dana@hospital.example',
+        company: 'City Hospital',
+      },
+      ctx.now(),
+    );
+}
+
 /** Adopts a built-in catalogue as a framework, keyed as `catalog.key`, its references too; excludes what it says. */
 async function adoptDemoCatalog(
   ctx: ToolContext,
@@ -311,6 +378,7 @@ export async function seedDemo(
   await addDemoAcknowledgements(ctx, String(ids.get('access-policy')));
   if (files) await publishDemoStatements(ctx, ids);
   await addDemoQuestionnaires(ctx, organization.id, ids);
+  await addDemoTrustPage(ctx, organization.id, ids);
   const token = await tokens.create({
     userId: user.id,
     name: 'Demo token (created at first start)',

@@ -56,6 +56,7 @@ import { riskSpec } from './risks.ts';
 import { settingsTools } from './settings.ts';
 import { summaryTool } from './summary.ts';
 import { taskSpec } from './tasks.ts';
+import { TRUST_PAGE_TOOLS } from './trust-page/tools.ts';
 import type { Tool } from './types.ts';
 import { vendorAssessmentSpec } from './vendor-assessments.ts';
 import { vendorSpec } from './vendors.ts';
@@ -168,6 +169,7 @@ const allTools: Tool[] = [
   VENDOR_QUESTIONNAIRES.get,
   VENDOR_QUESTIONNAIRES.remind,
   VENDOR_QUESTIONNAIRES.draftAssessment,
+  ...TRUST_PAGE_TOOLS,
   statementOfApplicabilityTool,
   frameworkCoverageTool,
   auditProgrammeTool,

@@ -1,9 +1,22 @@
 // Keyset pagination: opaque cursors over (order column, id), stable while rows are inserted. Every page is an
 // index range on (organization_id, <order column>, id) (row values, NULLs as their own range), and total_count
 // is counted once, on the first page, up to TOTAL_COUNT_CAP, then carried in the cursor.
-import { and, asc, desc, eq, getTableColumns, gt, or, type SQL, sql } from 'drizzle-orm';
+import {
+  and,
+  asc,
+  count,
+  desc,
+  eq,
+  getTableColumns,
+  gt,
+  or,
+  type SQL,
+  type Subquery,
+  sql,
+} from 'drizzle-orm';
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
+import type { Db } from '../db/client.ts';
 import { invalidArguments } from '../errors.ts';
 import { rememberJson } from './result-json.ts';
 
@@ -303,4 +316,10 @@ export async function pageById<T extends { id: string }>(options: {
     total_count: counted.total,
     total_count_capped: counted.capped,
   };
+}
+
+/** The rows of `matches` (a select of `1` limited to pageById's bound), counted in one statement: its countUpTo. */
+export async function countMatches(db: Db, matches: { as(alias: string): Subquery }): Promise<number> {
+  const [total] = await db.select({ n: count() }).from(matches.as('matches'));
+  return total?.n ?? 0;
 }

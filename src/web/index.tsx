@@ -26,8 +26,10 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { organizationSettingsRoutes } from './organizations/settings.tsx';
+import { trustSettingsRoutes } from './organizations/trust.tsx';
 import { acknowledgementRoutes } from './public/acknowledgements.tsx';
 import { questionnaireRoutes } from './public/questionnaires.tsx';
+import { trustPageHosts, trustPageRoutes } from './public/trust.tsx';
 import { loadMemberships } from './queries.ts';
 import { recordFormRoutes } from './record-forms/routes.tsx';
 import { documentRoutes } from './registers/document-details.tsx';
@@ -70,6 +72,8 @@ const FORM_PATHS = ['/signup', '/login', '/verify/*', '/reset', '/reset/*', ...S
 export function createWebRoutes(deps: WebDeps) {
   const web = new Hono<WebEnv>();
   const { db } = deps.database;
+  // A hostname of a trust page (TRUST_PAGE_HOSTS) serves that page only: decided before any other route.
+  if (deps.config.trustPageHosts.size > 0) web.use('*', trustPageHosts(deps));
 
   web.onError((error, c) => {
     if (error instanceof AppError && error.status < 500) {
@@ -177,6 +181,8 @@ export function createWebRoutes(deps: WebDeps) {
     linkRoutes(deps),
     acknowledgementRoutes(deps),
     questionnaireRoutes(deps),
+    trustPageRoutes(deps),
+    trustSettingsRoutes(deps),
     invitationRoutes(deps),
     tokenRoutes(deps),
     notificationRoutes(deps),

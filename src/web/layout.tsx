@@ -190,6 +190,9 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
         <NavLink href={`${base}/members`} active={section.page === 'members'}>
           Members
         </NavLink>
+        <NavLink href={`${base}/trust`} active={section.page === 'trust'}>
+          Trust page
+        </NavLink>
         {membership && (membership.role === 'OWNER' || membership.role === 'ADMIN') && (
           <NavLink href={`${base}/activity`} active={section.page === 'activity'}>
             Activity

@@ -289,6 +289,61 @@ async function questionnaireAnswered(
   return id;
 }
 
+/** A trust page's slug of its own per organization (a slug is unique on the service). */
+const trustSlugOf = (organizationId: string) => `t-${organizationId.slice(4)}`;
+
+/**
+ * A pending request for a published document the organization's trust page offers on request, asked for on the
+ * public form as a visitor does (a page read for the form's token and cookie, then a same-origin post). Its id.
+ */
+async function trustRequestPending(
+  host: Fetcher,
+  token: string,
+  organizationId: string,
+  ids: RecordIds,
+): Promise<string> {
+  const slug = trustSlugOf(organizationId);
+  await ok(host, token, 'updateTrustPage', { organization_id: organizationId, slug, enabled: true });
+  const documentId = await documentToApprove(host, token, organizationId, ids);
+  await ok(host, token, 'approveDocument', { id: documentId });
+  await ok(host, token, 'updateDocument', { id: documentId, status: 'PUBLISHED' });
+  await ok(host, token, 'setTrustPageItem', {
+    organization_id: organizationId,
+    record_id: documentId,
+    visibility: 'ON_REQUEST',
+  });
+  const path = `/trust/${slug}/request/${documentId}`;
+  const page = await send(host, path);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
+  const cookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ');
+  const email = `visitor-${documentId.slice(4)}@buyer.example`;
+  const asked = await send(host, path, {
+    method: 'POST',
+    headers: { origin: BASE, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      _csrf: csrf,
+      name: 'Contract Visitor',
+      email,
+      company: 'Buyer',
+      accept_terms: 'yes',
+    }),
+  });
+  if (asked.status !== 200) throw new Error(`The trust page's request form answered ${asked.status}`);
+  const listed = await ok(host, token, 'listTrustAccessRequests', {
+    organization_id: organizationId,
+    filter: { status: 'PENDING' },
+    size: 100,
+  });
+  const request = (listed.trust_access_requests as { id: string; email: string }[]).find(
+    (row) => row.email === email,
+  );
+  if (!request) throw new Error('The trust page request was not recorded');
+  return request.id;
+}
+
 /** A framework whose every requirement has a justification, for publishing its statement of applicability. */
 async function justifiedFramework(host: Fetcher, token: string, organizationId: string): Promise<string> {
   const framework = await ok(host, token, 'addFramework', {
@@ -410,6 +465,21 @@ export async function sampleArguments(
   if (toolName === 'updateQuestionnaireTemplate')
     return { id: await questionnaireTemplate(host, token, organizationId), name: 'Renamed by the contract' };
   if (toolName === 'sendVendorQuestionnaire') return questionnaireToSend(host, token, organizationId, ids);
+  if (toolName === 'getTrustPage') return { organization_id: organizationId };
+  if (toolName === 'updateTrustPage')
+    return {
+      organization_id: organizationId,
+      slug: trustSlugOf(organizationId),
+      title: 'Contract trust page',
+      contact_email: 'security@contract.example',
+      show_sub_processors: true,
+    };
+  if (toolName === 'setTrustPageItem')
+    return { organization_id: organizationId, record_id: ids.framework, visibility: 'PUBLIC' };
+  if (toolName === 'listTrustAccessRequests')
+    return { organization_id: organizationId, filter: { status: 'PENDING' } };
+  if (toolName === 'decideTrustAccessRequest')
+    return { id: await trustRequestPending(host, token, organizationId, ids), decision: 'APPROVE' };
   if (toolName === 'listVendorQuestionnaires')
     return { organization_id: organizationId, filter: { vendor_id: ids.vendor, status: 'PENDING' } };
   if (toolName === 'getQuestionnaireAnswers')
@@ -747,6 +817,30 @@ export function answerMismatches(
       [proposed.result, proposed.vendor_id, answer.score],
       ['APPROVED', ids.vendor, 100],
     );
+    return problems;
+  }
+  if (toolName === 'updateTrustPage' || toolName === 'getTrustPage') {
+    const page = answer.trust_page as { organization_id: string; slug: string | null };
+    expectEqual('trust_page.organization_id', page.organization_id, organizationId);
+    if (toolName === 'updateTrustPage')
+      expectEqual('trust_page.slug', page.slug, trustSlugOf(organizationId));
+    return problems;
+  }
+  if (toolName === 'setTrustPageItem') {
+    const items = (answer.trust_page as { items: { record_id: string; access: string }[] }).items;
+    if (!items.some((item) => item.record_id === ids.framework && item.access === 'PUBLIC'))
+      problems.push('trust_page.items: the framework is not PUBLIC');
+    return problems;
+  }
+  if (toolName === 'listTrustAccessRequests') {
+    for (const row of answer.trust_access_requests as { organization_id: string; status: string }[])
+      expectEqual('trust_access_request', [row.organization_id, row.status], [organizationId, 'PENDING']);
+    return problems;
+  }
+  if (toolName === 'decideTrustAccessRequest') {
+    const slug = trustSlugOf(organizationId);
+    if (!new RegExp(`^/trust/${slug}/download/[A-Za-z0-9_-]{43}$`).test(String(answer.link_path)))
+      problems.push('link_path: no download link');
     return problems;
   }
   if (toolName === 'sendVendorQuestionnaire' || toolName === 'remindQuestionnaire') {

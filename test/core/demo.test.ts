@@ -224,3 +224,32 @@ describe('demo assurance records', () => {
     ]);
   });
 });
+
+describe('demo trust page', () => {
+  it('publishes the chosen records, the sub-processors and a contact, with one request waiting', async () => {
+    const got = await ok<{ trust_page: Row }>(runtime, demo.token, 'getTrustPage', {
+      organization_id: demo.organization_id,
+    });
+    const page = got.trust_page;
+    expect(page).toMatchObject({ enabled: true, show_sub_processors: true, pending_requests: 1 });
+    expect((page.items as Row[]).map((item) => [item.kind, item.name, item.access])).toEqual([
+      ['framework', 'ISO/IEC 27001:2022', 'PUBLIC'],
+      ['audit', 'ISO 27001 stage 1 audit', 'PUBLIC'],
+      ['document', 'Access control policy', 'PUBLIC'],
+      ['document', 'Statement of applicability: ISO/IEC 27001:2022 (2022 (Amd 1:2024))', 'ON_REQUEST'],
+    ]);
+    const response = await runtime.app.request(`http://127.0.0.1:8787${String(page.path)}`);
+    const html = await response.text();
+    expect(response.status).toBe(200);
+    for (const shown of [
+      'Acme Health trust center',
+      'Amazon Web Services',
+      'Zendesk',
+      'security@acme-health.example',
+    ])
+      expect(html).toContain(shown);
+    // In review, not a sub-processor: not on the page.
+    expect(html).not.toContain('Backup and restore policy');
+    expect(html).not.toContain('Slack');
+  });
+});

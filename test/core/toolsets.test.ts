@@ -85,6 +85,8 @@ describe('toolsets as data', () => {
       management_reviews: 6,
       // Templates (5) and questionnaires sent (5).
       vendor_questionnaires: 10,
+      // Settings, what is shown, access requests.
+      trust_page: 5,
     });
   });
 });

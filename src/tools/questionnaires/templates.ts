@@ -1,6 +1,6 @@
 // Questionnaire templates: the ordered questions an organization sends to vendors, and the starter template it can
 // add. Each add and update writes its history row; a questionnaire sent keeps its own copy of the questions.
-import { and, count, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { questionnaireTemplates } from '../../db/schema.ts';
 import { notFound } from '../../errors.ts';
@@ -17,7 +17,7 @@ import {
   timestampSchema,
 } from '../fields.ts';
 import { registerIdKind } from '../id-kinds.ts';
-import { pageById, TOTAL_COUNT_CAP } from '../pagination.ts';
+import { countMatches, pageById, TOTAL_COUNT_CAP } from '../pagination.ts';
 import {
   CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
@@ -260,11 +260,11 @@ export const listQuestionnaireTemplates = defineTool({
           .where(afterId ? and(of, gt(questionnaireTemplates.id, afterId)) : of)
           .orderBy(questionnaireTemplates.id)
           .limit(limit),
-      countUpTo: async (bound) => {
-        const matches = ctx.db.select({ one: sql`1` }).from(questionnaireTemplates).where(of).limit(bound);
-        const [total] = await ctx.db.select({ n: count() }).from(matches.as('matches'));
-        return total?.n ?? 0;
-      },
+      countUpTo: (bound) =>
+        countMatches(
+          ctx.db,
+          ctx.db.select({ one: sql`1` }).from(questionnaireTemplates).where(of).limit(bound),
+        ),
     });
     return { questionnaire_templates: rows.map(present), ...page };
   },

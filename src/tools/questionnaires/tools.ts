@@ -1,7 +1,7 @@
 // Vendor questionnaires: send a template's questions to a vendor's contact through a single-use link (no mail is sent
 // here: the caller mails the link), remind with a fresh link, read the answers and their score, and draft a vendor
 // assessment from them for a person to confirm. The link's page is src/web/public/questionnaires.tsx.
-import { and, count, eq, gt, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import { organizations, vendorQuestionnaires, vendors } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -22,7 +22,7 @@ import {
   timestampSchema,
 } from '../fields.ts';
 import { registerIdKind } from '../id-kinds.ts';
-import { pageById, pageOutputFields } from '../pagination.ts';
+import { countMatches, pageById, pageOutputFields } from '../pagination.ts';
 import { callerPerson } from '../people-refs.ts';
 import type { RegisterTools } from '../registers/builder.ts';
 import { VENDOR_ASSESSMENT_RESULTS, VENDOR_TIERS } from '../states.ts';
@@ -389,16 +389,16 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
             .where(and(...where, afterId ? gt(vendorQuestionnaires.id, afterId) : undefined))
             .orderBy(vendorQuestionnaires.id)
             .limit(limit),
-        countUpTo: async (bound) => {
-          const matches = ctx.db
-            .select({ one: sql`1` })
-            .from(vendorQuestionnaires)
-            .innerJoin(vendors, withVendor)
-            .where(and(...where))
-            .limit(bound);
-          const [total] = await ctx.db.select({ n: count() }).from(matches.as('matches'));
-          return total?.n ?? 0;
-        },
+        countUpTo: (bound) =>
+          countMatches(
+            ctx.db,
+            ctx.db
+              .select({ one: sql`1` })
+              .from(vendorQuestionnaires)
+              .innerJoin(vendors, withVendor)
+              .where(and(...where))
+              .limit(bound),
+          ),
       });
       return { vendor_questionnaires: rows.map((row) => present(row, now)), ...page };
     },
