@@ -102,6 +102,7 @@ export function createApp(deps: AppDeps) {
     afterKeyedCommit: deps.afterKeyedCommit,
     files,
     afterWrite: () => webhooks.afterWrite(),
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   };
   const oauth = createOAuthServices({
     db: database.db,

@@ -30,6 +30,10 @@ export interface ToolContext {
   surface: Surface;
   /** The call's own id (`cal_...`): on its call-log row and on the change-history rows of its writes. */
   callId: string;
+  /** The service's public origin (config PUBLIC_URL) when set: web links in answers are absolute with it. */
+  publicUrl?: string;
+  /** Set while a person's approval applies a proposal: the history rows of the write name it (src/proposals/). */
+  proposalId?: string;
   /** Stored files (src/files/): receiveFile and downloadLink take this context. */
   files: FileRuntime;
   /** The bytes of a file the call streams in (the upload routes' storeFile): the one argument that is not JSON. */
@@ -93,6 +97,11 @@ export interface Tool {
    * its link tools): an unknown argument with a hint is refused with it rather than with the nearest known name.
    */
   argumentHints?: Readonly<Record<string, string>>;
+  /**
+   * A write that can be proposed instead of made (a `propose` token, or the organization's approval_required
+   * setting): reads the target and answers the change set, checking access as the write would, writing nothing.
+   */
+  propose?(ctx: ToolContext, input: unknown): Promise<ProposalDraft>;
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;
@@ -103,12 +112,28 @@ export interface Tool {
   answerAgain?(ctx: ToolContext, input: unknown, callId: string): Promise<Record<string, unknown>>;
 }
 
+/** A write as it would be made: where, what, and the exact change against the record's current version. */
+export interface ProposalDraft {
+  organizationId: string;
+  kind: string;
+  action: 'add' | 'update' | 'delete';
+  /** The record changed or deleted; null for an add. */
+  recordId: string | null;
+  /** The record's updated_at when proposed; null for an add. */
+  baseUpdatedAt: string | null;
+  /** update: the changed fields' current values; delete: the record; add: null. */
+  before: Record<string, unknown> | null;
+  /** update: the changed fields' proposed values; add: the full new record; delete: null. */
+  after: Record<string, unknown> | null;
+}
+
 export interface TypedTool<I extends z.ZodObject, O extends z.ZodObject>
-  extends Omit<Tool, 'input' | 'output' | 'run' | 'answerAgain'> {
+  extends Omit<Tool, 'input' | 'output' | 'run' | 'answerAgain' | 'propose'> {
   input: I;
   output: O;
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
   answerAgain?(ctx: ToolContext, input: z.output<I>, callId: string): Promise<z.input<O>>;
+  propose?(ctx: ToolContext, input: z.output<I>): Promise<ProposalDraft>;
 }
 
 /** Erases the tool's own types for the map; `invokeTool` always parses with `input` before calling `run`. */
@@ -119,6 +144,9 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
     ...(tool.answerAgain && {
       answerAgain: (ctx: ToolContext, input: unknown, callId: string) =>
         tool.answerAgain?.(ctx, input as z.output<I>, callId) as Promise<Record<string, unknown>>,
+    }),
+    ...(tool.propose && {
+      propose: (ctx: ToolContext, input: unknown) => tool.propose?.(ctx, input as z.output<I>) as Promise<ProposalDraft>,
     }),
   };
 }

@@ -24,6 +24,7 @@ import { consentRoutes, refuseUnusableAuthorizeRequest } from './oauth/consent.t
 import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { organizationSettingsRoutes } from './organizations/settings.tsx';
+import { proposalRoutes } from './proposals.tsx';
 import { acknowledgementRoutes } from './public/acknowledgements.tsx';
 import { questionnaireRoutes } from './public/questionnaires.tsx';
 import { loadMemberships } from './queries.ts';
@@ -183,6 +184,7 @@ export function createWebRoutes(deps: WebDeps) {
     organizationSettingsRoutes(deps),
     webhookRoutes(deps),
     historyRoutes(deps),
+    proposalRoutes(deps),
     frameworkRoutes(deps),
     catalogRoutes(deps),
     recordFormRoutes(deps),
