@@ -2143,8 +2143,8 @@ export const proposals = sqliteTable(
     /** The change set: changed fields before/after (update), the full new record (add) or the record (delete). */
     before: text('before', { mode: 'json' }).$type<Record<string, unknown> | null>(),
     after: text('after', { mode: 'json' }).$type<Record<string, unknown> | null>(),
-    /** Why it waits: the token's scope `propose`, or the organization's approval_required setting. */
-    reason: text('reason', { enum: ['scope', 'setting'] }).notNull(),
+    /** Why it waits: the token's scope `propose`, the approval_required setting, or proposeWrite (asked for). */
+    reason: text('reason', { enum: ['scope', 'setting', 'request'] }).notNull(),
     proposed_by_user_id: text('proposed_by_user_id').notNull(),
     proposed_by_token_id: text('proposed_by_token_id').notNull(),
     /** The OAuth client's name when the token belongs to a grant; null for API tokens. */

@@ -1,6 +1,7 @@
 // Proposed writes: when a write is held back as a proposal, storing its change set, and reading proposals back.
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { apiTokens, oauthGrants, organizations, proposals } from '../db/schema.ts';
+import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { ApprovalAction } from '../tools/settings.ts';
 import { readSettings } from '../tools/settings.ts';
@@ -39,6 +40,8 @@ export function requiresApproval(required: readonly ApprovalAction[], draft: Pro
   );
 }
 
+type Held = { draft: ProposalDraft; reason: 'scope' | 'setting' | 'request' };
+
 /**
  * The change set a write becomes instead of running, and why; null when it runs. A `propose` token's writes always
  * become one; a read_write token's (API and MCP, not the web) when an organization it reaches has approval_required
@@ -48,7 +51,15 @@ export async function heldBack(
   ctx: ToolContext,
   tool: Tool,
   input: unknown,
-): Promise<{ draft: ProposalDraft; reason: 'scope' | 'setting' } | null> {
+  asked = false,
+): Promise<Held | null> {
+  if (asked) {
+    if (!tool.propose)
+      throw new AppError('invalid_arguments', `${tool.name} cannot be proposed: only register adds, updates and deletes can.`, [
+        { path: 'name', message: 'Not a proposable write' },
+      ]);
+    return { draft: await tool.propose(ctx, input), reason: 'request' };
+  }
   if (tool.scope !== 'write' || !tool.propose || ctx.proposalId) return null;
   if (ctx.principal.scope === 'propose') return { draft: await tool.propose(ctx, input), reason: 'scope' };
   if (ctx.surface === 'web' || ctx.surface === 'cli') return null;
@@ -79,7 +90,7 @@ export async function storeProposal(
   ctx: ToolContext,
   tool: Tool,
   input: unknown,
-  held: { draft: ProposalDraft; reason: 'scope' | 'setting' },
+  held: Held,
 ): Promise<Record<string, unknown>> {
   const { draft, reason } = held;
   const settings = await readSettings(ctx.db, draft.organizationId);
@@ -117,10 +128,11 @@ export async function storeProposal(
   };
   await ctx.db.batch([ctx.db.insert(proposals).values(row), ...ctx.writeExtras(CHANGED_A_ROW)]);
   const path = proposalPath(row.organization_id, row.id);
-  const why =
-    reason === 'scope'
-      ? 'This token may only propose changes.'
-      : "The organization's setting approval_required holds this change for a person's approval.";
+  const why = {
+    scope: 'This token may only propose changes.',
+    setting: "The organization's setting approval_required holds this change for a person's approval.",
+    request: 'Proposed as asked.',
+  }[reason];
   return {
     proposed: true,
     message: `${why} Nothing was written yet: proposal ${row.id} waits for a person to approve or reject it at ${ctx.publicUrl ?? ''}${path} until ${row.expires_at}. Tell the user; read the outcome later with getProposal.`,

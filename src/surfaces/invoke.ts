@@ -121,17 +121,18 @@ export async function invokeTool(
     }
     requireTokenScope(ctx, tool.scope, tool.propose !== undefined || tool.dispatch !== undefined);
     let rawArguments = requestedArguments;
+    let asked: true | undefined;
     if (tool.dispatch) {
       const call = tool.input.safeParse(normalizeArguments(rawArguments));
       if (!call.success) throw invalidArgumentsFrom(tool, call.error);
-      ({ tool, arguments: rawArguments } = tool.dispatch(call.data));
+      ({ tool, arguments: rawArguments, propose: asked } = tool.dispatch(call.data));
       requireTokenScope(ctx, tool.scope, tool.propose !== undefined);
     }
     const normalized = normalizeArguments(rawArguments);
     const parsed = tool.input.safeParse(normalized);
     if (!parsed.success) throw invalidArgumentsFrom(tool, parsed.error);
     const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
-    const held = await heldBack(ctx, tool, parsed.data);
+    const held = await heldBack(ctx, tool, parsed.data, asked === true);
     if (held) {
       outcome = { ok: true, result: await storeProposal(ctx, tool, parsed.data, held) };
     } else if (key !== undefined) {

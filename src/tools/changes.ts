@@ -179,7 +179,9 @@ export const changeSchema = z
     proposal_id: z
       .string()
       .nullable()
-      .describe('The proposal (`prp_...`) this change applied; user_id then is who approved it. Null: direct.'),
+      .describe(
+        'The proposal (`prp_...`) this change applied; user_id then is who approved it. Null: direct.',
+      ),
     proposed_by_token_id: z.string().nullable().describe('The token that proposed it, if a proposal.'),
     proposed_by_client: z.string().nullable().describe('The OAuth client that proposed it, if any.'),
   })

@@ -40,7 +40,7 @@ import { personSpec } from './people.ts';
 import { dataSubjectRequestSpec } from './privacy/data-subject-requests.ts';
 import { dpiaSpec } from './privacy/dpias.ts';
 import { processingActivitySpec } from './privacy/processing-activities.ts';
-import { getProposalTool, listProposalsTool } from './proposals.ts';
+import { getProposalTool, listProposalsTool, proposeWriteTool } from './proposals.ts';
 import {
   addQuestionnaireTemplate,
   addStarterQuestionnaireTemplate,
@@ -190,6 +190,7 @@ const allTools: Tool[] = [
   gatherManagementReviewInputsTool,
   listProposalsTool,
   getProposalTool,
+  proposeWriteTool(() => TOOLS),
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;

@@ -2,7 +2,7 @@
 import { and, count, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { proposals } from '../db/schema.ts';
-import { notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { PROPOSAL_STATUSES, presentProposal, statusAt } from '../proposals/store.ts';
 import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
@@ -38,7 +38,9 @@ const proposalSchema = z
     after: values.describe(
       'Changed fields proposed (update) or the full new record (add); null for a delete.',
     ),
-    reason: z.enum(['scope', 'setting']).describe('scope: a propose token; setting: approval_required.'),
+    reason: z
+      .enum(['scope', 'setting', 'request'])
+      .describe('scope: a propose token; setting: approval_required; request: proposeWrite.'),
     proposed_by_user_id: z.string().describe('Account of the token holder.'),
     proposed_by_token_id: z.string().describe('Token that proposed (`tok_...`).'),
     proposed_by_client: z.string().nullable().describe('OAuth client name, if any.'),
@@ -146,3 +148,45 @@ export const getProposalTool: Tool = defineTool({
     return { proposal: presentProposal(row, ctx.now().toISOString(), ctx.publicUrl) };
   },
 });
+
+const proposeInput = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(64)
+    .describe('The write tool to propose: an add, update or delete of a register record, e.g. updateRisk.'),
+  arguments: z.record(z.string(), z.unknown()).describe("That tool's arguments, as it takes them."),
+});
+
+/**
+ * proposeWrite: a write stored as a proposal a person approves, asked for by the caller (a read_write token that
+ * wants a person's decision). The seam checks and proposes the named tool in its place.
+ */
+export function proposeWriteTool(toolsOf: () => ReadonlyMap<string, Tool>): Tool {
+  return defineTool({
+    name: 'proposeWrite',
+    title: 'Propose a write for approval',
+    description:
+      'Propose an add, update or delete (e.g. updateRisk with its arguments) for a person to approve or reject in the web, instead of writing it now. Answers the proposal id and the page; read the outcome with getProposal.',
+    scope: 'write',
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    toolset: TOOLSET,
+    input: proposeInput,
+    output: z.looseObject({}),
+    dispatch(input) {
+      const { name, arguments: given } = input as z.output<typeof proposeInput>;
+      const tool = toolsOf().get(name);
+      if (!tool?.propose)
+        throw new AppError(
+          'invalid_arguments',
+          `${name} cannot be proposed: name an add, update or delete tool of a register (e.g. updateRisk).`,
+          [{ path: 'name', message: 'Not a proposable write tool' }],
+        );
+      return { tool, arguments: given, propose: true };
+    },
+    // invokeTool proposes the tool `dispatch` names instead; nothing calls this one.
+    async run() {
+      throw new AppError('internal', 'proposeWrite runs through the invocation seam only.');
+    },
+  });
+}

@@ -91,7 +91,7 @@ export interface Tool {
    * A call tool (callReadTool, ...): the tool its input names and that tool's arguments. invokeTool then checks and
    * runs that tool in its place, so its validation, scope, call log and history are the called tool's own.
    */
-  dispatch?(input: unknown): { tool: Tool; arguments: unknown };
+  dispatch?(input: unknown): { tool: Tool; arguments: unknown; propose?: true };
   /**
    * Names a caller may send that are no argument of the tool, each with why (a derived field: computed; a link list:
    * its link tools): an unknown argument with a hint is refused with it rather than with the nearest known name.

@@ -26,7 +26,7 @@ interface ProposalView {
   record_id: string | null;
   before: Values;
   after: Values;
-  reason: 'scope' | 'setting';
+  reason: 'scope' | 'setting' | 'request';
   proposed_by_user_id: string;
   proposed_by_token_id: string;
   proposed_by_client: string | null;
