@@ -64,7 +64,7 @@ export const listProposalsTool: Tool = defineTool({
   name: LIST_PROPOSALS,
   title: 'List proposed writes',
   description:
-    "Writes proposed with a propose token (or held by the approval_required setting) and what became of them: PENDING, APPLIED, REJECTED, EXPIRED, CONFLICT. Newest first; filter.mine: this token's only.",
+    "List the changes proposed (propose token, approval_required setting, proposeWrite) and which were approved and applied, rejected, expired or conflicted: PENDING, APPLIED, REJECTED, EXPIRED, CONFLICT. Newest first; filter.mine: this token's only.",
   scope: 'read',
   toolset: TOOLSET,
   annotations: READ_ANNOTATIONS,

@@ -239,7 +239,7 @@ const SETTINGS_TOOLS: Tool[] = [
     name: 'updateOrganizationSettings',
     title: 'Update organization settings',
     description:
-      "Change the organization's settings (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives risk levels), risk acceptance approvers, self-approval, web-only, approvals required.",
+      "Change the organization's settings (OWNER or ADMIN): time zone, incident regimes (recomputes incident clocks), privacy contact, risk method (scales, levels, appetite; given whole, re-derives risk levels), risk acceptance approvers, self-approval, web-only.",
     scope: 'write',
     toolset: 'settings',
     annotations: UPDATE_ANNOTATIONS,
