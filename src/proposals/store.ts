@@ -55,9 +55,11 @@ export async function heldBack(
 ): Promise<Held | null> {
   if (asked) {
     if (!tool.propose)
-      throw new AppError('invalid_arguments', `${tool.name} cannot be proposed: only register adds, updates and deletes can.`, [
-        { path: 'name', message: 'Not a proposable write' },
-      ]);
+      throw new AppError(
+        'invalid_arguments',
+        `${tool.name} cannot be proposed: only register adds, updates and deletes can.`,
+        [{ path: 'name', message: 'Not a proposable write' }],
+      );
     return { draft: await tool.propose(ctx, input), reason: 'request' };
   }
   if (tool.scope !== 'write' || !tool.propose || ctx.proposalId) return null;

@@ -128,7 +128,9 @@ const proposalExpiryDays = z
   .int()
   .min(1)
   .max(MAX_PROPOSAL_EXPIRY_DAYS)
-  .describe(`Days a proposal waits for a decision before it expires (1..${MAX_PROPOSAL_EXPIRY_DAYS}, default 7).`);
+  .describe(
+    `Days a proposal waits for a decision before it expires (1..${MAX_PROPOSAL_EXPIRY_DAYS}, default 7).`,
+  );
 
 const settingsOutput = z
   .object({

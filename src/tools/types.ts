@@ -146,7 +146,8 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
         tool.answerAgain?.(ctx, input as z.output<I>, callId) as Promise<Record<string, unknown>>,
     }),
     ...(tool.propose && {
-      propose: (ctx: ToolContext, input: unknown) => tool.propose?.(ctx, input as z.output<I>) as Promise<ProposalDraft>,
+      propose: (ctx: ToolContext, input: unknown) =>
+        tool.propose?.(ctx, input as z.output<I>) as Promise<ProposalDraft>,
     }),
   };
 }

@@ -143,7 +143,7 @@ describe('proposals in the web', () => {
     writeFileSync('test-results/proposed-write-transcript.md', transcript.join('\n'));
   });
 
-  it('rejects with a comment the proposer reads; another organization's page is not found', async () => {
+  it('rejects with a comment the proposer reads; another organization’s page is not found', async () => {
     const { runtime, client, organizationId } = await signedUpRuntime(runtimes);
     const assistant = await proposeToken(client);
     const proposed = await ok<{ proposal: Row }>(runtime, assistant, 'addVendor', {
