@@ -104,6 +104,7 @@ export function createApp(deps: AppDeps) {
     afterWrite: () => webhooks.afterWrite(),
     // A mailed link needs the service's address (PUBLIC_URL): a run has no request to take one from.
     mailLinks: Boolean(config.mail && config.publicUrl),
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   };
   const oauth = createOAuthServices({
     db: database.db,

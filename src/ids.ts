@@ -49,6 +49,8 @@ export const ID_PREFIXES = {
   notification: 'ntf',
   stored_file: 'fil',
   mapping_proposal: 'mpp',
+  /** A proposed write waiting for a person's decision (src/proposals/). */
+  proposal: 'prp',
   webhook_endpoint: 'whk',
   /** A webhook message: one event for one endpoint, its `webhook-id`. */
   webhook_message: 'msg',

@@ -1,6 +1,7 @@
 // TokenCache over a Workers KV namespace: key = token hash, value = the principal as JSON, expiring after >= 60 s.
 import type { KVNamespace } from '@cloudflare/workers-types';
 import type { Principal } from './principal.ts';
+import { tokenScopeOf } from './principal.ts';
 import type { TokenCache } from './token-cache.ts';
 
 /** KV refuses an `expirationTtl` below 60 seconds. */
@@ -12,7 +13,7 @@ function isPrincipal(value: unknown): value is Principal {
   return (
     typeof candidate.tokenId === 'string' &&
     typeof candidate.userId === 'string' &&
-    (candidate.scope === 'read' || candidate.scope === 'read_write') &&
+    tokenScopeOf(candidate.scope) !== null &&
     typeof candidate.roles === 'object' &&
     candidate.roles !== null &&
     (candidate.expiresAt === null || typeof candidate.expiresAt === 'string') &&

@@ -2,7 +2,21 @@
 
 export type Role = 'OWNER' | 'ADMIN' | 'EDITOR' | 'VIEWER';
 export const ROLES: readonly Role[] = ['OWNER', 'ADMIN', 'EDITOR', 'VIEWER'];
-export type TokenScope = 'read' | 'read_write';
+/** read: list and get; propose: writes are stored as proposals a person approves in the web; read_write: writes. */
+export type TokenScope = 'read' | 'propose' | 'read_write';
+export const TOKEN_SCOPES: readonly TokenScope[] = ['read', 'propose', 'read_write'];
+
+/** How the web shows a scope. */
+export const SCOPE_LABELS: Readonly<Record<TokenScope, string>> = {
+  read: 'read',
+  propose: 'propose (approved in the web)',
+  read_write: 'read & write',
+};
+
+/** A scope named in a form, a CLI flag or a cache entry, if it is one. */
+export function tokenScopeOf(value: unknown): TokenScope | null {
+  return TOKEN_SCOPES.find((scope) => scope === value) ?? null;
+}
 export const WRITER_ROLES: ReadonlySet<Role> = new Set(['OWNER', 'ADMIN', 'EDITOR']);
 
 /** What authorization needs, cached per token hash (JSON-serializable so KV can hold it). */

@@ -1,6 +1,6 @@
 // What reaches the service: API tokens and connected OAuth clients, as the web's Settings pages show them.
 import { requireUserByEmail } from '../accounts.ts';
-import type { TokenScope } from '../auth/principal.ts';
+import { type TokenScope, tokenScopeOf } from '../auth/principal.ts';
 import { AppError } from '../errors.ts';
 import { createGrantService } from '../oauth/grants.ts';
 import { purgeUnusedClients, UNUSED_CLIENT_DAYS } from '../oauth/purge.ts';
@@ -12,12 +12,11 @@ const MAX_TOKEN_DAYS = 365;
 export const ACCESS_COMMANDS: CliCommand[] = [
   {
     name: 'token create',
-    usage: `token create --email E --name N [--scope read|read_write, default read_write] [--org ORG_ID]...
+    usage: `token create --email E --name N [--scope read|propose|read_write, default read_write] [--org ORG_ID]...
                [--expires-in-days 1..365 | --expires-at ISO]   -> {"id":"tok_...","token":"...","expires_at":"..."}`,
     async run({ db, now, tokens, values }) {
       const scope = (values.scope ?? 'read_write').toLowerCase();
-      if (scope !== 'read' && scope !== 'read_write')
-        throw new UsageError('--scope must be read or read_write');
+      if (tokenScopeOf(scope) === null) throw new UsageError('--scope must be read, propose or read_write');
       const user = await requireUserByEmail(db, need(values, 'email'));
       const created = await tokens.create({
         userId: user.id,

@@ -73,7 +73,7 @@ export const apiTokens = sqliteTable(
     token_hash: text('token_hash').notNull(),
     /** First characters of the secret, shown so a person can tell tokens apart. */
     prefix: text('prefix').notNull(),
-    scope: text('scope', { enum: ['read', 'read_write'] }).notNull(),
+    scope: text('scope', { enum: ['read', 'propose', 'read_write'] }).notNull(),
     /** null = every organization the holder belongs to; otherwise a JSON array of organization ids. */
     organization_ids: text('organization_ids', { mode: 'json' }).$type<string[] | null>(),
     created_at: text('created_at').notNull(),
@@ -143,7 +143,7 @@ export const oauthGrants = sqliteTable(
     /** The client's name when consent was given (the client record may change or expire from the cache). */
     client_name: text('client_name').notNull(),
     redirect_uri: text('redirect_uri').notNull(),
-    scope: text('scope', { enum: ['read', 'read_write'] }).notNull(),
+    scope: text('scope', { enum: ['read', 'propose', 'read_write'] }).notNull(),
     organization_ids: text('organization_ids', { mode: 'json' }).$type<string[] | null>(),
     resource: text('resource').notNull(),
     created_at: text('created_at').notNull(),
@@ -312,6 +312,8 @@ export const recordChanges = sqliteTable(
     /** The changed fields' values after the change (null for a delete), a JSON object. */
     after: text('after', { mode: 'json' }).$type<Record<string, unknown> | null>(),
     created_at: text('created_at').notNull(),
+    /** The proposal (proposals.id) this change applied once a person approved it; null for direct writes. */
+    proposal_id: text('proposal_id'),
   },
   (t) => [
     index('record_changes_org_idx').on(t.organization_id, t.created_at, t.id),
@@ -1109,7 +1111,7 @@ export const notifications = sqliteTable(
     channel: text('channel', { enum: ['in_app', 'email'] }).notNull(),
     organization_id: text('organization_id').notNull(),
     kind: text('kind', {
-      enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest', 'link'],
+      enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest', 'link', 'proposal_decided'],
     }).notNull(),
     /**
      * A link mail's recipient (a person of the register or a vendor's contact, no account). The row never holds the
@@ -2200,5 +2202,50 @@ export const trustAccessRequests = sqliteTable(
   (t) => [
     uniqueIndex('trust_access_requests_secret_unique').on(t.secret_hash),
     index('trust_access_requests_org_idx').on(t.organization_id, t.status, t.id),
+  ],
+);
+
+/**
+ * Proposed writes: a write tool called with a `propose` token (or one the organization's approval_required setting
+ * holds back) is stored here as a change set, applied through the same tool once a person approves it in the web.
+ */
+export const proposals = sqliteTable(
+  'proposals',
+  {
+    ...scoped,
+    /** The write tool proposed (e.g. `updateRisk`) and its arguments as validated (JSON). */
+    tool: text('tool').notNull(),
+    arguments: text('arguments', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+    kind: text('kind').notNull(),
+    action: text('action', { enum: ['add', 'update', 'delete'] }).notNull(),
+    /** The record changed or deleted; for an add, the record created once applied. */
+    record_id: text('record_id'),
+    /** The record's updated_at when proposed: applying is refused (CONFLICT) if it changed since. Null for an add. */
+    base_updated_at: text('base_updated_at'),
+    /** The change set: changed fields before/after (update), the full new record (add) or the record (delete). */
+    before: text('before', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    after: text('after', { mode: 'json' }).$type<Record<string, unknown> | null>(),
+    /** Why it waits: the token's scope `propose`, the approval_required setting, or proposeWrite (asked for). */
+    reason: text('reason', { enum: ['scope', 'setting', 'request'] }).notNull(),
+    proposed_by_user_id: text('proposed_by_user_id').notNull(),
+    proposed_by_token_id: text('proposed_by_token_id').notNull(),
+    /** The OAuth client's name when the token belongs to a grant; null for API tokens. */
+    proposed_by_client: text('proposed_by_client'),
+    proposed_via: text('proposed_via', { enum: ['mcp', 'direct', 'web', 'cli'] }).notNull(),
+    proposed_call_id: text('proposed_call_id').notNull(),
+    status: text('status', { enum: ['PENDING', 'APPLYING', 'APPLIED', 'REJECTED', 'CONFLICT'] }).notNull(),
+    created_at: text('created_at').notNull(),
+    /** A PENDING proposal past this time reads as EXPIRED and can no longer be approved. */
+    expires_at: text('expires_at').notNull(),
+    decided_at: text('decided_at'),
+    decided_by_user_id: text('decided_by_user_id'),
+    /** The reviewer's comment (reject), or why applying was refused (CONFLICT). */
+    decision_comment: text('decision_comment'),
+    /** The web call that applied it (its history rows carry the same call id). */
+    applied_call_id: text('applied_call_id'),
+  },
+  (t) => [
+    index('proposals_org_idx').on(t.organization_id, t.status, t.created_at, t.id),
+    index('proposals_token_idx').on(t.proposed_by_token_id, t.created_at),
   ],
 );

@@ -1,5 +1,6 @@
 // The notification engine: turns the change history, due items and the daily digest into notifications (one row per
 // event, recipient and channel, written before anything is sent), then sends the pending emails, each at most once.
+
 import { and, asc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import {
@@ -12,6 +13,7 @@ import {
   users,
 } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import { proposalPath } from '../proposals/store.ts';
 import { REGISTER_SPECS } from '../tools/index.ts';
 import { addDays, localTime } from '../tools/overdue.ts';
 import { displayName, recordPath } from '../tools/registers/naming.ts';
@@ -35,7 +37,13 @@ export const MAX_EMAIL_ATTEMPTS = 5;
 export const STALE_SENDING_MS = 15 * 60_000;
 const CHANGES_CURSOR = 'record_changes';
 
-export type NotificationKind = 'assigned' | 'due_soon' | 'overdue' | 'owned_change' | 'digest';
+export type NotificationKind =
+  | 'assigned'
+  | 'due_soon'
+  | 'overdue'
+  | 'owned_change'
+  | 'digest'
+  | 'proposal_decided';
 
 export interface NotifyDeps {
   db: Db;
@@ -511,6 +519,8 @@ export function notificationPath(row: {
   record_kind: string | null;
   record_id: string | null;
 }): string {
+  if (row.record_kind === 'proposal' && row.record_id)
+    return proposalPath(row.organization_id, row.record_id);
   const spec = REGISTER_SPECS.find((candidate) => candidate.kind === row.record_kind);
   if (spec && row.record_id) return recordPath(row.organization_id, spec, row.record_id);
   return '/notifications';

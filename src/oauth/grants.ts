@@ -1,14 +1,14 @@
 // Grants (one person's consent to one client): codes with PKCE, access tokens in api_tokens, rotating refresh tokens.
 import { and, desc, eq, isNull, lt, max, sql } from 'drizzle-orm';
 import { constantTimeEqual, randomBase64Url, sha256Hex } from '../auth/crypto.ts';
-import type { TokenScope } from '../auth/principal.ts';
+import { TOKEN_SCOPES, type TokenScope, tokenScopeOf } from '../auth/principal.ts';
 import { generateTokenSecret, hashToken, organizationsNotJoined, type TokenService } from '../auth/tokens.ts';
 import type { Db } from '../db/client.ts';
 import { apiTokens, oauthCodes, oauthGrants } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import type { OAuthClient } from './clients.ts';
 import { OAuthError } from './errors.ts';
-import { ACCESS_TOKEN_SECONDS, CODE_SECONDS } from './resource.ts';
+import { ACCESS_TOKEN_SECONDS, CODE_SECONDS, requestedScope } from './resource.ts';
 
 const REFRESH_PREFIX = 'cmcpr_';
 const CODE_PREFIX = 'cmcpc_';
@@ -278,11 +278,11 @@ export function createGrantService({ db, tokens, now }: GrantServiceDeps) {
       if (input.scope !== null) {
         const asked = input.scope.split(' ').filter(Boolean);
         if (
-          asked.some((name) => name !== 'read' && name !== 'read_write') ||
-          (asked.includes('read_write') && grant.scope === 'read')
+          asked.some((name) => tokenScopeOf(name) === null) ||
+          TOKEN_SCOPES.indexOf(requestedScope(input.scope)) > TOKEN_SCOPES.indexOf(grant.scope)
         )
           throw new OAuthError('invalid_scope', `The grant allows only: ${grant.scope}.`);
-        scope = asked.includes('read_write') ? 'read_write' : 'read';
+        scope = requestedScope(input.scope);
       }
       const issued = await issue(grant, scope);
       // Rotation is one conditional update: of two concurrent refreshes with the same token, one wins.

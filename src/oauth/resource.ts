@@ -7,7 +7,7 @@ export const MCP_PATH = '/api/mcp/v1';
 export const MCP_ALIAS_PATH = '/mcp';
 /** Both paths of the MCP endpoint. */
 export const MCP_PATHS = [MCP_PATH, MCP_ALIAS_PATH] as const;
-export const OAUTH_SCOPES = ['read', 'read_write'] as const;
+export const OAUTH_SCOPES = ['read', 'propose', 'read_write'] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
 
 export const OAUTH_PATHS = {
@@ -120,8 +120,9 @@ export function authorizationServerMetadata(base: string) {
   };
 }
 
-/** The scope a request asks for: read_write when it names it, else read (unknown scope values are ignored). */
+/** The scope a request asks for: the widest it names (read_write, then propose), else read (unknown ones ignored). */
 export function requestedScope(scope: string | undefined): OAuthScope {
   const names = (scope ?? '').split(' ').filter(Boolean);
-  return names.includes('read_write') ? 'read_write' : 'read';
+  if (names.includes('read_write')) return 'read_write';
+  return names.includes('propose') ? 'propose' : 'read';
 }

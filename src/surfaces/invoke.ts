@@ -1,10 +1,13 @@
 // The one seam every surface calls a tool through: scope, argument normalisation and validation, run, errors, call log.
+import type { SQL } from 'drizzle-orm';
+import type { BatchItem } from 'drizzle-orm/batch';
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.ts';
 import type { Db } from '../db/client.ts';
 import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
 import type { FileRuntime } from '../files/store.ts';
 import { newId } from '../ids.ts';
+import { heldBack, storeProposal } from '../proposals/store.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
@@ -33,6 +36,15 @@ export interface InvokeDeps {
   afterWrite?: () => void;
   /** The service mails public links (ToolContext.mailLinks). */
   mailLinks?: boolean;
+  /** The service's public origin (config PUBLIC_URL), for the web links a proposed write answers with. */
+  publicUrl?: string;
+}
+
+/** A proposal a person approved, being applied by this call: its history rows name it; `inBatch` rides the write. */
+export interface ApplyingProposal {
+  proposalId: string;
+  /** Statements added to the write's batch right after its log row, taking effect only where `landed` holds. */
+  inBatch(landed: SQL): BatchItem<'sqlite'>[];
 }
 
 export type InvokeResult = { ok: true; result: Record<string, unknown> } | { ok: false; error: AppError };
@@ -50,6 +62,8 @@ export async function invokeTool(
   idempotency?: IdempotencyKeySources,
   /** The bytes of a file the call stores (storeFile: the upload routes of the API and the web). */
   upload?: ReadableStream<Uint8Array> | Uint8Array,
+  /** Set when a person's approval applies a proposal (src/proposals/decide.ts): the write runs, never proposed again. */
+  applying?: ApplyingProposal,
 ): Promise<InvokeResult> {
   const started = performance.now();
   // A call tool (callReadTool, ...) is replaced below by the tool it names: the log and history name that one.
@@ -80,6 +94,8 @@ export async function invokeTool(
     writeExtras(landed) {
       inBatch = entry('ok');
       const logRow = callLogRow(deps.db, inBatch, landed);
+      // Right after the log row, written exactly where `landed` held.
+      if (applying) return [logRow, ...applying.inBatch(landed)];
       if (!keyed) return [logRow];
       // Right after the log row, which was written exactly where `landed` held (`changes()` stays true to it).
       const fields = {
@@ -92,6 +108,8 @@ export async function invokeTool(
     },
     surface,
     callId,
+    ...(applying ? { proposalId: applying.proposalId } : {}),
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     files: deps.files,
     ...(deps.mailLinks ? { mailLinks: true } : {}),
     ...(upload ? { upload } : {}),
@@ -104,19 +122,23 @@ export async function invokeTool(
         retry_after_seconds: wait,
       });
     }
-    requireTokenScope(ctx, tool.scope);
+    requireTokenScope(ctx, tool.scope, tool.propose !== undefined || tool.dispatch !== undefined);
     let rawArguments = requestedArguments;
+    let asked: true | undefined;
     if (tool.dispatch) {
       const call = tool.input.safeParse(normalizeArguments(rawArguments));
       if (!call.success) throw invalidArgumentsFrom(tool, call.error);
-      ({ tool, arguments: rawArguments } = tool.dispatch(call.data));
-      requireTokenScope(ctx, tool.scope);
+      ({ tool, arguments: rawArguments, propose: asked } = tool.dispatch(call.data));
+      requireTokenScope(ctx, tool.scope, tool.propose !== undefined);
     }
     const normalized = normalizeArguments(rawArguments);
     const parsed = tool.input.safeParse(normalized);
     if (!parsed.success) throw invalidArgumentsFrom(tool, parsed.error);
     const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
-    if (key !== undefined) {
+    const held = await heldBack(ctx, tool, parsed.data, asked === true);
+    if (held) {
+      outcome = { ok: true, result: await storeProposal(ctx, tool, parsed.data, held) };
+    } else if (key !== undefined) {
       keyed = await keyedCallOf(tool.name, normalized, principal, key);
       const run = await runKeyed(deps, ctx, tool, parsed.data, keyed, () => inBatch !== undefined);
       replayedAfterFailure = run.afterFailure;

@@ -3,14 +3,27 @@ import { roleIn, WRITER_ROLES } from '../auth/principal.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { ToolContext, ToolScope } from './types.ts';
 
-/** Throws `insufficient_scope` when a read-only token calls a write tool. */
-export function requireTokenScope(ctx: Pick<ToolContext, 'principal'>, scope: ToolScope): void {
-  if (scope === 'write' && ctx.principal.scope !== 'read_write') {
+/**
+ * Throws `insufficient_scope` when a read-only token calls a write tool, or a `propose` token one that cannot be
+ * proposed (the invocation seam stores the others as proposals instead of running them).
+ */
+export function requireTokenScope(
+  ctx: Pick<ToolContext, 'principal'>,
+  scope: ToolScope,
+  proposable = false,
+): void {
+  if (scope !== 'write' || ctx.principal.scope === 'read_write') return;
+  if (ctx.principal.scope === 'propose') {
+    if (proposable) return;
     throw new AppError(
       'insufficient_scope',
-      'This token is read-only (scope "read"). Use a token with scope "read_write" to change records.',
+      'This token may only propose changes (scope "propose"), and this tool cannot be proposed: only adding, updating and deleting register records can. A person does it in the web interface.',
     );
   }
+  throw new AppError(
+    'insufficient_scope',
+    'This token is read-only (scope "read"). Use a token with scope "read_write" to change records, or "propose" to propose changes a person approves.',
+  );
 }
 
 /**

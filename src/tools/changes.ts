@@ -4,7 +4,7 @@ import type { BatchItem } from 'drizzle-orm/batch';
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { type Db, selectRow } from '../db/client.ts';
-import { apiTokens, people, recordChanges, users } from '../db/schema.ts';
+import { apiTokens, people, proposals, recordChanges, users } from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { requireOrganization } from './access.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema, timestampSchema } from './fields.ts';
@@ -51,6 +51,8 @@ export interface ChangeActor {
   person_id: string | null;
   token_id: string | null;
   call_id: string | null;
+  /** The proposal an approved write applies (src/proposals/); null for a direct write. */
+  proposal_id: string | null;
 }
 
 /** What writes history outside a tool call: the database and who acts (a person through a public link). */
@@ -63,7 +65,7 @@ export interface HistoryWriter {
 export function linkWriter(db: Db, personId: string): HistoryWriter {
   return {
     db,
-    actor: { surface: 'link', user_id: null, person_id: personId, token_id: null, call_id: null },
+    actor: { surface: 'link', user_id: null, person_id: personId, token_id: null, call_id: null, proposal_id: null },
   };
 }
 
@@ -76,6 +78,7 @@ function actorOf(ctx: ToolContext | HistoryWriter): ChangeActor {
     person_id: null,
     token_id: ctx.surface === 'web' || ctx.surface === 'cli' ? null : ctx.principal.tokenId,
     call_id: ctx.callId,
+    proposal_id: ctx.proposalId ?? null,
   };
 }
 
@@ -146,6 +149,7 @@ export function changesOfRows(
     before: options.before,
     after: options.after,
     created_at: sql`${options.at}`,
+    proposal_id: sql`${actor.proposal_id}`,
   };
   // In the table's column order, which is the order drizzle lists the insert's columns in.
   const ordered = Object.values(getTableColumns(recordChanges)).map(
@@ -214,6 +218,14 @@ export const changeSchema = z
       'Values after the change of the fields it changed (the whole record for an add); null for a delete.',
     ),
     created_at: timestampSchema.describe('When it happened (ISO 8601).'),
+    proposal_id: z
+      .string()
+      .nullable()
+      .describe(
+        'The proposal (`prp_...`) this change applied; user_id then is who approved it. Null: direct.',
+      ),
+    proposed_by_token_id: z.string().nullable().describe('The token that proposed it, if a proposal.'),
+    proposed_by_client: z.string().nullable().describe('The OAuth client that proposed it, if any.'),
   })
   .describe('One change of one record.');
 /** The list tool's name, which its cursors carry. */
@@ -331,6 +343,8 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
           user_email: users.email,
           token_name: apiTokens.name,
           person_name: people.full_name,
+          proposed_by_token_id: proposals.proposed_by_token_id,
+          proposed_by_client: proposals.proposed_by_client,
         })
         .from(recordChanges)
         .leftJoin(users, eq(users.id, recordChanges.user_id))
@@ -342,6 +356,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
           ),
         )
         .leftJoin(apiTokens, eq(apiTokens.id, recordChanges.token_id))
+        .leftJoin(proposals, eq(proposals.id, recordChanges.proposal_id))
         .where(and(where, range?.where))
         .orderBy(...(range?.orderBy ?? []))
         .limit(size + 1);

@@ -40,6 +40,7 @@ import { personSpec } from './people.ts';
 import { dataSubjectRequestSpec } from './privacy/data-subject-requests.ts';
 import { dpiaSpec } from './privacy/dpias.ts';
 import { processingActivitySpec } from './privacy/processing-activities.ts';
+import { getProposalTool, listProposalsTool, proposeWriteTool } from './proposals.ts';
 import {
   addQuestionnaireTemplate,
   addStarterQuestionnaireTemplate,
@@ -189,6 +190,9 @@ const allTools: Tool[] = [
   markReviewed,
   myWorkTool,
   gatherManagementReviewInputsTool,
+  listProposalsTool,
+  getProposalTool,
+  proposeWriteTool(() => TOOLS),
 ];
 
 export type ToolMap = ReadonlyMap<string, Tool>;

@@ -48,7 +48,16 @@ export interface OrganizationSettings {
   web_only_decisions: boolean;
   /** Who acknowledged an earlier version is asked again when a new one is published: every, major ones, never. */
   reacknowledge_on: ReacknowledgeOn;
+  /** Writes from API tokens and assistants that are stored as proposals a person approves in the web (src/proposals/). */
+  approval_required: ApprovalAction[];
+  /** Days a proposal waits for a decision before it expires. */
+  proposal_expiry_days: number;
 }
+
+/** What approval_required can hold back: deletes, risk acceptances, or every register write from a token. */
+export const APPROVAL_ACTIONS = ['DELETES', 'RISK_ACCEPTANCES', 'ALL_WRITES'] as const;
+export type ApprovalAction = (typeof APPROVAL_ACTIONS)[number];
+export const MAX_PROPOSAL_EXPIRY_DAYS = 90;
 
 export const REACKNOWLEDGE_ON = ['EVERY_VERSION', 'MAJOR_ONLY', 'NEVER'] as const;
 export type ReacknowledgeOn = (typeof REACKNOWLEDGE_ON)[number];
@@ -63,6 +72,8 @@ export const DEFAULT_SETTINGS: OrganizationSettings = {
   allow_document_self_approval: false,
   web_only_decisions: false,
   reacknowledge_on: 'NEVER',
+  approval_required: [],
+  proposal_expiry_days: 7,
 };
 
 const timeZone = z
@@ -106,6 +117,21 @@ const reacknowledgeOn = caseInsensitiveEnum(REACKNOWLEDGE_ON).describe(
   'Publishing asks earlier acknowledgers again: every, major_change only, never (default).',
 );
 
+const approvalRequired = z
+  .array(caseInsensitiveEnum(APPROVAL_ACTIONS))
+  .max(APPROVAL_ACTIONS.length)
+  .describe(
+    `Token and assistant writes stored as proposals a person approves in the web: ${APPROVAL_ACTIONS.join(', ')} (register writes); default [].`,
+  );
+const proposalExpiryDays = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_PROPOSAL_EXPIRY_DAYS)
+  .describe(
+    `Days a proposal waits for a decision before it expires (1..${MAX_PROPOSAL_EXPIRY_DAYS}, default 7).`,
+  );
+
 const settingsOutput = z
   .object({
     time_zone: z.string().describe('IANA time zone of the organization.'),
@@ -141,6 +167,8 @@ const settingsOutput = z
     allow_document_self_approval: z.boolean().describe("A document's owner may approve it."),
     web_only_decisions: z.boolean().describe('Approvals, risk acceptances and deletes only in the web.'),
     reacknowledge_on: z.enum(REACKNOWLEDGE_ON).describe('Re-acknowledgement rule.'),
+    approval_required: z.array(z.enum(APPROVAL_ACTIONS)).describe('Token writes that wait for approval.'),
+    proposal_expiry_days: z.number().int().describe('Days before a proposal expires.'),
   })
   .describe("The organization's settings.");
 
@@ -160,6 +188,8 @@ export function settingsFrom(stored: unknown): OrganizationSettings {
   const method = riskMethodSchema.safeParse(value.risk_method);
   const approvers = approverIds.safeParse(value.risk_acceptance_approver_ids);
   const contact = privacyContact.safeParse(value.privacy_contact);
+  const approval = approvalRequired.safeParse(value.approval_required);
+  const expiry = proposalExpiryDays.safeParse(value.proposal_expiry_days);
   return {
     time_zone: zone.success ? zone.data : DEFAULT_SETTINGS.time_zone,
     incident_regimes: listed.success ? [...new Set(listed.data)] : [...DEFAULT_SETTINGS.incident_regimes],
@@ -175,6 +205,8 @@ export function settingsFrom(stored: unknown): OrganizationSettings {
     reacknowledge_on: REACKNOWLEDGE_ON.includes(value.reacknowledge_on as ReacknowledgeOn)
       ? (value.reacknowledge_on as ReacknowledgeOn)
       : DEFAULT_SETTINGS.reacknowledge_on,
+    approval_required: approval.success ? [...new Set(approval.data)] : [],
+    proposal_expiry_days: expiry.success ? expiry.data : DEFAULT_SETTINGS.proposal_expiry_days,
   };
 }
 
@@ -224,6 +256,8 @@ const SETTINGS_TOOLS: Tool[] = [
       allow_document_self_approval: selfApproval.optional(),
       web_only_decisions: webOnly.optional(),
       reacknowledge_on: reacknowledgeOn.optional(),
+      approval_required: approvalRequired.optional(),
+      proposal_expiry_days: proposalExpiryDays.optional(),
     }),
     output: z.object({ settings: settingsOutput }),
     async run(ctx, input) {
@@ -264,7 +298,18 @@ async function writeSettings(
       'changing web_only_decisions or allow_document_self_approval',
       `/orgs/${organizationId}/settings`,
     );
+  // A token held back by approval_required must not lift it: narrowing it is for a person in the web.
+  if (
+    changes.approval_required &&
+    current.approval_required.some((action) => !changes.approval_required?.includes(action)) &&
+    ctx.surface !== 'web'
+  )
+    throw new AppError(
+      'forbidden',
+      `Narrowing approval_required needs a person signed in to the web interface; an API token cannot. Do it at /orgs/${organizationId}/settings.`,
+    );
   const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+  if (Array.isArray(given.approval_required)) given.approval_required = [...new Set(given.approval_required)];
   if (Array.isArray(given.incident_regimes)) given.incident_regimes = [...new Set(given.incident_regimes)];
   if (Array.isArray(given.risk_acceptance_approver_ids)) {
     given.risk_acceptance_approver_ids = [...new Set(given.risk_acceptance_approver_ids as string[])];

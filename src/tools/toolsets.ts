@@ -54,6 +54,9 @@ export function unreachableReason(
   tokenScope: TokenScope,
 ): string | null {
   if (tool.scope === 'write' && tokenScope === 'read') return 'this API token is read-only (scope "read")';
+  // A propose token lists the writes it can propose (and the call tools, which check the tool they name).
+  if (tool.scope === 'write' && tokenScope === 'propose' && !tool.propose && !tool.dispatch)
+    return 'this API token may only propose changes (scope "propose"), and this tool cannot be proposed';
   if (tool.scope === 'write' && selection.readonly) return 'this connection is read-only (readonly=true)';
   return null;
 }

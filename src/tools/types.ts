@@ -30,6 +30,10 @@ export interface ToolContext {
   surface: Surface;
   /** The call's own id (`cal_...`): on its call-log row and on the change-history rows of its writes. */
   callId: string;
+  /** The service's public origin (config PUBLIC_URL) when set: web links in answers are absolute with it. */
+  publicUrl?: string;
+  /** Set while a person's approval applies a proposal: the history rows of the write name it (src/proposals/). */
+  proposalId?: string;
   /** Stored files (src/files/): receiveFile and downloadLink take this context. */
   files: FileRuntime;
   /** The service mails public links (SMTP settings and PUBLIC_URL): link tools queue mails in the outbox. */
@@ -89,12 +93,17 @@ export interface Tool {
    * A call tool (callReadTool, ...): the tool its input names and that tool's arguments. invokeTool then checks and
    * runs that tool in its place, so its validation, scope, call log and history are the called tool's own.
    */
-  dispatch?(input: unknown): { tool: Tool; arguments: unknown };
+  dispatch?(input: unknown): { tool: Tool; arguments: unknown; propose?: true };
   /**
    * Names a caller may send that are no argument of the tool, each with why (a derived field: computed; a link list:
    * its link tools): an unknown argument with a hint is refused with it rather than with the nearest known name.
    */
   argumentHints?: Readonly<Record<string, string>>;
+  /**
+   * A write that can be proposed instead of made (a `propose` token, or the organization's approval_required
+   * setting): reads the target and answers the change set, checking access as the write would, writing nothing.
+   */
+  propose?(ctx: ToolContext, input: unknown): Promise<ProposalDraft>;
   /** Realistic arguments, shown in the OpenAPI document (not in tools/list, which stays small). */
   example?: Record<string, unknown>;
   run(ctx: ToolContext, input: unknown): Promise<Record<string, unknown>>;
@@ -105,12 +114,28 @@ export interface Tool {
   answerAgain?(ctx: ToolContext, input: unknown, callId: string): Promise<Record<string, unknown>>;
 }
 
+/** A write as it would be made: where, what, and the exact change against the record's current version. */
+export interface ProposalDraft {
+  organizationId: string;
+  kind: string;
+  action: 'add' | 'update' | 'delete';
+  /** The record changed or deleted; null for an add. */
+  recordId: string | null;
+  /** The record's updated_at when proposed; null for an add. */
+  baseUpdatedAt: string | null;
+  /** update: the changed fields' current values; delete: the record; add: null. */
+  before: Record<string, unknown> | null;
+  /** update: the changed fields' proposed values; add: the full new record; delete: null. */
+  after: Record<string, unknown> | null;
+}
+
 export interface TypedTool<I extends z.ZodObject, O extends z.ZodObject>
-  extends Omit<Tool, 'input' | 'output' | 'run' | 'answerAgain'> {
+  extends Omit<Tool, 'input' | 'output' | 'run' | 'answerAgain' | 'propose'> {
   input: I;
   output: O;
   run(ctx: ToolContext, input: z.output<I>): Promise<z.input<O>>;
   answerAgain?(ctx: ToolContext, input: z.output<I>, callId: string): Promise<z.input<O>>;
+  propose?(ctx: ToolContext, input: z.output<I>): Promise<ProposalDraft>;
 }
 
 /** Erases the tool's own types for the map; `invokeTool` always parses with `input` before calling `run`. */
@@ -121,6 +146,10 @@ export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: T
     ...(tool.answerAgain && {
       answerAgain: (ctx: ToolContext, input: unknown, callId: string) =>
         tool.answerAgain?.(ctx, input as z.output<I>, callId) as Promise<Record<string, unknown>>,
+    }),
+    ...(tool.propose && {
+      propose: (ctx: ToolContext, input: unknown) =>
+        tool.propose?.(ctx, input as z.output<I>) as Promise<ProposalDraft>,
     }),
   };
 }

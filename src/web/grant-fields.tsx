@@ -27,6 +27,18 @@ export function ScopeFieldset(props: {
       <div class="choice">
         <input
           type="radio"
+          id={`${props.idPrefix}-propose`}
+          name={props.name}
+          value="propose"
+          checked={props.value === 'propose'}
+        />
+        <label for={`${props.idPrefix}-propose`}>
+          <strong>propose</strong> – read, and propose adds, updates and deletes that a person approves here
+        </label>
+      </div>
+      <div class="choice">
+        <input
+          type="radio"
           id={`${props.idPrefix}-read-write`}
           name={props.name}
           value="read_write"

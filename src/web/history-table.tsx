@@ -55,6 +55,15 @@ function Who({ change }: { change: ChangeRow }) {
         : (change.user_email ?? change.user_id)}
       <br />
       <span class="small muted">{via}</span>
+      {change.proposal_id && (
+        <>
+          <br />
+          <span class="small muted">
+            approved proposal {change.proposal_id}, proposed with token {change.proposed_by_token_id}
+            {change.proposed_by_client ? ` (client ${change.proposed_by_client})` : ''}
+          </span>
+        </>
+      )}
     </>
   );
 }

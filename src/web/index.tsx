@@ -27,6 +27,7 @@ import { invitationRoutes } from './organizations/invitations.tsx';
 import { organizationRoutes } from './organizations/routes.tsx';
 import { organizationSettingsRoutes } from './organizations/settings.tsx';
 import { trustSettingsRoutes } from './organizations/trust.tsx';
+import { proposalRoutes } from './proposals.tsx';
 import { acknowledgementRoutes } from './public/acknowledgements.tsx';
 import { questionnaireRoutes } from './public/questionnaires.tsx';
 import { trustPageHosts, trustPageRoutes } from './public/trust.tsx';
@@ -192,6 +193,7 @@ export function createWebRoutes(deps: WebDeps) {
     organizationSettingsRoutes(deps),
     webhookRoutes(deps),
     historyRoutes(deps),
+    proposalRoutes(deps),
     frameworkRoutes(deps),
     catalogRoutes(deps),
     recordFormRoutes(deps),

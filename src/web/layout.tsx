@@ -184,6 +184,9 @@ function SideNav({ section, viewer }: { section: Section; viewer: Viewer }) {
         <NavLink href={`${base}/history`} active={section.page === 'history'}>
           History
         </NavLink>
+        <NavLink href={`${base}/proposals`} active={section.page === 'proposals'}>
+          Proposals
+        </NavLink>
         <NavLink href={`${base}/settings`} active={section.page === 'settings'}>
           Settings
         </NavLink>

@@ -32,11 +32,16 @@ export const SCHEDULED_EVENT_TYPES = [
 ] as const;
 export type ScheduledEventType = (typeof SCHEDULED_EVENT_TYPES)[number];
 
+/** A proposed write decided: approved (applied), rejected with a comment, or refused because its record changed. */
+export const PROPOSAL_EVENT_TYPES = ['proposal.applied', 'proposal.rejected', 'proposal.conflict'] as const;
+export type ProposalEventType = (typeof PROPOSAL_EVENT_TYPES)[number];
+
 /** Every event type an endpoint may choose, for these register kinds: `risk.created` ... then the scheduled ones. */
 export function webhookEventTypes(kinds: readonly string[]): string[] {
   return [
     ...kinds.flatMap((kind) => Object.values(RECORD_EVENT_ACTIONS).map((action) => `${kind}.${action}`)),
     ...SCHEDULED_EVENT_TYPES,
+    ...PROPOSAL_EVENT_TYPES,
   ];
 }
 
@@ -57,7 +62,7 @@ export function enqueueEvent(
   db: Db,
   event: {
     organizationId: string;
-    type: ScheduledEventType;
+    type: ScheduledEventType | ProposalEventType;
     data: Record<string, unknown>;
     at: string;
     /** A condition under which nothing is enqueued (the event was already sent: src/webhooks/scheduled.ts). */

@@ -383,6 +383,17 @@ export async function sampleArguments(
     const added = await ok(host, token, 'addVendor', exampleArguments(spec, organizationId, ids));
     return { name: 'deleteVendor', arguments: { id: (added[spec.key] as { id: string }).id } };
   }
+  // A proposal of a vendor, asked for with proposeWrite (nothing is written until a person approves it).
+  if (toolName === 'proposeWrite')
+    return { name: 'addVendor', arguments: exampleArguments(specOf('vendor'), organizationId, ids) };
+  if (toolName === 'listProposals') return { organization_id: organizationId };
+  if (toolName === 'getProposal') {
+    const made = await ok(host, token, 'proposeWrite', {
+      name: 'updateRisk',
+      arguments: { id: ids.risk, description: 'Proposed by the contract' },
+    });
+    return { id: (made.proposal as { id: string }).id };
+  }
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
@@ -614,6 +625,31 @@ export function answerMismatches(
         deleted: true,
       },
     );
+    return problems;
+  }
+  if (toolName === 'proposeWrite') {
+    expectEqual('proposed', answer.proposed, true);
+    const proposal = answer.proposal as { tool: string; status: string; organization_id: string };
+    expectEqual(
+      'proposal',
+      [proposal.tool, proposal.status, proposal.organization_id],
+      ['addVendor', 'PENDING', organizationId],
+    );
+    return problems;
+  }
+  if (toolName === 'getProposal') {
+    const proposal = answer.proposal as { id: string; action: string; record_id: string };
+    expectEqual(
+      'proposal',
+      [proposal.id, proposal.action, proposal.record_id],
+      [args.id, 'update', ids.risk],
+    );
+    return problems;
+  }
+  if (toolName === 'listProposals') {
+    const listed = answer.proposals as { organization_id: string }[];
+    if (listed.some((item) => item.organization_id !== organizationId))
+      problems.push('a proposal of another org');
     return problems;
   }
   if (toolName === 'getComplianceSummary') {

@@ -175,7 +175,7 @@ describe('metadata', () => {
     expect(suffixed).toMatchObject({
       resource: MCP,
       authorization_servers: [BASE],
-      scopes_supported: ['read', 'read_write'],
+      scopes_supported: ['read', 'propose', 'read_write'],
       bearer_methods_supported: ['header'],
     });
     const root = await (await runtime.app.request(`${BASE}/.well-known/oauth-protected-resource`)).json();

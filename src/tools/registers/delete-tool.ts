@@ -123,6 +123,18 @@ export function buildDeleteTool(
       }
       return { id: input.id, deleted: true as const };
     },
+    async propose(ctx, input) {
+      const current = await records.load(ctx, input.id, 'write');
+      return {
+        organizationId: String(current.organization_id),
+        kind: spec.kind,
+        action: 'delete' as const,
+        recordId: input.id,
+        baseUpdatedAt: String(current.updated_at),
+        before: records.historyValues(current),
+        after: null,
+      };
+    },
     async answerAgain(_ctx, input) {
       return { id: input.id, deleted: true as const };
     },

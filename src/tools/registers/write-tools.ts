@@ -16,6 +16,7 @@ import {
   CHANGED_A_ROW,
   CREATE_ANNOTATIONS,
   defineTool,
+  type ProposalDraft,
   type Tool,
   type ToolContext,
   UPDATE_ANNOTATIONS,
@@ -78,6 +79,7 @@ export function buildAddTool(records: RegisterRecords, single: z.ZodObject): Too
     example: spec.example,
     output: writeOutput(single),
     run: (ctx, input) => addRecord(ctx, records, name, input as Row),
+    propose: (ctx, input) => proposedAdd(ctx, records, name, input as Row),
     async answerAgain(ctx, _input, callId) {
       const [added] = await ctx.db
         .select({ id: recordChanges.record_id })
@@ -194,6 +196,7 @@ export function buildUpdateTool(records: RegisterRecords, single: z.ZodObject): 
     argumentHints: refusedFieldHints(spec, 'update', input),
     output: writeOutput(single),
     run: (ctx, input) => updateRecord(ctx, records, name, input as Row),
+    propose: (ctx, input) => proposedUpdate(ctx, records, name, input as Row),
     async answerAgain(ctx, input) {
       const { id } = input as { id: string };
       return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx), warnings: [] };
@@ -301,6 +304,103 @@ export async function updateRecord(
     );
   }
   return { [spec.key]: records.present(await records.load(ctx, id, 'read'), ctx), warnings };
+}
+
+/**
+ * An add as a change set, written nowhere: the access, reference and rule checks of the add, and the full record it
+ * would create (defaults and derived fields filled). The add itself checks everything again when applied.
+ */
+async function proposedAdd(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  tool: string,
+  input: Row,
+): Promise<ProposalDraft> {
+  const { spec } = records;
+  const { organization_id, ...values } = input as Row & { organization_id: string };
+  requireOrganization(ctx, organization_id, 'write');
+  await checkReferences(ctx, spec, records.tableOf, organization_id, values);
+  await checkUnique(ctx, records, organization_id, values, null);
+  const next: Row = {};
+  for (const [field, fieldSpec] of Object.entries(spec.fields)) {
+    if (!fieldSpec.derived)
+      next[field] = values[field] ?? (fieldSpec.mode === 'default' ? fieldSpec.defaultValue : null);
+  }
+  prepareRecord(
+    spec,
+    next,
+    null,
+    await rulesFor(ctx, spec, organization_id, records.today(ctx), values, tool),
+  );
+  return {
+    organizationId: organization_id,
+    kind: spec.kind,
+    action: 'add',
+    recordId: null,
+    baseUpdatedAt: null,
+    before: null,
+    after: records.historyValues({ ...values, ...next }),
+  };
+}
+
+/**
+ * An update as a change set, written nowhere: the record's current version and exactly the fields that would change
+ * (derived ones included), after the update's own checks. Applying it later is refused if the record changed since.
+ */
+async function proposedUpdate(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  tool: string,
+  input: Row,
+): Promise<ProposalDraft> {
+  const { spec } = records;
+  const { id, expected_updated_at, clear, ...changes } = input as Row & {
+    id: string;
+    expected_updated_at?: string;
+    clear?: string[];
+  };
+  const current = await records.load(ctx, id, 'write');
+  const organizationId = String(current.organization_id);
+  if (
+    expected_updated_at !== undefined &&
+    Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
+  ) {
+    throw new AppError(
+      'conflict',
+      `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
+    );
+  }
+  const provided = withCleared(
+    Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+    clear,
+  );
+  await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
+  await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
+  const next: Row = { ...current, ...provided };
+  for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
+    checkTransition(
+      spec.label,
+      field,
+      String(current[field]),
+      String(next[field]),
+      transitions,
+      spec.stateTools?.[field],
+    );
+  const rules = await rulesFor(ctx, spec, organizationId, records.today(ctx), provided, tool);
+  prepareRecord(spec, next, current, rules);
+  const change = changedValues(records.historyValues(current), records.historyValues(next));
+  if (Object.keys(change.after).length === 0)
+    throw invalidArguments(`This change would leave the ${spec.label} as it is: nothing to propose.`, [
+      { path: '(arguments)', message: 'No field would change' },
+    ]);
+  return {
+    organizationId,
+    kind: spec.kind,
+    action: 'update',
+    recordId: id,
+    baseUpdatedAt: String(current.updated_at),
+    ...change,
+  };
 }
 
 /** The changes with each field of `clear` set to null; a field both given and cleared is refused. */

@@ -1,6 +1,6 @@
 // The OAuth consent page (GET/POST /oauth/authorize): who asks, what they may do, where, for how long; Allow or Deny.
 import { type Context, Hono, type MiddlewareHandler } from 'hono';
-import type { TokenScope } from '../../auth/principal.ts';
+import { type TokenScope, tokenScopeOf } from '../../auth/principal.ts';
 import type { OAuthClient } from '../../oauth/clients.ts';
 import { OAuthError } from '../../oauth/errors.ts';
 import { PKCE_VALUE } from '../../oauth/grants.ts';
@@ -264,7 +264,7 @@ export function consentRoutes(deps: WebDeps): Hono<WebEnv> {
       c.redirect(redirectTo(request.redirectUri, { ...params, state: request.state, iss: base }), 303);
     if (text(body, 'decision') !== 'allow')
       return back({ error: 'access_denied', error_description: 'The person denied the request.' });
-    const scope: TokenScope = text(body, 'granted_scope') === 'read_write' ? 'read_write' : 'read';
+    const scope: TokenScope = tokenScopeOf(text(body, 'granted_scope')) ?? 'read';
     const some = text(body, 'organization_mode') === 'some';
     const organizationIds = some ? texts(body, 'organizations') : null;
     if (some && organizationIds?.length === 0)

@@ -4,7 +4,12 @@
 import { type Context, Hono } from 'hono';
 import { REGIMES } from '../../tools/incidents/clocks.ts';
 import { RISK_COLOURS, type RiskMethod, SCALE_LEVELS } from '../../tools/risk-method.ts';
-import { getSettingsTool, updateSettingsTool } from '../../tools/settings.ts';
+import {
+  type ApprovalAction,
+  getSettingsTool,
+  MAX_PROPOSAL_EXPIRY_DAYS,
+  updateSettingsTool,
+} from '../../tools/settings.ts';
 import { membershipOf } from '../access.ts';
 import { MANAGER_ROLES, type Membership, type WebDeps, type WebEnv } from '../context.ts';
 import { setFlash } from '../flash.ts';
@@ -21,7 +26,16 @@ interface SettingsValues {
   allow_document_self_approval: boolean;
   web_only_decisions: boolean;
   reacknowledge_on: string;
+  approval_required: string[];
+  proposal_expiry_days: string;
 }
+
+/** What approval_required can hold back, as checkboxes. */
+const APPROVAL_CHOICES: { value: ApprovalAction; label: string }[] = [
+  { value: 'DELETES', label: 'Deletes' },
+  { value: 'RISK_ACCEPTANCES', label: 'Risk acceptances (and risks set to ACCEPTED)' },
+  { value: 'ALL_WRITES', label: 'Every add, update and delete of a register record' },
+];
 
 /** When publishing a document version asks again who acknowledged an earlier one: each choice and what it means. */
 const REACKNOWLEDGE_CHOICES = [
@@ -242,6 +256,35 @@ function SettingsPage(props: {
             ))}
           </fieldset>
           <fieldset>
+            <legend>Writes from API tokens and assistants that wait for approval</legend>
+            <p class="hint">
+              Held writes become proposals on the{' '}
+              <a href={`/orgs/${membership.organizationId}/proposals`}>Proposals</a> page, where a person
+              approves or rejects them. Tokens of scope “propose” always propose.
+            </p>
+            {APPROVAL_CHOICES.map((choice) => (
+              <div class="choice">
+                <input
+                  type="checkbox"
+                  id={`approval-${choice.value}`}
+                  name="approval_required"
+                  value={choice.value}
+                  checked={values.approval_required.includes(choice.value)}
+                />
+                <label for={`approval-${choice.value}`}>{choice.label}</label>
+              </div>
+            ))}
+            <label for="proposal_expiry_days">Days a proposal waits before it expires</label>
+            <input
+              type="number"
+              id="proposal_expiry_days"
+              name="proposal_expiry_days"
+              min={1}
+              max={MAX_PROPOSAL_EXPIRY_DAYS}
+              value={values.proposal_expiry_days}
+            />
+          </fieldset>
+          <fieldset>
             <legend>Acknowledge again when a version is published</legend>
             {REACKNOWLEDGE_CHOICES.map((choice) => (
               <div class="choice">
@@ -292,6 +335,8 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       allow_document_self_approval: settings.allow_document_self_approval === true,
       web_only_decisions: settings.web_only_decisions === true,
       reacknowledge_on: String(settings.reacknowledge_on ?? 'NEVER'),
+      approval_required: (settings.approval_required as string[] | undefined) ?? [],
+      proposal_expiry_days: String(settings.proposal_expiry_days ?? 7),
     };
     return { values, method: methodValues(settings.risk_method as RiskMethod) };
   }
@@ -349,6 +394,8 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       allow_document_self_approval: text(body, 'allow_document_self_approval') === 'true',
       web_only_decisions: text(body, 'web_only_decisions') === 'true',
       reacknowledge_on: text(body, 'reacknowledge_on'),
+      approval_required: texts(body, 'approval_required'),
+      proposal_expiry_days: text(body, 'proposal_expiry_days').trim(),
     };
     // The tool decides who may change them (OWNER or ADMIN) and what is valid; its refusal is shown on the form.
     const outcome = await webCalls(c, deps).write(updateSettingsTool, {
@@ -360,6 +407,9 @@ export function organizationSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
       web_only_decisions: values.web_only_decisions,
       // Not sent (a form without the choice): unchanged; anything else the tool checks.
       reacknowledge_on: values.reacknowledge_on || undefined,
+      approval_required: values.approval_required,
+      // Not sent: unchanged; a number the tool checks (1..90).
+      proposal_expiry_days: values.proposal_expiry_days ? Number(values.proposal_expiry_days) : undefined,
     });
     if (!outcome.ok) {
       const current = await currentValues(c, membership);

@@ -1,6 +1,7 @@
 // Settings > API Tokens, "Connected clients": OAuth grants with scope, organizations, last use; revoking ends a grant.
 
 import { Hono } from 'hono';
+import { SCOPE_LABELS } from '../../auth/principal.ts';
 import type { ConnectedClient } from '../../oauth/grants.ts';
 import { redirectHostOf } from '../../oauth/redirect-uris.ts';
 import { ConfirmPage } from '../confirm-page.tsx';
@@ -39,7 +40,7 @@ export function ConnectedClients({ clients, viewer }: { clients: ConnectedClient
         columns={[
           { header: 'Client', cell: (client) => client.clientName },
           { header: 'Returns to', cell: (client) => <code>{redirectHostOf(client.redirectUri)}</code> },
-          { header: 'Scope', cell: (client) => (client.scope === 'read' ? 'read' : 'read & write') },
+          { header: 'Scope', cell: (client) => SCOPE_LABELS[client.scope] },
           { header: 'Organizations', cell: (client) => organizationNames(client, viewer.memberships) },
           { header: 'Connected', cell: (client) => <Time iso={client.createdAt} /> },
           { header: 'Access ends', cell: (client) => <Time iso={client.revokedAt ?? client.expiresAt} /> },

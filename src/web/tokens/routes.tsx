@@ -1,7 +1,7 @@
 // Settings > API Tokens: list, "Generate New Token" (secret shown once, with client config), token use, revoke.
 
 import { type Context, Hono } from 'hono';
-import type { TokenScope } from '../../auth/principal.ts';
+import { SCOPE_LABELS, type TokenScope, tokenScopeOf } from '../../auth/principal.ts';
 import type { TokenSummary } from '../../auth/tokens.ts';
 import { AppError } from '../../errors.ts';
 import type { ConnectedClient } from '../../oauth/grants.ts';
@@ -110,7 +110,7 @@ function TokenListPage({
         columns={[
           { header: 'Name', cell: (token) => <a href={`/settings/tokens/${token.id}`}>{token.name}</a> },
           { header: 'Prefix', cell: (token) => <code>{token.prefix}…</code> },
-          { header: 'Scope', cell: (token) => (token.scope === 'read' ? 'read' : 'read & write') },
+          { header: 'Scope', cell: (token) => SCOPE_LABELS[token.scope] },
           { header: 'Organizations', cell: (token) => organizationNames(token, viewer.memberships) },
           { header: 'Created', cell: (token) => <Time iso={token.created_at} /> },
           {
@@ -407,7 +407,7 @@ function readTokenForm(body: FormBody): TokenFormValues {
   const days = Number(text(body, 'expires_in_days'));
   return {
     name: text(body, 'name').trim(),
-    scope: text(body, 'scope') === 'read_write' ? 'read_write' : 'read',
+    scope: tokenScopeOf(text(body, 'scope')) ?? 'read',
     organizations: text(body, 'organization_mode') === 'some' ? 'some' : 'all',
     organizationIds: texts(body, 'organizations'),
     expiresInDays: (EXPIRY_CHOICES as readonly number[]).includes(days) ? days : DEFAULT_EXPIRY_DAYS,
