@@ -329,6 +329,7 @@ export async function sampleArguments(
     return { name: 'deleteVendor', arguments: { id: (added[spec.key] as { id: string }).id } };
   }
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
+  if (toolName === 'getRiskHeatMap') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
   if (toolName === 'gatherManagementReviewInputs')
@@ -548,6 +549,11 @@ export function answerMismatches(
   }
   if (toolName === 'getComplianceSummary') {
     expectEqual('organization_id', answer.organization_id, organizationId);
+    return problems;
+  }
+  if (toolName === 'getRiskHeatMap') {
+    const cells = (answer.inherent as { count: number }[]).reduce((sum, cell) => sum + cell.count, 0);
+    expectEqual('open_risks', answer.open_risks, cells);
     return problems;
   }
   if (toolName === 'markReviewed') {

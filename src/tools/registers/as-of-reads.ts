@@ -32,8 +32,6 @@ import type { Row } from './spec.ts';
 
 /** The most records one as-of page rebuilds before it answers (fewer rows, with a cursor to go on). */
 const WALK_LIMIT = 5_000;
-/** With a filter, total_count counts the matches among at most this many records. */
-const COUNT_WALK_LIMIT = 2_000;
 
 const LABELS_NOTE = 'labels are the names the referenced records have today.';
 
@@ -273,8 +271,8 @@ export async function listPageAsOf(
       );
       counted = cappedCount(Number(row?.n ?? 0) + gone.length, cap);
     } else {
-      const all = await walk(null, cap + 1, COUNT_WALK_LIMIT);
-      counted = { total: Math.min(all.matches.length, cap), capped: !all.exhausted };
+      // With a filter, only what this page walked is counted: exact when the walk reached the end.
+      counted = { total: Math.min(page.matches.length, cap), capped: !page.exhausted };
     }
   }
   const shown = page.matches.slice(0, size);
@@ -299,7 +297,7 @@ export async function listPageAsOf(
   const notes = notesOf(records);
   if (filtering)
     notes.push(
-      `Filters apply to the rebuilt values; filters that look at other records (links) read them as they are today. total_count counts matches among the first ${COUNT_WALK_LIMIT} records; total_count_capped: more were not examined.`,
+      `Filters apply to the rebuilt values; filters that look at other records (links) read them as they are today. total_count counts the matches of the records this first page examined; total_count_capped: more records were not examined.`,
     );
   if (older > 0)
     notes.push(

@@ -1,19 +1,6 @@
 // Reads as of a past time: a register's records rebuilt from the change history (record_changes), and the limits of
 // that history said in the answer (fields it does not hold, records older than it) rather than guessed.
-import {
-  and,
-  asc,
-  desc,
-  eq,
-  getTableColumns,
-  getTableName,
-  gt,
-  inArray,
-  lte,
-  max,
-  min,
-  sql,
-} from 'drizzle-orm';
+import { and, eq, getTableColumns, getTableName, inArray, min, sql } from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { organizations, recordChanges } from '../../db/schema.ts';
@@ -125,7 +112,7 @@ export async function asOfNote(
   return { time: asOf, history_began: began, not_reconstructed: notReconstructed, notes: more };
 }
 
-const STEP = {
+const _STEP = {
   record_id: recordChanges.record_id,
   action: recordChanges.action,
   before: recordChanges.before,
@@ -139,6 +126,15 @@ function assign(records: RegisterRecords, row: Row, values: Row | null): void {
   const relations = new Set((records.spec.relations ?? []).map((relation) => relation.field));
   for (const [name, value] of Object.entries(values))
     row[name] = relations.has(name) && Array.isArray(value) ? JSON.stringify(value) : value;
+}
+
+/** A value of json_each as the tools hold it: arrays and objects parsed, JSON booleans as booleans. */
+function jsonValue(type: string, value: unknown): unknown {
+  if (type === 'true') return true;
+  if (type === 'false') return false;
+  if (type === 'null') return null;
+  if ((type === 'array' || type === 'object') && typeof value === 'string') return JSON.parse(value);
+  return value;
 }
 
 /** The ids of `records` of an organization in chunks the SQL variable limit allows. */
@@ -163,27 +159,41 @@ export async function rebuildRecords(
 ): Promise<Map<string, RebuiltRecord>> {
   const out = new Map<string, RebuiltRecord>();
   const kind = records.spec.kind;
-  const where = (ids: string[]) =>
+  const _where = (ids: string[]) =>
     and(
       eq(recordChanges.organization_id, organizationId),
       inArray(recordChanges.record_id, ids),
       eq(recordChanges.kind, kind),
     );
+  const _byRecord = sql`${recordChanges} indexed by record_changes_record_idx`;
   for (const ids of chunks([...current.keys()])) {
-    const [later, lastBefore] = await ctx.db.batch([
-      ctx.db
-        .select(STEP)
-        .from(recordChanges)
-        .where(and(where(ids), gt(recordChanges.created_at, asOf)))
-        .orderBy(desc(recordChanges.created_at), sql`${recordChanges}.rowid desc`),
-      ctx.db
-        .select({ record_id: recordChanges.record_id, at: max(recordChanges.created_at) })
-        .from(recordChanges)
-        .where(and(where(ids), lte(recordChanges.created_at, asOf)))
-        .groupBy(recordChanges.record_id),
-    ]);
-    const undo = new Map<string, Step[]>();
-    for (const step of later as Step[]) undo.set(step.record_id, [...(undo.get(step.record_id) ?? []), step]);
+    // Per record and field, the `before` of the first change after asOf: the value it had then. One grouped pass in
+    // SQL over the record's later changes (the bare columns of min() come from the row holding the minimum).
+    const undone = await ctx.db.all<{ record_id: string; key: string; type: string; value: unknown }>(
+      sql`select c.record_id as record_id, j.key as key, j.type as type, j.value as value, min(c.created_at) as at
+          from ${recordChanges} as c indexed by record_changes_record_idx, json_each(c.before) as j
+          where c.record_id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )}) and c.organization_id = ${organizationId} and c.kind = ${kind} and c.created_at > ${asOf}
+          group by c.record_id, j.key`,
+    );
+    const undo = new Map<string, Row>();
+    for (const item of undone) {
+      const values = undo.get(item.record_id) ?? {};
+      values[item.key] = jsonValue(item.type, item.value);
+      undo.set(item.record_id, values);
+    }
+    const changed = [...undo.keys()];
+    const lastBefore =
+      changed.length === 0
+        ? []
+        : await ctx.db.all<{ record_id: string; at: string | null }>(
+            sql`select j.value as record_id, (select c.created_at from ${recordChanges} as c indexed by record_changes_record_idx
+                  where c.record_id = j.value and c.organization_id = ${organizationId} and c.created_at <= ${asOf}
+                  order by c.created_at desc limit 1) as at
+                from json_each(${JSON.stringify(changed)}) as j`,
+          );
     const updated = new Map(lastBefore.map((item) => [item.record_id, item.at]));
     for (const id of ids) {
       const now = current.get(id) as Row;
@@ -192,25 +202,36 @@ export async function rebuildRecords(
         continue;
       }
       const row: Row = { ...now };
-      let existed = true;
-      for (const step of undo.get(id) ?? []) {
-        if (step.action === 'add') {
-          existed = false;
-          break;
-        }
-        assign(records, row, step.before);
+      const values = undo.get(id);
+      if (values) {
+        assign(records, row, values);
+        // Nothing undone: today's stamp is exact (a link's touch may be 1 ms past its history row's time).
+        row.updated_at = updated.get(id) ?? row.created_at;
       }
-      // Nothing undone: today's stamp is exact (a link's touch may be 1 ms past its history row's time).
-      if (existed && undo.has(id)) row.updated_at = updated.get(id) ?? row.created_at;
-      out.set(id, { row: existed ? row : null, partial: false });
+      out.set(id, { row, partial: false });
     }
   }
   for (const ids of chunks(goneIds)) {
-    const steps = (await ctx.db
-      .select(STEP)
-      .from(recordChanges)
-      .where(and(where(ids), lte(recordChanges.created_at, asOf)))
-      .orderBy(asc(recordChanges.created_at), sql`${recordChanges}.rowid`)) as Step[];
+    const read = await ctx.db.all<{
+      record_id: string;
+      action: string;
+      before: string | null;
+      after: string | null;
+      created_at: string;
+    }>(
+      sql`select c.record_id as record_id, c.action as action, c.before as before, c.after as after, c.created_at as created_at
+          from ${recordChanges} as c indexed by record_changes_record_idx
+          where c.record_id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )}) and c.organization_id = ${organizationId} and c.kind = ${kind} and c.created_at <= ${asOf}
+          order by c.created_at, c.rowid`,
+    );
+    const steps: Step[] = read.map((step) => ({
+      ...step,
+      before: step.before === null ? null : (JSON.parse(step.before) as Row),
+      after: step.after === null ? null : (JSON.parse(step.after) as Row),
+    }));
     const rows = new Map<string, RebuiltRecord>();
     for (const step of steps) {
       const rebuilt = rows.get(step.record_id) ?? { row: null, partial: false };
