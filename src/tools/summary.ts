@@ -53,12 +53,14 @@ function tally(values: readonly string[], rows: { key: unknown; n: number }[]): 
 }
 
 export const heatCells = z.array(
-  z.object({
-    likelihood: z.number().int().describe('Likelihood, 1 (lowest) up the scale.'),
-    impact: z.number().int().describe('Impact, 1 (lowest) up the scale.'),
-    level: z.string().describe("The cell's level (likelihood x impact) by the method."),
-    count: z.number().int().describe('Risks not CLOSED in this cell (at least 1).'),
-  }),
+  z
+    .object({
+      likelihood: z.number().int().describe('Likelihood, 1 (lowest) up the scale.'),
+      impact: z.number().int().describe('Impact, 1 (lowest) up the scale.'),
+      level: z.string().describe("The cell's level (likelihood x impact) by the method."),
+      count: z.number().int().describe('Risks not CLOSED in this cell (at least 1).'),
+    })
+    .describe('A cell of the grid.'),
 );
 
 type HeatCell = { likelihood: number; impact: number; level: string; count: number };
