@@ -17,7 +17,7 @@ export function riskHeatMapTool(riskRecords: RegisterRecords): Tool {
     name: 'getRiskHeatMap',
     title: 'Risk heat map',
     description:
-      'The likelihood x impact heat map of the risks not CLOSED, inherent and residual, with each cell’s level by the risk method; as_of reads it as it stood on a past date (an audit date).',
+      'Likelihood x impact grid (heat map) of the open, not CLOSED ones: counts and level per cell, inherent and residual. as_of: the grid as it stood on a past date (an audit date).',
     scope: 'read',
     toolset: 'risks',
     annotations: READ_ANNOTATIONS,
