@@ -7,6 +7,8 @@
 //        npm run bench -- --deadlines   (the notification deadline scan and myWork at 1k and 100k incidents and
 //                                       data-subject requests: bench-deadlines.ts; --scale prints them too)
 //        npm run bench -- --publish    (a 100-row statement of applicability published as a PDF: bench-publish.ts)
+//        npm run bench -- --asof   (reads as of a date: a risk with 1,000 changes, a page of 100k risks with 1M history
+//                                  rows, against today's read: bench-asof.ts)
 //        npm run bench -- --assurance  (who has not acknowledged, a reviewer's open access review entries, vendors
 //                                       due for assessment, at full size and 1/100: bench-assurance.ts)
 //        npm run bench -- --catalogs   (adopting built-in catalogues, crosswalk proposals for 5,000 measures:
@@ -57,6 +59,10 @@ async function measure(target: Target) {
 if (process.argv.includes('--deadlines') && !process.argv.includes('--scale')) {
   await import('./bench-deadlines.ts');
   // bench-deadlines.ts exits by itself.
+}
+if (process.argv.includes('--asof')) {
+  await import('./bench-asof.ts');
+  // bench-asof.ts exits by itself.
 }
 if (process.argv.includes('--assurance')) {
   await import('./bench-assurance.ts');

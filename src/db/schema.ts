@@ -322,6 +322,8 @@ export const recordChanges = sqliteTable(
     index('record_changes_user_idx').on(t.user_id, t.created_at),
     index('record_changes_person_idx').on(t.person_id, t.created_at),
     index('record_changes_call_idx').on(t.call_id),
+    // Reads as of a date: a register's deletions (and adds) after a time, without walking the organization's history.
+    index('record_changes_kind_action_idx').on(t.organization_id, t.kind, t.action, t.created_at),
   ],
 );
 

@@ -163,7 +163,7 @@ export function changesOfRows(
 // ---- listChanges ------------------------------------------------------------------------------------------
 
 /** An instant: an ISO 8601 time or a date (midnight UTC), compared as the stored `toISOString()` text. */
-const instantSchema = z
+export const instantSchema = z
   .string()
   .trim()
   .refine((value) => /^\d{4}-\d{2}-\d{2}([T ].*)?$/.test(value) && !Number.isNaN(Date.parse(value)), {

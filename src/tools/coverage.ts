@@ -11,8 +11,9 @@ import {
   requirementMeasures,
   requirements,
 } from '../db/schema.ts';
-import { notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { requireOrganization } from './access.ts';
+import { COVERAGE_AS_OF_NOTES, type RequirementThen, requirementsAsOf } from './coverage-as-of.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
 import { todayOf } from './overdue.ts';
 import {
@@ -40,6 +41,7 @@ import {
   requirementReadinessFilter,
   requirementReady,
 } from './readiness.ts';
+import { asOfNote, asOfNoteSchema, asOfSchema } from './registers/as-of.ts';
 import { APPLICABILITIES, IMPLEMENTATION_STATUSES, INCLUSION_REASONS, MEASURE_STATES } from './states.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool, type ToolContext } from './types.ts';
 
@@ -140,7 +142,7 @@ export const frameworkCoverageTool: Tool = defineTool({
   scope: 'read',
   toolset: 'frameworks',
   annotations: READ_ANNOTATIONS,
-  input: z.strictObject({ framework_id: frameworkInput() }),
+  input: z.strictObject({ framework_id: frameworkInput(), as_of: asOfSchema.optional() }),
   output: z.object({
     framework: frameworkSchema,
     coverage: coverageSchema,
@@ -182,10 +184,14 @@ export const frameworkCoverageTool: Tool = defineTool({
           .describe('Declared IMPLEMENTED but NOT_READY (getStatementOfApplicability filter.readiness).'),
         ready_share: z.number().nullable().describe('READY / applicable, 0..1; null if none applicable.'),
       })
-      .describe('Evidenced beside declared: readiness of the applicable requirements.'),
+      .nullable()
+      .describe('Evidenced beside declared: readiness of the applicable requirements; null with as_of.'),
+    as_of: asOfNoteSchema.optional(),
   }),
   async run(ctx, input) {
-    const { organization_id: _organization, ...framework } = await loadFramework(ctx, input.framework_id);
+    const { organization_id: organizationId, ...framework } = await loadFramework(ctx, input.framework_id);
+    if (input.as_of !== undefined)
+      return coverageAsOf(ctx, { ...framework, organization_id: organizationId }, input.as_of);
     // One grouped pass over the coverage index (framework, section, is_section, applicability, status).
     const rows = await ctx.db
       .select({
@@ -337,6 +343,7 @@ export const statementOfApplicabilityTool: Tool = defineTool({
       })
       .optional()
       .describe('All given must match; sections are left out when a filter is given.'),
+    as_of: asOfSchema.optional(),
     size: sizeSchema.optional().describe('Default 20.'),
     cursor: cursorSchema.optional().describe('From next_cursor.'),
   }),
@@ -359,7 +366,10 @@ export const statementOfApplicabilityTool: Tool = defineTool({
             implementation_status: z.string().nullable().describe('Derived; null for a section.'),
             readiness: z
               .enum(READINESS)
-              .describe('Evidenced beside declared: READY when every applicable measure mapped is READY.'),
+              .nullable()
+              .describe(
+                'Evidenced beside declared: READY when every applicable measure mapped is READY; null with as_of.',
+              ),
             readiness_reasons: z
               .array(
                 z.object({ code: z.string(), message: z.string() }).describe('A reason: code and words.'),
@@ -373,7 +383,10 @@ export const statementOfApplicabilityTool: Tool = defineTool({
                     id: z.string().describe('`msr_...`'),
                     name: z.string().describe('Name.'),
                     state: z.string().describe(`State: ${MEASURE_STATES.join(', ')}.`),
-                    readiness: z.enum(READINESS).describe('Its readiness (getMeasure gives the reasons).'),
+                    readiness: z
+                      .enum(READINESS)
+                      .nullable()
+                      .describe('Its readiness (getMeasure gives the reasons); null with as_of.'),
                   })
                   .describe('A measure covering it.'),
               )
@@ -403,9 +416,12 @@ export const statementOfApplicabilityTool: Tool = defineTool({
     total_count: z.number().int().nonnegative().describe(`Rows on all pages, at most ${TOTAL_COUNT_CAP}.`),
     total_count_capped: z.boolean().describe('True: more than total_count.'),
     page_shortened: pageShortenedSchema,
+    as_of: asOfNoteSchema.optional(),
   }),
   async run(ctx, input) {
-    const { organization_id: _organization, ...framework } = await loadFramework(ctx, input.framework_id);
+    const { organization_id: organizationId, ...framework } = await loadFramework(ctx, input.framework_id);
+    if (input.as_of !== undefined)
+      return statementAsOf(ctx, { ...framework, organization_id: organizationId }, input, input.as_of);
     const filter = input.filter ?? {};
     const conditions: (SQL | undefined)[] = [eq(requirements.framework_id, framework.id)];
     if (filter.applicability) conditions.push(inArray(requirements.applicability, filter.applicability));
@@ -554,4 +570,147 @@ export async function documentsCovering(
       out.set(requirement_id, [...(out.get(requirement_id) ?? []), document]);
   }
   return out;
+}
+
+type FrameworkOf = Awaited<ReturnType<typeof loadFramework>>;
+
+/** getFrameworkCoverage with as_of: the counts over the requirements as they stood then. */
+async function coverageAsOf(ctx: ToolContext, framework: FrameworkOf, asOf: string) {
+  const { organization_id: organizationId, ...shown } = framework;
+  const rows = await requirementsAsOf(ctx, framework, asOf);
+  const counted = (items: RequirementThen[]) =>
+    coverageOf(
+      items.map((row) => ({
+        section: row.is_section,
+        applicability: row.applicability,
+        status: row.implementation_status,
+        n: 1,
+      })),
+    );
+  const bySection = new Map<string | null, RequirementThen[]>();
+  for (const row of rows.filter((item) => !item.is_section))
+    bySection.set(row.section_id, [...(bySection.get(row.section_id) ?? []), row]);
+  const coverage = counted(rows);
+  const sections = rows.filter((row) => bySection.has(row.id));
+  return {
+    framework: shown,
+    coverage,
+    sections: [
+      ...sections.map((section) => ({
+        id: section.id,
+        reference: section.reference,
+        title: section.title,
+        coverage: counted(bySection.get(section.id) ?? []),
+      })),
+      ...(bySection.has(null)
+        ? [{ id: null, reference: null, title: null, coverage: counted(bySection.get(null) ?? []) }]
+        : []),
+    ],
+    crosswalk: { pending: 0, requirements: 0, covered_share_if_accepted: coverage.covered_share },
+    readiness: null,
+    as_of: await asOfNote(
+      ctx,
+      organizationId,
+      asOf,
+      ['readiness'],
+      [
+        ...COVERAGE_AS_OF_NOTES.slice(0, 1),
+        'Crosswalk proposals are not kept in history: crosswalk counts none.',
+      ],
+    ),
+  };
+}
+
+/** getStatementOfApplicability with as_of: the statement as it stood then, paged in document order. */
+async function statementAsOf(
+  ctx: ToolContext,
+  framework: FrameworkOf,
+  input: {
+    filter?: {
+      applicability?: string[];
+      implementation_status?: string[];
+      section_id?: string;
+      readiness?: string;
+    };
+    size?: number;
+    cursor?: string;
+  },
+  asOf: string,
+) {
+  const { organization_id: organizationId, ...shown } = framework;
+  const filter = input.filter ?? {};
+  if (filter.readiness !== undefined)
+    throw new AppError(
+      'invalid_arguments',
+      'Readiness cannot be read as of a date (evidence and tests are not in the history): leave filter.readiness out with as_of.',
+      [{ path: 'filter.readiness', message: 'Not with as_of' }],
+    );
+  const all = await requirementsAsOf(ctx, framework, asOf);
+  const filtered = Object.keys(filter).length > 0;
+  const matching = all.filter(
+    (row) =>
+      (!filtered || !row.is_section) &&
+      (!filter.applicability || filter.applicability.includes(row.applicability)) &&
+      (!filter.implementation_status ||
+        (row.implementation_status !== null &&
+          filter.implementation_status.includes(row.implementation_status))) &&
+      (!filter.section_id || row.section_id === filter.section_id),
+  );
+  const size = input.size ?? PAGE_SIZE.default;
+  const cursor = input.cursor ? decodeCursor(input.cursor, SOA_NAME, 'reference', 'ASC') : null;
+  const start = cursor
+    ? matching.findIndex(
+        (row) =>
+          row.reference_key > String(cursor.v) ||
+          (row.reference_key === String(cursor.v) && row.id > cursor.i),
+      )
+    : 0;
+  const rest = start < 0 ? [] : matching.slice(start);
+  const page = rest.slice(0, size);
+  const documentsOf = await documentsCovering(
+    ctx,
+    page.map((row) => row.id),
+  );
+  const presented = page.map(({ reference_key: _key, section_id: _section, measures, ...row }) => ({
+    ...row,
+    readiness: null,
+    readiness_reasons: [],
+    measures: measures.map((measure) => ({ ...measure, readiness: null })),
+    documents: documentsOf.get(row.id) ?? [],
+  }));
+  const kept = itemsWithinBudget(presented);
+  const shortened = kept < presented.length;
+  const last = page[kept - 1];
+  const total = cappedCount(matching.length, TOTAL_COUNT_CAP);
+  const fingerprint = filterFingerprint(framework.id, [input.filter ?? null, asOf]);
+  return {
+    framework: shown,
+    requirements: presented.slice(0, kept),
+    next_cursor:
+      (rest.length > size || shortened) && last
+        ? encodeCursor({
+            l: SOA_NAME,
+            f: 'reference',
+            d: 'ASC',
+            v: last.reference_key,
+            i: last.id,
+            t: total.total,
+            c: total.capped,
+            h: fingerprint,
+          })
+        : null,
+    without_justification: all.filter(
+      (row) => !row.is_section && (row.justification === null || row.justification.trim() === ''),
+    ).length,
+    total_count: total.total,
+    total_count_capped: total.capped,
+    ...(shortened ? { page_shortened: true as const } : {}),
+    as_of: await asOfNote(
+      ctx,
+      organizationId,
+      asOf,
+      ['readiness', 'readiness_reasons'],
+      COVERAGE_AS_OF_NOTES,
+    ),
+  };
 }

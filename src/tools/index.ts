@@ -25,6 +25,7 @@ import { documentSpec } from './documents.ts';
 import { evidenceSpec } from './evidence.ts';
 import { findRecordsTool } from './find-records.ts';
 import { frameworkSpec } from './frameworks.ts';
+import { riskHeatMapTool } from './heat-map.ts';
 import { importRecordsTool } from './imports/tool.ts';
 import { incidentActionSpec, incidentNotificationSpec } from './incidents/incident-records.ts';
 import { incidentSpec } from './incidents/incidents.ts';
@@ -186,6 +187,7 @@ const allTools: Tool[] = [
   declineMappingProposalsTool,
   importRecords,
   summaryTool,
+  riskHeatMapTool(REGISTERS.risk.records),
   listChanges,
   markReviewed,
   myWorkTool,

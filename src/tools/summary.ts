@@ -52,19 +52,21 @@ function tally(values: readonly string[], rows: { key: unknown; n: number }[]): 
   return out;
 }
 
-const heatCells = z.array(
-  z.object({
-    likelihood: z.number().int().describe('Likelihood, 1 (lowest) up the scale.'),
-    impact: z.number().int().describe('Impact, 1 (lowest) up the scale.'),
-    level: z.string().describe("The cell's level (likelihood x impact) by the method."),
-    count: z.number().int().describe('Risks not CLOSED in this cell (at least 1).'),
-  }),
+export const heatCells = z.array(
+  z
+    .object({
+      likelihood: z.number().int().describe('Likelihood, 1 (lowest) up the scale.'),
+      impact: z.number().int().describe('Impact, 1 (lowest) up the scale.'),
+      level: z.string().describe("The cell's level (likelihood x impact) by the method."),
+      count: z.number().int().describe('Risks not CLOSED in this cell (at least 1).'),
+    })
+    .describe('A cell of the grid.'),
 );
 
 type HeatCell = { likelihood: number; impact: number; level: string; count: number };
 
 /** Folds the grouped (inherent L, I, residual L, I) counts into the two grids, cells in likelihood, impact order. */
-function heatMapOf(
+export function heatMapOf(
   rows: { il: number; ii: number; rl: number; ri: number; n: number }[],
   method: RiskMethod,
 ) {

@@ -395,6 +395,7 @@ export async function sampleArguments(
     return { id: (made.proposal as { id: string }).id };
   }
   if (toolName === 'getComplianceSummary') return { organization_id: organizationId };
+  if (toolName === 'getRiskHeatMap') return { organization_id: organizationId };
   if (toolName === 'markReviewed') return { id: ids.risk, note: 'Reviewed by the contract' };
   if (toolName === 'myWork') return { organization_id: organizationId };
   if (toolName === 'gatherManagementReviewInputs')
@@ -654,6 +655,11 @@ export function answerMismatches(
   }
   if (toolName === 'getComplianceSummary') {
     expectEqual('organization_id', answer.organization_id, organizationId);
+    return problems;
+  }
+  if (toolName === 'getRiskHeatMap') {
+    const cells = (answer.inherent as { count: number }[]).reduce((sum, cell) => sum + cell.count, 0);
+    expectEqual('open_risks', answer.open_risks, cells);
     return problems;
   }
   if (toolName === 'markReviewed') {

@@ -129,7 +129,7 @@ describe('tools/list', () => {
     const { toolsets } = catalogue.structuredContent as { toolsets: { tools: { name: string }[] }[] };
     const named = toolsets.flatMap((toolset) => toolset.tools.map((tool) => tool.name));
     expect(new Set([...listed, ...named])).toEqual(new Set(TOOLS.keys()));
-    expect(TOOLS.size).toBe(196);
+    expect(TOOLS.size).toBe(197);
   });
 
   it('gives every tool a description, an input schema, all four annotation hints, and read tools an output schema', async () => {

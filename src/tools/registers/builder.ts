@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { registerIdKind } from '../id-kinds.ts';
 import { defineTool, READ_ANNOTATIONS, RECORD_SCHEMAS, type Tool } from '../types.ts';
+import { asOfNoteSchema } from './as-of.ts';
+import { getRecordAsOf } from './as-of-reads.ts';
 import { buildDeleteTool } from './delete-tool.ts';
 import { buildLinkTools, type LinkTools } from './link-tools.ts';
 import { buildListTool } from './list-tool.ts';
@@ -44,6 +46,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
     const record = recordSchema(spec);
     RECORD_SCHEMAS.set(record, { label: spec.label, spelledOutIn: `get${spec.noun}` });
     const single = z.object({ [spec.key]: record });
+    const asOfOutput = { as_of: asOfNoteSchema.optional() };
     const references = graph.get(spec.kind) ?? [];
     const deleteEffects = deleteEffectsOf(references);
     const get = defineTool({
@@ -61,7 +64,7 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
       annotations: READ_ANNOTATIONS,
       toolset: toolsetOf(spec),
       input: getInput(spec),
-      output: spec.getExtras ? single.extend(spec.getExtras.shape) : single,
+      output: (spec.getExtras ? single.extend(spec.getExtras.shape) : single).extend(asOfOutput),
       async run(ctx, input) {
         const values = input as Record<string, unknown>;
         const id =
@@ -73,6 +76,10 @@ export function buildRegisters(specs: readonly RegisterSpec[]): Registers {
                 (values.organization_id as string | undefined) ?? null,
                 'read',
               );
+        if (typeof values.as_of === 'string') {
+          const { record, at, note } = await getRecordAsOf(ctx, records, id, values.as_of);
+          return { [spec.key]: record, ...(await spec.getExtras?.read(at, record)), as_of: note };
+        }
         const record = records.present(await records.load(ctx, id, 'read'), ctx);
         return { [spec.key]: record, ...(await spec.getExtras?.read(ctx, record)) };
       },

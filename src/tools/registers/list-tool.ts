@@ -21,6 +21,8 @@ import {
 } from '../pagination.ts';
 import { type TextSearch, textSearch } from '../search.ts';
 import { defineTool, READ_ANNOTATIONS, type Tool } from '../types.ts';
+import { asOfNoteSchema } from './as-of.ts';
+import { listPageAsOf } from './as-of-reads.ts';
 import type { RegisterRecords } from './records.ts';
 import { listInput } from './schemas.ts';
 import { type FilterLead, orderFieldsOf, type Row, SPARSE_ID, toolsetOf } from './spec.ts';
@@ -58,10 +60,19 @@ export function buildListTool(records: RegisterRecords, record: z.ZodObject): To
         ),
       total_count_capped: z.boolean().describe('True: more than total_count match.'),
       page_shortened: pageShortenedSchema,
+      as_of: asOfNoteSchema.optional(),
     }),
     async run(ctx, input) {
       requireOrganization(ctx, input.organization_id, 'read');
       await spec.beforeRead?.(ctx, input.organization_id);
+      if (input.as_of !== undefined)
+        return (await listPageAsOf(
+          ctx,
+          records,
+          name,
+          input as Parameters<typeof listPageAsOf>[3],
+          input.as_of,
+        )) as never;
       const conditions: (SQL | undefined)[] = [];
       const countConditions: (SQL | undefined)[] = [];
       let search: TextSearch | null = null;

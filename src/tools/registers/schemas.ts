@@ -12,6 +12,7 @@ import {
 } from '../fields.ts';
 import { article } from '../id-kinds.ts';
 import { SAME_AS_ADD } from '../types.ts';
+import { asOfSchema } from './as-of.ts';
 import { carriesLabels } from './records.ts';
 import {
   capitalize,
@@ -156,10 +157,11 @@ export function idInput(spec: RegisterSpec) {
  */
 export function getInput(spec: RegisterSpec) {
   const named = spec.namedBy;
-  if (!named) return idInput(spec);
+  if (!named) return z.strictObject({ id: recordIdInput(spec), as_of: asOfSchema.optional() });
   return z
     .strictObject({
       id: recordIdInput(spec).optional().describe(`\`${spec.prefix}_...\` id, or give ${named.argument}.`),
+      as_of: asOfSchema.optional(),
       [named.argument]: named.schema.optional(),
       organization_id: organizationIdInput()
         .optional()
@@ -230,6 +232,11 @@ export function listInput(spec: RegisterSpec) {
     organization_id: organizationIdInput(),
     filter: filterSchema(spec),
     order_by: orderBySchema(spec),
+    as_of: asOfSchema
+      .optional()
+      .describe(
+        'List as things stood at this past time (ISO 8601), rebuilt from the change history; sorted by created_at only. Omit for now.',
+      ),
     size: sizeSchema.optional().describe('Default 20.'),
     cursor: cursorSchema.optional().describe('From next_cursor.'),
   });

@@ -1,0 +1,1 @@
+CREATE INDEX `record_changes_kind_action_idx` ON `record_changes` (`organization_id`,`kind`,`action`,`created_at`);

@@ -1,0 +1,316 @@
+// Reads as of a past time: a register's records rebuilt from the change history (record_changes), and the limits of
+// that history said in the answer (fields it does not hold, records older than it) rather than guessed.
+import { and, eq, getTableColumns, getTableName, inArray, min, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { z } from 'zod';
+import { organizations, recordChanges } from '../../db/schema.ts';
+import { AppError } from '../../errors.ts';
+import { instantSchema } from '../changes.ts';
+import type { ToolContext } from '../types.ts';
+import type { RegisterRecords } from './records.ts';
+import type { Row } from './spec.ts';
+
+/** The `as_of` argument of the read tools. */
+export const asOfSchema = instantSchema.describe(
+  'Read as things stood at this past time (ISO 8601; a date is its midnight UTC), rebuilt from the change history. Omit for now.',
+);
+
+export const asOfNoteSchema = z
+  .object({
+    time: z.string().describe('The time read (ISO 8601).'),
+    history_began: z
+      .string()
+      .nullable()
+      .describe("The organization's first recorded change; nothing earlier is known. Null: no history."),
+    not_reconstructed: z
+      .array(z.string())
+      .describe('Fields history does not hold: shown as read today, not as they were.'),
+    notes: z.array(z.string()).describe('Other limits of this answer.'),
+  })
+  .describe('Given with as_of: what was rebuilt from history and what could not be.');
+
+export type AsOfNote = z.output<typeof asOfNoteSchema>;
+
+/** A history step as the rebuild reads it. */
+interface Step {
+  record_id: string;
+  action: string;
+  before: Row | null;
+  after: Row | null;
+  created_at: string;
+}
+
+/** A record rebuilt: null when it did not exist then; `partial` when it predates its history and is gone now. */
+export interface RebuiltRecord {
+  row: Row | null;
+  partial: boolean;
+}
+
+/** Refuses an as_of later than now: the future is not in the history. */
+export function checkAsOf(ctx: ToolContext, asOf: string): void {
+  const now = ctx.now().toISOString();
+  if (asOf > now)
+    throw new AppError(
+      'invalid_arguments',
+      `as_of ${asOf} is in the future (now ${now}): give a past time, or omit as_of for now.`,
+      [{ path: 'as_of', message: 'In the future' }],
+    );
+}
+
+/** A context whose clock reads `asOf`: derived fields (overdue, due) are computed for that day. */
+export function contextAt(ctx: ToolContext, asOf: string): ToolContext {
+  const at = new Date(asOf);
+  return { ...ctx, now: () => at };
+}
+
+/** The organization's first recorded change and its creation time. */
+export async function historyBounds(
+  ctx: ToolContext,
+  organizationId: string,
+): Promise<{ began: string | null; created: string | null }> {
+  const [[first], [organization]] = await ctx.db.batch([
+    ctx.db
+      .select({ at: min(recordChanges.created_at) })
+      .from(recordChanges)
+      .where(eq(recordChanges.organization_id, organizationId)),
+    ctx.db
+      .select({ at: organizations.created_at })
+      .from(organizations)
+      .where(eq(organizations.id, organizationId)),
+  ]);
+  return { began: first?.at ?? null, created: organization?.at ?? null };
+}
+
+/** The fields of a register its history does not hold: kept by triggers, computed by reads, or inverse lists. */
+export function fieldsNotInHistory(records: RegisterRecords): string[] {
+  const { spec, columns } = records;
+  const out = Object.entries(spec.fields)
+    .filter(([name, field]) => field.maintained || (field.derived && !(name in columns)))
+    .map(([name]) => name);
+  for (const relation of spec.relations ?? []) if (relation.inverse) out.push(relation.field);
+  return out;
+}
+
+/** The note of an answer read as of `asOf`. */
+export async function asOfNote(
+  ctx: ToolContext,
+  organizationId: string,
+  asOf: string,
+  notReconstructed: string[],
+  notes: string[] = [],
+): Promise<AsOfNote> {
+  const { began, created } = await historyBounds(ctx, organizationId);
+  const more = [...notes];
+  if (created !== null && asOf < created)
+    more.push(`The organization was created at ${created}, after as_of.`);
+  else if (began === null)
+    more.push('The organization has no recorded change: records are shown as they are now.');
+  else if (asOf < began)
+    more.push(
+      `as_of is before the history began (${began}): records older than it show their earliest recorded state.`,
+    );
+  return { time: asOf, history_began: began, not_reconstructed: notReconstructed, notes: more };
+}
+
+const _STEP = {
+  record_id: recordChanges.record_id,
+  action: recordChanges.action,
+  before: recordChanges.before,
+  after: recordChanges.after,
+  created_at: recordChanges.created_at,
+};
+
+/** A history value put in a row as the register's reads give it: relation lists as JSON text. */
+function assign(records: RegisterRecords, row: Row, values: Row | null): void {
+  if (!values) return;
+  const relations = new Set((records.spec.relations ?? []).map((relation) => relation.field));
+  for (const [name, value] of Object.entries(values))
+    row[name] = relations.has(name) && Array.isArray(value) ? JSON.stringify(value) : value;
+}
+
+/** A value of json_each as the tools hold it: arrays and objects parsed, JSON booleans as booleans. */
+function jsonValue(type: string, value: unknown): unknown {
+  if (type === 'true') return true;
+  if (type === 'false') return false;
+  if (type === 'null') return null;
+  if ((type === 'array' || type === 'object') && typeof value === 'string') return JSON.parse(value);
+  return value;
+}
+
+/** The ids of `records` of an organization in chunks the SQL variable limit allows. */
+function chunks<T>(items: T[], size = 400): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < items.length; at += size) out.push(items.slice(at, at + size));
+  return out;
+}
+
+/**
+ * Records as they stood at `asOf`. A record that exists now is rebuilt backwards from its current row (each later
+ * change undone with its `before`), which also holds for records older than the history; one deleted since is
+ * rebuilt forwards from its history (`partial` when that history does not start with its add).
+ */
+export async function rebuildRecords(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  organizationId: string,
+  current: Map<string, Row>,
+  goneIds: string[],
+  asOf: string,
+): Promise<Map<string, RebuiltRecord>> {
+  const out = new Map<string, RebuiltRecord>();
+  const kind = records.spec.kind;
+  const _where = (ids: string[]) =>
+    and(
+      eq(recordChanges.organization_id, organizationId),
+      inArray(recordChanges.record_id, ids),
+      eq(recordChanges.kind, kind),
+    );
+  const _byRecord = sql`${recordChanges} indexed by record_changes_record_idx`;
+  for (const ids of chunks([...current.keys()])) {
+    // Per record and field, the `before` of the first change after asOf: the value it had then. One grouped pass in
+    // SQL over the record's later changes (the bare columns of min() come from the row holding the minimum).
+    const undone = await ctx.db.all<{ record_id: string; key: string; type: string; value: unknown }>(
+      sql`select c.record_id as record_id, j.key as key, j.type as type, j.value as value, min(c.created_at) as at
+          from ${recordChanges} as c indexed by record_changes_record_idx, json_each(c.before) as j
+          where c.record_id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )}) and c.organization_id = ${organizationId} and c.kind = ${kind} and c.created_at > ${asOf}
+          group by c.record_id, j.key`,
+    );
+    const undo = new Map<string, Row>();
+    for (const item of undone) {
+      const values = undo.get(item.record_id) ?? {};
+      values[item.key] = jsonValue(item.type, item.value);
+      undo.set(item.record_id, values);
+    }
+    const changed = [...undo.keys()];
+    const lastBefore =
+      changed.length === 0
+        ? []
+        : await ctx.db.all<{ record_id: string; at: string | null }>(
+            sql`select j.value as record_id, (select c.created_at from ${recordChanges} as c indexed by record_changes_record_idx
+                  where c.record_id = j.value and c.organization_id = ${organizationId} and c.created_at <= ${asOf}
+                  order by c.created_at desc limit 1) as at
+                from json_each(${JSON.stringify(changed)}) as j`,
+          );
+    const updated = new Map(lastBefore.map((item) => [item.record_id, item.at]));
+    for (const id of ids) {
+      const now = current.get(id) as Row;
+      if (String(now.created_at) > asOf) {
+        out.set(id, { row: null, partial: false });
+        continue;
+      }
+      const row: Row = { ...now };
+      const values = undo.get(id);
+      if (values) {
+        assign(records, row, values);
+        // Nothing undone: today's stamp is exact (a link's touch may be 1 ms past its history row's time).
+        row.updated_at = updated.get(id) ?? row.created_at;
+      }
+      out.set(id, { row, partial: false });
+    }
+  }
+  for (const ids of chunks(goneIds)) {
+    const read = await ctx.db.all<{
+      record_id: string;
+      action: string;
+      before: string | null;
+      after: string | null;
+      created_at: string;
+    }>(
+      sql`select c.record_id as record_id, c.action as action, c.before as before, c.after as after, c.created_at as created_at
+          from ${recordChanges} as c indexed by record_changes_record_idx
+          where c.record_id in (${sql.join(
+            ids.map((id) => sql`${id}`),
+            sql`, `,
+          )}) and c.organization_id = ${organizationId} and c.kind = ${kind} and c.created_at <= ${asOf}
+          order by c.created_at, c.rowid`,
+    );
+    const steps: Step[] = read.map((step) => ({
+      ...step,
+      before: step.before === null ? null : (JSON.parse(step.before) as Row),
+      after: step.after === null ? null : (JSON.parse(step.after) as Row),
+    }));
+    const rows = new Map<string, RebuiltRecord>();
+    for (const step of steps) {
+      const rebuilt = rows.get(step.record_id) ?? { row: null, partial: false };
+      if (step.action === 'add') {
+        rebuilt.row = { id: step.record_id, organization_id: organizationId, created_at: step.created_at };
+        rebuilt.partial = false;
+        assign(records, rebuilt.row, step.after);
+      } else if (step.action === 'delete') {
+        rebuilt.row = null;
+      } else {
+        if (!rebuilt.row) {
+          // A record older than its history: only the fields its changes name are known.
+          rebuilt.row = { id: step.record_id, organization_id: organizationId, created_at: null };
+          rebuilt.partial = true;
+          assign(records, rebuilt.row, step.before);
+        }
+        assign(records, rebuilt.row, step.after);
+      }
+      if (rebuilt.row) rebuilt.row.updated_at = step.created_at;
+      rows.set(step.record_id, rebuilt);
+    }
+    for (const id of ids) out.set(id, rows.get(id) ?? { row: null, partial: false });
+  }
+  // What a deleted record's history does not hold is answered empty (named in the note's not_reconstructed).
+  for (const { row } of out.values()) {
+    if (!row) continue;
+    for (const name of Object.keys(records.selection)) if (!(name in row)) row[name] = null;
+    for (const relation of records.spec.relations ?? [])
+      if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
+  }
+  return out;
+}
+
+/** The organization of a record that history knows (a deleted one), or null. */
+export async function organizationInHistory(
+  ctx: ToolContext,
+  id: string,
+  kind: string,
+): Promise<string | null> {
+  const [row] = await ctx.db
+    .select({ organization_id: recordChanges.organization_id })
+    .from(recordChanges)
+    .where(and(eq(recordChanges.record_id, id), eq(recordChanges.kind, kind)))
+    .limit(1);
+  return row?.organization_id ?? null;
+}
+
+/**
+ * Of rebuilt rows, the ids matching SQL conditions written over the register's table: the rows are given to SQLite
+ * as a common table expression of the table's own name, so a filter's SQL reads them instead of today's rows.
+ */
+export async function matchingRebuilt(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  rows: Row[],
+  conditions: ReturnType<typeof sql>[],
+): Promise<Set<string>> {
+  if (conditions.length === 0 || rows.length === 0) return new Set(rows.map((row) => String(row.id)));
+  const columns = Object.entries(getTableColumns(records.table) as Record<string, SQLiteColumn>).filter(
+    ([name]) => name in records.columns,
+  );
+  const name = sql.identifier(getTableName(records.table));
+  const projected = sql.join(
+    columns.map(([key, column]) => sql`value ->> ${`$.${key}`} as ${sql.identifier(column.name)}`),
+    sql`, `,
+  );
+  const out = new Set<string>();
+  for (const part of chunks(rows, 500)) {
+    const json = JSON.stringify(
+      part.map((row) =>
+        Object.fromEntries(
+          columns.map(([key, column]) => [key, row[key] == null ? null : column.mapToDriverValue(row[key])]),
+        ),
+      ),
+    );
+    const found = await ctx.db.all<{ id: string }>(
+      sql`with ${name} as (select ${projected} from json_each(${json})) select ${name}."id" as id from ${name} where ${and(...conditions)}`,
+    );
+    for (const { id } of found) out.add(id);
+  }
+  return out;
+}
