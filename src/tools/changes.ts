@@ -65,7 +65,14 @@ export interface HistoryWriter {
 export function linkWriter(db: Db, personId: string): HistoryWriter {
   return {
     db,
-    actor: { surface: 'link', user_id: null, person_id: personId, token_id: null, call_id: null, proposal_id: null },
+    actor: {
+      surface: 'link',
+      user_id: null,
+      person_id: personId,
+      token_id: null,
+      call_id: null,
+      proposal_id: null,
+    },
   };
 }
 
