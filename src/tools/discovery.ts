@@ -54,14 +54,16 @@ export function callClassOf(tool: Tool): CallClass {
   return CLASSES.find((item) => item.admits(tool)) ?? CALL_CLASSES.destructive;
 }
 
+/** Another tool's arguments: an object, or its JSON text (function dialects that cannot say "any object" send that). */
+export const toolArgumentsSchema = z.union([z.record(z.string(), z.unknown()), z.string().max(200_000)]);
+
 const callInput = z.strictObject({
   name: z
     .string()
     .min(1)
     .max(64)
     .describe('The exact name of the tool to run, as findTools gives it (e.g. listRequirements).'),
-  arguments: z
-    .union([z.record(z.string(), z.unknown()), z.string().max(200_000)])
+  arguments: toolArgumentsSchema
     .optional()
     .describe(
       "That tool's arguments, as its input schema from findTools says: an object (or its JSON text).",
@@ -69,7 +71,7 @@ const callInput = z.strictObject({
 });
 
 /** A call tool's arguments given as JSON text (function dialects that cannot say "any object" send that). */
-function argumentsOf(value: unknown): unknown {
+export function argumentsOf(value: unknown): unknown {
   if (typeof value !== 'string') return value;
   let parsed: unknown;
   try {

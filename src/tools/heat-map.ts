@@ -19,7 +19,9 @@ export function riskHeatMapTool(riskRecords: RegisterRecords): Tool {
     description:
       'Likelihood x impact grid (heat map) of the open, not CLOSED ones: counts and level per cell, inherent and residual. as_of: the grid as it stood on a past date (an audit date).',
     scope: 'read',
-    toolset: 'risks',
+    // With the history: the grid now is in getComplianceSummary (core); this tool's purpose is as_of. Kept out of
+    // the default risks toolset, which must fit the default connection's budget whole.
+    toolset: 'history',
     annotations: READ_ANNOTATIONS,
     input: z.strictObject({
       organization_id: idOf('org', 'Organization').describe('`org_...` id.'),

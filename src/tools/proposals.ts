@@ -1,10 +1,12 @@
 // listProposals and getProposal: what became of the writes an assistant proposed (src/proposals/).
+
 import { and, count, desc, eq, lt, or, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import { proposals } from '../db/schema.ts';
 import { AppError, notFound } from '../errors.ts';
 import { PROPOSAL_STATUSES, presentProposal, statusAt } from '../proposals/store.ts';
 import { requireOrganization } from './access.ts';
+import { argumentsOf, toolArgumentsSchema } from './discovery.ts';
 import { caseInsensitiveEnum, cursorSchema, idOf, PAGE_SIZE, sizeSchema } from './fields.ts';
 import { registerIdKind } from './id-kinds.ts';
 import { decodeCursor, encodeCursor } from './pagination.ts';
@@ -155,7 +157,9 @@ const proposeInput = z.strictObject({
     .min(1)
     .max(64)
     .describe('The write tool to propose: an add, update or delete of a register record, e.g. updateRisk.'),
-  arguments: z.record(z.string(), z.unknown()).describe("That tool's arguments, as it takes them."),
+  arguments: toolArgumentsSchema.describe(
+    "That tool's arguments, as it takes them: an object (or its JSON text).",
+  ),
 });
 
 /**
@@ -182,7 +186,7 @@ export function proposeWriteTool(toolsOf: () => ReadonlyMap<string, Tool>): Tool
           `${name} cannot be proposed: name an add, update or delete tool of a register (e.g. updateRisk).`,
           [{ path: 'name', message: 'Not a proposable write tool' }],
         );
-      return { tool, arguments: given, propose: true };
+      return { tool, arguments: argumentsOf(given), propose: true };
     },
     // invokeTool proposes the tool `dispatch` names instead; nothing calls this one.
     async run() {

@@ -100,6 +100,8 @@ describe('the web interface in Chromium', () => {
     );
     expect(outline).toBe('solid');
     await page.keyboard.press('ArrowDown'); // radios move with the arrows
+    expect(await focused()).toBe('scope-propose');
+    await page.keyboard.press('ArrowDown');
     expect(await focused()).toBe('scope-read-write');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('org-all');

@@ -312,7 +312,8 @@ describe('compliance-mcp CLI', () => {
     });
     expect(String(demo.token)).toMatch(/^cmcp_/);
     expect(String(demo.password).length).toBeGreaterThanOrEqual(10);
-    // The seeded records have their history, made by the CLI (no token) as the demo user.
+    // The seeded records have their history, made by the CLI (no token) as the demo user, and the acknowledgements
+    // the demo gives through their public links by the people (surface link, no account).
     const database = await openNodeDatabase(String(env.DATABASE_URL));
     const changes = await database.db
       .select()
@@ -321,7 +322,7 @@ describe('compliance-mcp CLI', () => {
     database.client.close();
     expect(changes.length).toBeGreaterThan(10);
     expect(new Set(changes.map((change) => `${change.surface} ${change.token_id}`))).toEqual(
-      new Set(['cli null']),
+      new Set(['cli null', 'link null']),
     );
     expect(changes.some((change) => change.kind === 'risk' && change.action === 'add')).toBe(true);
   });

@@ -123,7 +123,7 @@ describe('GET /api/mcp/functions.json', () => {
       definitionsOf(body).find((definition) => definition.name === name);
     const openAi = find((await functions('?format=openai&toolsets=risks')).body, 'listRisks') as Json;
     const parameters = openAi.parameters as { required: string[]; properties: Record<string, Json> };
-    expect(parameters.required).toEqual(['organization_id', 'filter', 'order_by', 'size', 'cursor']);
+    expect(parameters.required).toEqual(['organization_id', 'filter', 'order_by', 'as_of', 'size', 'cursor']);
     expect(parameters.properties.size).toEqual({
       description: 'Default 20.',
       anyOf: [{ type: 'integer', minimum: 1, maximum: 100 }, { type: 'null' }],
@@ -210,9 +210,8 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       const plain = await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids);
       // Add, delete and approve tools get arguments of their own for the second call (unique values, a fresh
       // record): a document is approved once, a second approval (or rejection) of the same one is an invalid transition.
-      const writesNew = /^(add|delete|approve|reject|callDestructive|requestAck|acknowledge|sendAck)/.test(
-        name,
-      );
+      const writesNew =
+        /^(add|delete|approve|reject|callDestructive|requestAck|acknowledge|sendAck|decide)/.test(name);
       const second = writesNew
         ? await sampleArguments(runtime, world.aliceToken, name, world.orgA, ids)
         : plain;
@@ -226,6 +225,11 @@ describe('a strict-mode wrapper’s call (every property, null for the unset one
       expect(withNulls.status, JSON.stringify(withNulls.body)).toBe(200);
       const varying = new Set(VARYING);
       for (const [key, value] of Object.entries(second)) if (plain[key] !== value) varying.add(key);
+      // A trust page request and a proposal are fresh for each call: their document, visitor, times and page differ.
+      if (name === 'decideTrustAccessRequest')
+        for (const key of ['document_id', 'email', 'decided_at', 'terms_accepted_at']) varying.add(key);
+      if (name === 'proposeWrite')
+        for (const key of ['message', 'decide_url', 'expires_at']) varying.add(key);
       // An approved version points at its document, a fresh one for each call.
       if (name === 'approveDocument' || name === 'rejectDocument') varying.add('document_id');
       // Acknowledgement links carry a fresh secret on each call, and times of their own.

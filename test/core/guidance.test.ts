@@ -74,7 +74,7 @@ describe('unknown arguments', () => {
   it('lists the known arguments when none is near', async () => {
     const error = await refused('getRisk', { id: 'rsk_8zq3m0v5k1t7w2x9c4n6p0ha', zebra: 1 });
     expect(error.details).toEqual([
-      { path: 'zebra', message: 'Unknown argument `zebra`; getRisk takes id.' },
+      { path: 'zebra', message: 'Unknown argument `zebra`; getRisk takes id, as_of.' },
     ]);
   });
 

@@ -96,6 +96,9 @@ describe('incident clocks', () => {
       web_only_decisions: false,
       // Nobody is asked to acknowledge again unless the organization chooses it (test/core/due-work.test.ts).
       reacknowledge_on: 'NEVER',
+      // Writes from tokens are not held for approval unless the organization asks (test/core/proposals.test.ts).
+      approval_required: [],
+      proposal_expiry_days: 7,
     });
     expect((await clocksOf(incident.id)).map((item) => `${item.regime} ${item.stage} ${item.state}`)).toEqual(
       [

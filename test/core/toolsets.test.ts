@@ -75,7 +75,8 @@ describe('toolsets as data', () => {
       documents: 15,
       evidence: 5,
       import: 1,
-      history: 1,
+      // listChanges and getRiskHeatMap (reads as of a date).
+      history: 2,
       tasks: 6,
       settings: 2,
       incidents: 15,
@@ -87,6 +88,8 @@ describe('toolsets as data', () => {
       vendor_questionnaires: 10,
       // Settings, what is shown, access requests.
       trust_page: 5,
+      // listProposals, getProposal, proposeWrite.
+      proposals: 3,
     });
   });
 });

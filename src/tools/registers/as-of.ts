@@ -12,22 +12,17 @@ import type { Row } from './spec.ts';
 
 /** The `as_of` argument of the read tools. */
 export const asOfSchema = instantSchema.describe(
-  'Read as things stood at this past time (ISO 8601; a date is its midnight UTC), rebuilt from the change history. Omit for now.',
+  'A past time (ISO 8601; a date is its midnight UTC): read as things stood then, from history. Omit for now.',
 );
 
 export const asOfNoteSchema = z
   .object({
     time: z.string().describe('The time read (ISO 8601).'),
-    history_began: z
-      .string()
-      .nullable()
-      .describe("The organization's first recorded change; nothing earlier is known. Null: no history."),
-    not_reconstructed: z
-      .array(z.string())
-      .describe('Fields history does not hold: shown as read today, not as they were.'),
-    notes: z.array(z.string()).describe('Other limits of this answer.'),
+    history_began: z.string().nullable().describe('First recorded change; null: no history.'),
+    not_reconstructed: z.array(z.string()).describe('Fields shown as today, not as they were.'),
+    notes: z.array(z.string()).describe('Other limits.'),
   })
-  .describe('Given with as_of: what was rebuilt from history and what could not be.');
+  .describe('With as_of: the limits of the rebuild.');
 
 export type AsOfNote = z.output<typeof asOfNoteSchema>;
 

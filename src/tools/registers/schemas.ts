@@ -234,9 +234,7 @@ export function listInput(spec: RegisterSpec) {
     order_by: orderBySchema(spec),
     as_of: asOfSchema
       .optional()
-      .describe(
-        'List as things stood at this past time (ISO 8601), rebuilt from the change history; sorted by created_at only. Omit for now.',
-      ),
+      .describe('A past time (ISO 8601): list as things stood then, from history; created_at order only.'),
     size: sizeSchema.optional().describe('Default 20.'),
     cursor: cursorSchema.optional().describe('From next_cursor.'),
   });

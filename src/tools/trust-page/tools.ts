@@ -233,6 +233,9 @@ export const getTrustPageTool = defineTool({
   },
 });
 
+/** The fields an empty string clears (stored as null). */
+const CLEARED_BY_EMPTY = new Set(['introduction', 'contact_email']);
+
 export const updateTrustPageTool = defineTool({
   name: 'updateTrustPage',
   title: 'Update the trust page settings',
@@ -246,8 +249,12 @@ export const updateTrustPageTool = defineTool({
     enabled: z.boolean().optional().describe('true publishes the page; false (default) takes it down.'),
     slug: slugSchema.optional(),
     title: shortText().optional().describe("The page's heading (default: the organization's name)."),
-    introduction: longText(2000).nullable().optional().describe('Text under the heading; null clears it.'),
-    contact_email: emailAddress.nullable().optional().describe('Security contact shown; null clears it.'),
+    // An empty string clears (function dialects such as Gemini's refuse a nullable argument).
+    introduction: longText(2000).optional().describe('Text under the heading; "" clears it.'),
+    contact_email: z
+      .union([emailAddress, z.string().max(0)])
+      .optional()
+      .describe('Security contact shown; "" clears it.'),
     show_sub_processors: z
       .boolean()
       .optional()
@@ -260,7 +267,11 @@ export const updateTrustPageTool = defineTool({
     const { organization_id: orgId, ...changes } = input;
     requireManager(ctx, orgId, 'changes its trust page');
     const { row, page } = await loadPage(ctx, orgId);
-    const given = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+    const given = Object.fromEntries(
+      Object.entries(changes)
+        .filter(([, value]) => value !== undefined)
+        .map(([key, value]) => [key, CLEARED_BY_EMPTY.has(key) && value === '' ? null : value]),
+    );
     const next: PageRow = { ...page, ...given } as PageRow;
     if (!next.slug)
       throw new AppError('invalid_arguments', 'Give a slug: the page is served at /trust/<slug>.', {

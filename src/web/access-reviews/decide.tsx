@@ -2,8 +2,10 @@
 // an OWNER may also show every open entry), each with keep, revoke, modify or escalate and a comment, recorded through
 // updateAccessReviewEntry (which checks again that the caller is the entry's reviewer or an OWNER); the campaign's
 // progress above. The campaign's own page links here with its progress (accessReviewProgressOf).
+
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { isIdOf } from '../../ids.ts';
 import { REGISTERS } from '../../tools/index.ts';
 import { ACCESS_DECISIONS } from '../../tools/states.ts';
 import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
@@ -305,7 +307,7 @@ export function accessReviewRoutes(deps: WebDeps): Hono<WebEnv> {
     const comment = text(body, 'decision_comment').trim();
     const calls = webCalls(c, deps);
     // Only an entry of this campaign (and of this organization: the tool's get answers not_found for any other).
-    const entry = /^are_[0-9a-z]+$/.test(entryId)
+    const entry = isIdOf('are', entryId)
       ? await calls
           .run(REGISTERS.access_review_entry.get, { id: entryId })
           .then((result) => result.access_review_entry as Row)
