@@ -215,44 +215,13 @@ export async function updateRecord(
   input: Row,
 ): Promise<Record<string, unknown>> {
   const { spec, table } = records;
-  const { id, expected_updated_at, clear, ...changes } = input as Row & {
-    id: string;
-    expected_updated_at?: string;
-    clear?: string[];
-  };
-  const current = await records.load(ctx, id, 'write');
-  const organizationId = String(current.organization_id);
-  // Compared as instants: the same time written with an offset, or without milliseconds, is no conflict.
-  if (
-    expected_updated_at !== undefined &&
-    Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
-  ) {
-    throw new AppError(
-      'conflict',
-      `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
-    );
-  }
-  if (spec.addArguments?.onUpdate) await spec.addArguments.take(ctx, organizationId, changes);
-  const provided = withCleared(
-    Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
-    clear,
+  const { id, current, organizationId, provided, next, warnings, change } = await checkedUpdate(
+    ctx,
+    records,
+    tool,
+    input,
+    'write',
   );
-  await checkReferences(ctx, spec, records.tableOf, organizationId, provided);
-  await checkUnique(ctx, records, organizationId, { ...current, ...provided }, id, provided);
-  const next: Row = { ...current, ...provided };
-  for (const [field, transitions] of Object.entries(spec.transitions ?? {}))
-    checkTransition(
-      spec.label,
-      field,
-      String(current[field]),
-      String(next[field]),
-      transitions,
-      spec.stateTools?.[field],
-    );
-  const rules = await rulesFor(ctx, spec, organizationId, records.today(ctx), provided, tool);
-  const warnings = prepareRecord(spec, next, current, rules);
-  await spec.settle?.(ctx, next, current, rules);
-  const change = changedValues(records.historyValues(current), records.historyValues(next));
   const sameColumns = Object.keys(records.columns).every(
     (column) => JSON.stringify(current[column] ?? null) === JSON.stringify(next[column] ?? null),
   );
@@ -354,6 +323,34 @@ async function proposedUpdate(
   input: Row,
 ): Promise<ProposalDraft> {
   const { spec } = records;
+  const { id, current, organizationId, change } = await checkedUpdate(ctx, records, tool, input, 'propose');
+  if (Object.keys(change.after).length === 0)
+    throw invalidArguments(`This change would leave the ${spec.label} as it is: nothing to propose.`, [
+      { path: '(arguments)', message: 'No field would change' },
+    ]);
+  return {
+    organizationId,
+    kind: spec.kind,
+    action: 'update',
+    recordId: id,
+    baseUpdatedAt: String(current.updated_at),
+    ...change,
+  };
+}
+
+/**
+ * An update's checks and its next version, shared by the write and its proposal: the expected version, clear,
+ * references, uniqueness, transitions, rules and derived fields. Only the write takes the register's extra arguments
+ * (addArguments) and settles (spec.settle); a proposal records the fields the update itself would change.
+ */
+async function checkedUpdate(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  tool: string,
+  input: Row,
+  purpose: 'write' | 'propose',
+) {
+  const { spec } = records;
   const { id, expected_updated_at, clear, ...changes } = input as Row & {
     id: string;
     expected_updated_at?: string;
@@ -361,6 +358,7 @@ async function proposedUpdate(
   };
   const current = await records.load(ctx, id, 'write');
   const organizationId = String(current.organization_id);
+  // Compared as instants: the same time written with an offset, or without milliseconds, is no conflict.
   if (
     expected_updated_at !== undefined &&
     Date.parse(expected_updated_at) !== Date.parse(String(current.updated_at))
@@ -370,6 +368,8 @@ async function proposedUpdate(
       `This ${spec.label} changed since ${expected_updated_at} (now ${String(current.updated_at)}). Get it again and retry.`,
     );
   }
+  if (purpose === 'write' && spec.addArguments?.onUpdate)
+    await spec.addArguments.take(ctx, organizationId, changes);
   const provided = withCleared(
     Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
     clear,
@@ -387,20 +387,10 @@ async function proposedUpdate(
       spec.stateTools?.[field],
     );
   const rules = await rulesFor(ctx, spec, organizationId, records.today(ctx), provided, tool);
-  prepareRecord(spec, next, current, rules);
+  const warnings = prepareRecord(spec, next, current, rules);
+  if (purpose === 'write') await spec.settle?.(ctx, next, current, rules);
   const change = changedValues(records.historyValues(current), records.historyValues(next));
-  if (Object.keys(change.after).length === 0)
-    throw invalidArguments(`This change would leave the ${spec.label} as it is: nothing to propose.`, [
-      { path: '(arguments)', message: 'No field would change' },
-    ]);
-  return {
-    organizationId,
-    kind: spec.kind,
-    action: 'update',
-    recordId: id,
-    baseUpdatedAt: String(current.updated_at),
-    ...change,
-  };
+  return { id, current, organizationId, provided, next, warnings, change };
 }
 
 /** The changes with each field of `clear` set to null; a field both given and cleared is refused. */
