@@ -1,7 +1,11 @@
 // Test projects: `node` runs the suites in Node (in-process app and real sockets); `workers`, `worker-bundle` and
 // `worker-node` the Worker's.
 import { defineConfig } from 'vitest/config';
+import { useMemoryTmpdir } from './test/memory-tmpdir.ts';
 import { LongestFirstSequencer } from './test/sequencer.ts';
+
+// Temporary files (every test database among them) on /dev/shm when it has room: test/memory-tmpdir.ts.
+useMemoryTmpdir();
 
 const WRANGLER_BUNDLE_SUITE = 'test/worker/node/bundle.test.ts';
 
