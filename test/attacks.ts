@@ -2,6 +2,7 @@
 // (`npm run bench -- --worst-inputs`) alike, with Web APIs only so workerd builds them too: an email address that
 // makes a backtracking pattern stall, and XLSX zip bombs made on the fly (CompressionStream; the zip written by hand,
 // with CRCs, as a spreadsheet program reads it).
+import { utf8 } from '../src/auth/crypto.ts';
 
 /**
  * `a@` and dots up to `length` characters, then `@`: the old sign-up check (/^[^\s@]+@[^\s@]+\.[^\s@]+$/) tries
@@ -12,7 +13,6 @@ export function stallingEmail(length: number): string {
   return `a@${'.'.repeat(Math.max(0, length - 3))}@`;
 }
 
-const encoder = new TextEncoder();
 const XML = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const MAIN = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
 
@@ -62,7 +62,7 @@ async function deflatePart(part: Part): Promise<Compressed> {
     compressedSize += chunk.byteLength;
   }
   await written;
-  return { name: encoder.encode(part.name), data, compressedSize, size, crc: (crc ^ 0xffffffff) >>> 0 };
+  return { name: utf8(part.name), data, compressedSize, size, crc: (crc ^ 0xffffffff) >>> 0 };
 }
 
 /** A zip of deflated entries: local headers and data, then the central directory (no ZIP64: under 4 GiB). */
@@ -121,18 +121,18 @@ function zipOf(entries: Compressed[]): Blob {
   return new Blob([...chunks, ...central, end]);
 }
 
-const text = (name: string, content: string): Part => ({ name, pieces: () => [encoder.encode(content)] });
+const text = (name: string, content: string): Part => ({ name, pieces: () => [utf8(content)] });
 
 /** `head`, then `fill` repeated to about `bytes` bytes, then `tail`. */
 function inflating(name: string, head: string, fill: string, bytes: number, tail: string): Part {
-  const block = encoder.encode(fill.repeat(Math.ceil((1024 * 1024) / fill.length)));
+  const block = utf8(fill.repeat(Math.ceil((1024 * 1024) / fill.length)));
   return {
     name,
     *pieces() {
-      yield encoder.encode(head);
+      yield utf8(head);
       for (let left = bytes; left > 0; left -= block.byteLength)
         yield left >= block.byteLength ? block : block.subarray(0, left - (left % fill.length));
-      yield encoder.encode(tail);
+      yield utf8(tail);
     },
   };
 }

@@ -4,6 +4,14 @@
 // (test/web/web-client.ts), which also forgets expired cookies.
 
 /** The CSRF token of a page's form (the `_csrf` hidden field), or '' when it has none. */
+/**
+ * The Set-Cookie lines of a response (Headers.getSetCookie: Node and workerd have it, the Workers types do not
+ * declare it).
+ */
+export function setCookiesOf(headers: Headers): string[] {
+  return (headers as Headers & { getSetCookie(): string[] }).getSetCookie();
+}
+
 export function csrfOf(html: string): string {
   return /name="_csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
 }
@@ -30,7 +38,7 @@ export function browserSession(fetcher: (request: Request) => Promise<Response>,
     if (cookies.size > 0)
       headers.set('cookie', [...cookies].map(([name, value]) => `${name}=${value}`).join('; '));
     const response = await fetcher(new Request(`${base}${path}`, { ...init, headers, redirect: 'manual' }));
-    for (const line of response.headers.getSetCookie()) {
+    for (const line of setCookiesOf(response.headers)) {
       const pair = line.split(';')[0] ?? '';
       const at = pair.indexOf('=');
       cookies.set(pair.slice(0, at), pair.slice(at + 1));

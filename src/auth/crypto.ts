@@ -2,6 +2,14 @@
 
 const encoder = new TextEncoder();
 
+/**
+ * The UTF-8 bytes of `text`, typed as what they are: a fresh array on an ArrayBuffer (the Workers types declare
+ * TextEncoder's result on any buffer, which Web Crypto's parameters do not take).
+ */
+export function utf8(text: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(text) as Uint8Array<ArrayBuffer>;
+}
+
 export async function sha256Hex(value: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', encoder.encode(value));
   return toHex(new Uint8Array(digest));

@@ -2,7 +2,7 @@
 // verifies on the other over a shared database; native on Node (node:crypto, off the event loop), plain JavaScript
 // in the Worker (src/auth/scrypt.ts). PBKDF2-SHA256 hashes of earlier versions still verify and are replaced at the
 // next sign-in (passwordNeedsRehash).
-import { constantTimeEqual, toHex } from './crypto.ts';
+import { constantTimeEqual, toHex, utf8 } from './crypto.ts';
 import { type ScryptParameters, scryptWeb } from './scrypt.ts';
 
 /** The setting every new hash gets; 128 * N * r = 16 MiB of work area per hash. */
@@ -17,8 +17,6 @@ const LEGACY_PBKDF2_MAX_ITERATIONS = 100_000;
 /** Native hashes running at once on Node: each holds a libuv pool thread (4 by default, shared with file I/O). */
 const NATIVE_AT_ONCE = 2;
 
-const encoder = new TextEncoder();
-
 /** The setting hashPassword uses: SCRYPT_PARAMETERS, except in the Node test suite (setScryptParametersForTests). */
 let current: ScryptParameters = SCRYPT_PARAMETERS;
 
@@ -30,6 +28,17 @@ export function setScryptParametersForTests(parameters: ScryptParameters): Scryp
   const previous = current;
   current = parameters;
   return previous;
+}
+
+/** The part of node:crypto used here (declared, so the Worker's type check, without Node's types, reads it too). */
+interface NodeScrypt {
+  scrypt(
+    password: Uint8Array,
+    salt: Uint8Array,
+    keyLength: number,
+    options: { N: number; r: number; p: number; maxmem: number },
+    callback: (error: Error | null, key: Uint8Array) => void,
+  ): void;
 }
 
 type Scrypt = (
@@ -44,8 +53,12 @@ type Scrypt = (
  * its user agent, as the production Worker has no node:crypto and its tests must run the code it runs.
  */
 function nativeScrypt(): Scrypt | undefined {
-  if (globalThis.navigator?.userAgent === 'Cloudflare-Workers') return undefined;
-  const nodeCrypto = globalThis.process?.getBuiltinModule?.('node:crypto');
+  const host = globalThis as {
+    navigator?: { userAgent?: string };
+    process?: { getBuiltinModule?: (id: string) => unknown };
+  };
+  if (host.navigator?.userAgent === 'Cloudflare-Workers') return undefined;
+  const nodeCrypto = host.process?.getBuiltinModule?.('node:crypto') as NodeScrypt | undefined;
   if (!nodeCrypto) return undefined;
   let running = 0;
   const waiting: (() => void)[] = [];
@@ -85,7 +98,7 @@ function scryptPrefix({ N, r, p }: ScryptParameters): string {
 /** Returns `scrypt$n=16384,r=8,p=5$<salt hex>$<hash hex>`. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
-  const key = await scrypt(encoder.encode(password), salt, current, KEY_BYTES);
+  const key = await scrypt(utf8(password), salt, current, KEY_BYTES);
   return `${scryptPrefix(current)}${toHex(salt)}$${toHex(key)}`;
 }
 
@@ -114,7 +127,7 @@ async function pbkdf2Hex(
   salt: Uint8Array<ArrayBuffer>,
   iterations: number,
 ): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', encoder.encode(password), 'PBKDF2', false, ['deriveBits']);
+  const key = await crypto.subtle.importKey('raw', utf8(password), 'PBKDF2', false, ['deriveBits']);
   const bits = await crypto.subtle.deriveBits(
     { name: 'PBKDF2', hash: 'SHA-256', salt, iterations },
     key,
@@ -132,7 +145,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   if (algorithm === 'scrypt') {
     const parameters = storedScryptParameters(settings);
     if (!parameters) return false;
-    const key = await scrypt(encoder.encode(password), salt, parameters, hash.length);
+    const key = await scrypt(utf8(password), salt, parameters, hash.length);
     return constantTimeEqual(toHex(key), hashHex);
   }
   if (algorithm === 'pbkdf2-sha256') {

@@ -1,6 +1,7 @@
 // Signed download links: `/files/<token>`, the token an HMAC over the organization, the file, the subject (the
 // evidence item or document it was asked through) and an expiry. The route believes the signature alone, so the
 // caller checks the token holder's rights before making a link.
+import { utf8 } from '../auth/crypto.ts';
 import type { FileRuntime } from './store.ts';
 
 export const DEFAULT_LINK_TTL_SECONDS = 10 * 60;
@@ -21,20 +22,17 @@ const keys = new Map<string, Promise<CryptoKey>>();
 function hmacKey(secret: string): Promise<CryptoKey> {
   let key = keys.get(secret);
   if (!key) {
-    key = crypto.subtle.importKey(
-      'raw',
-      new TextEncoder().encode(secret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['sign', 'verify'],
-    );
+    key = crypto.subtle.importKey('raw', utf8(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ]);
     keys.set(secret, key);
   }
   return key;
 }
 
 function signedText(claims: LinkClaims): Uint8Array<ArrayBuffer> {
-  return new TextEncoder().encode(
+  return utf8(
     `compliance-mcp file link v1\n${claims.organizationId}\n${claims.fileId}\n${claims.subjectId}\n${claims.expires}`,
   );
 }

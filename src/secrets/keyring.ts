@@ -2,13 +2,12 @@
 // workerd alike) under SECRETS_KEY, as `enc:v1:<key id>:<iv>:<ciphertext>`, so a row names the key that reads it and
 // keys from before a rotation (SECRETS_KEY_PREVIOUS) still read their rows until they are encrypted again.
 
-import { fromBase64, toBase64Url, toHex } from '../auth/crypto.ts';
+import { fromBase64, toBase64Url, toHex, utf8 } from '../auth/crypto.ts';
 import { AppError } from '../errors.ts';
 
 const FORMAT = 'enc:v1:';
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
-const encoder = new TextEncoder();
 
 /** What the operator is told when a secret must be stored and no key is set (the Worker without its secret). */
 export const NO_SECRETS_KEY_MESSAGE =
@@ -54,7 +53,7 @@ interface LoadedKey {
 
 /** The key's id: 8 hex digits of a labelled SHA-256 of it (names the key in each value, reveals nothing of it). */
 async function loadKey(bytes: Uint8Array<ArrayBuffer>): Promise<LoadedKey> {
-  const label = encoder.encode('compliance-mcp secrets key id\n');
+  const label = utf8('compliance-mcp secrets key id\n');
   const labelled = new Uint8Array(label.length + bytes.length);
   labelled.set(label);
   labelled.set(bytes, label.length);
@@ -65,7 +64,7 @@ async function loadKey(bytes: Uint8Array<ArrayBuffer>): Promise<LoadedKey> {
 
 /** The associated data: the format, the key id and the caller's context, so a value moved to another row fails. */
 function associatedData(keyId: string, context: string): Uint8Array<ArrayBuffer> {
-  return encoder.encode(`${FORMAT}${keyId}\n${context}`);
+  return utf8(`${FORMAT}${keyId}\n${context}`);
 }
 
 /**
@@ -100,7 +99,7 @@ export function createSecretKeyring(
       const sealed = await crypto.subtle.encrypt(
         { name: 'AES-GCM', iv, additionalData: associatedData(key.id, context) },
         key.key,
-        encoder.encode(plaintext),
+        utf8(plaintext),
       );
       return `${FORMAT}${key.id}:${toBase64Url(iv)}:${toBase64Url(new Uint8Array(sealed))}`;
     },

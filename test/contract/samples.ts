@@ -2,6 +2,7 @@
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { STARTER_QUESTIONS } from '../../src/tools/questionnaires/starter-template.ts';
 import type { RegisterKind, RegisterSpec } from '../../src/tools/registers/spec.ts';
+import { setCookiesOf } from '../browser-session.ts';
 import { BASE, type Fetcher, ok, send } from './host.ts';
 
 export type RecordIds = Record<RegisterKind, string>;
@@ -270,8 +271,7 @@ async function questionnaireAnswered(
   const { id, link_path } = await questionnaireSent(host, token, organizationId, ids);
   const page = await send(host, link_path);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const cookie = page.headers
-    .getSetCookie()
+  const cookie = setCookiesOf(page.headers)
     .map((line) => line.split(';')[0])
     .join('; ');
   const form = new URLSearchParams({ _csrf: csrf });
@@ -315,8 +315,7 @@ async function trustRequestPending(
   const path = `/trust/${slug}/request/${documentId}`;
   const page = await send(host, path);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1] ?? '';
-  const cookie = page.headers
-    .getSetCookie()
+  const cookie = setCookiesOf(page.headers)
     .map((line) => line.split(';')[0])
     .join('; ');
   const email = `visitor-${documentId.slice(4)}@buyer.example`;

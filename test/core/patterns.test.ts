@@ -7,7 +7,7 @@
 // hang the run. Every other such literal is listed with why no user input reaches it, so a new pattern fails this
 // file until it is put in one list or the other.
 import { readFileSync } from 'node:fs';
-import ts from 'typescript';
+import ts from 'typescript-js';
 import { describe, expect, it } from 'vitest';
 import { isEmailAddress } from '../../src/email-address.ts';
 import { multipartBoundary, parseContentDisposition } from '../../src/files/multipart.ts';

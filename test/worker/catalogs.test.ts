@@ -21,6 +21,7 @@ describe('built-in catalogues on the Worker', () => {
   it('lists the catalogues, adopts ISO 27001 twice without duplicates, then SOC 2 with a proposal', async () => {
     const database = testDatabase();
     const user = await createUser(database.db, new Date(), {
+      emailVerified: true,
       email: `catalogs-${crypto.randomUUID()}@example.com`,
       password: 'correct horse battery staple',
     });

@@ -17,7 +17,7 @@ const host: ContractHost = { fetch: (request) => exports.default.fetch(request),
 async function owner(name: string) {
   const database = testDatabase();
   const email = `${name}-${crypto.randomUUID()}@example.com`;
-  const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+  const user = await createUser(database.db, new Date(), { emailVerified: true, email, password: PASSWORD });
   const organizationId = (
     await createOrganization(database.db, new Date(), { name: `Worker ${name}`, ownerId: user.id })
   ).id;

@@ -25,6 +25,7 @@ describe('password hashes on the Worker', () => {
     const database = testDatabase();
     const email = `legacy-${crypto.randomUUID()}@example.com`;
     const user = await createUser(database.db, new Date(), {
+      emailVerified: true,
       email,
       password: HASHED_PASSWORD,
       passwordHash: LEGACY_PBKDF2_HASH,

@@ -34,7 +34,7 @@ function workerWith(bindings: Env) {
 /** An owner of a new organization, signed in on the Worker with `bindings` through the login form. */
 async function signedInOwner(database: Database, bindings: Env, name: string) {
   const email = `owner-${crypto.randomUUID()}@example.com`;
-  const user = await createUser(database.db, new Date(), { email, password: PASSWORD });
+  const user = await createUser(database.db, new Date(), { emailVerified: true, email, password: PASSWORD });
   const organization = await createOrganization(database.db, new Date(), { name, ownerId: user.id });
   const session = browserSession(workerWith(bindings), BASE);
   expect((await session.signIn({ email, password: PASSWORD })).status).toBe(303);
@@ -146,6 +146,7 @@ describe('secrets at rest on the Worker', () => {
     const database = testDatabase();
     const now = new Date();
     const owner = await createUser(database.db, now, {
+      emailVerified: true,
       email: `legacy-${crypto.randomUUID()}@example.com`,
       password: 'not used here',
       passwordHash: 'x',

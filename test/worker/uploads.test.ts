@@ -18,7 +18,9 @@ async function browser(email: string) {
 }
 
 async function blobCount(): Promise<number> {
-  return (await (env as unknown as Env).FILES.list()).objects.length;
+  const files = (env as unknown as Env).FILES;
+  if (!files) throw new Error('wrangler.toml binds no FILES bucket');
+  return (await files.list()).objects.length;
 }
 
 describe('web uploads on the Worker', () => {

@@ -272,7 +272,7 @@ export function createJsonStream(options: StreamOptions) {
 
 /** The UTF-8 text of a byte stream, piece by piece (malformed UTF-8 is refused). */
 export async function* textOf(stream: ReadableStream<Uint8Array>, what: string): AsyncGenerator<string> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
   const reader = stream.getReader();
   let finished = false;
   try {
