@@ -1334,6 +1334,10 @@ export const vendorQuestionnaires = sqliteTable(
     index('vendor_questionnaires_vendor_idx').on(t.vendor_id, t.id),
     // Unanswered ones coming due (myWork, notifications): the open rows of an organization by due date.
     index('vendor_questionnaires_open_idx').on(t.organization_id, t.answered_at, t.due_date),
+    // Awaiting answers (PENDING) or whose link ran out (EXPIRED): a range of the unanswered rows by link expiry.
+    index('vendor_questionnaires_unanswered_idx')
+      .on(t.organization_id, t.link_expires_at)
+      .where(sql`${t.answered_at} is null`),
   ],
 );
 

@@ -389,13 +389,14 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
             .where(and(...where, afterId ? gt(vendorQuestionnaires.id, afterId) : undefined))
             .orderBy(vendorQuestionnaires.id)
             .limit(limit),
+        // Without the vendors: a vendor's questionnaires go with it (deleteVendor), and the join let the planner walk
+        // every vendor of the organization instead of the range of vendor_questionnaires_unanswered_idx.
         countUpTo: (bound) =>
           countMatches(
             ctx.db,
             ctx.db
               .select({ one: sql`1` })
               .from(vendorQuestionnaires)
-              .innerJoin(vendors, withVendor)
               .where(and(...where))
               .limit(bound),
           ),
