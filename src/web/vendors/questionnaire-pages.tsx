@@ -17,7 +17,7 @@ import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import { type Membership, type WebDeps, type WebEnv, webWriterPrincipal } from '../context.ts';
 import { setFlash } from '../flash.ts';
 import { type FormBody, Input, Select, text } from '../forms.tsx';
-import { valueLabel } from '../labels.ts';
+import { sizeLabel, valueLabel } from '../labels.ts';
 import { Badge, CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
 import { displayName } from '../register-pages.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
@@ -169,6 +169,7 @@ interface AnsweredQuestion {
   answer: string | null;
   acceptable_answer: boolean | null;
   weight: number;
+  files: { id: string; file_name: string; size: number; download_url?: string | null }[];
 }
 
 function AnswersPage(props: { viewer: Viewer; membership: Membership; vendor: Row; questionnaire: Row }) {
@@ -242,6 +243,15 @@ function AnswersPage(props: { viewer: Viewer; membership: Membership; vendor: Ro
                     : question.answer_type === 'YES_NO'
                       ? valueLabel(question.answer)
                       : question.answer}
+                  {question.files.map((file) => (
+                    <span class="small attached">
+                      <br />
+                      <a href={file.download_url ?? '#'} download>
+                        {file.file_name}
+                      </a>{' '}
+                      <span class="muted">({sizeLabel(file.size)})</span>
+                    </span>
+                  ))}
                 </td>
                 <td>
                   {question.acceptable_answer === null ? (
