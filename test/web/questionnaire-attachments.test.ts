@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedFiles, toolCalls, vendorQuestionnaireFiles } from '../../src/db/schema.ts';
 import { QUESTIONNAIRE_MAX_FILES } from '../../src/tools/questionnaires/attachments.ts';
 import {
+  ACTOR_PASSWORD,
   type Actor,
   createActor,
   createOrg,
@@ -147,6 +148,13 @@ describe('files attached to questionnaire answers', () => {
     );
     expect(download.status).toBe(200);
     expect(new Uint8Array(await download.arrayBuffer())).toEqual(pdf(2048));
+
+    // The questionnaire's page in the organization's web links the file under its answer.
+    const member = new WebClient(runtime);
+    await member.signIn(alice.email, ACTOR_PASSWORD);
+    const answersPage = await member.get(`/orgs/${org}/vendors/${vendorId}/questionnaires/${id}`);
+    expect(answersPage.status).toBe(200);
+    expect(answersPage.html).toMatch(/<a href="[^"]*\/files\/[^"]+" download="">soc2-report\.pdf<\/a>/);
 
     // Through the seam: the call log holds the link's storeFile call in the organization.
     await runtime.usage.flush();
