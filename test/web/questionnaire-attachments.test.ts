@@ -1,7 +1,8 @@
 // Files a vendor's contact attaches to a questionnaire's answers through its link: stored through the upload seam
 // (sniffed type, byte limits, the call log), shown with the answers to the organization, refused for a tampered,
 // expired or used link, over the file limit, over the questionnaire's count, or without the form's token; nothing
-// is stored by a refused upload, and nothing is attached once the answers are in.
+// is stored by a refused upload (a race for the last place removes the loser's file), nothing is attached once the
+// answers are in, and deleting the vendor deletes the links.
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedFiles, toolCalls, vendorQuestionnaireFiles } from '../../src/db/schema.ts';
@@ -275,13 +276,41 @@ describe('files attached to questionnaire answers', () => {
         ['attach_question', 'certs'],
         ['attachment', new File([pdf(50)], `part-${index}.pdf`)],
       ]);
-    for (let index = 0; index < QUESTIONNAIRE_MAX_FILES; index++)
+    for (let index = 0; index < QUESTIONNAIRE_MAX_FILES - 1; index++)
       expect((await attach(index)).status).toBe(200);
+    // Two at once for the last place: both are stored, one is linked, the other's file removed at once.
     const before = await storedCount();
+    const racing = await Promise.all([attach(100), attach(101)]);
+    expect(racing.map((page) => page.status).sort()).toEqual([200, 413]);
+    expect(await storedCount()).toBe(before + 1);
     const over = await attach(QUESTIONNAIRE_MAX_FILES);
     expect(over.status).toBe(413);
     expect(textOf(over.html)).toContain(`This questionnaire has ${QUESTIONNAIRE_MAX_FILES} files already`);
-    expect(await storedCount()).toBe(before);
+    expect(await storedCount()).toBe(before + 1);
     expect(await attachedTo(id)).toHaveLength(QUESTIONNAIRE_MAX_FILES);
+  });
+
+  it("deletes the links of a vendor's attached files with the vendor", async () => {
+    const other = (await ok(runtime, token, 'addVendor', { organization_id: org, name: 'Leaving' }))
+      .vendor as Row;
+    const sent = await ok(runtime, token, 'sendVendorQuestionnaire', {
+      vendor_id: other.id,
+      template_id: templateId,
+      contact_name: 'Lee',
+      contact_email: 'lee@leaving.example',
+      due_date: '2026-05-20',
+    });
+    const id = String((sent.vendor_questionnaire as Row).id);
+    const path = String(sent.link_path);
+    const { client, csrf } = await openLink(path);
+    const attached = await postForm(client, `${path}/attach`, [
+      ['_csrf', csrf],
+      ['attach_question', 'certs'],
+      ['attachment', new File([pdf(64)], 'report.pdf')],
+    ]);
+    expect(attached.status).toBe(200);
+    expect(await attachedTo(id)).toHaveLength(1);
+    await ok(runtime, token, 'deleteVendor', { id: other.id });
+    expect(await attachedTo(id)).toEqual([]);
   });
 });
