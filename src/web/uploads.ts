@@ -33,8 +33,8 @@ const DOCUMENT_FILE_PATH = /^\/orgs\/[^/]+\/documents\/doc_[0-9a-z]+\/file$/;
 
 /**
  * A questionnaire link's form and its attach button (src/web/public/questionnaires.tsx): public, so no session
- * middleware defers anything; listed for the body limits and the Worker's reads of uploads. Its route reads it with
- * readStreamedForm against the form cookie, and limits its body itself.
+ * middleware defers anything; listed for the body limits (the Node host's edge lets a file's size through) and the
+ * Worker's reads of uploads. Its route reads it with readStreamedForm against the form cookie, and limits its body.
  */
 const QUESTIONNAIRE_FORM_PATH = /^\/q\/[A-Za-z0-9_-]{1,100}(?:\/attach)?$/;
 
@@ -46,7 +46,11 @@ export const WEB_UPLOAD_PATHS: readonly RegExp[] = [
   QUESTIONNAIRE_FORM_PATH,
 ];
 /** Those whose file is streamed into the blob store: their bodies may be as large as a file (FILE_MAX_BYTES). */
-export const WEB_FILE_UPLOAD_PATHS: readonly RegExp[] = [EVIDENCE_UPLOAD_PATH, DOCUMENT_FILE_PATH];
+export const WEB_FILE_UPLOAD_PATHS: readonly RegExp[] = [
+  EVIDENCE_UPLOAD_PATH,
+  DOCUMENT_FILE_PATH,
+  QUESTIONNAIRE_FORM_PATH,
+];
 
 export function isWebUpload(path: string): boolean {
   return WEB_UPLOAD_PATHS.some((pattern) => pattern.test(path));
