@@ -163,6 +163,9 @@ describe('files attached to questionnaire answers', () => {
     expect(calls.map((call) => [call.tool, call.outcome, call.organization_id, call.surface])).toEqual([
       ['storeFile', 'ok', org, 'web'],
     ]);
+    // The organization's activity page names the link, not an unknown user.
+    const activity = textOf((await member.get(`/orgs/${org}/activity`)).html);
+    expect(activity).toContain(`storeFile vendor's contact questionnaire link (${id}) ok`);
 
     const answered = await postForm(client, path, [
       ['_csrf', csrf],

@@ -20,6 +20,11 @@ export const QUESTIONNAIRE_FILES_MAX_BYTES = 50 * 1024 * 1024;
 /** The `user_id` of a link's calls in the call log: no account acts, the link does (its token id: the questionnaire). */
 export const LINK_CALLER = 'questionnaire-link';
 
+/** Whether a call log row is a questionnaire link's upload (its token id is the questionnaire's). */
+export function isLinkCall(call: { token_id: string }): boolean {
+  return call.token_id.startsWith('vqn_');
+}
+
 export interface AttachmentLimits {
   /** Bytes of one file. */
   fileBytes: number;
