@@ -4,6 +4,7 @@
 // to /attach (the answers typed are kept on the page shown back), its file field comes last so the file streams.
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { multipartBoundary } from '../../files/multipart.ts';
 import { discardFile, type StoredFile } from '../../files/receive.ts';
 import { storeFileTool } from '../../files/store-file-tool.ts';
 import { uploadBodyLimit } from '../../files/upload-limits.ts';
@@ -215,6 +216,9 @@ function QuestionnaireForm(props: {
   );
 }
 
+/** A multipart/form-data post (with its boundary): the page's own form, read as a stream. */
+const isMultipart = (c: Context) => multipartBoundary(c.req.header('content-type')) !== null;
+
 /** The form's fields and file as posted: multipart (the page's own form) or urlencoded (a form without a file). */
 type PostedForm = UploadForm;
 
@@ -274,9 +278,7 @@ export function questionnaireRoutes(deps: WebDeps): Hono<WebEnv> {
   // As the Node host's edge allows an upload path (src/node.ts): a file of FILE_MAX_BYTES in a multipart body.
   const limitWithFile = limitBody<WebEnv>(uploadBodyLimit(deps.invoke.files.maxBytes), tooLong);
   const limitPosted = (c: Context<WebEnv>, next: () => Promise<void>) =>
-    /^\s*multipart\/form-data/i.test(c.req.header('content-type') ?? '')
-      ? limitWithFile(c, next)
-      : limitAnswers(c, next);
+    isMultipart(c) ? limitWithFile(c, next) : limitAnswers(c, next);
 
   /**
    * The checks before the body is read (same origin, the rate, the link usable now), then the form read behind its
@@ -292,7 +294,7 @@ export function questionnaireRoutes(deps: WebDeps): Hono<WebEnv> {
     const secret = c.req.param('secret') ?? '';
     const found = await findQuestionnaireLink(db, secret, deps.now());
     if ('refusal' in found) return refusedLinkPage(c, found.refusal);
-    if (/^\s*multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+    if (isMultipart(c)) {
       const form = await readStreamedForm(c, formCookie(c), 'attachment', deps.config.maxBodyBytes);
       if (form instanceof Response) return form;
       return { grant: found.grant, secret, form };
