@@ -1,6 +1,8 @@
-// The assurance registers at scale (issue: acknowledgements, access reviews, vendor assessments): "who has not
-// acknowledged" a document version among 10,000 people asked for each of 20 documents, a reviewer's open entries of a
-// 50,000-entry access review, and the vendors due for assessment among 5,000 vendors with 20 assessments each. Each
+// The assurance registers at scale (issue: acknowledgements, access reviews, vendor assessments, questionnaires): "who
+// has not acknowledged" a document version among 10,000 people asked for each of 20 documents, a reviewer's open
+// entries of a 50,000-entry access review, the vendors due for assessment among 5,000 vendors with 20 assessments
+// each, the vendors whose contract renews within 90 days, and the questionnaires awaiting answers or whose link ran
+// out unanswered among 4 sent to each vendor. Each
 // is the list tool's first page (with its total count), timed in process, best of RUNS, at the full size and at 1/100
 // of it; the target is the full size within 1.5x of the small one. `npm run bench -- --assurance`.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +17,9 @@ const RUNS = 9;
 const DOCUMENTS = 20;
 const ASSESSMENTS_PER_VENDOR = 20;
 const REVIEWERS = 10;
+const QUESTIONNAIRES_PER_VENDOR = 4;
+/** The bench's today (its clock below): renewals within 90 days are those before this day. */
+const RENEWAL_HORIZON = '2027-02-26';
 
 interface Size {
   people: number;
@@ -56,8 +61,17 @@ async function seed(target: RiskSeed, size: Size): Promise<void> {
        select ${idSql('are', 'i')}, '${org}', ${idSql('arv', '0')}, 'account' || i || '@corp.example', 'System ' || (i % 40),
          ${idSql('per', `i % ${REVIEWERS}`)}, case when i % 3 = 0 then 'KEEP' end, '${at}', '${at}' from n`,
     // Vendors with their assessments: one in ten has every assessment expired (due), the others one valid.
-    `${counter(size.vendors)} insert into vendors (id, organization_id, name, category, created_at, updated_at)
-       select ${idSql('ven', 'i')}, '${org}', 'Vendor ' || i, 'OTHER', '${at}', '${at}' from n`,
+    // Their contracts renew over the next three years, one a day.
+    `${counter(size.vendors)} insert into vendors (id, organization_id, name, category, renewal_on, created_at, updated_at)
+       select ${idSql('ven', 'i')}, '${org}', 'Vendor ' || i, 'OTHER', date('2026-11-28', '+' || ((i * 7) % 1095) || ' days'),
+         '${at}', '${at}' from n`,
+    // Questionnaires sent to each vendor: a quarter answered, half awaiting answers, a quarter whose link ran out.
+    `${counter(size.vendors * QUESTIONNAIRES_PER_VENDOR)} insert into vendor_questionnaires (id, organization_id, vendor_id, template_id, title, questions, contact_name, contact_email, due_date, secret_hash, link_expires_at, answers, score, answered_at, created_at)
+       select ${idSql('vqn', 'i')}, '${org}', ${idSql('ven', `i / ${QUESTIONNAIRES_PER_VENDOR}`)}, ${idSql('qtp', '0')}, 'Starter', '[]',
+         'Contact ' || i, 'contact' || i || '@vendor.example', case when i % 4 = 2 then '2026-10-01' else '2026-12-15' end,
+         printf('%064d', i), case when i % 4 = 2 then '2026-10-15T00:00:00.000Z' else '2026-12-31T00:00:00.000Z' end,
+         case when i % 2 = 0 and i % 4 <> 2 then '[]' end, case when i % 2 = 0 and i % 4 <> 2 then 80 end,
+         case when i % 2 = 0 and i % 4 <> 2 then '2026-11-01T00:00:00.000Z' end, '${at}' from n`,
     `${counter(size.vendors * ASSESSMENTS_PER_VENDOR)} insert into vendor_assessments (id, organization_id, vendor_id, assessed_on, assessor_id, result, tier, expires_on, created_at, updated_at)
        select ${idSql('vas', 'i')}, '${org}', ${idSql('ven', `i / ${ASSESSMENTS_PER_VENDOR}`)},
          date('2020-01-01', '+' || (i % ${ASSESSMENTS_PER_VENDOR}) || ' months'), ${idSql('per', '0')}, 'APPROVED', 'MEDIUM',
@@ -102,6 +116,28 @@ function cases(organizationId: string): Case[] {
       tool: 'listVendors',
       args: { organization_id: organizationId, filter: { assessment_due_before: '2026-11-28' } },
       key: 'vendors',
+    },
+    {
+      name: 'vendors with contracts renewing within 90 days (listVendors)',
+      tool: 'listVendors',
+      args: {
+        organization_id: organizationId,
+        filter: { renewal_before: RENEWAL_HORIZON },
+        order_by: { field: 'renewal_on', direction: 'ASC' },
+      },
+      key: 'vendors',
+    },
+    {
+      name: 'questionnaires awaiting answers (listVendorQuestionnaires PENDING)',
+      tool: 'listVendorQuestionnaires',
+      args: { organization_id: organizationId, filter: { status: 'PENDING' } },
+      key: 'vendor_questionnaires',
+    },
+    {
+      name: 'questionnaires whose link ran out unanswered (listVendorQuestionnaires EXPIRED)',
+      tool: 'listVendorQuestionnaires',
+      args: { organization_id: organizationId, filter: { status: 'EXPIRED' } },
+      key: 'vendor_questionnaires',
     },
   ];
 }
@@ -151,7 +187,7 @@ try {
     const started = Date.now();
     await seed(target, size);
     console.log(
-      `seeded ${size.people.toLocaleString('en')} people x ${DOCUMENTS} documents of acknowledgements, ${size.entries.toLocaleString('en')} access review entries, ${size.vendors.toLocaleString('en')} vendors x ${ASSESSMENTS_PER_VENDOR} assessments in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      `seeded ${size.people.toLocaleString('en')} people x ${DOCUMENTS} documents of acknowledgements, ${size.entries.toLocaleString('en')} access review entries, ${size.vendors.toLocaleString('en')} vendors x ${ASSESSMENTS_PER_VENDOR} assessments and ${QUESTIONNAIRES_PER_VENDOR} questionnaires in ${((Date.now() - started) / 1000).toFixed(1)} s`,
     );
     bySize.set(size, await timeCases(target));
     target.close();

@@ -10,7 +10,8 @@
 //        npm run bench -- --asof   (reads as of a date: a risk with 1,000 changes, a page of 100k risks with 1M history
 //                                  rows, against today's read: bench-asof.ts)
 //        npm run bench -- --assurance  (who has not acknowledged, a reviewer's open access review entries, vendors
-//                                       due for assessment, at full size and 1/100: bench-assurance.ts)
+//                                       due for assessment or renewing, questionnaires awaiting answers or expired,
+//                                       at full size and 1/100: bench-assurance.ts)
 //        npm run bench -- --catalogs   (adopting built-in catalogues, crosswalk proposals for 5,000 measures:
 //                                      bench-catalogs.ts)
 //        npm run bench -- --import   (100,000 risks imported from CSV, readable exports: bench-import.ts;

@@ -29,6 +29,8 @@ export const ID_PREFIXES = {
   questionnaire_template: 'qtp',
   /** One questionnaire sent to a vendor, answered once through its link. */
   vendor_questionnaire: 'vqn',
+  /** A file attached to a questionnaire's answer through its link. */
+  vendor_questionnaire_file: 'vqf',
   /** A visitor's request to download a document offered on request on the trust page. */
   trust_access_request: 'tar',
   evidence: 'evd',

@@ -1334,6 +1334,31 @@ export const vendorQuestionnaires = sqliteTable(
     index('vendor_questionnaires_vendor_idx').on(t.vendor_id, t.id),
     // Unanswered ones coming due (myWork, notifications): the open rows of an organization by due date.
     index('vendor_questionnaires_open_idx').on(t.organization_id, t.answered_at, t.due_date),
+    // Awaiting answers (PENDING) or whose link ran out (EXPIRED): a range of the unanswered rows by link expiry.
+    index('vendor_questionnaires_unanswered_idx')
+      .on(t.organization_id, t.link_expires_at)
+      .where(sql`${t.answered_at} is null`),
+  ],
+);
+
+/**
+ * A file a vendor's contact attached to one answer of a questionnaire, through its link while it was unanswered and
+ * unexpired (src/tools/questionnaires/attachments.ts). Never changed; it goes with its questionnaire.
+ */
+export const vendorQuestionnaireFiles = sqliteTable(
+  'vendor_questionnaire_files',
+  {
+    ...scoped,
+    questionnaire_id: text('questionnaire_id').notNull(),
+    /** The question (its key in the questionnaire's questions) the file supports. */
+    question_key: text('question_key').notNull(),
+    file_id: text('file_id').notNull(),
+    created_at: text('created_at').notNull(),
+  },
+  (t) => [
+    index('vendor_questionnaire_files_questionnaire_idx').on(t.questionnaire_id, t.id),
+    // Upkeep's check that a stored file is still referenced.
+    index('vendor_questionnaire_files_file_idx').on(t.file_id),
   ],
 );
 

@@ -1,4 +1,5 @@
 // receiveFile: a file's bytes streamed into the BlobStore (counted, hashed, sniffed on the way), then its row.
+import { and, eq } from 'drizzle-orm';
 import { type Db, selectRow } from '../db/client.ts';
 import { storedFiles } from '../db/schema.ts';
 import { AppError } from '../errors.ts';
@@ -23,11 +24,11 @@ export interface StoredFile {
   created_at: string;
 }
 
-/** The 413 of a file over FILE_MAX_BYTES. */
-export function fileTooLarge(maxBytes: number): AppError {
+/** The 413 of a file over FILE_MAX_BYTES, or over the smaller limit of the upload (`limit` names it). */
+export function fileTooLarge(maxBytes: number, limit = 'FILE_MAX_BYTES'): AppError {
   return new AppError(
     'payload_too_large',
-    `The file is larger than ${maxBytes} bytes (FILE_MAX_BYTES); send a smaller file.`,
+    `The file is larger than ${maxBytes} bytes (${limit}); send a smaller file.`,
   );
 }
 
@@ -45,12 +46,20 @@ export async function receiveFile(
   ctx: FileContext,
   organizationId: string,
   body: ReadableStream<Uint8Array> | Uint8Array,
-  options: { name: string; uploader?: string; announcedBytes?: number },
+  options: {
+    name: string;
+    uploader?: string;
+    announcedBytes?: number;
+    /** A limit below FILE_MAX_BYTES for this upload (a questionnaire's attachments), refused as a file over it. */
+    maxBytes?: number;
+  },
 ): Promise<StoredFile> {
   const { files } = ctx;
-  const tooLarge = fileTooLarge(files.maxBytes);
+  const smaller = options.maxBytes !== undefined && options.maxBytes < files.maxBytes;
+  const maxBytes = smaller ? (options.maxBytes as number) : files.maxBytes;
+  const tooLarge = smaller ? fileTooLarge(maxBytes, 'the limit of this upload') : fileTooLarge(maxBytes);
   const known = body instanceof Uint8Array ? body.byteLength : options.announcedBytes;
-  if (known !== undefined && known > files.maxBytes) throw tooLarge;
+  if (known !== undefined && known > maxBytes) throw tooLarge;
   const { uploader } = options;
   if (uploader !== undefined) files.uploadRate.admit(uploader, known);
   const quota = files.orgQuotaBytes;
@@ -70,7 +79,7 @@ export async function receiveFile(
       async transform(chunk, controller) {
         const total = size + chunk.byteLength;
         try {
-          if (total > files.maxBytes) throw tooLarge;
+          if (total > maxBytes) throw tooLarge;
           if (total > room) throw quotaExceeded(quota, used, total, true);
           if (uploader !== undefined) files.uploadRate.take(uploader, chunk.byteLength);
         } catch (error) {
@@ -131,4 +140,13 @@ export async function receiveFile(
   }
   const { organization_id: _organization, storage_key: _key, ...stored } = row;
   return stored;
+}
+
+/** Removes a file just stored that nothing will keep (its row, then its blob), instead of leaving it to upkeep. */
+export async function discardFile(ctx: FileContext, organizationId: string, fileId: string): Promise<void> {
+  const gone = await ctx.db
+    .delete(storedFiles)
+    .where(and(eq(storedFiles.id, fileId), eq(storedFiles.organization_id, organizationId)))
+    .returning({ key: storedFiles.storage_key });
+  for (const { key } of gone) await ctx.files.store.delete(key).catch(() => undefined);
 }

@@ -1,6 +1,6 @@
 // The columns whose values are stored_files ids: a file referenced by none of them for a day is removed by upkeep.
 // Each kind that keeps files adds its column here (evidence.file_id, document_versions.file_id and data_file_id,
-// audits.report_file_id).
+// audits.report_file_id, vendor_questionnaire_files.file_id).
 import { and, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/client.ts';
 import type { LinkClaims } from './links.ts';
@@ -24,6 +24,8 @@ export const FILE_REFERRERS: FileReferrer[] = [
   { table: 'document_versions', column: 'data_file_id', subjectPrefix: 'dcv' },
   // An audit's report (src/tools/audits.ts); its index audits_report_file_idx keeps this check a lookup.
   { table: 'audits', column: 'report_file_id' },
+  // A file a vendor's contact attached to a questionnaire's answer (src/tools/questionnaires/attachments.ts).
+  { table: 'vendor_questionnaire_files', column: 'file_id' },
 ];
 
 /**

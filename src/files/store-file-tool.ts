@@ -30,6 +30,14 @@ export const storeFileTool = defineTool({
       .describe(
         'The size the request announced for a raw body: the limits are checked on it before a byte is read.',
       ),
+    max_bytes: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'A limit below FILE_MAX_BYTES for this file (what a questionnaire attachment may still take): larger is payload_too_large.',
+      ),
   }),
   output: z.object({
     file: z
@@ -50,6 +58,7 @@ export const storeFileTool = defineTool({
       name: input.name,
       uploader: ctx.principal.tokenId,
       ...(input.announced_bytes === undefined ? {} : { announcedBytes: input.announced_bytes }),
+      ...(input.max_bytes === undefined ? {} : { maxBytes: input.max_bytes }),
     });
     return { file };
   },

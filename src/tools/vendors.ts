@@ -1,8 +1,8 @@
 // Vendors: third parties that process the organization's data, with their security documents.
 
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { z } from 'zod';
-import { vendorQuestionnaires, vendorRisks, vendors } from '../db/schema.ts';
+import { vendorQuestionnaireFiles, vendorQuestionnaires, vendorRisks, vendors } from '../db/schema.ts';
 import { descriptionField, nameField, ownerField, ownerFilter } from './common-fields.ts';
 import { evidenceIdsRelation } from './evidence.ts';
 import { caseInsensitiveEnum, countryCode, dateSchema, httpUrl, shortText } from './fields.ts';
@@ -170,6 +170,21 @@ export const vendorSpec: RegisterSpec = {
   prepare: (next) => checkContract(next),
   // Its questionnaires go with it: their contact's address and answers are about this vendor only.
   afterDelete: (ctx, id, gone) => [
+    // Their attached files' links first (the files, referenced by nothing, go with upkeep).
+    ctx.db
+      .delete(vendorQuestionnaireFiles)
+      .where(
+        and(
+          inArray(
+            vendorQuestionnaireFiles.questionnaire_id,
+            ctx.db
+              .select({ id: vendorQuestionnaires.id })
+              .from(vendorQuestionnaires)
+              .where(eq(vendorQuestionnaires.vendor_id, id)),
+          ),
+          gone,
+        ),
+      ),
     ctx.db.delete(vendorQuestionnaires).where(and(eq(vendorQuestionnaires.vendor_id, id), gone)),
   ],
   hints: {

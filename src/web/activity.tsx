@@ -1,6 +1,7 @@
 // Token-use monitoring views: calls per day (an SVG chart with a table behind it) and the list of recent calls.
 
 import { TOOLS } from '../tools/index.ts';
+import { isLinkCall } from '../tools/questionnaires/attachments.ts';
 import { type Column, DataTable } from './data-table.tsx';
 import { Badge, Time } from './layout.tsx';
 import type { CallRow, DayCount } from './queries.ts';
@@ -138,10 +139,14 @@ export function RecentCalls({
       header: 'Who',
       cell: (call) => (
         <>
-          {call.user_email ?? 'unknown user'}
+          {call.user_email ?? (isLinkCall(call) ? "vendor's contact" : 'unknown user')}
           <br />
           <span class="small muted">
-            {call.surface === 'web' ? 'web session' : (call.token_name ?? call.token_id)}
+            {isLinkCall(call)
+              ? `questionnaire link (${call.token_id})`
+              : call.surface === 'web'
+                ? 'web session'
+                : (call.token_name ?? call.token_id)}
           </span>
         </>
       ),

@@ -41,3 +41,11 @@ export const ACTION_LABELS: Record<string, string> = {
   link: 'Linked',
   unlink: 'Unlinked',
 };
+
+/** A file size for people: bytes, KB or MB. */
+export function sizeLabel(bytes: unknown): string {
+  const size = Number(bytes);
+  if (size < 1024) return `${size} bytes`;
+  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
+  return `${(size / (1024 * 1024)).toFixed(1)} MB`;
+}

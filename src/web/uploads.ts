@@ -31,14 +31,26 @@ const IMPORT_UPLOAD_PATH = /^\/orgs\/[^/]+\/[^/]+\/import$/;
 /** A document version's file (src/web/registers/document-details.tsx): its file goes to the blob store. */
 const DOCUMENT_FILE_PATH = /^\/orgs\/[^/]+\/documents\/doc_[0-9a-z]+\/file$/;
 
+/**
+ * A questionnaire link's form and its attach button (src/web/public/questionnaires.tsx): public, so no session
+ * middleware defers anything; listed for the body limits (the Node host's edge lets a file's size through) and the
+ * Worker's reads of uploads. Its route reads it with readStreamedForm against the form cookie, and limits its body.
+ */
+const QUESTIONNAIRE_FORM_PATH = /^\/q\/[A-Za-z0-9_-]{1,100}(?:\/attach)?$/;
+
 /** Form paths whose multipart POST is read by readUploadForm or readWholeForm, past the middleware's token check. */
 export const WEB_UPLOAD_PATHS: readonly RegExp[] = [
   EVIDENCE_UPLOAD_PATH,
   DOCUMENT_FILE_PATH,
   IMPORT_UPLOAD_PATH,
+  QUESTIONNAIRE_FORM_PATH,
 ];
 /** Those whose file is streamed into the blob store: their bodies may be as large as a file (FILE_MAX_BYTES). */
-export const WEB_FILE_UPLOAD_PATHS: readonly RegExp[] = [EVIDENCE_UPLOAD_PATH, DOCUMENT_FILE_PATH];
+export const WEB_FILE_UPLOAD_PATHS: readonly RegExp[] = [
+  EVIDENCE_UPLOAD_PATH,
+  DOCUMENT_FILE_PATH,
+  QUESTIONNAIRE_FORM_PATH,
+];
 
 export function isWebUpload(path: string): boolean {
   return WEB_UPLOAD_PATHS.some((pattern) => pattern.test(path));
@@ -104,8 +116,11 @@ async function textOfPart(stream: ReadableStream<Uint8Array>, limit: number): Pr
   return text + decoder.decode();
 }
 
-/** The parts after a first part holding the session's token, or the 403 page. */
-async function partsAfterToken(c: Context<WebEnv>): Promise<MultipartReader | Response> {
+/** The parts after a first part holding `expected` (the session's token, a public form's cookie), or the 403 page. */
+async function partsAfterToken(
+  c: Context<WebEnv>,
+  expected: string | undefined,
+): Promise<MultipartReader | Response> {
   const boundary = multipartBoundary(c.req.header('content-type'));
   const body = requestBody(c);
   if (!boundary || !body) return formExpiredPage(c);
@@ -115,7 +130,7 @@ async function partsAfterToken(c: Context<WebEnv>): Promise<MultipartReader | Re
     first?.name === CSRF_FIELD && first.filename === undefined
       ? await textOfPart(first.stream, MAX_TOKEN_BYTES)
       : undefined;
-  if (!csrfTokenMatches(token, c.get('session').csrfToken)) {
+  if (!csrfTokenMatches(token, expected)) {
     parts.release();
     return formExpiredPage(c);
   }
@@ -168,10 +183,24 @@ export async function readUploadForm(c: Context<WebEnv>, fileField = 'file'): Pr
       file: file instanceof File && file.size > 0 ? { name: file.name, stream: file.stream() } : null,
     };
   }
-  const parts = await partsAfterToken(c);
+  return readStreamedForm(c, c.get('session').csrfToken, fileField);
+}
+
+/**
+ * A multipart form whose first part must hold `expected` (else the "Form expired" 403 page): its plain fields up to
+ * the `fileField` part (at most `maxFieldBytes` together), then that part's bytes as a stream. readUploadForm reads
+ * the signed-in forms with it; a public form passes its double-submit cookie (src/web/public/questionnaires.tsx).
+ */
+export async function readStreamedForm(
+  c: Context<WebEnv>,
+  expected: string | undefined,
+  fileField = 'file',
+  maxFieldBytes = MAX_FIELD_BYTES,
+): Promise<UploadForm | Response> {
+  const parts = await partsAfterToken(c, expected);
   if (parts instanceof Response) return parts;
   const fields: Record<string, string> = {};
-  let room = MAX_FIELD_BYTES;
+  let room = maxFieldBytes;
   for (let part = await parts.next(); part; part = await parts.next()) {
     if (part.name === fileField && part.filename !== undefined) {
       parts.releaseAfterPart();
@@ -193,7 +222,7 @@ export async function readUploadForm(c: Context<WebEnv>, fileField = 'file'): Pr
  */
 export async function readWholeForm(c: Context<WebEnv>): Promise<FormBody | Response> {
   if (c.get('uploadCsrf') !== 'pending') return (await c.req.parseBody({ all: true })) as FormBody;
-  const parts = await partsAfterToken(c);
+  const parts = await partsAfterToken(c, c.get('session').csrfToken);
   if (parts instanceof Response) return parts;
   const body: FormBody = {};
   for (let part = await parts.next(); part; part = await parts.next()) {

@@ -1,6 +1,7 @@
 // The public questionnaire page in Chromium on a 390 px phone, without an account: the vendor's contact opens the
-// link, answers every question and sends; the answers and their score are then read by the tool. A tampered link shows
-// a clear page and no data. Writes test-results/questionnaire-phone.png.
+// link, answers every question, attaches a SOC 2 report to the certifications question and sends; the answers, the
+// file and the score are then read by the tool. A tampered link shows a clear page and no data. Writes
+// test-results/questionnaire-phone.png.
 import { describe, expect, it } from 'vitest';
 import { STARTER_QUESTIONS } from '../../src/tools/questionnaires/starter-template.ts';
 import { callTool, generateToken, phoneScreenshot, signIn, start, stopAfterEach } from './helpers.ts';
@@ -10,7 +11,7 @@ stopAfterEach();
 type Row = Record<string, unknown>;
 
 describe('the questionnaire link page', () => {
-  it("lets a vendor's contact answer on a phone, stores the score, and shows nothing for a tampered link", async () => {
+  it("lets a vendor's contact answer and attach a file on a phone, and shows nothing for a tampered link", async () => {
     const { page, url, server, context } = await start({ demo: true, viewport: { width: 390, height: 844 } });
     const demo = server.demo;
     if (!demo) throw new Error('the demo was not seeded');
@@ -64,6 +65,24 @@ describe('the questionnaire link page', () => {
         await group.getByLabel(String(choice), { exact: true }).check();
       }
     }
+    // A SOC 2 report for the certifications question, attached before sending: the answers stay on the page.
+    const report = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4087, 0x20)]);
+    await page.getByLabel('For the question').selectOption('certificates_held');
+    await page
+      .getByLabel('File', { exact: true })
+      .setInputFiles({ name: 'soc2-report.pdf', mimeType: 'application/pdf', buffer: report });
+    await page.getByRole('button', { name: 'Attach file' }).click();
+    await page.waitForURL(/\/attach$/);
+    await page.waitForLoadState();
+    expect(await page.locator('.notice.ok').textContent()).toContain('Attached soc2-report.pdf.');
+    expect(await page.locator('.attached').allTextContents()).toEqual(['Attached: soc2-report.pdf (4.0 KB)']);
+    const held = STARTER_QUESTIONS.find((question) => question.key === 'certificates_held');
+    expect(await page.getByLabel(String(held?.text)).inputValue()).toBe('Answer to certificates_held.');
+    expect(
+      await page.getByRole('group', { name: STARTER_QUESTIONS[0]?.text }).getByLabel('Yes').isChecked(),
+    ).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBe(0);
+    await page.locator('.attached').scrollIntoViewIfNeeded();
     await phoneScreenshot(page, 'questionnaire-phone');
     await page.getByRole('button', { name: 'Send answers' }).click();
     await page.waitForLoadState();
@@ -80,6 +99,12 @@ describe('the questionnaire link page', () => {
     expect(answered.score).toBe(Math.round((100 * (total - 2)) / total));
     const contact = (answered.questions as Row[]).find((question) => question.key === 'incident_contact');
     expect(contact?.answer).toBe('Answer to incident_contact.');
+    const certificates = (answered.questions as Row[]).find(
+      (question) => question.key === 'certificates_held',
+    );
+    expect(certificates?.files).toMatchObject([
+      { file_name: 'soc2-report.pdf', size: 4096, content_type: 'application/pdf' },
+    ]);
 
     const tampered = `${link.slice(0, -3)}${link.endsWith('xyz') ? 'abc' : 'xyz'}`;
     const response = await page.goto(`${url}${tampered}`);

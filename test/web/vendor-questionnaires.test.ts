@@ -2,6 +2,7 @@
 // what was typed and sends nothing); the answers page shows each answer and the score; the drafted assessment is
 // shown for a person to change and confirm into addVendorAssessment, a refusal writing nothing.
 import { afterEach, describe, expect, it } from 'vitest';
+import { STARTER_TEMPLATE_NAME } from '../../src/tools/questionnaires/starter-template.ts';
 import { ok, type TestRuntime } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
@@ -163,5 +164,57 @@ describe('vendor questionnaire pages', () => {
     expect(textOf(shown.html)).toContain(
       `Assessment added: Approved with conditions, tier High, until ${proposed.expires_on}.`,
     );
+  });
+
+  it('adds the starter template from the vendor page once, however often the button is pressed', async () => {
+    const { runtime, client, token, organizationId } = await signedUpRuntime(runtimes);
+    const vendor = (
+      await ok(runtime, token, 'addVendor', { organization_id: organizationId, name: 'Cloudy Storage' })
+    ).vendor as Row;
+    const templates = async () =>
+      (
+        (await ok(runtime, token, 'listQuestionnaireTemplates', { organization_id: organizationId }))
+          .questionnaire_templates as Row[]
+      ).map((template) => template.name);
+    const base = `/orgs/${organizationId}/vendors/${vendor.id}`;
+    const action = `${base}/questionnaire-templates/starter`;
+
+    const before = await client.get(base);
+    expect(before.html).toContain(`action="${action}"`);
+    expect(textOf(before.html)).toContain('Add the starter questionnaire template');
+    const csrf = csrfOf(before.html);
+    const first = await client.post(action, { _csrf: csrf });
+    expect(first.status).toBe(303);
+    expect(first.location).toBe(`${base}#questionnaires`);
+    const shown = await client.follow(first);
+    expect(textOf(shown.html)).toContain(
+      `Template “${STARTER_TEMPLATE_NAME}” added: choose it below to send it.`,
+    );
+    expect(await templates()).toEqual([STARTER_TEMPLATE_NAME]);
+    // Now offered in the send form; the button is gone.
+    expect(shown.html).toContain(`>${STARTER_TEMPLATE_NAME}</option>`);
+    expect(shown.html).not.toContain(`action="${action}"`);
+
+    // A second click (a stale page) and two more together: still one template.
+    const again = await client.post(action, { _csrf: csrf });
+    expect(again.status).toBe(303);
+    expect(textOf((await client.follow(again)).html)).toContain('already: nothing was added.');
+    await Promise.all([client.post(action, { _csrf: csrf }), client.post(action, { _csrf: csrf })]);
+    expect(await templates()).toEqual([STARTER_TEMPLATE_NAME]);
+  });
+
+  it('adds the starter template once when the button is pressed three times at once', async () => {
+    const { runtime, client, token, organizationId } = await signedUpRuntime(runtimes);
+    const vendor = (
+      await ok(runtime, token, 'addVendor', { organization_id: organizationId, name: 'Cloudy Storage' })
+    ).vendor as Row;
+    const action = `/orgs/${organizationId}/vendors/${vendor.id}/questionnaire-templates/starter`;
+    const page = await client.get(`/orgs/${organizationId}/vendors/${vendor.id}`);
+    const posts = await Promise.all([1, 2, 3].map(() => client.post(action, { _csrf: csrfOf(page.html) })));
+    expect(posts.map((post) => post.status)).toEqual([303, 303, 303]);
+    const listed = (
+      await ok(runtime, token, 'listQuestionnaireTemplates', { organization_id: organizationId })
+    ).questionnaire_templates as Row[];
+    expect(listed.map((template) => template.name)).toEqual([STARTER_TEMPLATE_NAME]);
   });
 });

@@ -18,6 +18,9 @@ export function questionnaireLinkPath(secret: string): string {
 /** What a questionnaire link grants to read: the vendor's name, the questions and the due date. */
 export interface QuestionnaireGrant {
   questionnaireId: string;
+  organizationId: string;
+  /** When the link stops working (ISO time). */
+  linkExpiresAt: string;
   secretHash: string;
   vendorName: string;
   title: string;
@@ -36,6 +39,7 @@ export async function findQuestionnaireLink(
   const [row] = await db
     .select({
       id: vendorQuestionnaires.id,
+      organization_id: vendorQuestionnaires.organization_id,
       secret_hash: vendorQuestionnaires.secret_hash,
       answered_at: vendorQuestionnaires.answered_at,
       link_expires_at: vendorQuestionnaires.link_expires_at,
@@ -61,6 +65,8 @@ export async function findQuestionnaireLink(
   return {
     grant: {
       questionnaireId: row.id,
+      organizationId: row.organization_id,
+      linkExpiresAt: row.link_expires_at,
       secretHash: hash,
       vendorName: row.vendor,
       title: row.title,

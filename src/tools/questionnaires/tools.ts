@@ -9,6 +9,7 @@ import { newId } from '../../ids.ts';
 import { queueLinkMail } from '../../notify/link-mail.ts';
 import { requireOrganization } from '../access.ts';
 import { newLinkSecret } from '../acknowledgements/links.ts';
+import { DOWNLOAD_SCHEMAS, fileDownload } from '../attached-files.ts';
 import { changeAfterWrite } from '../changes.ts';
 import {
   caseInsensitiveEnum,
@@ -35,6 +36,7 @@ import {
   type ToolContext,
   UPDATE_ANNOTATIONS,
 } from '../types.ts';
+import { attachmentsOf } from './attachments.ts';
 import { questionnaireLinkPath } from './links.ts';
 import { type Answer, findingsOf, type Question, questionSchema } from './questions.ts';
 import { loadTemplate, QUESTIONNAIRE_TOOLSET, templateId } from './templates.ts';
@@ -89,6 +91,21 @@ const answeredQuestionSchema = questionSchema
       .boolean()
       .nullable()
       .describe('Whether the answer earns the weight; null before answering or for unscored questions.'),
+    files: z
+      .array(
+        z
+          .object({
+            id: z.string().describe('The stored file (`fil_...`).'),
+            file_name: z.string().describe('File name, sanitised.'),
+            size: z.number().int().describe('Size in bytes.'),
+            content_type: z.string().describe('Content type sniffed from the bytes.'),
+            sha256: z.string().describe('SHA-256 of the bytes (hex).'),
+            attached_at: timestampSchema.describe('When the contact attached it.'),
+            ...DOWNLOAD_SCHEMAS,
+          })
+          .describe('A file the contact attached to this answer.'),
+      )
+      .describe("Files the vendor's contact attached to this answer (e.g. a SOC 2 report)."),
   })
   .describe('A question with its answer.');
 
@@ -389,13 +406,14 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
             .where(and(...where, afterId ? gt(vendorQuestionnaires.id, afterId) : undefined))
             .orderBy(vendorQuestionnaires.id)
             .limit(limit),
+        // Without the vendors: a vendor's questionnaires go with it (deleteVendor), and the join let the planner walk
+        // every vendor of the organization instead of the range of vendor_questionnaires_unanswered_idx.
         countUpTo: (bound) =>
           countMatches(
             ctx.db,
             ctx.db
               .select({ one: sql`1` })
               .from(vendorQuestionnaires)
-              .innerJoin(vendors, withVendor)
               .where(and(...where))
               .limit(bound),
           ),
@@ -408,7 +426,7 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
     name: 'getQuestionnaireAnswers',
     title: "Get a questionnaire's answers and score",
     description:
-      'Read a sent security questionnaire: each question with its answer and whether it is acceptable, when it was answered, and the score (0..100 from the weights).',
+      'Read a sent security questionnaire: each question with its answer, whether it is acceptable and the files attached to it, when it was answered, and the score (0..100 from the weights).',
     scope: 'read',
     annotations: READ_ANNOTATIONS,
     toolset: QUESTIONNAIRE_TOOLSET,
@@ -421,6 +439,22 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
     async run(ctx, input) {
       const row = await loadQuestionnaire(ctx, input.id, 'read');
       const answers = new Map(((row.answers ?? []) as Answer[]).map((answer) => [answer.key, answer.answer]));
+      const files = await Promise.all(
+        (await attachmentsOf(ctx.db, row.id)).map(async (file) => ({
+          question_key: file.question_key,
+          id: file.file_id,
+          file_name: file.file_name,
+          size: file.size,
+          content_type: file.content_type,
+          sha256: file.sha256,
+          attached_at: file.created_at,
+          ...(await fileDownload(ctx, {
+            organizationId: row.organization_id,
+            fileId: file.file_id,
+            subjectId: row.id,
+          })),
+        })),
+      );
       const questions = (row.questions as Question[]).map((question) => {
         const answer = answers.get(question.key) ?? null;
         const scored = answer !== null && question.weight > 0;
@@ -428,6 +462,9 @@ export function vendorQuestionnaireTools(vendorsRegister: RegisterTools): Questi
           ...question,
           answer,
           acceptable_answer: scored ? question.acceptable.includes(answer) : null,
+          files: files
+            .filter((file) => file.question_key === question.key)
+            .map(({ question_key: _key, ...file }) => file),
         };
       });
       return { vendor_questionnaire: { ...present(row, ctx.now()), questions } };

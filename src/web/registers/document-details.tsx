@@ -11,7 +11,7 @@ import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { storeFormFile } from '../evidence.tsx';
 import { setFlash } from '../flash.ts';
-import { valueLabel } from '../labels.ts';
+import { sizeLabel, valueLabel } from '../labels.ts';
 import { CsrfField, Time } from '../layout.tsx';
 import { notFoundPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
@@ -33,14 +33,6 @@ const DOCUMENT_PATH = '/orgs/:org/documents/:id{doc_[0-9a-z]+}';
 
 /** The record page's fields a document shows in its version section instead (its text and its file). */
 export const DOCUMENT_OWN_FIELDS = ['content', 'file_id', 'file_name', 'size', 'content_type', 'sha256'];
-
-/** A file size for people: bytes, KB or MB. */
-export function sizeLabel(bytes: unknown): string {
-  const size = Number(bytes);
-  if (size < 1024) return `${size} bytes`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
-  return `${(size / (1024 * 1024)).toFixed(1)} MB`;
-}
 
 /** One line of a diff: `+` added, `-` removed, ` ` the same. */
 export interface DiffLine {

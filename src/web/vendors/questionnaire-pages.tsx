@@ -5,14 +5,19 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { baseUrlOf } from '../../oauth/resource.ts';
+import { invokeTool } from '../../surfaces/invoke.ts';
 import { REGISTERS, VENDOR_QUESTIONNAIRES } from '../../tools/index.ts';
-import { listQuestionnaireTemplates } from '../../tools/questionnaires/templates.ts';
+import { STARTER_TEMPLATE_NAME } from '../../tools/questionnaires/starter-template.ts';
+import {
+  addStarterQuestionnaireTemplate,
+  listQuestionnaireTemplates,
+} from '../../tools/questionnaires/templates.ts';
 import { VENDOR_ASSESSMENT_RESULTS, VENDOR_TIERS } from '../../tools/states.ts';
 import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
-import type { Membership, WebDeps, WebEnv } from '../context.ts';
+import { type Membership, type WebDeps, type WebEnv, webWriterPrincipal } from '../context.ts';
 import { setFlash } from '../flash.ts';
 import { type FormBody, Input, Select, text } from '../forms.tsx';
-import { valueLabel } from '../labels.ts';
+import { sizeLabel, valueLabel } from '../labels.ts';
 import { Badge, CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
 import { displayName } from '../register-pages.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
@@ -41,6 +46,39 @@ export async function templatesOf(calls: WebCalls, organizationId: string): Prom
   return (listed?.questionnaire_templates as Row[] | undefined) ?? [];
 }
 
+/** Whether the organization has a template named as the starter one (looked up page by page, templates are few). */
+async function hasStarterTemplate(calls: WebCalls, organizationId: string): Promise<boolean> {
+  let cursor: string | undefined;
+  do {
+    const page = await calls.run(listQuestionnaireTemplates, {
+      organization_id: organizationId,
+      size: TEMPLATES_SHOWN,
+      ...(cursor ? { cursor } : {}),
+    });
+    const templates = page.questionnaire_templates as Row[];
+    if (templates.some((template) => template.name === STARTER_TEMPLATE_NAME)) return true;
+    cursor = typeof page.next_cursor === 'string' ? page.next_cursor : undefined;
+  } while (cursor);
+  return false;
+}
+
+/** Whether the templates listed hold the starter one (the vendor page offers the button only without it). */
+export function holdsStarterTemplate(templates: Row[]): boolean {
+  return templates.some((template) => template.name === STARTER_TEMPLATE_NAME);
+}
+
+/** The button that adds the starter template to the organization; a second click finds it there and adds nothing. */
+export function StarterTemplateButton(props: { action: string; csrfToken: string }) {
+  return (
+    <form method="post" action={props.action} class="actions">
+      <CsrfField token={props.csrfToken} />
+      <button type="submit" class="quiet">
+        Add the starter questionnaire template
+      </button>
+    </form>
+  );
+}
+
 /** The form that sends a questionnaire to the vendor's contact. */
 export function SendQuestionnaireForm(props: {
   action: string;
@@ -53,8 +91,8 @@ export function SendQuestionnaireForm(props: {
   if (props.templates.length === 0)
     return (
       <p class="small">
-        No questionnaire template yet: add one (or the starter template) with addQuestionnaireTemplate or
-        addStarterQuestionnaireTemplate, then send it from here.
+        No questionnaire template yet: add the starter template with the button below (or your own with
+        addQuestionnaireTemplate), then send it from here.
       </p>
     );
   return (
@@ -131,6 +169,7 @@ interface AnsweredQuestion {
   answer: string | null;
   acceptable_answer: boolean | null;
   weight: number;
+  files: { id: string; file_name: string; size: number; download_url?: string | null }[];
 }
 
 function AnswersPage(props: { viewer: Viewer; membership: Membership; vendor: Row; questionnaire: Row }) {
@@ -204,6 +243,15 @@ function AnswersPage(props: { viewer: Viewer; membership: Membership; vendor: Ro
                     : question.answer_type === 'YES_NO'
                       ? valueLabel(question.answer)
                       : question.answer}
+                  {question.files.map((file) => (
+                    <span class="small attached">
+                      <br />
+                      <a href={file.download_url ?? '#'} download>
+                        {file.file_name}
+                      </a>{' '}
+                      <span class="muted">({sizeLabel(file.size)})</span>
+                    </span>
+                  ))}
                 </td>
                 <td>
                   {question.acceptable_answer === null ? (
@@ -399,6 +447,40 @@ export function questionnairePageRoutes(deps: WebDeps): Hono<WebEnv> {
         </p>
       </VendorPage>,
     );
+  });
+
+  // The starter template, added once per organization: a template of its name already there (a second click, another
+  // member's) adds nothing, and a double click's two posts carry one idempotency key, so only one is written.
+  web.post(`${VENDOR_PATH}/questionnaire-templates/starter`, async (c) => {
+    const membership = membershipOf(c, c.req.param('org') ?? '');
+    if (!membership) return notFoundPage(c, viewerOf(c));
+    if (!mayWrite(membership)) return notAllowedPage(c, membership, 'adding a questionnaire template');
+    const calls = webCalls(c, deps);
+    const vendor = await calls.read(REGISTERS.vendor.get, { id: c.req.param('vendor') ?? '' });
+    if (!vendor.ok) return notFoundPage(c, viewerOf(c));
+    const back = `${vendorBase(membership, String((vendor.result.vendor as Row).id))}#questionnaires`;
+    const { organizationId } = membership;
+    if (await hasStarterTemplate(calls, organizationId)) {
+      setFlash(c, `The organization has the template “${STARTER_TEMPLATE_NAME}” already: nothing was added.`);
+      return c.redirect(back, 303);
+    }
+    const added = await invokeTool(
+      deps.invoke,
+      addStarterQuestionnaireTemplate,
+      { organization_id: organizationId },
+      webWriterPrincipal(c.get('user'), c.get('memberships')),
+      'web',
+      c.get('requestId'),
+      undefined,
+      { header: `web-starter-questionnaire-template-${organizationId}` },
+    );
+    setFlash(
+      c,
+      added.ok
+        ? `Template “${STARTER_TEMPLATE_NAME}” added: choose it below to send it.`
+        : `Not added: ${added.error.message}`,
+    );
+    return c.redirect(back, 303);
   });
 
   web.get(QUESTIONNAIRE_PATH, async (c) => {

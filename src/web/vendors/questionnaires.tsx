@@ -7,7 +7,12 @@ import { DataTable } from '../data-table.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
 import type { RecordSectionOf } from '../register-pages.ts';
-import { SendQuestionnaireForm, templatesOf } from './questionnaire-pages.tsx';
+import {
+  holdsStarterTemplate,
+  SendQuestionnaireForm,
+  StarterTemplateButton,
+  templatesOf,
+} from './questionnaire-pages.tsx';
 
 interface QuestionnaireRow {
   id: string;
@@ -86,6 +91,8 @@ export const vendorQuestionnairesOf: RecordSectionOf = async (c, calls, membersh
   });
   if (!outcome.ok) return undefined;
   const base = `/orgs/${membership.organizationId}/vendors/${id}`;
+  const templates = mayWrite(membership) ? await templatesOf(calls, membership.organizationId) : [];
+  const csrfToken = c.get('session').csrfToken;
   return (
     <VendorQuestionnaires
       items={outcome.result.vendor_questionnaires as QuestionnaireRow[]}
@@ -93,11 +100,16 @@ export const vendorQuestionnairesOf: RecordSectionOf = async (c, calls, membersh
       base={base}
     >
       {mayWrite(membership) && (
-        <SendQuestionnaireForm
-          action={`${base}/questionnaires`}
-          csrfToken={c.get('session').csrfToken}
-          templates={await templatesOf(calls, membership.organizationId)}
-        />
+        <>
+          <SendQuestionnaireForm
+            action={`${base}/questionnaires`}
+            csrfToken={csrfToken}
+            templates={templates}
+          />
+          {!holdsStarterTemplate(templates) && (
+            <StarterTemplateButton action={`${base}/questionnaire-templates/starter`} csrfToken={csrfToken} />
+          )}
+        </>
       )}
     </VendorQuestionnaires>
   );

@@ -1,0 +1,1 @@
+CREATE INDEX `vendor_questionnaires_unanswered_idx` ON `vendor_questionnaires` (`organization_id`,`link_expires_at`) WHERE "vendor_questionnaires"."answered_at" is null;
