@@ -1,6 +1,6 @@
 // Helpers for the workerd-side tests: the Worker entry, the test database over Hrana HTTP, token services.
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
-import { exports } from 'cloudflare:workers';
+import { env, exports } from 'cloudflare:workers';
 import { createClient } from '@libsql/client/web';
 import { inject } from 'vitest';
 import { issueLink, linkPath, pendingSignUpOf, signUpOf } from '../../src/account-links.ts';
@@ -14,6 +14,13 @@ import { browserSession, csrfOf, pageOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
 
 export const world = inject('contractWorld');
+
+/** How many objects the Worker's R2 bucket (FILES) holds. */
+export async function blobCount(): Promise<number> {
+  const files = (env as unknown as Env).FILES;
+  if (!files) throw new Error('wrangler.toml binds no FILES bucket');
+  return (await files.list()).objects.length;
+}
 
 /** The database the Worker uses (or another served one), reached the same way: over HTTP with the auth token. */
 export function testDatabase(url = inject('libsqlUrl')): Database {

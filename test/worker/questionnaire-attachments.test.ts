@@ -1,17 +1,12 @@
 // A file attached through a questionnaire link on the Worker: the public form's multipart body read in large chunks,
 // the file streamed into R2 through the link's storeFile call and linked to the answer; a tampered link stores nothing.
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
-import type { Env } from '../../src/worker.ts';
 import { browserSession, csrfOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
-import { callTool, ownedOrganization, testDatabase } from './helpers.ts';
+import { blobCount, callTool, ownedOrganization, testDatabase } from './helpers.ts';
 
 type Row = Record<string, unknown>;
-
-async function blobCount(): Promise<number> {
-  return (await (env as unknown as Env).FILES.list()).objects.length;
-}
 
 describe('questionnaire attachments on the Worker', () => {
   it('stores the file attached through the link in R2 and shows it with the answers', async () => {

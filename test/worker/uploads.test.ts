@@ -1,12 +1,11 @@
 // Web uploads on the Worker (src/web/uploads.ts): the evidence form's file streamed into R2 behind the form's first
 // part, the session's CSRF token; a forged token is refused with the "Form expired" page and stores nothing.
-import { env, exports } from 'cloudflare:workers';
+import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { createOrganization, createUser } from '../../src/accounts.ts';
-import type { Env } from '../../src/worker.ts';
 import { browserSession, csrfOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
-import { testDatabase } from './helpers.ts';
+import { blobCount, testDatabase } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery staple';
 
@@ -15,12 +14,6 @@ async function browser(email: string) {
   const session = browserSession((request) => exports.default.fetch(request), BASE);
   expect((await session.signIn({ email, password: PASSWORD })).status).toBe(303);
   return session;
-}
-
-async function blobCount(): Promise<number> {
-  const files = (env as unknown as Env).FILES;
-  if (!files) throw new Error('wrangler.toml binds no FILES bucket');
-  return (await files.list()).objects.length;
 }
 
 describe('web uploads on the Worker', () => {
