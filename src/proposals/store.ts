@@ -7,7 +7,7 @@ import type { ApprovalAction } from '../tools/settings.ts';
 import { readSettings } from '../tools/settings.ts';
 import { CHANGED_A_ROW, type ProposalDraft, type Tool, type ToolContext } from '../tools/types.ts';
 
-/** A proposal's status as read: EXPIRED is a PENDING one past its expiry; APPLYING reads as PENDING. */
+/** A proposal's status as read: PENDING past its expiry reads EXPIRED (the scan then stores it); APPLYING, PENDING. */
 export const PROPOSAL_STATUSES = ['PENDING', 'APPLIED', 'REJECTED', 'EXPIRED', 'CONFLICT'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 

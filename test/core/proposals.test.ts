@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import { notifications, proposals, webhookMessages } from '../../src/db/schema.ts';
 import { NO_FILES } from '../../src/files/runtime.ts';
+import { runNotifications } from '../../src/notify/engine.ts';
 import { approveProposal, loadProposal, rejectProposal } from '../../src/proposals/decide.ts';
 import { createRateLimiter } from '../../src/rate-limit.ts';
 import type { InvokeDeps } from '../../src/surfaces/invoke.ts';
@@ -100,6 +101,17 @@ async function approve(id: string, actor = alice) {
   return approveProposal(deps(), person(actor, { [org]: 'OWNER' }), row, 'req_test');
 }
 
+/** A webhook endpoint of the organization that takes every proposal.* event. */
+function proposalHook() {
+  return createEndpoint(
+    runtime.database.db,
+    clock,
+    org,
+    { url: 'http://127.0.0.1:9/hook', description: null, events: ['proposal.*'] },
+    { kinds: REGISTER_SPECS.map((spec) => spec.kind), allowLocal: true, secrets: runtime.secrets },
+  );
+}
+
 async function risksOf(token = writer) {
   return (await ok<{ risks: Row[] }>(runtime, token, 'listRisks', { organization_id: org })).risks;
 }
@@ -191,13 +203,7 @@ describe('proposed writes', () => {
   });
 
   it('rejects with a comment: nothing written, the proposer notified and the webhook told', async () => {
-    const hook = await createEndpoint(
-      runtime.database.db,
-      clock,
-      org,
-      { url: 'http://127.0.0.1:9/hook', description: null, events: ['proposal.*'] },
-      { kinds: REGISTER_SPECS.map((spec) => spec.kind), allowLocal: true, secrets: runtime.secrets },
-    );
+    const hook = await proposalHook();
     const proposal = await propose('addRisk', { organization_id: org, ...addRisk });
     const row = await loadProposal(runtime.database.db, org, String(proposal.id));
     const alicePerson = person(alice, { [org]: 'OWNER' });
@@ -246,6 +252,45 @@ describe('proposed writes', () => {
     expect(listed.proposals.map((item) => item.id)).toEqual([proposal.id]);
     await expect(approve(String(proposal.id))).rejects.toMatchObject({ code: 'conflict' });
     expect(await risksOf()).toEqual([]);
+  });
+
+  it('tells the proposer once when a proposal expires: a notification and proposal.expired, by the scheduled run', async () => {
+    const hook = await proposalHook();
+    const early = await propose('addRisk', { organization_id: org, ...addRisk });
+    clock = new Date('2026-11-05T09:00:00.000Z');
+    const later = await propose('addRisk', { organization_id: org, ...addRisk, name: 'Vishing' });
+    clock = new Date('2026-11-09T09:00:00.000Z');
+    const run = () => runNotifications({ db: runtime.database.db, now: clock, mailer: null });
+    const first = await run();
+    const second = await run();
+    expect([first.notifications_created, second.notifications_created]).toEqual([1, 0]);
+    const notes = await runtime.database.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.kind, 'proposal_expired'));
+    expect(notes.map((note) => [note.user_id, note.record_id, note.title])).toEqual([
+      [alice.userId, early.id, 'Your proposed addRisk expired'],
+    ]);
+    const messages = await runtime.database.db
+      .select()
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpoint_id, hook.endpoint.id));
+    expect(messages.map((message) => message.event_type)).toEqual(['proposal.expired']);
+    expect(JSON.parse(messages[0]?.payload ?? '{}').data).toMatchObject({
+      proposal_id: early.id,
+      status: 'EXPIRED',
+      tool: 'addRisk',
+      expires_at: '2026-11-09T09:00:00.000Z',
+    });
+    const read = async (id: unknown) =>
+      (await ok<{ proposal: Row }>(runtime, proposer, 'getProposal', { id })).proposal.status;
+    expect([await read(early.id), await read(later.id)]).toEqual(['EXPIRED', 'PENDING']);
+    const [stored] = await runtime.database.db
+      .select({ status: proposals.status })
+      .from(proposals)
+      .where(eq(proposals.id, String(early.id)));
+    expect(stored?.status).toBe('EXPIRED');
+    await expect(approve(String(early.id))).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('keeps organizations apart: another organization’s member neither reads nor decides a proposal', async () => {
