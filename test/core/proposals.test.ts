@@ -15,6 +15,7 @@ import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import {
   type Actor,
   addMember,
+  BASE,
   callDirect,
   createActor,
   createOrg,
@@ -291,6 +292,58 @@ describe('proposed writes', () => {
       .where(eq(proposals.id, String(early.id)));
     expect(stored?.status).toBe('EXPIRED');
     await expect(approve(String(early.id))).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('keeps an idempotency key: the same key and arguments answer the same proposal, other arguments are refused', async () => {
+    const { risk } = await ok<{ risk: Row }>(runtime, writer, 'addRisk', {
+      organization_id: org,
+      ...addRisk,
+    });
+    const keyed = async (token: string, tool: string, args: Row, key: string) => {
+      const response = await runtime.app.request(`${BASE}/api/mcp/tools/${tool}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        body: JSON.stringify(args),
+      });
+      return { status: response.status, body: (await response.json()) as Row };
+    };
+    const idOf = (answer: { body: Row }) => (answer.body.proposal as Row | undefined)?.id;
+    const update = { id: risk.id, note: 'Seen in the wild' };
+    const first = await keyed(proposer, 'updateRisk', update, 'retry-1');
+    const again = await keyed(proposer, 'updateRisk', { note: 'Seen in the wild', id: risk.id }, 'retry-1');
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(idOf(again)).toBe(idOf(first));
+    const other = await keyed(proposer, 'updateRisk', { ...update, note: 'Another note' }, 'retry-1');
+    expect(other.status).toBe(409);
+    expect(errorOf(other).message).toContain(
+      'This Idempotency-Key was used with other arguments (updateRisk)',
+    );
+    // Still the same proposal once it was applied and the record changed.
+    expect((await approve(String(idOf(first)))).status).toBe('APPLIED');
+    const late = await keyed(proposer, 'updateRisk', update, 'retry-1');
+    expect([late.status, idOf(late)]).toEqual([200, idOf(first)]);
+    // A delete and proposeWrite keep their keys too; proposeWrite's key is not the direct write's.
+    const removal = [
+      await keyed(proposer, 'deleteRisk', { id: risk.id }, 'retry-2'),
+      await keyed(proposer, 'deleteRisk', { id: risk.id }, 'retry-2'),
+    ];
+    expect(idOf(removal[1] ?? { body: {} })).toBe(idOf(removal[0] ?? { body: {} }));
+    const asked = { name: 'deleteRisk', arguments: { id: risk.id } };
+    const viaPropose = [
+      await keyed(writer, 'proposeWrite', asked, 'retry-3'),
+      await keyed(writer, 'proposeWrite', asked, 'retry-3'),
+    ];
+    expect(viaPropose.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(idOf(viaPropose[1] ?? { body: {} })).toBe(idOf(viaPropose[0] ?? { body: {} }));
+    const direct = await keyed(writer, 'deleteRisk', { id: risk.id }, 'retry-3');
+    expect(direct.status).toBe(409);
+    expect(await risksOf()).toHaveLength(1);
+    const stored = await runtime.database.db.select({ id: proposals.id }).from(proposals);
+    expect(stored).toHaveLength(3);
   });
 
   it('keeps organizations apart: another organization’s member neither reads nor decides a proposal', async () => {
