@@ -43,6 +43,8 @@ export interface InvokeDeps {
 /** A proposal a person approved, being applied by this call: its history rows name it; `inBatch` rides the write. */
 export interface ApplyingProposal {
   proposalId: string;
+  /** The record's updated_at it was proposed against (null for an add): ToolContext.proposalBase. */
+  baseUpdatedAt: string | null;
   /** Statements added to the write's batch right after its log row, taking effect only where `landed` holds. */
   inBatch(landed: SQL): BatchItem<'sqlite'>[];
 }
@@ -109,6 +111,7 @@ export async function invokeTool(
     surface,
     callId,
     ...(applying ? { proposalId: applying.proposalId } : {}),
+    ...(applying?.baseUpdatedAt ? { proposalBase: applying.baseUpdatedAt } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     files: deps.files,
     ...(deps.mailLinks ? { mailLinks: true } : {}),

@@ -203,6 +203,44 @@ describe('proposed writes', () => {
     expect(await risksOf()).toEqual([]);
   });
 
+  it('refuses a delete whose record changes between the conflict check and the write', async () => {
+    const { risk } = await ok<{ risk: Row }>(runtime, writer, 'addRisk', {
+      organization_id: org,
+      ...addRisk,
+    });
+    const removal = await propose('deleteRisk', { id: risk.id });
+    const db = runtime.database.db;
+    // Another write lands right before the delete's batch, after every check that reads the record.
+    let meanwhile: (() => Promise<unknown>) | undefined = () =>
+      ok(runtime, writer, 'updateRisk', { id: risk.id, note: 'Still needed' });
+    const racing = new Proxy(db, {
+      get(target, property) {
+        if (property === 'batch')
+          return async (items: Parameters<typeof db.batch>[0]) => {
+            const write = meanwhile;
+            meanwhile = undefined;
+            await write?.();
+            return target.batch(items);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const row = await loadProposal(db, org, String(removal.id));
+    const decision = await approveProposal(
+      { ...deps(), db: racing },
+      person(alice, { [org]: 'OWNER' }),
+      row,
+      'req_race',
+    );
+    expect(meanwhile).toBeUndefined();
+    expect(decision).toMatchObject({
+      status: 'CONFLICT',
+      reason: expect.stringContaining(`The risk ${String(risk.id)} changed since it was proposed`),
+    });
+    expect((await risksOf()).map((item) => item.note)).toEqual(['Still needed']);
+  });
+
   it('rejects with a comment: nothing written, the proposer notified and the webhook told', async () => {
     const hook = await proposalHook();
     const proposal = await propose('addRisk', { organization_id: org, ...addRisk });
@@ -319,7 +357,7 @@ describe('proposed writes', () => {
     expect(idOf(again)).toBe(idOf(first));
     const other = await keyed(proposer, 'updateRisk', { ...update, note: 'Another note' }, 'retry-1');
     expect(other.status).toBe(409);
-    expect(errorOf(other).message).toContain(
+    expect((other.body.error as Row).message).toContain(
       'This Idempotency-Key was used with other arguments (updateRisk)',
     );
     // Still the same proposal once it was applied and the record changed.
