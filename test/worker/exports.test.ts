@@ -78,7 +78,7 @@ describe('exports on the Worker', () => {
     expect(history.status).toBe(200);
     const historyLines = (await history.text()).split('\r\n').filter(Boolean);
     expect(historyLines[0]).toBe(
-      'time,change_id,kind,record_id,action,surface,user_id,user_email,person_id,person_name,token_id,token_name,call_id,tool,field,before,after',
+      'time,change_id,kind,record_id,action,surface,user_id,user_email,person_id,person_name,token_id,token_name,call_id,tool,field,before,after,proposal_id,proposed_by_token_id',
     );
     expect(historyLines).toHaveLength(2);
     expect(historyLines[1]).toContain(
