@@ -84,7 +84,7 @@ describe('exports on the Worker', () => {
     expect(historyLines[1]).toContain(
       `vendor,ven_000000000000000000000003,update,direct,${user.id},${email},,,${created.id},worker export,`,
     );
-    expect(historyLines[1]?.endsWith(",updateVendor,name,Vendor 3,'=Renamed")).toBe(true);
+    expect(historyLines[1]?.endsWith(",updateVendor,name,Vendor 3,'=Renamed,,")).toBe(true);
     database.client.close();
   });
 
