@@ -24,7 +24,9 @@
 //        npm run bench -- --overhead   (a call's cost around its SQL, cold tokens, memory: bench-overhead.ts)
 //        npm run bench -- --worst-inputs   (event-loop stall and memory of the worst inputs against a Node host:
 //                                          crafted sign-up emails, XLSX zip bombs: bench-worst-inputs.ts)
+import { eq } from 'drizzle-orm';
 import { createOrganization } from '../src/accounts.ts';
+import { organizations } from '../src/db/schema.ts';
 import { seedNewerRegisters } from './bench-seed.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
@@ -421,6 +423,89 @@ async function measureExport(): Promise<{
   };
 }
 
+// ---- the cost of approval_required on a read_write write -------------------------------------------------------
+
+/**
+ * The same updateRisk in three organizations of another account, each through a read_write token restricted to it:
+ * approval_required unset (the seam's one cheap check), DELETES (it does not cover an update: the change set is
+ * computed and the settings read, then the update runs) and ALL_WRITES (the update is stored as a proposal).
+ * Measured in turn within each round, so the machine's load falls on the three alike.
+ */
+async function approvalCases() {
+  const other = await scratch.owner('approvals@example.com', 'Approvals');
+  const cases = [];
+  for (const [label, actions] of [
+    ['unset', []],
+    ['DELETES', ['DELETES']],
+    ['ALL_WRITES (proposed)', ['ALL_WRITES']],
+  ] as const) {
+    const org = await createOrganization(database.db, new Date(), { name: label, ownerId: other.userId });
+    const { token: caseToken } = await runtime.tokens.create({
+      userId: other.userId,
+      name: `approval ${label}`,
+      scope: 'read_write',
+      organizationIds: [org.id],
+      expiresAt: null,
+    });
+    const call = async (tool: string, args: unknown) => {
+      const response = await runtime.app.request(`http://127.0.0.1/api/mcp/tools/${tool}`, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${caseToken}` },
+        body: JSON.stringify(args),
+      });
+      return JSON.parse(await response.text()) as Record<string, Record<string, unknown>>;
+    };
+    const added = await call('addRisk', {
+      organization_id: org.id,
+      name: 'Laptop theft',
+      inherent_likelihood: 2,
+      inherent_impact: 3,
+    });
+    const riskId = String(added.risk?.id);
+    // Set after the add (ALL_WRITES would hold it); in the database: a token may widen it but never narrow it.
+    await database.db
+      .update(organizations)
+      .set({ settings: { approval_required: [...actions] } })
+      .where(eq(organizations.id, org.id));
+    cases.push({ label, run: () => call('updateRisk', { id: riskId, note: `Seen ${counter++}` }) });
+  }
+  return cases;
+}
+
+const APPROVAL_ROUNDS = 300;
+/** An update does more than addVendor (the risk's derived scores, its history row with the changed fields). */
+const APPROVAL_P95_MS = 30;
+
+async function measureApprovalCost(): Promise<number> {
+  const cases = await approvalCases();
+  const times = cases.map(() => [] as number[]);
+  for (let round = 0; round < APPROVAL_ROUNDS + 20; round++) {
+    for (const [index, item] of cases.entries()) {
+      const t0 = performance.now();
+      await item.run();
+      if (round >= 20) times[index]?.push(performance.now() - t0);
+    }
+  }
+  let failed = 0;
+  const base = percentile(
+    [...(times[0] ?? [])].sort((a, b) => a - b),
+    50,
+  );
+  for (const [index, item] of cases.entries()) {
+    const sorted = [...(times[index] ?? [])].sort((a, b) => a - b);
+    const p50 = percentile(sorted, 50);
+    const p95 = percentile(sorted, 95);
+    const ok = p95 <= APPROVAL_P95_MS;
+    if (!ok) failed += 1;
+    const extra =
+      index === 0 ? '' : `, p50 ${p50 - base >= 0 ? '+' : ''}${(p50 - base).toFixed(2)} ms vs unset`;
+    console.log(
+      `${ok ? 'PASS' : 'FAIL'} ${`direct updateRisk, approval_required ${item.label}`.padEnd(58)} ${p50.toFixed(2).padStart(6)} ${p95.toFixed(2).padStart(8)} ${`<=${APPROVAL_P95_MS}`.padStart(7)}${extra}`,
+    );
+  }
+  return failed;
+}
+
 let missed = 0;
 if (!(await measureToolsListSize())) missed += 1;
 console.log(
@@ -434,6 +519,7 @@ for (const target of targets) {
     `${ok ? 'PASS' : 'FAIL'} ${target.name.padEnd(58)} ${result.p50.toFixed(2).padStart(6)} ${result.p95.toFixed(2).padStart(8)} ${`<=${target.p95Ms}`.padStart(7)} ${result.perSecond.toFixed(0).padStart(9)}`,
   );
 }
+missed += await measureApprovalCost();
 {
   const result = await measureExport();
   const ok =
@@ -448,5 +534,5 @@ for (const target of targets) {
 clearInterval(flusher);
 await runtime.usage.flush();
 scratch.close();
-console.log(`${targets.length + 2 - missed} passed, ${missed} failed`);
+console.log(`${targets.length + 5 - missed} passed, ${missed} failed`);
 process.exitCode = missed > 0 ? 1 : 0;

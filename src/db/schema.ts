@@ -1113,7 +1113,16 @@ export const notifications = sqliteTable(
     channel: text('channel', { enum: ['in_app', 'email'] }).notNull(),
     organization_id: text('organization_id').notNull(),
     kind: text('kind', {
-      enum: ['assigned', 'due_soon', 'overdue', 'owned_change', 'digest', 'link', 'proposal_decided'],
+      enum: [
+        'assigned',
+        'due_soon',
+        'overdue',
+        'owned_change',
+        'digest',
+        'link',
+        'proposal_decided',
+        'proposal_expired',
+      ],
     }).notNull(),
     /**
      * A link mail's recipient (a person of the register or a vendor's contact, no account). The row never holds the
@@ -2260,7 +2269,10 @@ export const proposals = sqliteTable(
     proposed_by_client: text('proposed_by_client'),
     proposed_via: text('proposed_via', { enum: ['mcp', 'direct', 'web', 'cli'] }).notNull(),
     proposed_call_id: text('proposed_call_id').notNull(),
-    status: text('status', { enum: ['PENDING', 'APPLYING', 'APPLIED', 'REJECTED', 'CONFLICT'] }).notNull(),
+    /** EXPIRED is stored by the scan that tells the proposer (src/proposals/expiry.ts); until then PENDING reads so. */
+    status: text('status', {
+      enum: ['PENDING', 'APPLYING', 'APPLIED', 'REJECTED', 'CONFLICT', 'EXPIRED'],
+    }).notNull(),
     created_at: text('created_at').notNull(),
     /** A PENDING proposal past this time reads as EXPIRED and can no longer be approved. */
     expires_at: text('expires_at').notNull(),
@@ -2274,5 +2286,6 @@ export const proposals = sqliteTable(
   (t) => [
     index('proposals_org_idx').on(t.organization_id, t.status, t.created_at, t.id),
     index('proposals_token_idx').on(t.proposed_by_token_id, t.created_at),
+    index('proposals_expiry_idx').on(t.status, t.expires_at),
   ],
 );

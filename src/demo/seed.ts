@@ -8,6 +8,7 @@ import type { Db } from '../db/client.ts';
 import { documents, requirements, trustPages, users } from '../db/schema.ts';
 import type { FileRuntime } from '../files/store.ts';
 import { newId, randomBase32 } from '../ids.ts';
+import { heldBack, storeProposal } from '../proposals/store.ts';
 import { acknowledgeByLink, findAckLink } from '../tools/acknowledgements/links.ts';
 import { adoptCatalog } from '../tools/catalogs/import-tool.ts';
 import { acceptMappingProposalsTool } from '../tools/catalogs/proposal-tools.ts';
@@ -347,6 +348,39 @@ async function publishDemoStatements(ctx: ToolContext, ids: ReadonlyMap<string, 
   }
 }
 
+/**
+ * One pending proposal, so the Proposals page shows what an assistant's proposed change looks like: a propose
+ * token of the demo account proposes a lower residual likelihood for the ransomware risk (the update's own checks).
+ */
+async function addDemoProposal(
+  ctx: ToolContext,
+  tokens: TokenService,
+  organizationId: string,
+  riskId: string,
+) {
+  const assistant = await tokens.create({
+    userId: ctx.principal.userId,
+    name: 'Demo assistant (proposes changes)',
+    scope: 'propose',
+    organizationIds: [organizationId],
+    expiresAt: new Date(ctx.now().getTime() + 90 * 86_400_000).toISOString(),
+  });
+  const proposing: ToolContext = {
+    ...ctx,
+    principal: { ...ctx.principal, tokenId: assistant.id, scope: 'propose' },
+    surface: 'mcp',
+  };
+  const { update } = REGISTERS.risk;
+  const input = update.input.parse({
+    id: riskId,
+    residual_likelihood: 2,
+    note: 'Immutable off-site backups are now restored in a monthly test.',
+  });
+  const held = await heldBack(proposing, update, input);
+  if (!held) throw new Error('The demo proposal was written instead of proposed');
+  await storeProposal(proposing, update, input, held);
+}
+
 export async function seedDemo(
   db: Db,
   tokens: TokenService,
@@ -379,6 +413,7 @@ export async function seedDemo(
   if (files) await publishDemoStatements(ctx, ids);
   await addDemoQuestionnaires(ctx, organization.id, ids);
   await addDemoTrustPage(ctx, organization.id, ids);
+  await addDemoProposal(ctx, tokens, organization.id, String(ids.get('data-loss')));
   const token = await tokens.create({
     userId: user.id,
     name: 'Demo token (created at first start)',

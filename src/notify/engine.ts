@@ -13,6 +13,7 @@ import {
   users,
 } from '../db/schema.ts';
 import { newId } from '../ids.ts';
+import { expireProposals } from '../proposals/expiry.ts';
 import { proposalPath } from '../proposals/store.ts';
 import { REGISTER_SPECS } from '../tools/index.ts';
 import { addDays, localTime } from '../tools/overdue.ts';
@@ -43,7 +44,8 @@ export type NotificationKind =
   | 'overdue'
   | 'owned_change'
   | 'digest'
-  | 'proposal_decided';
+  | 'proposal_decided'
+  | 'proposal_expired';
 
 export interface NotifyDeps {
   db: Db;
@@ -88,7 +90,10 @@ interface Notice {
 export async function runNotifications(deps: NotifyDeps): Promise<NotifyReport> {
   const recipients = await loadRecipients(deps.db);
   const changes = await changeNotifications(deps, recipients);
-  const created = changes.created + (await storeNotices(deps, await dueNotices(deps, recipients)));
+  const created =
+    changes.created +
+    (await storeNotices(deps, await dueNotices(deps, recipients))) +
+    (await expireProposals(deps.db, deps.now));
   const delivery = deps.mailer
     ? await deliverEmails(deps, deps.mailer)
     : { emails_sent: 0, emails_failed: 0, emails_skipped: 0 };

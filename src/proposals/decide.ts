@@ -85,6 +85,7 @@ export async function approveProposal(
     undefined,
     {
       proposalId: row.id,
+      baseUpdatedAt: row.base_updated_at,
       inBatch: (landed: SQL): BatchItem<'sqlite'>[] => [
         deps.db
           .update(proposals)

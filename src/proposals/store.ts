@@ -7,7 +7,7 @@ import type { ApprovalAction } from '../tools/settings.ts';
 import { readSettings } from '../tools/settings.ts';
 import { CHANGED_A_ROW, type ProposalDraft, type Tool, type ToolContext } from '../tools/types.ts';
 
-/** A proposal's status as read: EXPIRED is a PENDING one past its expiry; APPLYING reads as PENDING. */
+/** A proposal's status as read: PENDING past its expiry reads EXPIRED (the scan then stores it); APPLYING, PENDING. */
 export const PROPOSAL_STATUSES = ['PENDING', 'APPLIED', 'REJECTED', 'EXPIRED', 'CONFLICT'] as const;
 export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 
@@ -129,17 +129,34 @@ export async function storeProposal(
     applied_call_id: null,
   };
   await ctx.db.batch([ctx.db.insert(proposals).values(row), ...ctx.writeExtras(CHANGED_A_ROW)]);
+  return proposalAnswer(row, ctx.publicUrl);
+}
+
+/** What a proposed write answers: proposed, not written, and where a person decides. */
+function proposalAnswer(row: ProposalRow, publicUrl: string | undefined): Record<string, unknown> {
   const path = proposalPath(row.organization_id, row.id);
   const why = {
     scope: 'This token may only propose changes.',
     setting: "The organization's setting approval_required holds this change for a person's approval.",
     request: 'Proposed as asked.',
-  }[reason];
+  }[row.reason];
   return {
     proposed: true,
-    message: `${why} Nothing was written yet: proposal ${row.id} waits for a person to approve or reject it at ${ctx.publicUrl ?? ''}${path} until ${row.expires_at}. Tell the user; read the outcome later with getProposal.`,
-    proposal: presentProposal(row, row.created_at, ctx.publicUrl),
+    message: `${why} Nothing was written yet: proposal ${row.id} waits for a person to approve or reject it at ${publicUrl ?? ''}${path} until ${row.expires_at}. Tell the user; read the outcome later with getProposal.`,
+    proposal: presentProposal(row, row.created_at, publicUrl),
   };
+}
+
+/**
+ * The answer of the call that stored a proposal, read again (an idempotent retry after the host stopped between the
+ * commit and storing the answer); undefined when that call proposed nothing.
+ */
+export async function proposalAnswerOf(
+  ctx: ToolContext,
+  callId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const [row] = await ctx.db.select().from(proposals).where(eq(proposals.proposed_call_id, callId)).limit(1);
+  return row ? proposalAnswer(row, ctx.publicUrl) : undefined;
 }
 
 /** A proposal as the tools answer it. */

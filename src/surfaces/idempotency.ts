@@ -131,7 +131,7 @@ export async function storeAnswer(
  * The answer of the write that committed with this key, or undefined when none did (an expired key is forgotten
  * here). The same key with other arguments is a conflict. A write committed but not answered yet is waited for a
  * moment; then its answer is read again with `answerAgain` (the host stopped between the commit and the answer),
- * or, for a tool that cannot, the caller is told to retry later. Keys are the user's, but an answer is replayed only
+ * or, for a tool that cannot (undefined), the caller is told to retry later. Keys are the user's, but an answer is replayed only
  * to a caller that reaches the write's organization now: another token of the user restricted to other
  * organizations, or the user after their membership was removed, gets the not_found of any record it cannot reach.
  */
@@ -140,7 +140,8 @@ export async function earlierAnswer(
   call: KeyedCall,
   principal: Principal,
   now: Date,
-  answerAgain: ((callId: string) => Promise<Record<string, unknown>>) | undefined,
+  /** The answer read again from what the call wrote; undefined when the tool cannot. */
+  answerAgain: (callId: string) => Promise<Record<string, unknown> | undefined>,
 ): Promise<Record<string, unknown> | undefined> {
   const keyMatches = and(eq(idempotencyKeys.user_id, call.userId), eq(idempotencyKeys.key, call.key));
   const waitUntil = Date.now() + PENDING_WAIT_MS;
@@ -165,13 +166,13 @@ export async function earlierAnswer(
     if (!reachable) throw notFound('Organization');
     if (row.answer !== null) return JSON.parse(row.answer) as Record<string, unknown>;
     if (Date.now() >= waitUntil) {
-      if (!answerAgain) {
+      const answer = await answerAgain(row.call_id);
+      if (!answer) {
         throw new AppError(
           'conflict',
           'A call with this Idempotency-Key has written but its answer is not stored yet; retry in a few seconds.',
         );
       }
-      const answer = await answerAgain(row.call_id);
       await storeAnswer(db, call, row.call_id, answer);
       return answer;
     }

@@ -7,7 +7,7 @@ import type { Db } from '../db/client.ts';
 import { AppError, asAppError, type ErrorDetail } from '../errors.ts';
 import type { FileRuntime } from '../files/store.ts';
 import { newId } from '../ids.ts';
-import { heldBack, storeProposal } from '../proposals/store.ts';
+import { heldBack, proposalAnswerOf, storeProposal } from '../proposals/store.ts';
 import type { RateLimiter } from '../rate-limit.ts';
 import { requireTokenScope } from '../tools/access.ts';
 import type { Tool, ToolContext } from '../tools/types.ts';
@@ -43,6 +43,8 @@ export interface InvokeDeps {
 /** A proposal a person approved, being applied by this call: its history rows name it; `inBatch` rides the write. */
 export interface ApplyingProposal {
   proposalId: string;
+  /** The record's updated_at it was proposed against (null for an add): ToolContext.proposalBase. */
+  baseUpdatedAt: string | null;
   /** Statements added to the write's batch right after its log row, taking effect only where `landed` holds. */
   inBatch(landed: SQL): BatchItem<'sqlite'>[];
 }
@@ -109,6 +111,7 @@ export async function invokeTool(
     surface,
     callId,
     ...(applying ? { proposalId: applying.proposalId } : {}),
+    ...(applying?.baseUpdatedAt ? { proposalBase: applying.baseUpdatedAt } : {}),
     ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     files: deps.files,
     ...(deps.mailLinks ? { mailLinks: true } : {}),
@@ -135,16 +138,37 @@ export async function invokeTool(
     const parsed = tool.input.safeParse(normalized);
     if (!parsed.success) throw invalidArgumentsFrom(tool, parsed.error);
     const key = idempotency && tool.scope === 'write' ? idempotencyKeyOf(idempotency) : undefined;
-    const held = await heldBack(ctx, tool, parsed.data, asked === true);
-    if (held) {
-      outcome = { ok: true, result: await storeProposal(ctx, tool, parsed.data, held) };
-    } else if (key !== undefined) {
-      keyed = await keyedCallOf(tool.name, normalized, principal, key);
-      const run = await runKeyed(deps, ctx, tool, parsed.data, keyed, () => inBatch !== undefined);
-      replayedAfterFailure = run.afterFailure;
-      outcome = { ok: true, result: run.result };
+    const input = parsed.data;
+    const called = tool;
+    // The write, or the proposal it becomes: a keyed call is looked up first, so a retry of a proposed write answers
+    // the proposal it made (even once its record changed or went), never a second one.
+    const run = async () => {
+      const held = await heldBack(ctx, called, input, asked === true);
+      return held ? storeProposal(ctx, called, input, held) : called.run(ctx, input);
+    };
+    if (key !== undefined) {
+      // proposeWrite's key is its own: the same key on the direct write is another request.
+      keyed = await keyedCallOf(
+        asked ? `${requested.name}:${tool.name}` : tool.name,
+        normalized,
+        principal,
+        key,
+      );
+      const answerAgain = async (callId: string) =>
+        (await proposalAnswerOf(ctx, callId)) ?? called.answerAgain?.call(called, ctx, input, callId);
+      const keyedRun = await runKeyed(
+        deps,
+        keyed,
+        principal,
+        ctx.callId,
+        run,
+        answerAgain,
+        () => inBatch !== undefined,
+      );
+      replayedAfterFailure = keyedRun.afterFailure;
+      outcome = { ok: true, result: keyedRun.result };
     } else {
-      outcome = { ok: true, result: await tool.run(ctx, parsed.data) };
+      outcome = { ok: true, result: await run() };
     }
   } catch (caught) {
     const error = fromDatabaseError(caught);
@@ -168,28 +192,27 @@ export async function invokeTool(
  */
 async function runKeyed(
   deps: InvokeDeps,
-  ctx: ToolContext,
-  tool: Tool,
-  input: unknown,
   keyed: KeyedCall,
+  principal: Principal,
+  callId: string,
+  run: () => Promise<Record<string, unknown>>,
+  answerAgain: (callId: string) => Promise<Record<string, unknown> | undefined>,
   batched: () => boolean,
 ): Promise<{ result: Record<string, unknown>; afterFailure: boolean }> {
-  const again = tool.answerAgain;
-  const answerAgain = again && ((callId: string) => again.call(tool, ctx, input, callId));
-  const earlier = await earlierAnswer(deps.db, keyed, ctx.principal, deps.now(), answerAgain);
+  const earlier = await earlierAnswer(deps.db, keyed, principal, deps.now(), answerAgain);
   if (earlier) return { result: earlier, afterFailure: false };
   let result: Record<string, unknown>;
   try {
-    result = await tool.run(ctx, input);
+    result = await run();
   } catch (caught) {
-    const winner = await earlierAnswer(deps.db, keyed, ctx.principal, deps.now(), answerAgain);
+    const winner = await earlierAnswer(deps.db, keyed, principal, deps.now(), answerAgain);
     if (winner) return { result: winner, afterFailure: true };
     throw caught;
   }
   // The run returned after its batch: the batch committed, with the key's row where the write landed.
   if (batched()) {
     deps.afterKeyedCommit?.();
-    await storeAnswer(deps.db, keyed, ctx.callId, result);
+    await storeAnswer(deps.db, keyed, callId, result);
   }
   return { result, afterFailure: false };
 }

@@ -34,6 +34,11 @@ export interface ToolContext {
   publicUrl?: string;
   /** Set while a person's approval applies a proposal: the history rows of the write name it (src/proposals/). */
   proposalId?: string;
+  /**
+   * Set with proposalId: the record's updated_at the proposal was made against. A delete lands only on that version
+   * (its conflict check and its write are one statement); an update gets it as expected_updated_at.
+   */
+  proposalBase?: string;
   /** Stored files (src/files/): receiveFile and downloadLink take this context. */
   files: FileRuntime;
   /** The service mails public links (SMTP settings and PUBLIC_URL): link tools queue mails in the outbox. */

@@ -126,6 +126,7 @@ dl.details dt { font-weight: 600; color: var(--muted); }
 dl.details dd { margin: 0; word-break: break-word; }
 ul.changes { margin: 0; padding-left: 1rem; }
 table.history th.fields { min-width: 18rem; width: 45%; }
+table.diff tbody th { overflow-wrap: anywhere; min-width: 6rem; }
 ul.plain { list-style: none; margin: 0; padding: 0; }
 .getting-started ol { margin: 0; padding-left: 1.4rem; }
 .getting-started li { margin: 0.35rem 0; }

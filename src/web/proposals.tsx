@@ -57,24 +57,26 @@ function shown(value: unknown): string {
 function Diff({ proposal }: { proposal: ProposalView }) {
   const fields = [...new Set([...Object.keys(proposal.before ?? {}), ...Object.keys(proposal.after ?? {})])];
   return (
-    <table class="diff" aria-label={`Changes of ${proposal.id}`}>
-      <thead>
-        <tr>
-          <th scope="col">Field</th>
-          <th scope="col">Now</th>
-          <th scope="col">Proposed</th>
-        </tr>
-      </thead>
-      <tbody>
-        {fields.map((field) => (
+    <div class="table-wrap">
+      <table class="diff" aria-label={`Changes of ${proposal.id}`}>
+        <thead>
           <tr>
-            <th scope="row">{field}</th>
-            <td>{proposal.action === 'add' ? '—' : shown(proposal.before?.[field])}</td>
-            <td>{proposal.action === 'delete' ? '(deleted)' : shown(proposal.after?.[field])}</td>
+            <th scope="col">Field</th>
+            <th scope="col">Now</th>
+            <th scope="col">Proposed</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {fields.map((field) => (
+            <tr>
+              <th scope="row">{field}</th>
+              <td>{proposal.action === 'add' ? '—' : shown(proposal.before?.[field])}</td>
+              <td>{proposal.action === 'delete' ? '(deleted)' : shown(proposal.after?.[field])}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -166,7 +168,9 @@ function ProposalsPage(props: {
         ))}
       </nav>
       <p>
-        {props.total} {props.status === 'ALL' ? '' : props.status.toLowerCase()} proposal
+        {[String(props.total), props.status === 'ALL' ? '' : props.status.toLowerCase(), 'proposal']
+          .filter(Boolean)
+          .join(' ')}
         {props.total === 1 ? '' : 's'}.
       </p>
       {props.proposals.map((proposal) => (

@@ -32,8 +32,16 @@ export const SCHEDULED_EVENT_TYPES = [
 ] as const;
 export type ScheduledEventType = (typeof SCHEDULED_EVENT_TYPES)[number];
 
-/** A proposed write decided: approved (applied), rejected with a comment, or refused because its record changed. */
-export const PROPOSAL_EVENT_TYPES = ['proposal.applied', 'proposal.rejected', 'proposal.conflict'] as const;
+/**
+ * A proposed write decided (approved and applied, rejected with a comment, refused because its record changed), or
+ * expired undecided (found by the scheduled scan, src/proposals/expiry.ts).
+ */
+export const PROPOSAL_EVENT_TYPES = [
+  'proposal.applied',
+  'proposal.rejected',
+  'proposal.conflict',
+  'proposal.expired',
+] as const;
 export type ProposalEventType = (typeof PROPOSAL_EVENT_TYPES)[number];
 
 /** Every event type an endpoint may choose, for these register kinds: `risk.created` ... then the scheduled ones. */

@@ -181,12 +181,13 @@ export async function generateToken(
   page: Page,
   url: string,
   name: string,
-  scope: 'read' | 'read_write' = 'read',
+  scope: 'read' | 'propose' | 'read_write' = 'read',
 ): Promise<string> {
   await page.goto(`${url}/settings/tokens`);
   await page.getByRole('link', { name: 'Generate New Token' }).click();
   await page.getByLabel('Name').fill(name);
   if (scope === 'read_write') await page.getByLabel(/^read_write/).check();
+  if (scope === 'propose') await page.getByLabel(/^propose/).check();
   await page.getByRole('button', { name: 'Generate token' }).click();
   await expect.poll(() => page.locator('h1').textContent()).toContain('created');
   return page.locator('#token-secret').inputValue();

@@ -253,3 +253,30 @@ describe('demo trust page', () => {
     expect(html).not.toContain('Slack');
   });
 });
+
+describe('demo proposal', () => {
+  it('holds one pending proposal of the demo assistant, made against the risk as it stands', async () => {
+    const listed = await ok<{ proposals: Row[] }>(runtime, demo.token, 'listProposals', {
+      organization_id: demo.organization_id,
+    });
+    expect(listed.proposals).toHaveLength(1);
+    const proposal = listed.proposals[0] as Row;
+    expect(proposal).toMatchObject({
+      status: 'PENDING',
+      tool: 'updateRisk',
+      action: 'update',
+      reason: 'scope',
+      before: { residual_likelihood: 3, note: null },
+      after: {
+        residual_likelihood: 2,
+        note: 'Immutable off-site backups are now restored in a monthly test.',
+      },
+    });
+    const risk = await ok<{ risk: Row }>(runtime, demo.token, 'getRisk', { id: proposal.record_id });
+    expect(risk.risk).toMatchObject({
+      name: 'Loss of patient records after a ransomware attack',
+      residual_likelihood: 3,
+      updated_at: proposal.base_updated_at,
+    });
+  });
+});

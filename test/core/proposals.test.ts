@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import { notifications, proposals, webhookMessages } from '../../src/db/schema.ts';
 import { NO_FILES } from '../../src/files/runtime.ts';
+import { runNotifications } from '../../src/notify/engine.ts';
 import { approveProposal, loadProposal, rejectProposal } from '../../src/proposals/decide.ts';
 import { createRateLimiter } from '../../src/rate-limit.ts';
 import type { InvokeDeps } from '../../src/surfaces/invoke.ts';
@@ -14,6 +15,7 @@ import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import {
   type Actor,
   addMember,
+  BASE,
   callDirect,
   createActor,
   createOrg,
@@ -98,6 +100,17 @@ async function propose(tool: string, args: Row, token = proposer) {
 async function approve(id: string, actor = alice) {
   const row = await loadProposal(runtime.database.db, org, id);
   return approveProposal(deps(), person(actor, { [org]: 'OWNER' }), row, 'req_test');
+}
+
+/** A webhook endpoint of the organization that takes every proposal.* event. */
+function proposalHook() {
+  return createEndpoint(
+    runtime.database.db,
+    clock,
+    org,
+    { url: 'http://127.0.0.1:9/hook', description: null, events: ['proposal.*'] },
+    { kinds: REGISTER_SPECS.map((spec) => spec.kind), allowLocal: true, secrets: runtime.secrets },
+  );
 }
 
 async function risksOf(token = writer) {
@@ -190,14 +203,46 @@ describe('proposed writes', () => {
     expect(await risksOf()).toEqual([]);
   });
 
-  it('rejects with a comment: nothing written, the proposer notified and the webhook told', async () => {
-    const hook = await createEndpoint(
-      runtime.database.db,
-      clock,
-      org,
-      { url: 'http://127.0.0.1:9/hook', description: null, events: ['proposal.*'] },
-      { kinds: REGISTER_SPECS.map((spec) => spec.kind), allowLocal: true, secrets: runtime.secrets },
+  it('refuses a delete whose record changes between the conflict check and the write', async () => {
+    const { risk } = await ok<{ risk: Row }>(runtime, writer, 'addRisk', {
+      organization_id: org,
+      ...addRisk,
+    });
+    const removal = await propose('deleteRisk', { id: risk.id });
+    const db = runtime.database.db;
+    // Another write lands right before the delete's batch, after every check that reads the record.
+    let meanwhile: (() => Promise<unknown>) | undefined = () =>
+      ok(runtime, writer, 'updateRisk', { id: risk.id, note: 'Still needed' });
+    const racing = new Proxy(db, {
+      get(target, property) {
+        if (property === 'batch')
+          return async (items: Parameters<typeof db.batch>[0]) => {
+            const write = meanwhile;
+            meanwhile = undefined;
+            await write?.();
+            return target.batch(items);
+          };
+        const value = Reflect.get(target, property, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const row = await loadProposal(db, org, String(removal.id));
+    const decision = await approveProposal(
+      { ...deps(), db: racing },
+      person(alice, { [org]: 'OWNER' }),
+      row,
+      'req_race',
     );
+    expect(meanwhile).toBeUndefined();
+    expect(decision).toMatchObject({
+      status: 'CONFLICT',
+      reason: expect.stringContaining(`The risk ${String(risk.id)} changed since it was proposed`),
+    });
+    expect((await risksOf()).map((item) => item.note)).toEqual(['Still needed']);
+  });
+
+  it('rejects with a comment: nothing written, the proposer notified and the webhook told', async () => {
+    const hook = await proposalHook();
     const proposal = await propose('addRisk', { organization_id: org, ...addRisk });
     const row = await loadProposal(runtime.database.db, org, String(proposal.id));
     const alicePerson = person(alice, { [org]: 'OWNER' });
@@ -246,6 +291,97 @@ describe('proposed writes', () => {
     expect(listed.proposals.map((item) => item.id)).toEqual([proposal.id]);
     await expect(approve(String(proposal.id))).rejects.toMatchObject({ code: 'conflict' });
     expect(await risksOf()).toEqual([]);
+  });
+
+  it('tells the proposer once when a proposal expires: a notification and proposal.expired, by the scheduled run', async () => {
+    const hook = await proposalHook();
+    const early = await propose('addRisk', { organization_id: org, ...addRisk });
+    clock = new Date('2026-11-05T09:00:00.000Z');
+    const later = await propose('addRisk', { organization_id: org, ...addRisk, name: 'Vishing' });
+    clock = new Date('2026-11-09T09:00:00.000Z');
+    const run = () => runNotifications({ db: runtime.database.db, now: clock, mailer: null });
+    const first = await run();
+    const second = await run();
+    expect([first.notifications_created, second.notifications_created]).toEqual([1, 0]);
+    const notes = await runtime.database.db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.kind, 'proposal_expired'));
+    expect(notes.map((note) => [note.user_id, note.record_id, note.title])).toEqual([
+      [alice.userId, early.id, 'Your proposed addRisk expired'],
+    ]);
+    const messages = await runtime.database.db
+      .select()
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpoint_id, hook.endpoint.id));
+    expect(messages.map((message) => message.event_type)).toEqual(['proposal.expired']);
+    expect(JSON.parse(messages[0]?.payload ?? '{}').data).toMatchObject({
+      proposal_id: early.id,
+      status: 'EXPIRED',
+      tool: 'addRisk',
+      expires_at: '2026-11-09T09:00:00.000Z',
+    });
+    const read = async (id: unknown) =>
+      (await ok<{ proposal: Row }>(runtime, proposer, 'getProposal', { id })).proposal.status;
+    expect([await read(early.id), await read(later.id)]).toEqual(['EXPIRED', 'PENDING']);
+    const [stored] = await runtime.database.db
+      .select({ status: proposals.status })
+      .from(proposals)
+      .where(eq(proposals.id, String(early.id)));
+    expect(stored?.status).toBe('EXPIRED');
+    await expect(approve(String(early.id))).rejects.toMatchObject({ code: 'conflict' });
+  });
+
+  it('keeps an idempotency key: the same key and arguments answer the same proposal, other arguments are refused', async () => {
+    const { risk } = await ok<{ risk: Row }>(runtime, writer, 'addRisk', {
+      organization_id: org,
+      ...addRisk,
+    });
+    const keyed = async (token: string, tool: string, args: Row, key: string) => {
+      const response = await runtime.app.request(`${BASE}/api/mcp/tools/${tool}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'idempotency-key': key,
+        },
+        body: JSON.stringify(args),
+      });
+      return { status: response.status, body: (await response.json()) as Row };
+    };
+    const idOf = (answer: { body: Row }) => (answer.body.proposal as Row | undefined)?.id;
+    const update = { id: risk.id, note: 'Seen in the wild' };
+    const first = await keyed(proposer, 'updateRisk', update, 'retry-1');
+    const again = await keyed(proposer, 'updateRisk', { note: 'Seen in the wild', id: risk.id }, 'retry-1');
+    expect([first.status, again.status]).toEqual([200, 200]);
+    expect(idOf(again)).toBe(idOf(first));
+    const other = await keyed(proposer, 'updateRisk', { ...update, note: 'Another note' }, 'retry-1');
+    expect(other.status).toBe(409);
+    expect((other.body.error as Row).message).toContain(
+      'This Idempotency-Key was used with other arguments (updateRisk)',
+    );
+    // Still the same proposal once it was applied and the record changed.
+    expect((await approve(String(idOf(first)))).status).toBe('APPLIED');
+    const late = await keyed(proposer, 'updateRisk', update, 'retry-1');
+    expect([late.status, idOf(late)]).toEqual([200, idOf(first)]);
+    // A delete and proposeWrite keep their keys too; proposeWrite's key is not the direct write's.
+    const removal = [
+      await keyed(proposer, 'deleteRisk', { id: risk.id }, 'retry-2'),
+      await keyed(proposer, 'deleteRisk', { id: risk.id }, 'retry-2'),
+    ];
+    expect(idOf(removal[1] ?? { body: {} })).toBe(idOf(removal[0] ?? { body: {} }));
+    const asked = { name: 'deleteRisk', arguments: { id: risk.id } };
+    const viaPropose = [
+      await keyed(writer, 'proposeWrite', asked, 'retry-3'),
+      await keyed(writer, 'proposeWrite', asked, 'retry-3'),
+    ];
+    expect(viaPropose.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(idOf(viaPropose[1] ?? { body: {} })).toBe(idOf(viaPropose[0] ?? { body: {} }));
+    const direct = await keyed(writer, 'deleteRisk', { id: risk.id }, 'retry-3');
+    expect(direct.status).toBe(409);
+    expect(await risksOf()).toHaveLength(1);
+    const stored = await runtime.database.db.select({ id: proposals.id }).from(proposals);
+    expect(stored).toHaveLength(3);
   });
 
   it('keeps organizations apart: another organization’s member neither reads nor decides a proposal', async () => {

@@ -347,6 +347,8 @@ describe('exports', () => {
       'field',
       'before',
       'after',
+      'proposal_id',
+      'proposed_by_token_id',
     ]);
     const at = (name: string) => header.indexOf(name);
     const updates = rows.filter((row) => row[at('action')] === 'update');

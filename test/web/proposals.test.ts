@@ -132,6 +132,14 @@ describe('proposals in the web', () => {
     expect(historyPage).toContain(
       `approved proposal ${id}, proposed with token ${String(outcome.proposal.proposed_by_token_id)}`,
     );
+    // The history export names the proposal and the proposing token on each line of the applied change.
+    const csv = (await client.get(`/orgs/${organizationId}/history/export.csv?record_id=${String(risk.id)}`))
+      .html;
+    const lines = csv.split('\r\n').filter((line) => line.includes(',update,'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(
+      lines.every((line) => line.endsWith(`,${id},${String(outcome.proposal.proposed_by_token_id)}`)),
+    ).toBe(true);
 
     const again = await client.submit(
       `/orgs/${organizationId}/proposals?status=ALL`,

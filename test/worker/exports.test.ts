@@ -78,13 +78,13 @@ describe('exports on the Worker', () => {
     expect(history.status).toBe(200);
     const historyLines = (await history.text()).split('\r\n').filter(Boolean);
     expect(historyLines[0]).toBe(
-      'time,change_id,kind,record_id,action,surface,user_id,user_email,person_id,person_name,token_id,token_name,call_id,tool,field,before,after',
+      'time,change_id,kind,record_id,action,surface,user_id,user_email,person_id,person_name,token_id,token_name,call_id,tool,field,before,after,proposal_id,proposed_by_token_id',
     );
     expect(historyLines).toHaveLength(2);
     expect(historyLines[1]).toContain(
       `vendor,ven_000000000000000000000003,update,direct,${user.id},${email},,,${created.id},worker export,`,
     );
-    expect(historyLines[1]?.endsWith(",updateVendor,name,Vendor 3,'=Renamed")).toBe(true);
+    expect(historyLines[1]?.endsWith(",updateVendor,name,Vendor 3,'=Renamed,,")).toBe(true);
     database.client.close();
   });
 

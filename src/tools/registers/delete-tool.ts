@@ -64,6 +64,16 @@ export function buildDeleteTool(
     async run(ctx, input) {
       const current = await records.load(ctx, input.id, 'write');
       const organizationId = String(current.organization_id);
+      // Applying an approved proposal: only the version it was proposed against is deleted.
+      const base = ctx.proposalBase;
+      const refuseIfChanged = (now: unknown) => {
+        if (base !== undefined && String(now) !== base)
+          throw new AppError(
+            'conflict',
+            `The ${spec.label} ${input.id} changed since it was proposed (version of ${base}, now ${String(now)}): propose again from its current state.`,
+          );
+      };
+      refuseIfChanged(current.updated_at);
       requirePersonInWeb(
         ctx,
         await readSettings(ctx.db, organizationId),
@@ -96,7 +106,13 @@ export function buildDeleteTool(
       const [deleted] = await ctx.db.batch([
         ctx.db
           .delete(table)
-          .where(and(eq(table.id, input.id), ...unreferenced))
+          .where(
+            and(
+              eq(table.id, input.id),
+              base === undefined ? undefined : eq(table.updated_at, base),
+              ...unreferenced,
+            ),
+          )
           .returning({ id: table.id }),
         changeAfterWrite(ctx, {
           tool: name,
@@ -119,6 +135,11 @@ export function buildDeleteTool(
       ]);
       if ((deleted as unknown[]).length === 0) {
         await refuseIfReferenced();
+        const [still] = await ctx.db
+          .select({ updated_at: table.updated_at })
+          .from(table)
+          .where(eq(table.id, input.id));
+        if (still) refuseIfChanged(still.updated_at);
         throw notFound(records.title);
       }
       return { id: input.id, deleted: true as const };

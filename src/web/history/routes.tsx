@@ -185,6 +185,9 @@ const CSV_COLUMNS = [
   'field',
   'before',
   'after',
+  // Last, so the earlier columns keep their places: set on a change that applied an approved proposal.
+  'proposal_id',
+  'proposed_by_token_id',
 ] as const;
 
 /** One CSV line per changed field (one line with an empty field for a change that changed none). */
@@ -205,9 +208,12 @@ export function historyCsvLines(change: ChangeRow): string {
     change.call_id,
     change.tool,
   ];
+  const proposal = [change.proposal_id, change.proposed_by_token_id];
   const fields = changedFields(change);
-  if (fields.length === 0) return csvLine([...common, null, null, null]);
-  return fields.map((item) => csvLine([...common, item.field, item.before, item.after])).join('');
+  if (fields.length === 0) return csvLine([...common, null, null, null, ...proposal]);
+  return fields
+    .map((item) => csvLine([...common, item.field, item.before, item.after, ...proposal]))
+    .join('');
 }
 
 export function historyRoutes(deps: WebDeps): Hono<WebEnv> {

@@ -1,0 +1,1 @@
+CREATE INDEX `proposals_expiry_idx` ON `proposals` (`status`,`expires_at`);
