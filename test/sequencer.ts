@@ -10,6 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * in vitest's own order; the worker-node project runs after all of these (vitest.config.ts).
  */
 const FIRST = [
+  'test/browser/pages.test.ts',
   'test/core/search-pages.test.ts',
   'test/browser/web.test.ts',
   'test/worker/kv-token-cache.test.ts',
