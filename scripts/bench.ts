@@ -184,6 +184,15 @@ if (process.argv.includes('--tools-list')) {
   process.exit(ok ? 0 : 1);
 }
 
+// The other organizations exist before the first call: the token's principal (its organizations) is cached for
+// TOKEN_CACHE_TTL_SECONDS, so one made after the first call may not be reachable yet when the seeding is quick.
+const heatOrg = await createOrganization(database.db, new Date(), { name: 'Heat map', ownerId: userId });
+const registersOrg = await createOrganization(database.db, new Date(), {
+  name: 'Registers',
+  ownerId: userId,
+});
+const trustOrg = await createOrganization(database.db, new Date(), { name: 'Trust page', ownerId: userId });
+
 const RISKS = 2000;
 for (let i = 0; i < RISKS; i++) {
   await direct('addRisk', {
@@ -198,7 +207,6 @@ for (let i = 0; i < RISKS; i++) {
 // A second organization with 100,000 risks spread over all 625 likelihood/impact cells (inserted in one statement),
 // for the heat map: one grouped query over its covering index, however many risks there are.
 const HEAT_RISKS = 100_000;
-const heatOrg = await createOrganization(database.db, new Date(), { name: 'Heat map', ownerId: userId });
 await database.client.execute({
   sql: `with recursive n(i) as (select 0 union all select i + 1 from n where i < ? - 1)
     insert into risks (id, organization_id, name, category, status, treatment, inherent_likelihood, inherent_impact,
@@ -211,10 +219,6 @@ await database.client.execute({
 // A third organization with REGISTER_ROWS evidence items, documents and tasks each, for the newer registers' list
 // and get rows: a page read over their indexes, however many records there are (bench-seed.ts).
 const REGISTER_ROWS = 10_000;
-const registersOrg = await createOrganization(database.db, new Date(), {
-  name: 'Registers',
-  ownerId: userId,
-});
 const { measureId: evidenceMeasure } = await seedNewerRegisters(
   database.client,
   registersOrg.id,
@@ -247,6 +251,42 @@ const benchTask = await firstOf('addTask', 'task', {
   due_on: '2026-12-31',
   record_ids: [evidenceMeasure],
 });
+
+// A fourth organization whose public trust page lists TRUST_VENDORS sub-processors and TRUST_DOCUMENTS published
+// documents (half to read, half on request), inserted straight into the tables: the page is rendered whole, unpaged.
+const TRUST_VENDORS = 5_000;
+const TRUST_DOCUMENTS = 200;
+{
+  const at = '2026-01-01T00:00:00.000Z';
+  const counter = (n: number) =>
+    `with recursive n(i) as (select 0 union all select i + 1 from n where i < ${n - 1})`;
+  const org = trustOrg.id;
+  await database.client.batch(
+    [
+      `${counter(TRUST_VENDORS)} insert into vendors (id, organization_id, name, category, website_url, countries, sub_processor, created_at, updated_at)
+         select 'ven_' || printf('%024d', i), '${org}', 'Processor ' || i, case i % 3 when 0 then 'CLOUD_PROVIDER' when 1 then 'ANALYTICS' else 'CUSTOMER_SUPPORT' end,
+           'https://processor' || i || '.example', '["DE","FR","US"]', 1, '${at}', '${at}' from n`,
+      `${counter(TRUST_DOCUMENTS)} insert into documents (id, organization_id, title, type, status, version, published_version, created_at, updated_at)
+         select 'doc_' || printf('%024d', i), '${org}', 'Policy ' || i, 'POLICY', 'PUBLISHED', 1, 1, '${at}', '${at}' from n`,
+      `${counter(TRUST_DOCUMENTS)} insert into document_versions (id, organization_id, document_id, number, status, content, published_at, created_at)
+         select 'dov_' || printf('%024d', i), '${org}', 'doc_' || printf('%024d', i), 1, 'PUBLISHED', 'Text ' || i, '${at}', '${at}' from n`,
+      `${counter(TRUST_DOCUMENTS)} insert into trust_page_items (organization_id, record_id, kind, access, created_at)
+         select '${org}', 'doc_' || printf('%024d', i), 'document', case when i % 2 = 0 then 'PUBLIC' else 'ON_REQUEST' end, '${at}' from n`,
+      `insert into trust_pages (organization_id, enabled, slug, title, contact_email, show_sub_processors, request_terms, link_days, created_at, updated_at)
+         values ('${org}', 1, 'bench-trust', 'Bench trust center', 'security@bench.example', 1, 'Keep it confidential.', 7, '${at}', '${at}')`,
+      'analyze',
+    ],
+    'write',
+  );
+}
+/** GETs the public trust page (no account) and reads it whole, as a browser would. */
+async function trustPage(): Promise<string> {
+  const response = await runtime.app.request('http://127.0.0.1/trust/bench-trust');
+  const html = await response.text();
+  if (response.status !== 200 || !html.includes(`Processor ${TRUST_VENDORS - 1}<`))
+    throw new Error(`trust page: ${response.status}`);
+  return html;
+}
 
 let counter = 0;
 const targets: Target[] = [
@@ -298,6 +338,12 @@ const targets: Target[] = [
     p95Ms: 25,
     iterations: 200,
     run: () => direct('getComplianceSummary', { organization_id: organizationId }),
+  },
+  {
+    name: `web trust page (${TRUST_VENDORS / 1000}k sub-processors, ${TRUST_DOCUMENTS} documents)`,
+    p95Ms: 250,
+    iterations: 50,
+    run: trustPage,
   },
   {
     name: `direct getComplianceSummary with heat map (${HEAT_RISKS / 1000}k risks)`,

@@ -1122,6 +1122,7 @@ export const notifications = sqliteTable(
         'link',
         'proposal_decided',
         'proposal_expired',
+        'trust_request',
       ],
     }).notNull(),
     /**

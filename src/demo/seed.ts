@@ -246,7 +246,7 @@ async function addDemoTrustPage(ctx: ToolContext, organizationId: string, ids: R
     }),
   );
   const [statement] = await ctx.db
-    .select({ id: documents.id })
+    .select({ id: documents.id, title: documents.title })
     .from(documents)
     .where(
       and(
@@ -276,11 +276,13 @@ async function addDemoTrustPage(ctx: ToolContext, organizationId: string, ids: R
       {
         id: newId('tar'),
         documentId: statement.id,
+        documentTitle: statement.title,
         name: 'Dana Procurement',
         email: 'dana@hospital.example',
         company: 'City Hospital',
       },
       ctx.now(),
+      { mail: false },
     );
 }
 

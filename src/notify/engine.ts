@@ -19,6 +19,7 @@ import { REGISTER_SPECS } from '../tools/index.ts';
 import { addDays, localTime } from '../tools/overdue.ts';
 import { displayName, recordPath } from '../tools/registers/naming.ts';
 import type { RegisterSpec, Row } from '../tools/registers/spec.ts';
+import { TRUST_REQUEST_RECORD_KIND, trustRequestsPath } from '../tools/trust-page/site.ts';
 import { issueMailedLink } from './link-mail.ts';
 import type { Mailer } from './mailer.ts';
 import { type Preferences, preferencesOf } from './preferences.ts';
@@ -45,7 +46,8 @@ export type NotificationKind =
   | 'owned_change'
   | 'digest'
   | 'proposal_decided'
-  | 'proposal_expired';
+  | 'proposal_expired'
+  | 'trust_request';
 
 export interface NotifyDeps {
   db: Db;
@@ -526,6 +528,7 @@ export function notificationPath(row: {
 }): string {
   if (row.record_kind === 'proposal' && row.record_id)
     return proposalPath(row.organization_id, row.record_id);
+  if (row.record_kind === TRUST_REQUEST_RECORD_KIND) return trustRequestsPath(row.organization_id);
   const spec = REGISTER_SPECS.find((candidate) => candidate.kind === row.record_kind);
   if (spec && row.record_id) return recordPath(row.organization_id, spec, row.record_id);
   return '/notifications';
@@ -634,7 +637,7 @@ async function deliverEmails(
             status: 'skipped',
             last_error:
               row.kind === 'link'
-                ? 'the link is no longer wanted: acknowledged or answered, expired, or the address changed'
+                ? 'the link is no longer wanted: acknowledged, answered or withdrawn, expired, or the address changed'
                 : 'the recipient left the organization, or their address is not confirmed',
           })
           .where(eq(notifications.id, id));

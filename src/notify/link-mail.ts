@@ -1,21 +1,30 @@
-// Mails that carry a public link (acknowledgement requests, vendor questionnaires), through the notification outbox.
+// Mails that carry a public link (acknowledgement requests, vendor questionnaires, approved trust page requests),
+// through the notification outbox.
 // The outbox row names the record and the address, never the link: the delivery run issues the link right before it
 // sends (a fresh secret, only its hash stored on the record), so no stored row can open a form.
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { BatchItem } from 'drizzle-orm/batch';
 import type { Db } from '../db/client.ts';
-import { acknowledgements, notifications, people, vendorQuestionnaires } from '../db/schema.ts';
+import {
+  acknowledgements,
+  notifications,
+  people,
+  trustAccessRequests,
+  trustPages,
+  vendorQuestionnaires,
+} from '../db/schema.ts';
 import { newId } from '../ids.ts';
 import { ackLinkPath, newLinkSecret } from '../tools/acknowledgements/links.ts';
 import { questionnaireLinkPath } from '../tools/questionnaires/links.ts';
+import { trustDownloadPath } from '../tools/trust-page/site.ts';
 
-export const LINK_MAIL_KINDS = ['acknowledgement', 'vendor_questionnaire'] as const;
+export const LINK_MAIL_KINDS = ['acknowledgement', 'vendor_questionnaire', 'trust_access_request'] as const;
 export type LinkMailKind = (typeof LINK_MAIL_KINDS)[number];
 
 export interface LinkMail {
   organizationId: string;
   recordKind: LinkMailKind;
-  /** The acknowledgement (`ack_...`) or questionnaire (`vqn_...`) whose link the mail carries. */
+  /** The acknowledgement (`ack_...`), questionnaire (`vqn_...`) or trust page request (`tar_...`) the link opens. */
   recordId: string;
   to: string;
   title: string;
@@ -43,8 +52,9 @@ export function queueLinkMail(db: Db, mail: LinkMail, at: string): BatchItem<'sq
 
 /**
  * Issues the link a pending link mail carries: a fresh secret on its record (the earlier link stops working), only
- * while the record still waits (not acknowledged or answered, link unexpired) and the address is still its person's
- * or contact's. Returns the link's path, or null when nothing is to be sent any more.
+ * while the record still waits (not acknowledged or answered, link unexpired; a trust page request still approved and
+ * its page still with a slug) and the address is still its person's, contact's or requester's. Returns the link's
+ * path, or null when nothing is to be sent any more.
  */
 export async function issueMailedLink(
   db: Db,
@@ -90,6 +100,28 @@ export async function issueMailedLink(
       )
       .returning({ id: vendorQuestionnaires.id });
     return done.length > 0 ? questionnaireLinkPath(secret) : null;
+  }
+  if (row.record_kind === 'trust_access_request') {
+    const [page] = await db
+      .select({ slug: trustPages.slug })
+      .from(trustPages)
+      .where(eq(trustPages.organization_id, row.organization_id))
+      .limit(1);
+    if (!page?.slug) return null;
+    const done = await db
+      .update(trustAccessRequests)
+      .set({ secret_hash: hash })
+      .where(
+        and(
+          eq(trustAccessRequests.id, row.record_id),
+          eq(trustAccessRequests.organization_id, row.organization_id),
+          eq(trustAccessRequests.status, 'APPROVED'),
+          gt(trustAccessRequests.link_expires_at, at),
+          eq(trustAccessRequests.email, row.to_address),
+        ),
+      )
+      .returning({ id: trustAccessRequests.id });
+    return done.length > 0 ? trustDownloadPath(page.slug, secret) : null;
   }
   return null;
 }

@@ -44,12 +44,17 @@ export const PROPOSAL_EVENT_TYPES = [
 ] as const;
 export type ProposalEventType = (typeof PROPOSAL_EVENT_TYPES)[number];
 
+/** A visitor asked for a document on the organization's trust page (src/tools/trust-page/site.ts). */
+export const TRUST_EVENT_TYPES = ['trust_request.created'] as const;
+export type TrustEventType = (typeof TRUST_EVENT_TYPES)[number];
+
 /** Every event type an endpoint may choose, for these register kinds: `risk.created` ... then the scheduled ones. */
 export function webhookEventTypes(kinds: readonly string[]): string[] {
   return [
     ...kinds.flatMap((kind) => Object.values(RECORD_EVENT_ACTIONS).map((action) => `${kind}.${action}`)),
     ...SCHEDULED_EVENT_TYPES,
     ...PROPOSAL_EVENT_TYPES,
+    ...TRUST_EVENT_TYPES,
   ];
 }
 
@@ -70,7 +75,7 @@ export function enqueueEvent(
   db: Db,
   event: {
     organizationId: string;
-    type: ScheduledEventType | ProposalEventType;
+    type: ScheduledEventType | ProposalEventType | TrustEventType;
     data: Record<string, unknown>;
     at: string;
     /** A condition under which nothing is enqueued (the event was already sent: src/webhooks/scheduled.ts). */

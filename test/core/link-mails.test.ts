@@ -1,16 +1,25 @@
 // Links mailed through the notification outbox: acknowledgement requests and vendor questionnaires (send and remind)
 // queue a mail to the person or contact when the service mails; the outbox row never holds the link, the delivery
 // run issues it as it sends, and a link no longer wanted is not sent.
-import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { acknowledgements, notifications, vendorQuestionnaires } from '../../src/db/schema.ts';
+import {
+  acknowledgements,
+  notifications,
+  trustAccessRequests,
+  vendorQuestionnaires,
+} from '../../src/db/schema.ts';
 import { runNotifications } from '../../src/notify/engine.ts';
 import { nodeMailer } from '../../src/notify/mailer-node.ts';
 import { createActor, createOrg, createTestRuntime, createToken, ok, type TestRuntime } from '../helpers.ts';
+import {
+  type LoopbackSmtp,
+  loopbackMailEnv,
+  loopbackMailSettings,
+  startLoopbackSmtp,
+} from '../smtp-loopback.ts';
+import { askForTrustDocument } from '../trust-visitor.ts';
 import { csrfOf, WebClient } from '../web/web-client.ts';
 
 type Row = Record<string, unknown>;
@@ -23,45 +32,17 @@ let plainToken: string;
 let org: string;
 let plainOrg: string;
 let aliceEmail: string;
-const received: ParsedMail[] = [];
-let server: SMTPServer;
-let port = 0;
+let smtp: LoopbackSmtp;
 const clock = new Date('2026-06-01T09:00:00.000Z');
 
-async function startSmtp() {
-  server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.server.address() as AddressInfo).port;
-}
-
-const smtpEnv = () => ({
-  SMTP_URL: `smtp://127.0.0.1:${port}`,
-  SMTP_INSECURE: 'true',
-  MAIL_FROM: 'Compliance <compliance@example.test>',
-  PUBLIC_URL,
-});
+const smtpEnv = () => ({ ...loopbackMailEnv(smtp.port), PUBLIC_URL });
 
 /** One delivery run of the outbox through the loopback SMTP server. */
 async function deliver() {
-  const settings = loadConfig(smtpEnv()).mail;
-  if (!settings) throw new Error('no mail settings');
   return runNotifications({
     db: runtime.database.db,
     now: clock,
-    mailer: nodeMailer(settings),
+    mailer: nodeMailer(loopbackMailSettings(smtp.port)),
     publicUrl: PUBLIC_URL,
   });
 }
@@ -106,7 +87,7 @@ async function documentAndReader(
 }
 
 beforeAll(async () => {
-  await startSmtp();
+  smtp = await startLoopbackSmtp();
   runtime = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0', ...smtpEnv() }, now: () => clock });
   plain = await createTestRuntime({ env: { RATE_LIMIT_PER_MINUTE: '0' }, now: () => clock });
   const alice = await createActor(runtime, 'alice');
@@ -122,7 +103,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.cleanup();
   await plain?.cleanup();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await smtp?.close();
 });
 
 const pathIn = (mail: ParsedMail | undefined, prefix: string) => {
@@ -156,7 +137,9 @@ describe('acknowledgement links by mail', () => {
 
     const report = await deliver();
     expect(report.emails_sent).toBe(1);
-    const mail = received.find((item) => item.subject === 'Please acknowledge: Acceptable use policy v1');
+    const mail = smtp.received.find(
+      (item) => item.subject === 'Please acknowledge: Acceptable use policy v1',
+    );
     expect(mail?.to && 'text' in mail.to ? mail.to.text : '').toBe(readerEmail);
     expect(mail?.text).toContain('Mailing Org asks you to read version 1 of "Acceptable use policy"');
     expect(mail?.text).toContain('by 2026-06-15');
@@ -216,7 +199,7 @@ describe('questionnaire links by mail', () => {
     const [stored] = await db.select().from(vendorQuestionnaires).where(eq(vendorQuestionnaires.id, id));
     expect(stored?.secret_hash).toBeNull();
     await deliver();
-    const first = received.filter((item) =>
+    const first = smtp.received.filter((item) =>
       item.subject?.startsWith('Security questionnaire from Mailing Org'),
     );
     expect(first.length).toBe(1);
@@ -227,7 +210,7 @@ describe('questionnaire links by mail', () => {
     const reminded = await ok(runtime, token, 'remindQuestionnaire', { id });
     expect(reminded).toMatchObject({ link_path: null, mail_queued: true });
     await deliver();
-    const both = received.filter((item) =>
+    const both = smtp.received.filter((item) =>
       item.subject?.startsWith('Security questionnaire from Mailing Org'),
     );
     expect(both.length).toBe(2);
@@ -245,5 +228,83 @@ describe('questionnaire links by mail', () => {
       .where(eq(vendorQuestionnaires.id, id));
     const report = await deliver();
     expect([report.emails_sent, report.emails_skipped]).toEqual([0, 1]);
+  });
+});
+
+describe('trust page links by mail', () => {
+  it('mails the approved link to the requester (issued as it is sent), and tells the owner of the request', async () => {
+    const documents = await ok(runtime, token, 'listDocuments', { organization_id: org });
+    const document = String(
+      (documents.documents as Row[]).find((row) => row.title === 'Acceptable use policy')?.id,
+    );
+    await ok(runtime, token, 'updateTrustPage', { organization_id: org, enabled: true, slug: 'mailing-org' });
+    await ok(runtime, token, 'setTrustPageItem', {
+      organization_id: org,
+      record_id: document,
+      visibility: 'ON_REQUEST',
+    });
+    const ask = (email: string) =>
+      askForTrustDocument(runtime, { slug: 'mailing-org', org, token }, document, { email });
+    const request = await ask('vic@buyer.example');
+
+    // The owner hears of the request by mail, with the address of the page where it is decided.
+    await deliver();
+    const told = smtp.received.find(
+      (mail) => mail.subject === 'Trust page request for Acceptable use policy',
+    );
+    expect(told?.to && 'text' in told.to ? told.to.text : '').toBe(aliceEmail);
+    expect(told?.text).toContain(
+      'Vic Visitor (vic@buyer.example) of Buyer Ltd asks for "Acceptable use policy"',
+    );
+    expect(told?.text).toContain(`Open: ${PUBLIC_URL}/orgs/${org}/trust#trust-requests`);
+
+    const decided = await ok(runtime, token, 'decideTrustAccessRequest', {
+      id: request,
+      decision: 'APPROVE',
+    });
+    expect(decided).toMatchObject({ link_path: null, mail_queued: true });
+    expect((decided.trust_access_request as Row).link_expires_at).toBe('2026-06-08T09:00:00.000Z');
+    const { db } = runtime.database;
+    const [pending] = await db.select().from(trustAccessRequests).where(eq(trustAccessRequests.id, request));
+    expect([pending?.status, pending?.secret_hash]).toEqual(['APPROVED', null]);
+    const queued = await db.select().from(notifications).where(eq(notifications.record_id, request));
+    const linkRows = queued.filter((row) => row.kind === 'link');
+    expect(linkRows.map((row) => [row.user_id, row.to_address, row.record_kind, row.status])).toEqual([
+      [null, 'vic@buyer.example', 'trust_access_request', 'pending'],
+    ]);
+    expect(JSON.stringify(queued)).not.toContain('/download/');
+
+    const report = await deliver();
+    expect(report.emails_sent).toBe(1);
+    const mail = smtp.received.find(
+      (item) => item.subject === 'Your request for Acceptable use policy was approved',
+    );
+    expect(mail?.to && 'text' in mail.to ? mail.to.text : '').toBe('vic@buyer.example');
+    expect(mail?.text).toContain('approved your request for "Acceptable use policy"');
+    expect(mail?.text).toContain('until 2026-06-08 09:00 UTC');
+    const path = pathIn(mail, '/trust/mailing-org/download/');
+    expect(path).toMatch(/^\/trust\/mailing-org\/download\//);
+    const [sent] = await db
+      .select()
+      .from(notifications)
+      .where(eq(notifications.id, String(linkRows[0]?.id)));
+    expect(sent?.status).toBe('sent');
+    expect(JSON.stringify(sent)).not.toContain(path.slice(-43));
+    const [issued] = await db.select().from(trustAccessRequests).where(eq(trustAccessRequests.id, request));
+    expect(issued?.secret_hash).toMatch(/^[0-9a-f]{64}$/);
+    const download = await runtime.app.request(`http://127.0.0.1:8787${path}`);
+    expect(download.status).toBe(200);
+    expect(await download.text()).toBe('Be careful.');
+
+    // A mail still queued when its link has expired is skipped, not sent.
+    const late = await ask('late@buyer.example');
+    await ok(runtime, token, 'decideTrustAccessRequest', { id: late, decision: 'APPROVE' });
+    await db
+      .update(trustAccessRequests)
+      .set({ link_expires_at: '2026-05-01T00:00:00.000Z' })
+      .where(eq(trustAccessRequests.id, late));
+    const skipped = await deliver();
+    expect([skipped.emails_sent, skipped.emails_skipped]).toEqual([1, 1]);
+    expect(smtp.received.filter((item) => item.subject?.startsWith('Your request for')).length).toBe(1);
   });
 });

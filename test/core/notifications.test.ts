@@ -1,12 +1,9 @@
 // The notification engine on a pinned clock, sending through a real SMTP server on loopback (smtp-server), each
 // message parsed back with mailparser: who hears what, in which time zone, and never twice.
-import type { AddressInfo } from 'node:net';
 import { and, eq } from 'drizzle-orm';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { removeMembership } from '../../src/accounts.ts';
-import { loadConfig, type MailSettings } from '../../src/config.ts';
+import { loadConfig } from '../../src/config.ts';
 import { notifications } from '../../src/db/schema.ts';
 import { type NotifyReport, runNotifications, SETTLE_MS } from '../../src/notify/engine.ts';
 import { listInbox, markRead, unreadCount } from '../../src/notify/inbox.ts';
@@ -25,66 +22,17 @@ import {
   ok,
   type TestRuntime,
 } from '../helpers.ts';
+import { type LoopbackSmtp, loopbackMailSettings, startLoopbackSmtp } from '../smtp-loopback.ts';
 import { csrfOf, WebClient } from '../web/web-client.ts';
 
-// ---- helpers: a loopback SMTP server, a clock, a world ----------------------------------------------------------
-
-interface Smtp {
-  port: number;
-  received: ParsedMail[];
-  /** Recipients to refuse (the server answers 550 at RCPT TO) until removed. */
-  refuse: Set<string>;
-  close(): Promise<void>;
-}
-
-async function startSmtp(): Promise<Smtp> {
-  const received: ParsedMail[] = [];
-  const refuse = new Set<string>();
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (refuse.has(address.address)) callback(new Error('550 mailbox unavailable'));
-      else callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push(mail);
-          callback();
-        },
-        (error: Error) => callback(error),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.server.address() as AddressInfo).port;
-  return {
-    port,
-    received,
-    refuse,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-function mailSettings(port: number): MailSettings {
-  const config = loadConfig({
-    SMTP_URL: `smtp://127.0.0.1:${port}`,
-    // The loopback server offers no STARTTLS (test/core/smtp-tls.test.ts has the refusal without this).
-    SMTP_INSECURE: 'true',
-    MAIL_FROM: 'Compliance <compliance@example.test>',
-  });
-  if (!config.mail) throw new Error('no mail settings');
-  return config.mail;
-}
+// ---- helpers: a clock, a world (the loopback SMTP server is test/smtp-loopback.ts) ----------------------------
 
 let clock = new Date('2026-05-04T06:00:00.000Z');
 const advance = (ms: number) => {
   clock = new Date(clock.getTime() + ms);
 };
 
-let smtp: Smtp;
+let smtp: LoopbackSmtp;
 let runtime: TestRuntime;
 let owner: Actor;
 let alice: Actor;
@@ -93,7 +41,7 @@ let token: string;
 let alicePerson: string;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
+  smtp = await startLoopbackSmtp();
 });
 afterAll(async () => {
   await smtp.close();
@@ -126,7 +74,8 @@ afterEach(async () => {
 
 /** One engine run at the pinned clock, sending through the loopback SMTP server (or none). */
 function run(options: { mail?: boolean; mailer?: Mailer } = {}): Promise<NotifyReport> {
-  const mailer = options.mailer ?? (options.mail === false ? null : nodeMailer(mailSettings(smtp.port)));
+  const mailer =
+    options.mailer ?? (options.mail === false ? null : nodeMailer(loopbackMailSettings(smtp.port)));
   return runNotifications({
     db: runtime.database.db,
     now: clock,
@@ -860,7 +809,7 @@ describe('exactly once per event', () => {
     // A mailer that delivers, then the process "dies" before the row is marked sent.
     const dying: Mailer = {
       async send(email) {
-        const real = nodeMailer(mailSettings(smtp.port));
+        const real = nodeMailer(loopbackMailSettings(smtp.port));
         await real.send(email);
         await real.close();
         throw new Error('process killed');
@@ -907,7 +856,7 @@ describe('exactly once per event', () => {
     await run({ mail: false }).then(() => undefined);
     await runtime.database.db.delete(notifications);
     await runtime.database.client.execute('DELETE FROM notification_cursors');
-    const mailer = nodeMailer(mailSettings(smtp.port));
+    const mailer = nodeMailer(loopbackMailSettings(smtp.port));
     const stored = await runNotifications({
       db: runtime.database.db,
       now: clock,

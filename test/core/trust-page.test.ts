@@ -1,7 +1,12 @@
 // The public trust page: off by default, only chosen records (an isolation walk over two organizations' pages and
 // every link on them), requests for documents (cross-site and bad fields refused, rate limited), an owner's approval
 // issuing a link for that one document (tampered 404, expired 410, another page's 404), its own hostname.
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { notifications, trustAccessRequests, webhookMessages } from '../../src/db/schema.ts';
+import { notificationPath } from '../../src/notify/engine.ts';
+import { REGISTER_SPECS } from '../../src/tools/index.ts';
+import { createEndpoint } from '../../src/webhooks/endpoints.ts';
 import {
   ACTOR_PASSWORD,
   type Actor,
@@ -15,6 +20,7 @@ import {
   ok,
   type TestRuntime,
 } from '../helpers.ts';
+import { askForTrustDocument } from '../trust-visitor.ts';
 import { csrfOf, WebClient } from '../web/web-client.ts';
 
 type Row = Record<string, unknown>;
@@ -46,12 +52,14 @@ async function publishedDocument(
   approver: string,
   title: string,
   content: string,
+  file: { content_base64: string; file_name: string } | Record<string, never> = {},
 ) {
   const added = await ok(runtime, token, 'addDocument', {
     organization_id: org,
     title,
     content,
     approver_ids: [approver],
+    ...file,
   });
   const id = idOf(added, 'document');
   await ok(runtime, token, 'updateDocument', { id, status: 'IN_REVIEW' });
@@ -171,25 +179,9 @@ async function makeSide(letter: 'a' | 'b'): Promise<Side> {
 
 /** Asks for the side's on-request document as a visitor, approves it as the owner: the download path. */
 async function approvedLink(side: Side, email = 'vic@buyer.example'): Promise<string> {
-  const web = new WebClient(runtime);
-  const form = await web.get(`/trust/${side.slug}/request/${side.requestDocument}`);
-  expect(form.status).toBe(200);
-  const sent = await web.post(`/trust/${side.slug}/request/${side.requestDocument}`, {
-    _csrf: csrfOf(form.html),
-    name: 'Vic Visitor',
-    email,
-    company: 'Buyer Ltd',
-    accept_terms: 'yes',
-  });
-  expect(sent.status).toBe(200);
-  const listed = await ok(runtime, side.token, 'listTrustAccessRequests', {
-    organization_id: side.org,
-    filter: { status: 'PENDING' },
-  });
-  const request = (listed.trust_access_requests as Row[]).find((row) => row.email === email);
-  expect(request).toMatchObject({ name: 'Vic Visitor', company: 'Buyer Ltd', status: 'PENDING' });
+  const request = await askForTrustDocument(runtime, side, side.requestDocument, { email });
   const decided = await ok(runtime, side.token, 'decideTrustAccessRequest', {
-    id: request?.id,
+    id: request,
     decision: 'approve',
   });
   expect((decided.trust_access_request as Row).status).toBe('APPROVED');
@@ -449,6 +441,72 @@ describe('the public page', () => {
   });
 });
 
+describe('a download of a document with an attached file', () => {
+  it('sends the file as an attachment with its type within the grant; tampered 404, expired 410', async () => {
+    const { db } = runtime.database;
+    const people = await ok(runtime, sides.a.token, 'listPeople', { organization_id: sides.a.org });
+    const approver = String((people.people as Row[]).find((person) => person.full_name === 'Owner A')?.id);
+    const pdf = '%PDF-1.7\n%trust report A\n';
+    const document = await publishedDocument(
+      sides.a.token,
+      sides.a.org,
+      approver,
+      'FileReportA',
+      'FileTextA',
+      {
+        content_base64: Buffer.from(pdf).toString('base64'),
+        file_name: 'SOC 2 report é.pdf',
+      },
+    );
+    await ok(runtime, sides.a.token, 'setTrustPageItem', {
+      organization_id: sides.a.org,
+      record_id: document,
+      visibility: 'ON_REQUEST',
+    });
+    const request = await askForTrustDocument(runtime, sides.a, document, { email: 'file@buyer.example' });
+    const decided = await ok(runtime, sides.a.token, 'decideTrustAccessRequest', {
+      id: request,
+      decision: 'APPROVE',
+    });
+    const link = String(decided.link_path);
+    const got = await runtime.app.request(`http://127.0.0.1:8787${link}`);
+    expect(got.status).toBe(200);
+    expect(got.headers.get('content-type')).toBe('application/pdf');
+    expect(got.headers.get('content-disposition')).toBe(
+      `attachment; filename="SOC 2 report _.pdf"; filename*=UTF-8''SOC%202%20report%20%C3%A9.pdf`,
+    );
+    expect(got.headers.get('cache-control')).toBe('no-store');
+    expect(got.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await got.text()).toBe(pdf);
+    // The other document's link still gives its text, not this file.
+    const textLink = await approvedLink(sides.a, 'text-too@buyer.example');
+    const text = await runtime.app.request(`http://127.0.0.1:8787${textLink}`);
+    expect([text.headers.get('content-type'), await text.text()]).toEqual([
+      'text/markdown; charset=utf-8',
+      'SecretTextA',
+    ]);
+    const web = new WebClient(runtime);
+    const secret = link.slice(-43);
+    const tampered = `${link.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`;
+    const refused = await web.get(tampered);
+    expect(refused.status).toBe(404);
+    expect(refused.html).not.toContain('trust report A');
+    expect((await web.get(`/trust/acme-b/download/${secret}`)).status).toBe(404);
+    const [row] = await db.select().from(trustAccessRequests).where(eq(trustAccessRequests.id, request));
+    const expiry = new Date(String(row?.link_expires_at));
+    const saved = clock;
+    clock = new Date(expiry.getTime() + 1000);
+    try {
+      const expired = await runtime.app.request(`http://127.0.0.1:8787${link}`);
+      expect(expired.status).toBe(410);
+      expect(expired.headers.get('content-type')).toContain('text/html');
+      expect(await expired.text()).not.toContain('trust report A');
+    } finally {
+      clock = saved;
+    }
+  });
+});
+
 describe('the trust page on its own hostname', () => {
   it('serves the page and its links at the root of the mapped host, and nothing else there', async () => {
     const host = 'http://trust.acme-a.example';
@@ -572,6 +630,85 @@ describe('the trust page in the web', () => {
       record_id: sides.a.unchosenDocument,
       visibility: 'HIDDEN',
     });
+  });
+});
+
+describe('the notice of a new request', () => {
+  it("tells the organization's owners and admins (not editors, not another organization) and its webhook", async () => {
+    const admin = await createActor(runtime, 'admin-b');
+    const editor = await createActor(runtime, 'editor-b');
+    await addMember(runtime, sides.b.org, admin, 'ADMIN');
+    await addMember(runtime, sides.b.org, editor, 'EDITOR');
+    const { db } = runtime.database;
+    const hook = await createEndpoint(
+      db,
+      clock,
+      sides.b.org,
+      { url: 'http://127.0.0.1:9/hook', description: null, events: ['trust_request.*'] },
+      { kinds: REGISTER_SPECS.map((spec) => spec.kind), allowLocal: true, secrets: runtime.secrets },
+    );
+    const id = await askForTrustDocument(runtime, sides.b, sides.b.requestDocument, {
+      name: 'Nora Notice',
+      email: 'nora@buyer.example',
+      company: 'Notice Ltd',
+    });
+    const notes = await db.select().from(notifications).where(eq(notifications.record_id, id));
+    // No SMTP settings here: in the app only.
+    expect(
+      notes
+        .map((note) => [note.user_id, note.channel, note.kind, note.organization_id, note.status, note.title])
+        .sort(),
+    ).toEqual(
+      [sides.b.owner.userId, admin.userId]
+        .map((user) => [
+          user,
+          'in_app',
+          'trust_request',
+          sides.b.org,
+          'delivered',
+          'Trust page request for RequestReportB',
+        ])
+        .sort(),
+    );
+    expect(notes[0]?.body).toBe(
+      'Nora Notice (nora@buyer.example) of Notice Ltd asks for "RequestReportB" on the trust page. Approve or reject it on the trust page\'s settings.',
+    );
+    expect(notificationPath(notes[0] as (typeof notes)[number])).toBe(
+      `/orgs/${sides.b.org}/trust#trust-requests`,
+    );
+    const messages = await db
+      .select()
+      .from(webhookMessages)
+      .where(eq(webhookMessages.endpoint_id, hook.endpoint.id));
+    expect(messages.map((message) => message.event_type)).toEqual(['trust_request.created']);
+    expect(JSON.parse(messages[0]?.payload ?? '{}').data).toEqual({
+      request_id: id,
+      document_id: sides.b.requestDocument,
+      document_title: 'RequestReportB',
+      name: 'Nora Notice',
+      email: 'nora@buyer.example',
+      company: 'Notice Ltd',
+    });
+
+    // The admin's inbox opens the page where the request is decided.
+    const adminWeb = new WebClient(runtime);
+    await adminWeb.signIn(admin.email, ACTOR_PASSWORD);
+    const inbox = await adminWeb.get('/notifications');
+    expect(inbox.html).toContain('Trust page request for RequestReportB');
+    expect(inbox.html).toContain(`href="/orgs/${sides.b.org}/trust#trust-requests"`);
+    // A refused form (no terms) tells no one.
+    const web = new WebClient(runtime);
+    const path = `/trust/acme-b/request/${sides.b.requestDocument}`;
+    const form = await web.get(path);
+    const refused = await web.post(path, {
+      _csrf: csrfOf(form.html),
+      name: 'Nora Notice',
+      email: 'nora2@buyer.example',
+      company: 'Notice Ltd',
+    });
+    expect(refused.status).toBe(400);
+    const after = await db.select().from(notifications).where(eq(notifications.kind, 'trust_request'));
+    expect(after.filter((note) => note.body.includes('nora2@')).length).toBe(0);
   });
 });
 

@@ -5,7 +5,7 @@
 import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { memberships, users } from '../../src/db/schema.ts';
+import { memberships, notifications, users } from '../../src/db/schema.ts';
 import { type Env, runtimeFor } from '../../src/worker.ts';
 import { browserSession, csrfOf, pageOf } from '../browser-session.ts';
 import { callTool as call, fetchWith, ownedOrganization, testDatabase } from './helpers.ts';
@@ -29,6 +29,8 @@ function visitor(base: string, slug: string) {
     return fetchWith(request, { ...env, TRUST_PAGE_HOSTS: `${TRUST_HOST}=${slug}` } as Env);
   }, base);
   return {
+    /** The response itself (its headers), for a download. */
+    send: (path: string) => session.send(path),
     get: (path: string) => session.send(path).then(pageOf),
     post: (path: string, fields: Record<string, string>) =>
       session
@@ -137,5 +139,69 @@ describe('the trust page on the Worker', () => {
     expect((await onHost.get(link.slice(`/trust/${slug}`.length))).html).toBe('WorkerSecretText');
     const tampered = `${link.slice(0, -1)}${link.endsWith('A') ? 'B' : 'A'}`;
     expect((await onPath.get(tampered)).status).toBe(404);
+  });
+
+  it('tells the owner of a request and downloads an attached file (from R2) as an attachment', async () => {
+    const { organizationId, token } = await ownedOrganization(database, 'trust-file');
+    const slug = `wf-${crypto.randomUUID().slice(0, 8)}`;
+    const person = await ok(token, 'addPerson', {
+      organization_id: organizationId,
+      full_name: 'File Owner',
+      email: await ownerEmail(organizationId),
+    });
+    const pdf = '%PDF-1.7\n%worker report\n';
+    const added = await ok(token, 'addDocument', {
+      organization_id: organizationId,
+      title: 'WorkerReport',
+      content: 'WorkerReportText',
+      content_base64: btoa(pdf),
+      file_name: 'worker report.pdf',
+      status: 'IN_REVIEW',
+      approver_ids: [String((person.person as Row).id)],
+    });
+    const documentId = String((added.document as Row).id);
+    await ok(token, 'approveDocument', { id: documentId });
+    await ok(token, 'updateDocument', { id: documentId, status: 'PUBLISHED' });
+    await ok(token, 'setTrustPageItem', {
+      organization_id: organizationId,
+      record_id: documentId,
+      visibility: 'ON_REQUEST',
+    });
+    await ok(token, 'updateTrustPage', { organization_id: organizationId, slug, enabled: true });
+    const onPath = visitor('http://127.0.0.1:8787', slug);
+    const form = await onPath.get(`/trust/${slug}/request/${documentId}`);
+    const sent = await onPath.post(`/trust/${slug}/request/${documentId}`, {
+      _csrf: csrfOf(form.html),
+      name: 'Fay File',
+      email: 'fay@buyer.example',
+      company: 'Buyer',
+      accept_terms: 'yes',
+    });
+    expect(sent.status).toBe(200);
+    const listed = await ok(token, 'listTrustAccessRequests', { organization_id: organizationId });
+    const id = String((listed.trust_access_requests as Row[])[0]?.id);
+    const notes = await database.db
+      .select({ user: notifications.user_id, kind: notifications.kind, title: notifications.title })
+      .from(notifications)
+      .where(eq(notifications.record_id, id));
+    const [owner] = await database.db
+      .select({ id: memberships.user_id })
+      .from(memberships)
+      .where(eq(memberships.organization_id, organizationId));
+    expect(notes).toEqual([
+      { user: owner?.id, kind: 'trust_request', title: 'Trust page request for WorkerReport' },
+    ]);
+
+    const decided = await ok(token, 'decideTrustAccessRequest', { id, decision: 'APPROVE' });
+    const link = String(decided.link_path);
+    const download = await onPath.send(link);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/pdf');
+    expect(download.headers.get('content-disposition')).toContain('attachment; filename="worker report.pdf"');
+    expect(new TextDecoder().decode(await download.arrayBuffer())).toBe(pdf);
+    const tampered = `${link.slice(0, -1)}${link.endsWith('A') ? 'B' : 'A'}`;
+    const refused = await onPath.get(tampered);
+    expect(refused.status).toBe(404);
+    expect(refused.html).not.toContain('worker report');
   });
 });

@@ -1,6 +1,7 @@
 // What a trust page shows, read without an account: the page of an enabled slug, and only the records its items name
-// (each joined to its own organization), the sub-processors when chosen, the contact. Nothing else is read here.
-import { and, asc, eq, isNotNull, ne } from 'drizzle-orm';
+// (each joined to its own organization), the sub-processors when chosen, the contact. Nothing else is read here; a
+// request is written with the notice to the organization's owners and admins.
+import { and, asc, eq, isNotNull, ne, sql } from 'drizzle-orm';
 import { constantTimeEqual, sha256Hex } from '../../auth/crypto.ts';
 import type { Db } from '../../db/client.ts';
 import {
@@ -8,11 +9,16 @@ import {
   documents,
   documentVersions,
   frameworks,
+  memberships,
+  notificationPreferences,
+  storedFiles,
   trustAccessRequests,
   trustPageItems,
   trustPages,
+  users,
   vendors,
 } from '../../db/schema.ts';
+import { enqueueEvent } from '../../webhooks/events.ts';
 import { isLinkSecretShape, type PublicLinkRefusal } from '../acknowledgements/links.ts';
 
 /** The path of a trust page on the service's own host; a mapped hostname serves it at its root. */
@@ -175,19 +181,28 @@ export async function trustContentOf(db: Db, site: TrustSite): Promise<TrustCont
   };
 }
 
+/** A chosen document's published version: its text, and the stored file attached to it (null: none). */
+export interface TrustDocumentText {
+  title: string;
+  version: number;
+  content: string;
+  fileId: string | null;
+}
+
 /** A chosen document's published text, when its item on the page has `access`; else null (not chosen, not published). */
 export async function chosenDocumentText(
   db: Db,
   site: TrustSite,
   documentId: string,
   access: 'PUBLIC' | 'ON_REQUEST',
-): Promise<{ title: string; version: number; content: string } | null> {
+): Promise<TrustDocumentText | null> {
   const org = site.organizationId;
   const [row] = await db
     .select({
       title: documents.title,
       version: documentVersions.number,
       content: documentVersions.content,
+      fileId: documentVersions.file_id,
     })
     .from(trustPageItems)
     .innerJoin(documents, and(eq(documents.id, trustPageItems.record_id), eq(documents.organization_id, org)))
@@ -208,7 +223,27 @@ export async function chosenDocumentText(
     )
     .limit(1);
   if (!row) return null;
-  return { title: row.title, version: row.version, content: row.content ?? '' };
+  return { title: row.title, version: row.version, content: row.content ?? '', fileId: row.fileId };
+}
+
+/** The stored file a granted document's version carries, read in the page's organization only; else null. */
+export async function trustDocumentFile(
+  db: Db,
+  site: TrustSite,
+  fileId: string,
+): Promise<{ storageKey: string; name: string; size: number; contentType: string; sha256: string } | null> {
+  const [row] = await db
+    .select({
+      storageKey: storedFiles.storage_key,
+      name: storedFiles.name,
+      size: storedFiles.size,
+      contentType: storedFiles.content_type,
+      sha256: storedFiles.sha256,
+    })
+    .from(storedFiles)
+    .where(and(eq(storedFiles.id, fileId), eq(storedFiles.organization_id, site.organizationId)))
+    .limit(1);
+  return row ?? null;
 }
 
 /**
@@ -220,9 +255,7 @@ export async function findTrustDownload(
   site: TrustSite,
   secret: string,
   now: Date,
-): Promise<
-  { document: { title: string; version: number; content: string } } | { refusal: PublicLinkRefusal }
-> {
+): Promise<{ document: TrustDocumentText } | { refusal: PublicLinkRefusal }> {
   if (!isLinkSecretShape(secret)) return { refusal: 'unknown' };
   const hash = await sha256Hex(secret);
   const [row] = await db
@@ -246,23 +279,77 @@ export async function findTrustDownload(
   return document ? { document } : { refusal: 'unknown' };
 }
 
-/** Records a visitor's request for a document the page offers on request (checked by the caller). */
+/** The notifications' record kind of a request: they open the page where it is decided. */
+export const TRUST_REQUEST_RECORD_KIND = 'trust_access_request';
+
+/** The web page where an organization's owners and admins decide its requests. */
+export function trustRequestsPath(organizationId: string): string {
+  return `/orgs/${organizationId}/trust#trust-requests`;
+}
+
+/**
+ * Records a visitor's request for a document the page offers on request (checked by the caller), and in the same
+ * batch tells the organization's owners and admins (in the app; by email too when `mail`, to each confirmed address
+ * whose preferences keep email on) and enqueues the webhook event `trust_request.created`.
+ */
 export async function recordAccessRequest(
   db: Db,
   site: TrustSite,
-  request: { id: string; documentId: string; name: string; email: string; company: string },
+  request: {
+    id: string;
+    documentId: string;
+    documentTitle: string;
+    name: string;
+    email: string;
+    company: string;
+  },
   now: Date,
+  options: { mail: boolean },
 ): Promise<void> {
   const at = now.toISOString();
-  await db.insert(trustAccessRequests).values({
-    id: request.id,
-    organization_id: site.organizationId,
-    document_id: request.documentId,
-    name: request.name,
-    email: request.email,
-    company: request.company,
-    terms_accepted_at: at,
-    status: 'PENDING',
-    created_at: at,
-  });
+  const org = site.organizationId;
+  const title = `Trust page request for ${request.documentTitle}`.slice(0, 200);
+  const body = `${request.name} (${request.email}) of ${request.company} asks for "${request.documentTitle}" on the trust page. Approve or reject it on the trust page's settings.`;
+  // One row per manager and channel, written by SQL so it costs one statement whatever their number.
+  const tell = (channel: 'in_app' | 'email') => sql`
+    INSERT INTO notifications (id, event_key, user_id, channel, organization_id, kind, record_kind, record_id, title, body, status, attempts, created_at)
+    SELECT 'ntf_' || lower(hex(randomblob(12))), ${`trust_request:${request.id}`}, m.user_id, ${channel}, ${org}, 'trust_request',
+      ${TRUST_REQUEST_RECORD_KIND}, ${request.id}, ${title}, ${body}, ${channel === 'email' ? 'pending' : 'delivered'}, 0, ${at}
+    FROM ${memberships} m
+    WHERE m.organization_id = ${org} AND m.role IN ('OWNER', 'ADMIN')
+      ${
+        channel === 'email'
+          ? sql`AND EXISTS (SELECT 1 FROM ${users} u WHERE u.id = m.user_id AND u.email_verified_at IS NOT NULL)
+      AND coalesce((SELECT p.email FROM ${notificationPreferences} p WHERE p.user_id = m.user_id AND p.organization_id = ${org}), 1) = 1`
+          : sql``
+      }
+    ON CONFLICT DO NOTHING`;
+  await db.batch([
+    db.insert(trustAccessRequests).values({
+      id: request.id,
+      organization_id: org,
+      document_id: request.documentId,
+      name: request.name,
+      email: request.email,
+      company: request.company,
+      terms_accepted_at: at,
+      status: 'PENDING',
+      created_at: at,
+    }),
+    db.run(tell('in_app')),
+    ...(options.mail ? [db.run(tell('email'))] : []),
+    enqueueEvent(db, {
+      organizationId: org,
+      type: 'trust_request.created',
+      data: {
+        request_id: request.id,
+        document_id: request.documentId,
+        document_title: request.documentTitle,
+        name: request.name,
+        email: request.email,
+        company: request.company,
+      },
+      at,
+    }),
+  ]);
 }

@@ -14,6 +14,7 @@ import {
   trustPages,
 } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
+import { queueLinkMail } from '../../notify/link-mail.ts';
 import { requireOrganization } from '../access.ts';
 import { newLinkSecret } from '../acknowledgements/links.ts';
 import { changeAfterWrite } from '../changes.ts';
@@ -477,11 +478,19 @@ export const listTrustAccessRequestsTool = defineTool({
   },
 });
 
+/** The approval mail's subject and text (never the link: the delivery run adds it). */
+function approvalMail(pageTitle: string, documentTitle: string, expiresAt: string) {
+  return {
+    title: `Your request for ${documentTitle} was approved`.slice(0, 200),
+    body: `${pageTitle} approved your request for "${documentTitle}". The link below downloads it until ${expiresAt.slice(0, 16).replace('T', ' ')} UTC; it opens this document only.`,
+  };
+}
+
 export const decideTrustAccessRequestTool = defineTool({
   name: 'decideTrustAccessRequest',
   title: 'Approve or reject a trust page access request',
   description:
-    "Approve or reject a customer's pending request on the trust page for a document or report (OWNER or ADMIN). Approval returns a download link for that document only, expiring after the page's link days; shown once, mail it yourself.",
+    "Approve or reject a customer's pending request on the trust page for a document or report (OWNER or ADMIN). Approval gives a download link for that document only, expiring after the page's link days: mailed to the requester when the service sends mail, else returned once.",
   scope: 'write',
   annotations: UPDATE_ANNOTATIONS,
   toolset: TRUST_TOOLSET,
@@ -494,7 +503,14 @@ export const decideTrustAccessRequestTool = defineTool({
     link_path: z
       .string()
       .nullable()
-      .describe('Approved: the download path; prefix with the service address. Shown once. Else null.'),
+      .describe(
+        'Approved without mail: the download path (prefix the service address), shown once. Else null.',
+      ),
+    mail_queued: z
+      .boolean()
+      .describe(
+        "True: a mail with the link is queued to the requester's email; the link is never shown here.",
+      ),
   }),
   async run(ctx, input) {
     const [found] = await ctx.db
@@ -516,7 +532,9 @@ export const decideTrustAccessRequestTool = defineTool({
     const now = ctx.now();
     const at = now.toISOString();
     const approve = input.decision === 'APPROVE';
-    const link = approve ? await newLinkSecret() : null;
+    // When the service mails links, the delivery run issues the secret as it sends: none exists before.
+    const mailed = approve && Boolean(ctx.mailLinks);
+    const link = approve && !mailed ? await newLinkSecret() : null;
     const expiresAt = approve ? new Date(now.getTime() + page.link_days * DAY_MS).toISOString() : null;
     if (approve && !page.slug)
       throw new AppError('conflict', 'The trust page has no slug yet: set one with updateTrustPage first.');
@@ -542,6 +560,21 @@ export const decideTrustAccessRequestTool = defineTool({
         after: { trust_access_request: { id: input.id, status, document_id: found.document_id } },
         at,
       }),
+      ...(mailed
+        ? [
+            queueLinkMail(
+              ctx.db,
+              {
+                organizationId: orgId,
+                recordKind: 'trust_access_request',
+                recordId: input.id,
+                to: found.email,
+                ...approvalMail(page.title, found.document_title, expiresAt ?? at),
+              },
+              at,
+            ),
+          ]
+        : []),
       ...ctx.writeExtras(CHANGED_A_ROW),
     ]);
     const [after] = await ctx.db
@@ -555,6 +588,7 @@ export const decideTrustAccessRequestTool = defineTool({
     return {
       trust_access_request: after,
       link_path: link ? trustDownloadPath(page.slug, link.secret) : null,
+      mail_queued: mailed,
     };
   },
 });

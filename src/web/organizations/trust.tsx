@@ -342,7 +342,12 @@ export function trustSettingsRoutes(deps: WebDeps): Hono<WebEnv> {
     // The link is shown on this answer only (never kept in a cookie): the page is not redirected.
     if (typeof linkPath === 'string')
       return show(c, membership, { link: { path: linkPath, name: String(request.email) } });
-    setFlash(c, `The request of ${String(request.email)} was rejected.`);
+    setFlash(
+      c,
+      outcome.ok && outcome.result.mail_queued === true
+        ? `The request of ${String(request.email)} was approved: a mail with the download link is on its way to them.`
+        : `The request of ${String(request.email)} was rejected.`,
+    );
     return c.redirect(`/orgs/${membership.organizationId}/trust#trust-requests`, 303);
   });
 

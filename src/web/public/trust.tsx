@@ -6,6 +6,7 @@ import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { limitBody } from '../../http/body-limit.ts';
 import { newId } from '../../ids.ts';
+import { attachmentDisposition } from '../../routes/files.ts';
 import { emailAddress, shortText } from '../../tools/fields.ts';
 import {
   chosenDocumentText,
@@ -15,6 +16,7 @@ import {
   type TrustContent,
   type TrustSite,
   trustContentOf,
+  trustDocumentFile,
   trustPagePath,
 } from '../../tools/trust-page/site.ts';
 import { ASSET_PATHS } from '../assets.ts';
@@ -307,7 +309,15 @@ function trustHandlers(deps: WebDeps) {
         </CardPage>,
         400,
       );
-    await recordAccessRequest(db, found.site, { id: newId('tar'), documentId, ...parsed.data }, deps.now());
+    await recordAccessRequest(
+      db,
+      found.site,
+      { id: newId('tar'), documentId, documentTitle: found.title, ...parsed.data },
+      deps.now(),
+      { mail: Boolean(deps.config.mail) },
+    );
+    // Webhook deliveries start as after any write.
+    deps.invoke.afterWrite?.();
     return sendPublicPage(
       c,
       <CardPage
@@ -330,16 +340,35 @@ function trustHandlers(deps: WebDeps) {
     const found = await findTrustDownload(db, site, secret, deps.now());
     if ('refusal' in found) return refusedLinkPage(c, found.refusal);
     const { document } = found;
+    const headers = {
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'same-origin',
+      'x-robots-tag': 'noindex, nofollow',
+    };
+    // The version's attached file when it has one (the PDF a report is), else its text as Markdown.
+    if (document.fileId) {
+      const file = await trustDocumentFile(db, site, document.fileId);
+      const blob = file && (await deps.invoke.files.store.get(file.storageKey));
+      if (!file || !blob) return refusedLinkPage(c, 'unknown');
+      return new Response(blob.body, {
+        status: 200,
+        headers: {
+          ...headers,
+          'content-type': file.contentType,
+          'content-disposition': attachmentDisposition(file.name),
+          'content-length': String(file.size),
+          'content-security-policy': "default-src 'none'; sandbox",
+        },
+      });
+    }
     const fileName = `${document.title.replace(/[^A-Za-z0-9 _.-]/g, '').trim() || 'document'} v${document.version}.md`;
     return new Response(document.content, {
       status: 200,
       headers: {
+        ...headers,
         'content-type': 'text/markdown; charset=utf-8',
         'content-disposition': `attachment; filename="${fileName}"`,
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-        'referrer-policy': 'same-origin',
-        'x-robots-tag': 'noindex, nofollow',
       },
     });
   }
