@@ -139,12 +139,121 @@ function chunks<T>(items: T[], size = 400): T[][] {
   return out;
 }
 
+/** A record's history rows on either side of a time: the last at or before it, the first after it. */
+interface Neighbours {
+  record_id: string;
+  prev_action: string | null;
+  prev_state: string | null;
+  prev_at: string | null;
+  next_action: string | null;
+  next_state: string | null;
+  next_before: string | null;
+}
+
+/** A history state (record_changes.state, stored values) as a row holds it: every state key, absent ones null. */
+function stateRow(records: RegisterRecords, row: Row, text: string): void {
+  const state = JSON.parse(text) as Row;
+  const relations = new Set((records.spec.relations ?? []).map((relation) => relation.field));
+  for (const name of records.stateKeys) {
+    const value = state[name] ?? null;
+    const column = records.columns[name];
+    if (relations.has(name)) row[name] = JSON.stringify(Array.isArray(value) ? value : []);
+    else row[name] = value === null || !column ? value : column.mapFromDriverValue(value);
+  }
+}
+
 /**
- * Records as they stood at `asOf`. A record that exists now is rebuilt backwards from its current row (each later
- * change undone with its `before`), which also holds for records older than the history; one deleted since is
- * rebuilt forwards from its history (`partial` when that history does not start with its add).
+ * Records as they stood at `asOf`. Each history row written since states were kept holds the record's whole state
+ * after it: a record is then read from its last change at or before `asOf` (its state, or a delete), or from its first
+ * change after (that state with the change's `before` undone), or is today's row when nothing changed since.
+ * The others (history written before states) are rebuilt by undoing changes (rebuildByUndo).
  */
 export async function rebuildRecords(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  organizationId: string,
+  current: Map<string, Row>,
+  goneIds: string[],
+  asOf: string,
+): Promise<Map<string, RebuiltRecord>> {
+  const out = new Map<string, RebuiltRecord>();
+  const kind = records.spec.kind;
+  const ids: string[] = [];
+  for (const [id, now] of current) {
+    if (String(now.created_at) > asOf) out.set(id, { row: null, partial: false });
+    else ids.push(id);
+  }
+  ids.push(...goneIds);
+  const undoCurrent = new Map<string, Row>();
+  const undoGone: string[] = [];
+  for (const part of chunks(ids)) {
+    const found = await ctx.db.all<Neighbours>(
+      sql`select p.id as record_id, a.action as prev_action, a.state as prev_state, a.created_at as prev_at,
+            b.action as next_action, b.state as next_state, b.before as next_before
+          from (select j.value as id,
+              (select c.rowid from ${recordChanges} as c indexed by record_changes_record_idx
+                where c.record_id = j.value and c.organization_id = ${organizationId} and c.kind = ${kind}
+                  and c.created_at <= ${asOf} order by c.created_at desc, c.rowid desc limit 1) as prev,
+              (select c.rowid from ${recordChanges} as c indexed by record_changes_record_idx
+                where c.record_id = j.value and c.organization_id = ${organizationId} and c.kind = ${kind}
+                  and c.created_at > ${asOf} order by c.created_at, c.rowid limit 1) as next
+            from json_each(${JSON.stringify(part)}) as j) as p
+          left join ${recordChanges} as a on a.rowid = p.prev
+          left join ${recordChanges} as b on b.rowid = p.next`,
+    );
+    for (const item of found) {
+      const id = item.record_id;
+      const now = current.get(id);
+      const base = (): Row => (now ? { ...now } : { id, organization_id: organizationId });
+      if (item.prev_action === 'delete') {
+        out.set(id, { row: null, partial: false });
+      } else if (item.prev_state !== null) {
+        const row = base();
+        stateRow(records, row, item.prev_state);
+        row.updated_at = item.prev_at;
+        out.set(id, { row, partial: false });
+      } else if (item.next_action === null && now) {
+        // Nothing changed since: today's row, its stamp exact.
+        out.set(id, { row: { ...now }, partial: false });
+      } else if (item.next_action === 'add') {
+        out.set(id, { row: null, partial: false });
+      } else if (item.next_state !== null && item.next_action !== 'delete') {
+        const row = base();
+        stateRow(records, row, item.next_state);
+        assign(records, row, item.next_before === null ? null : (JSON.parse(item.next_before) as Row));
+        row.updated_at = item.prev_at ?? row.created_at;
+        out.set(id, { row, partial: false });
+      } else if (now) undoCurrent.set(id, now);
+      else undoGone.push(id);
+    }
+  }
+  if (undoCurrent.size > 0 || undoGone.length > 0)
+    for (const [id, rebuilt] of await rebuildByUndo(
+      ctx,
+      records,
+      organizationId,
+      undoCurrent,
+      undoGone,
+      asOf,
+    ))
+      out.set(id, rebuilt);
+  // What a deleted record's history does not hold is answered empty (named in the note's not_reconstructed).
+  for (const { row } of out.values()) {
+    if (!row) continue;
+    for (const name of Object.keys(records.selection)) if (!(name in row)) row[name] = null;
+    for (const relation of records.spec.relations ?? [])
+      if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
+  }
+  return out;
+}
+
+/**
+ * Records as they stood at `asOf` from history rows without states. A record that exists now is rebuilt backwards
+ * from its current row (each later change undone with its `before`), which also holds for records older than the
+ * history; one deleted since is rebuilt forwards from its history (`partial` when that history does not start with
+ * its add).
+ */
+async function rebuildByUndo(
   ctx: ToolContext,
   records: RegisterRecords,
   organizationId: string,
@@ -249,13 +358,6 @@ export async function rebuildRecords(
       rows.set(step.record_id, rebuilt);
     }
     for (const id of ids) out.set(id, rows.get(id) ?? { row: null, partial: false });
-  }
-  // What a deleted record's history does not hold is answered empty (named in the note's not_reconstructed).
-  for (const { row } of out.values()) {
-    if (!row) continue;
-    for (const name of Object.keys(records.selection)) if (!(name in row)) row[name] = null;
-    for (const relation of records.spec.relations ?? [])
-      if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
   }
   return out;
 }
