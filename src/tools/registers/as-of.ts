@@ -1,6 +1,15 @@
 // Reads as of a past time: a register's records rebuilt from the change history (record_changes), and the limits of
 // that history said in the answer (fields it does not hold, records older than it) rather than guessed.
-import { and, eq, getTableColumns, getTableName, inArray, min, sql } from 'drizzle-orm';
+import {
+  and,
+  eq,
+  getTableColumns,
+  getTableName,
+  inArray,
+  type Placeholder,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { organizations, recordChanges } from '../../db/schema.ts';
@@ -58,22 +67,16 @@ export function contextAt(ctx: ToolContext, asOf: string): ToolContext {
   return { ...ctx, now: () => at };
 }
 
-/** The organization's first recorded change and its creation time. */
+/** The organization's first recorded change and its creation time, in one statement. */
 export async function historyBounds(
   ctx: ToolContext,
   organizationId: string,
 ): Promise<{ began: string | null; created: string | null }> {
-  const [[first], [organization]] = await ctx.db.batch([
-    ctx.db
-      .select({ at: min(recordChanges.created_at) })
-      .from(recordChanges)
-      .where(eq(recordChanges.organization_id, organizationId)),
-    ctx.db
-      .select({ at: organizations.created_at })
-      .from(organizations)
-      .where(eq(organizations.id, organizationId)),
-  ]);
-  return { began: first?.at ?? null, created: organization?.at ?? null };
+  const [row] = await ctx.db.all<{ began: string | null; created: string | null }>(
+    sql`select (select min(${recordChanges.created_at}) from ${recordChanges} where ${recordChanges.organization_id} = ${organizationId}) as began,
+          (select ${organizations.created_at} from ${organizations} where ${organizations.id} = ${organizationId}) as created`,
+  );
+  return { began: row?.began ?? null, created: row?.created ?? null };
 }
 
 /** The fields of a register its history does not hold: kept by triggers, computed by reads, or inverse lists. */
@@ -139,20 +142,41 @@ function chunks<T>(items: T[], size = 400): T[][] {
   return out;
 }
 
-/** A record's history rows on either side of a time: the last at or before it, the first after it. */
-interface Neighbours {
-  record_id: string;
-  prev_action: string | null;
-  prev_state: string | null;
-  prev_at: string | null;
-  next_action: string | null;
-  next_state: string | null;
-  next_before: string | null;
+/**
+ * A record's history rows on either side of a time, as SQL reads them: the last at or before it
+ * `[action, created_at, state]` and the first after it `[action, state, before]`, JSON arrays (null: none; `next`
+ * is not read when `prev` holds a state, which alone answers).
+ */
+export interface Neighbours {
+  prev: string | null;
+  next: string | null;
+}
+
+/** SQL: the Neighbours of the record whose id is `id` (a column of the outer query, or a value). */
+export function neighboursOf(
+  organizationId: string | Placeholder,
+  kind: string,
+  asOf: string | Placeholder,
+  id: SQL,
+): { prev: SQL; next: SQL } {
+  const of = (values: SQL, side: SQL, order: SQL) =>
+    sql`(select ${values} from ${recordChanges} as c indexed by record_changes_record_idx
+          where c.record_id = ${id} and c.organization_id = ${organizationId} and c.kind = ${kind} and ${side}
+          order by ${order} limit 1)`;
+  const before = [sql`c.created_at <= ${asOf}`, sql`c.created_at desc, c.rowid desc`] as const;
+  const prevHasState = of(sql`c.state is not null`, ...before);
+  return {
+    prev: of(sql`json_array(c.action, c.created_at, json(c.state))`, ...before),
+    next: sql`case when ${prevHasState} then null else ${of(
+      sql`json_array(c.action, json(c.state), json(c.before))`,
+      sql`c.created_at > ${asOf}`,
+      sql`c.created_at, c.rowid`,
+    )} end`,
+  };
 }
 
 /** A history state (record_changes.state, stored values) as a row holds it: every state key, absent ones null. */
-function stateRow(records: RegisterRecords, row: Row, text: string): void {
-  const state = JSON.parse(text) as Row;
+function stateRow(records: RegisterRecords, row: Row, state: Row): void {
   const relations = new Set((records.spec.relations ?? []).map((relation) => relation.field));
   for (const name of records.stateKeys) {
     const value = state[name] ?? null;
@@ -162,11 +186,46 @@ function stateRow(records: RegisterRecords, row: Row, text: string): void {
   }
 }
 
+type Side = [string, unknown, unknown];
+
+/**
+ * A record read from its Neighbours: from the last change at or before the time (its state, or a delete), from the
+ * first change after it (that state with the change's `before` undone; an add: it did not exist), or today's row when
+ * nothing changed since; undefined when those rows hold no state (history written before states were kept).
+ */
+function fromNeighbours(
+  records: RegisterRecords,
+  organizationId: string,
+  id: string,
+  now: Row | undefined,
+  neighbours: Neighbours,
+): RebuiltRecord | undefined {
+  const prev = neighbours.prev === null ? null : (JSON.parse(neighbours.prev) as Side);
+  if (prev?.[0] === 'delete') return { row: null, partial: false };
+  const base = (): Row => (now ? { ...now } : { id, organization_id: organizationId });
+  if (prev && prev[2] !== null) {
+    const row = base();
+    stateRow(records, row, prev[2] as Row);
+    row.updated_at = prev[1];
+    return { row, partial: false };
+  }
+  const next = neighbours.next === null ? null : (JSON.parse(neighbours.next) as Side);
+  // Nothing changed since: today's row, its stamp exact.
+  if (!next) return now ? { row: { ...now }, partial: false } : undefined;
+  if (next[0] === 'add') return { row: null, partial: false };
+  if (next[1] === null || next[0] === 'delete') return undefined;
+  const row = base();
+  stateRow(records, row, next[1] as Row);
+  assign(records, row, next[2] as Row | null);
+  row.updated_at = prev?.[1] ?? row.created_at;
+  return { row, partial: false };
+}
+
 /**
  * Records as they stood at `asOf`. Each history row written since states were kept holds the record's whole state
- * after it: a record is then read from its last change at or before `asOf` (its state, or a delete), or from its first
- * change after (that state with the change's `before` undone), or is today's row when nothing changed since.
- * The others (history written before states) are rebuilt by undoing changes (rebuildByUndo).
+ * after it: a record is read from the rows beside `asOf` (fromNeighbours), one indexed lookup each side, whatever the
+ * number of its changes. The others are rebuilt by undoing changes (rebuildByUndo). `known`: the Neighbours of
+ * current records already read with their rows (a list page reads them in its own query).
  */
 export async function rebuildRecords(
   ctx: ToolContext,
@@ -175,57 +234,33 @@ export async function rebuildRecords(
   current: Map<string, Row>,
   goneIds: string[],
   asOf: string,
+  known?: Map<string, Neighbours>,
 ): Promise<Map<string, RebuiltRecord>> {
   const out = new Map<string, RebuiltRecord>();
   const kind = records.spec.kind;
   const ids: string[] = [];
+  const undoCurrent = new Map<string, Row>();
+  const undoGone: string[] = [];
+  const resolve = (id: string, neighbours: Neighbours) => {
+    const now = current.get(id);
+    const rebuilt = fromNeighbours(records, organizationId, id, now, neighbours);
+    if (rebuilt) out.set(id, rebuilt);
+    else if (now) undoCurrent.set(id, now);
+    else undoGone.push(id);
+  };
   for (const [id, now] of current) {
+    const neighbours = known?.get(id);
     if (String(now.created_at) > asOf) out.set(id, { row: null, partial: false });
+    else if (neighbours) resolve(id, neighbours);
     else ids.push(id);
   }
   ids.push(...goneIds);
-  const undoCurrent = new Map<string, Row>();
-  const undoGone: string[] = [];
+  const { prev, next } = neighboursOf(organizationId, kind, asOf, sql`j.value`);
   for (const part of chunks(ids)) {
-    const found = await ctx.db.all<Neighbours>(
-      sql`select p.id as record_id, a.action as prev_action, a.state as prev_state, a.created_at as prev_at,
-            b.action as next_action, b.state as next_state, b.before as next_before
-          from (select j.value as id,
-              (select c.rowid from ${recordChanges} as c indexed by record_changes_record_idx
-                where c.record_id = j.value and c.organization_id = ${organizationId} and c.kind = ${kind}
-                  and c.created_at <= ${asOf} order by c.created_at desc, c.rowid desc limit 1) as prev,
-              (select c.rowid from ${recordChanges} as c indexed by record_changes_record_idx
-                where c.record_id = j.value and c.organization_id = ${organizationId} and c.kind = ${kind}
-                  and c.created_at > ${asOf} order by c.created_at, c.rowid limit 1) as next
-            from json_each(${JSON.stringify(part)}) as j) as p
-          left join ${recordChanges} as a on a.rowid = p.prev
-          left join ${recordChanges} as b on b.rowid = p.next`,
+    const found = await ctx.db.all<Neighbours & { id: string }>(
+      sql`select j.value as id, ${prev} as prev, ${next} as next from json_each(${JSON.stringify(part)}) as j`,
     );
-    for (const item of found) {
-      const id = item.record_id;
-      const now = current.get(id);
-      const base = (): Row => (now ? { ...now } : { id, organization_id: organizationId });
-      if (item.prev_action === 'delete') {
-        out.set(id, { row: null, partial: false });
-      } else if (item.prev_state !== null) {
-        const row = base();
-        stateRow(records, row, item.prev_state);
-        row.updated_at = item.prev_at;
-        out.set(id, { row, partial: false });
-      } else if (item.next_action === null && now) {
-        // Nothing changed since: today's row, its stamp exact.
-        out.set(id, { row: { ...now }, partial: false });
-      } else if (item.next_action === 'add') {
-        out.set(id, { row: null, partial: false });
-      } else if (item.next_state !== null && item.next_action !== 'delete') {
-        const row = base();
-        stateRow(records, row, item.next_state);
-        assign(records, row, item.next_before === null ? null : (JSON.parse(item.next_before) as Row));
-        row.updated_at = item.prev_at ?? row.created_at;
-        out.set(id, { row, partial: false });
-      } else if (now) undoCurrent.set(id, now);
-      else undoGone.push(id);
-    }
+    for (const item of found) resolve(item.id, item);
   }
   if (undoCurrent.size > 0 || undoGone.length > 0)
     for (const [id, rebuilt] of await rebuildByUndo(
@@ -237,15 +272,52 @@ export async function rebuildRecords(
       asOf,
     ))
       out.set(id, rebuilt);
+  // In the order given: today's records, then those deleted since.
+  const ordered = new Map<string, RebuiltRecord>();
+  for (const id of [...current.keys(), ...goneIds])
+    ordered.set(id, out.get(id) ?? { row: null, partial: false });
   // What a deleted record's history does not hold is answered empty (named in the note's not_reconstructed).
-  for (const { row } of out.values()) {
+  for (const { row } of ordered.values()) {
     if (!row) continue;
     for (const name of Object.keys(records.selection)) if (!(name in row)) row[name] = null;
     for (const relation of records.spec.relations ?? [])
       if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
   }
-  return out;
+  return ordered;
 }
+
+/**
+ * Today's rows of a register with their Neighbours at `asOf` read in the same query (rebuildRecords' `known`):
+ * the selection to read and how to split what it read.
+ */
+export function withNeighbours(
+  records: RegisterRecords,
+  organizationId: string | Placeholder,
+  asOf: string | Placeholder,
+) {
+  const { prev, next } = neighboursOf(organizationId, records.spec.kind, asOf, sql`${records.table.id}`);
+  return {
+    selection: {
+      ...records.selection,
+      [PREV]: sql<string | null>`${prev}`,
+      [NEXT]: sql<string | null>`${next}`,
+    },
+    split(read: Row[]): { rows: Row[]; known: Map<string, Neighbours> } {
+      const known = new Map<string, Neighbours>();
+      const rows = read.map(({ [PREV]: prev, [NEXT]: next, ...row }) => {
+        known.set(String(row.id), {
+          prev: (prev ?? null) as string | null,
+          next: (next ?? null) as string | null,
+        });
+        return row;
+      });
+      return { rows, known };
+    },
+  };
+}
+
+const PREV = '__as_of_prev';
+const NEXT = '__as_of_next';
 
 /**
  * Records as they stood at `asOf` from history rows without states. A record that exists now is rebuilt backwards
