@@ -255,11 +255,12 @@ export async function rebuildRecords(
     else ids.push(id);
   }
   ids.push(...goneIds);
-  const { prev, next } = neighboursOf(organizationId, kind, asOf, sql`j.value`);
   for (const part of chunks(ids)) {
-    const found = await ctx.db.all<Neighbours & { id: string }>(
-      sql`select j.value as id, ${prev} as prev, ${next} as next from json_each(${JSON.stringify(part)}) as j`,
-    );
+    const found = (await neighboursStatement(ctx, kind).all({
+      organization: organizationId,
+      asOf,
+      ids: JSON.stringify(part),
+    })) as (Neighbours & { id: string })[];
     for (const item of found) resolve(item.id, item);
   }
   if (undoCurrent.size > 0 || undoGone.length > 0)
@@ -284,6 +285,39 @@ export async function rebuildRecords(
       if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
   }
   return ordered;
+}
+
+/** The Neighbours of records by id (a JSON array of ids), prepared once per database and kind. */
+const NEIGHBOURS = new WeakMap<
+  ToolContext['db'],
+  Map<string, { all(values: Record<string, unknown>): Promise<unknown> }>
+>();
+
+function neighboursStatement(ctx: ToolContext, kind: string) {
+  let statements = NEIGHBOURS.get(ctx.db);
+  if (!statements) {
+    statements = new Map();
+    NEIGHBOURS.set(ctx.db, statements);
+  }
+  let statement = statements.get(kind);
+  if (!statement) {
+    const { prev, next } = neighboursOf(
+      sql.placeholder('organization'),
+      kind,
+      sql.placeholder('asOf'),
+      sql`j.value`,
+    );
+    statement = ctx.db
+      .select({
+        id: sql<string>`j.value`,
+        prev: sql<string | null>`${prev}`,
+        next: sql<string | null>`${next}`,
+      })
+      .from(sql`json_each(${sql.placeholder('ids')}) as j`)
+      .prepare();
+    statements.set(kind, statement);
+  }
+  return statement;
 }
 
 /**
