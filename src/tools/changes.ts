@@ -116,9 +116,20 @@ export function keptStateOf(kind: string): SQL | undefined {
 }
 
 /** SQL: the state of record `id` of `kind` as its row stands when the statement runs; null for kinds without one. */
-function stateOfRecord(kind: string, id: string): SQL {
+function stateOfRecord(kind: string, id: string | SQL): SQL {
   const of = STATES.get(kind);
   return of ? sql`(select ${of.state} from ${of.table} where ${of.idColumn} = ${id})` : sql`null`;
+}
+
+/**
+ * SQL: the state of the record whose kind and id are SQL values (a row of several kinds' history rows), as its row
+ * stands when the statement runs; null for a delete and for kinds without one.
+ */
+export function stateOfAny(kinds: readonly string[], kind: SQL, id: SQL, action: SQL): SQL {
+  const known = [...new Set(kinds)].filter((name) => STATES.has(name));
+  if (known.length === 0) return sql`null`;
+  const cases = known.map((name) => sql`when ${name} then ${stateOfRecord(name, id)}`);
+  return sql`case when ${action} = 'delete' then null else case ${kind} ${sql.join(cases, sql` `)} end end`;
 }
 
 /**
