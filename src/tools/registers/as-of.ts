@@ -206,7 +206,7 @@ function fromNeighbours(
   if (prev && prev[2] !== null) {
     const row = base();
     stateRow(records, row, prev[2] as Row);
-    row.updated_at = prev[1];
+    row.updated_at ??= prev[1];
     return { row, partial: false };
   }
   const next = neighbours.next === null ? null : (JSON.parse(neighbours.next) as Side);

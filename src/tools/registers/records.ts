@@ -41,7 +41,7 @@ export interface RegisterRecords {
   historyValues(row: Row): Row;
   /** Only the values of columns the tools write (not those triggers keep). */
   columnValues(values: Row): Row;
-  /** The keys of a history state (record_changes.state): created_at, stored fields the tools write, relation lists. */
+  /** The keys of a history state (record_changes.state): the stamps, stored fields the tools write, relation lists. */
   stateKeys: string[];
 }
 
@@ -176,14 +176,17 @@ const PAIRS_PER_CALL = 60;
 
 /**
  * SQL over the register's row: its state as history keeps it (record_changes.state), a JSON object of created_at,
- * each stored field the tools write (not those triggers keep) and each relation list, as stored values.
+ * updated_at, each stored field the tools write (not those triggers keep) and each relation list, as stored values.
  */
 function stateExpression(
   spec: RegisterSpec,
   columns: Record<string, SQLiteColumn>,
   relationColumns: Record<string, SQL>,
 ): { sql: SQL; keys: string[] } {
-  const values: [string, SQL][] = [['created_at', sql`${columns.created_at}`]];
+  const values: [string, SQL][] = [];
+  // The stamps too: updated_at as the row had it (a link's touch of its owner may be 1 ms past the history row's time).
+  for (const name of ['created_at', 'updated_at'])
+    if (columns[name]) values.push([name, sql`${columns[name]}`]);
   for (const [name, field] of Object.entries(spec.fields)) {
     const column = columns[name];
     if (column && !field.maintained) values.push([name, sql`${column}`]);
