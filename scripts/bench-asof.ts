@@ -4,25 +4,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type SQL, sql } from 'drizzle-orm';
 import { nodeSha256Hex } from '../src/auth/node-hash.ts';
 import { createMemoryTokenCache } from '../src/auth/token-cache.ts';
 import { loadConfig } from '../src/config.ts';
 import { nodeFileRuntime } from '../src/files/node.ts';
 import { createRuntime } from '../src/runtime.ts';
+import { keptStateOf } from '../src/tools/changes.ts';
 import { TOOLS } from '../src/tools/index.ts';
 import { contextOutsideSeam } from '../src/tools/types.ts';
 import { prepareRiskSeed, type RiskSeed } from './bench-seed.ts';
 
 const TARGET_RATIO = 2;
 const RUNS = 15;
-const RISKS = 100_000;
+const RISKS = Number(process.env.ASOF_RISKS ?? 100_000);
 /** History rows per risk: its add and 9 updates, 10 days apart. */
 const CHANGES_PER_RISK = 10;
 const BUSY_CHANGES = 1_000;
 const DAY = 86_400_000;
 
-/** History for every seeded risk (an add and updates of its note), and 1,000 changes of one risk, in SQL. */
-async function seedHistory(target: RiskSeed): Promise<string> {
+/**
+ * History for every seeded risk (an add and updates of its note), and 1,000 changes of one risk, in SQL; each row with
+ * the record's state after it (record_changes.state) as the tools write it, or none with --asof-old (history written
+ * before states were kept, rebuilt by undoing the later changes).
+ */
+async function seedHistory(target: RiskSeed, withStates: boolean): Promise<string> {
   const org = target.organizationId;
   const [busy] = (
     await target.database.client.execute({
@@ -31,25 +37,30 @@ async function seedHistory(target: RiskSeed): Promise<string> {
     })
   ).rows as unknown as { id: string; created_at: string }[];
   if (!busy) throw new Error('no risk seeded');
+  const kept = keptStateOf('risk');
+  if (!kept) throw new Error('no state kept for risks');
+  const state = (set: SQL) => (withStates ? sql`json_set(${kept}, ${set})` : sql`null`);
   const counter = (n: number) =>
-    `with recursive n(k) as (select 1 union all select k + 1 from n where k < ${n})`;
-  const history =
-    'insert into record_changes (id, organization_id, kind, record_id, action, surface, user_id, token_id, call_id, tool, before, after, created_at)';
-  await target.database.client.batch(
-    [
-      `${history} select 'chg_a' || substr(r.id, 5), r.organization_id, 'risk', r.id, 'add', 'import', '${target.userId}', null, null, 'importRecords',
-         null, json_object('name', r.name, 'status', r.status, 'note', 'v0'), r.created_at from risks r where r.organization_id = '${org}'`,
-      `${counter(CHANGES_PER_RISK - 1)} ${history} select 'chg_u' || k || substr(r.id, 5), r.organization_id, 'risk', r.id, 'update', 'mcp', '${target.userId}', null, null, 'updateRisk',
-         json_object('note', 'v' || (k - 1)), json_object('note', 'v' || k),
-         strftime('%Y-%m-%dT%H:%M:%fZ', r.created_at, '+' || (k * 10) || ' days') from risks r cross join n where r.organization_id = '${org}'`,
-      `${counter(BUSY_CHANGES)} ${history} select 'chg_b' || k || substr('${busy.id}', 5), '${org}', 'risk', '${busy.id}', 'update', 'mcp', '${target.userId}', null, null, 'updateRisk',
-         json_object('residual_likelihood', 1 + (k - 1) % 5), json_object('residual_likelihood', 1 + k % 5),
-         strftime('%Y-%m-%dT%H:%M:%fZ', '${busy.created_at}', '+' || k || ' hours') from n`,
-      `update risks set note = 'v${CHANGES_PER_RISK - 1}' where organization_id = '${org}'`,
-      'analyze',
-    ],
-    'write',
+    sql.raw(`with recursive n(k) as (select 1 union all select k + 1 from n where k < ${n})`);
+  const history = sql.raw(
+    'insert into record_changes (id, organization_id, kind, record_id, action, surface, user_id, token_id, call_id, tool, before, after, created_at, state)',
   );
+  const { db } = target.database;
+  await db.batch([
+    db.run(sql`${history} select 'chg_a' || substr(risks.id, 5), risks.organization_id, 'risk', risks.id, 'add', 'import', ${target.userId}, null, null, 'importRecords',
+         null, json_object('name', risks.name, 'status', risks.status, 'note', 'v0'), risks.created_at, ${state(sql`'$.note', 'v0'`)}
+         from risks where risks.organization_id = ${org}`),
+    db.run(sql`${counter(CHANGES_PER_RISK - 1)} ${history} select 'chg_u' || k || substr(risks.id, 5), risks.organization_id, 'risk', risks.id, 'update', 'mcp', ${target.userId}, null, null, 'updateRisk',
+         json_object('note', 'v' || (k - 1)), json_object('note', 'v' || k),
+         strftime('%Y-%m-%dT%H:%M:%fZ', risks.created_at, '+' || (k * 10) || ' days'), ${state(sql`'$.note', 'v' || k`)}
+         from risks cross join n where risks.organization_id = ${org}`),
+    db.run(sql`${counter(BUSY_CHANGES)} ${history} select 'chg_b' || k || substr(risks.id, 5), ${org}, 'risk', risks.id, 'update', 'mcp', ${target.userId}, null, null, 'updateRisk',
+         json_object('residual_likelihood', 1 + (k - 1) % 5), json_object('residual_likelihood', 1 + k % 5),
+         strftime('%Y-%m-%dT%H:%M:%fZ', risks.created_at, '+' || k || ' hours'), ${state(sql`'$.residual_likelihood', 1 + k % 5`)}
+         from risks cross join n where risks.id = ${busy.id}`),
+    db.run(sql.raw(`update risks set note = 'v${CHANGES_PER_RISK - 1}' where organization_id = '${org}'`)),
+    db.run(sql.raw('analyze')),
+  ]);
   await target.database.client.execute('PRAGMA wal_checkpoint(TRUNCATE)');
   return busy.id;
 }
@@ -74,7 +85,8 @@ try {
   const target = await prepareRiskSeed(`file:${join(dir, 'asof.db')}`);
   const started = Date.now();
   await target.growTo(RISKS);
-  const busy = await seedHistory(target);
+  const withStates = !process.argv.includes('--asof-old');
+  const busy = await seedHistory(target, withStates);
   const [{ n } = { n: 0 }] = (
     await target.database.client.execute('select count(*) as n from record_changes')
   ).rows as unknown as { n: number }[];

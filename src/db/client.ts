@@ -1,6 +1,6 @@
 // The database handle every part of the app receives: drizzle over a libSQL client (embedded file or HTTP).
 import type { Client } from '@libsql/client';
-import { getTableColumns, type SQL, sql } from 'drizzle-orm';
+import { getTableColumns, is, SQL, sql } from 'drizzle-orm';
 import { drizzle, type LibSQLDatabase } from 'drizzle-orm/libsql';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema.ts';
@@ -35,9 +35,10 @@ export async function prepareEmbeddedFile(client: Client): Promise<void> {
  * as the driver wants them (JSON columns serialised).
  */
 export function selectRow(table: SQLiteTable, row: Record<string, unknown>, condition: SQL): SQL {
-  const values = Object.values(getTableColumns(table)).map(
-    (column) => sql`${column.mapToDriverValue(row[column.name] ?? null)}`,
-  );
+  const values = Object.values(getTableColumns(table)).map((column) => {
+    const value = row[column.name] ?? null;
+    return is(value, SQL) ? value : sql`${column.mapToDriverValue(value)}`;
+  });
   return sql`select ${sql.join(values, sql`, `)} where ${condition}`;
 }
 

@@ -314,6 +314,12 @@ export const recordChanges = sqliteTable(
     created_at: text('created_at').notNull(),
     /** The proposal (proposals.id) this change applied once a person approved it; null for direct writes. */
     proposal_id: text('proposal_id'),
+    /**
+     * The record's whole state right after the change (its history-held fields and relation lists, as stored values),
+     * read from its row by the same statement, so a read as of a time is one lookup; null for a delete, for kinds
+     * without one, and for rows written before it existed (those reads undo the later changes instead).
+     */
+    state: text('state', { mode: 'json' }).$type<Record<string, unknown> | null>(),
   },
   (t) => [
     index('record_changes_org_idx').on(t.organization_id, t.created_at, t.id),

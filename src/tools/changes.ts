@@ -99,7 +99,43 @@ export function changeAfterWrite(ctx: ToolContext | HistoryWriter, change: Chang
   return changeWhere(ctx, change, sql`changes() > 0`);
 }
 
-/** The history row of a change, inserted only if `condition` holds when the statement runs. */
+/**
+ * Per register kind, SQL for a record's whole state as history keeps it (a JSON object of its history-held fields and
+ * relation lists, read over the register's table by its column names): src/tools/registers/records.ts registers each.
+ */
+const STATES = new Map<string, { table: SQLiteTable; idColumn: SQLiteColumn; state: SQL }>();
+
+/** Registers how the state of a kind's records is read (see STATES). */
+export function keepStateOf(kind: string, table: SQLiteTable, idColumn: SQLiteColumn, state: SQL): void {
+  STATES.set(kind, { table, idColumn, state });
+}
+
+/** How the state of a kind's records is read (see STATES), for seeding history in benches; undefined if none. */
+export function keptStateOf(kind: string): SQL | undefined {
+  return STATES.get(kind)?.state;
+}
+
+/** SQL: the state of record `id` of `kind` as its row stands when the statement runs; null for kinds without one. */
+function stateOfRecord(kind: string, id: string | SQL): SQL {
+  const of = STATES.get(kind);
+  return of ? sql`(select ${of.state} from ${of.table} where ${of.idColumn} = ${id})` : sql`null`;
+}
+
+/**
+ * SQL: the state of the record whose kind and id are SQL values (a row of several kinds' history rows), as its row
+ * stands when the statement runs; null for a delete and for kinds without one.
+ */
+export function stateOfAny(kinds: readonly string[], kind: SQL, id: SQL, action: SQL): SQL {
+  const known = [...new Set(kinds)].filter((name) => STATES.has(name));
+  if (known.length === 0) return sql`null`;
+  const cases = known.map((name) => sql`when ${name} then ${stateOfRecord(name, id)}`);
+  return sql`case when ${action} = 'delete' then null else case ${kind} ${sql.join(cases, sql` `)} end end`;
+}
+
+/**
+ * The history row of a change, inserted only if `condition` holds when the statement runs. It reads the record's
+ * state from its row as it then stands: place it after the statements that change the record.
+ */
 export function changeWhere(
   ctx: ToolContext | HistoryWriter,
   change: Change,
@@ -115,6 +151,7 @@ export function changeWhere(
     before: change.before,
     after: change.after,
     created_at: change.at,
+    state: change.action === 'delete' ? sql`null` : stateOfRecord(change.kind, change.recordId),
     ...actorOf(ctx),
   };
   return ctx.db.insert(recordChanges).select(selectRow(recordChanges, row, condition));
@@ -137,9 +174,12 @@ export function changesOfRows(
     after: SQL;
     at: string;
     where: SQL;
+    /** The rows already hold the change (the statement runs after the write): history keeps their state too. */
+    written?: boolean;
   },
 ): BatchItem<'sqlite'> {
   const actor = actorOf(ctx);
+  const of = STATES.get(options.kind);
   // 12 random bytes as hex: 96 bits, and hex digits are valid characters of our ids.
   const values: Record<keyof typeof recordChanges.$inferInsert, SQL> = {
     id: sql`'chg_' || lower(hex(randomblob(12)))`,
@@ -157,6 +197,7 @@ export function changesOfRows(
     after: options.after,
     created_at: sql`${options.at}`,
     proposal_id: sql`${actor.proposal_id}`,
+    state: options.written && of?.table === options.table ? of.state : sql`null`,
   };
   // In the table's column order, which is the order drizzle lists the insert's columns in.
   const ordered = Object.values(getTableColumns(recordChanges)).map(
@@ -243,6 +284,9 @@ RECORD_SCHEMAS.set(changeSchema, { label: 'change', spelledOutIn: LIST_CHANGES }
 export type ChangeRow = z.output<typeof changeSchema>;
 
 const createdAt: OrderField = { column: recordChanges.created_at };
+
+/** The columns of a change answered: all but `state`, which only reads as of a time use. */
+const { state: _state, ...shownColumns } = getTableColumns(recordChanges);
 
 /** listChanges for the given register kinds (the tool map passes its own). */
 export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
@@ -346,7 +390,7 @@ export function listChangesTool(kinds: readonly [string, ...string[]]): Tool {
       const carried = carriedCount(cursor, fingerprint, TOTAL_COUNT_CAP);
       const pageQuery = ctx.db
         .select({
-          ...getTableColumns(recordChanges),
+          ...shownColumns,
           user_email: users.email,
           token_name: apiTokens.name,
           person_name: people.full_name,

@@ -1,5 +1,6 @@
 // importRecords: columns matched by name, label or export header; references by id, name or email; a dry run with
 // per-row refusals; all rows or none; history rows (surface import, one call id); bad files refused clearly.
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callDirect, errorOf, ok, type TestRuntime, twoOrganizations } from '../helpers.ts';
 
@@ -72,6 +73,16 @@ describe('importRecords', () => {
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((row) => row.call_id)).size).toBe(1);
     expect(rows[0]).toMatchObject({ surface: 'import', tool: 'importRecords', action: 'add' });
+    // Each history row keeps the record's state as imported (reads as of a date use it), its links included.
+    const [kept] = await runtime.database.db.all<{ state: string }>(
+      sql`select state from record_changes where record_id = ${byName.Phishing?.id}`,
+    );
+    expect(JSON.parse(kept?.state as string)).toMatchObject({
+      name: 'Phishing',
+      status: 'IN_TREATMENT',
+      owner_id: dana?.id,
+      measure_ids: expect.arrayContaining(byName.Phishing?.measure_ids as string[]),
+    });
   });
 
   it('refuses the same id twice in one file, and a file without rows, writing nothing', async () => {

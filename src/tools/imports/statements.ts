@@ -4,6 +4,7 @@
 import { getTableColumns, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { recordChanges } from '../../db/schema.ts';
+import { stateOfAny } from '../changes.ts';
 import type { RegisterRecords } from '../registers/records.ts';
 import type { RegisterTable, RelationSpec, Row } from '../registers/spec.ts';
 import type { ToolContext } from '../types.ts';
@@ -148,6 +149,13 @@ export function historyRows(
     before: item(3),
     after: item(4),
     created_at: sql`${at}`,
+    // Inserted after the records are written: each row's state as it now stands (read as of a date uses it).
+    state: stateOfAny(
+      entries.map((entry) => entry.kind),
+      item(0),
+      item(1),
+      item(2),
+    ),
   };
   const payload = entries.map((entry) => [
     entry.kind,

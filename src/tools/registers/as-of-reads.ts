@@ -1,7 +1,7 @@
 // A register's get and list tools read as of a past time: the record, or a page of the records that existed then
 // (created_at order, the filters applied to the rebuilt values), with the note of what history could not give.
-import { and, asc, desc, eq, getTableColumns, gt, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
-import { alias, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { and, asc, desc, eq, getTableColumns, gt, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { recordChanges } from '../../db/schema.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
@@ -26,6 +26,7 @@ import {
   matchingRebuilt,
   organizationInHistory,
   rebuildRecords,
+  withNeighbours,
 } from './as-of.ts';
 import { carriesLabels, type RegisterRecords } from './records.ts';
 import type { Row } from './spec.ts';
@@ -162,6 +163,7 @@ export async function listPageAsOf(
   const searched = (spec.search ?? []).map((column) => keyOf.get(column) ?? column.name);
   const filtering = conditions.length > 0 || query !== null;
   const deleted = await deletedSince(ctx, records, organizationId, asOf);
+  const { split } = withNeighbours(records, organizationId, asOf);
   const older = deleted.filter((item) => item.at === null).length;
   const gone: Position[] = deleted
     .filter((item): item is Position => item.at !== null)
@@ -174,28 +176,20 @@ export async function listPageAsOf(
     let walked = 0;
     let exhausted = false;
     while (matches.length < want && walked < limit) {
-      const chunk = Math.min(Math.max(want - matches.length, 20) * (filtering ? 4 : 1), limit - walked);
-      const beyond = position
-        ? direction === 'DESC'
-          ? or(
-              lt(table.created_at, position.at),
-              and(eq(table.created_at, position.at), lt(table.id, position.id)),
-            )
-          : or(
-              gt(table.created_at, position.at),
-              and(eq(table.created_at, position.at), gt(table.id, position.id)),
-            )
-        : undefined;
-      const order =
-        direction === 'DESC'
-          ? [desc(table.created_at), desc(table.id)]
-          : [asc(table.created_at), asc(table.id)];
-      const rows = await ctx.db
-        .select(records.selection)
-        .from(table)
-        .where(and(eq(table.organization_id, organizationId), lte(table.created_at, asOf), beyond))
-        .orderBy(...order)
-        .limit(chunk);
+      // A filter's first read is the page's size (most pages of a filter that matches much end there), then 4x.
+      const chunk = Math.min(
+        Math.max(want - matches.length, 20) * (filtering && walked > 0 ? 4 : 1),
+        limit - walked,
+      );
+      const { rows, known } = split(
+        (await walkStatement(ctx, records, direction, position !== null).all({
+          organization: organizationId,
+          asOf,
+          at: position?.at ?? '',
+          id: position?.id ?? '',
+          limit: chunk,
+        })) as Row[],
+      );
       const last = rows.at(-1);
       const end: Position | null =
         rows.length === chunk && last ? { at: String(last.created_at), id: String(last.id) } : null;
@@ -215,6 +209,7 @@ export async function listPageAsOf(
         new Map(candidates.flatMap((item) => (item.row ? [[item.id, item.row] as [string, Row]] : []))),
         candidates.filter((item) => !item.row).map((item) => item.id),
         asOf,
+        known,
       );
       const rebuiltRows = candidates.map((item) => ({ item, row: rebuilt.get(item.id)?.row ?? null }));
       const kept = await matchingRebuilt(
@@ -261,13 +256,8 @@ export async function listPageAsOf(
   let counted = carriedCount(cursor, fingerprint, cap);
   if (!counted) {
     if (!filtering) {
-      const [row] = await ctx.db.select({ n: sql<number>`count(*)` }).from(
-        ctx.db
-          .select({ one: sql`1` })
-          .from(table)
-          .where(and(eq(table.organization_id, organizationId), lte(table.created_at, asOf)))
-          .limit(cap + 1)
-          .as('existing'),
+      const [row] = await ctx.db.all<{ n: number }>(
+        sql`select count(*) as n from (select 1 from ${table} where ${table.organization_id} = ${organizationId} and ${table.created_at} <= ${asOf} limit ${cap + 1})`,
       );
       counted = cappedCount(Number(row?.n ?? 0) + gone.length, cap);
     } else {
@@ -319,28 +309,55 @@ async function deletedSince(
   organizationId: string,
   asOf: string,
 ): Promise<{ id: string; at: string | null }[]> {
-  const added = alias(recordChanges, 'added');
-  const rows = await ctx.db
-    .select({ id: recordChanges.record_id, at: added.created_at })
-    .from(recordChanges)
-    .leftJoin(
-      added,
-      and(
-        eq(added.organization_id, organizationId),
-        eq(added.record_id, recordChanges.record_id),
-        eq(added.action, 'add'),
-      ),
-    )
-    .where(
-      and(
-        eq(recordChanges.organization_id, organizationId),
-        eq(recordChanges.kind, records.spec.kind),
-        eq(recordChanges.action, 'delete'),
-        gt(recordChanges.created_at, asOf),
-        or(isNull(added.created_at), lte(added.created_at, asOf)),
-      ),
-    );
-  return rows;
+  // Raw SQL: on this path of every as-of page, the query builder costs more than the query.
+  return ctx.db.all<{ id: string; at: string | null }>(
+    sql`select c.record_id as id, added.created_at as at from ${recordChanges} as c
+        left join ${recordChanges} as added on added.organization_id = ${organizationId}
+          and added.record_id = c.record_id and added.action = 'add'
+        where c.organization_id = ${organizationId} and c.kind = ${records.spec.kind} and c.action = 'delete'
+          and c.created_at > ${asOf} and (added.created_at is null or added.created_at <= ${asOf})`,
+  );
+}
+
+/** A walk's read of today's rows with their Neighbours: prepared once per database, register, direction and start. */
+const WALKS = new WeakMap<
+  ToolContext['db'],
+  Map<string, { all(values: Record<string, unknown>): Promise<unknown> }>
+>();
+
+function walkStatement(ctx: ToolContext, records: RegisterRecords, direction: Direction, from: boolean) {
+  let statements = WALKS.get(ctx.db);
+  if (!statements) {
+    statements = new Map();
+    WALKS.set(ctx.db, statements);
+  }
+  const key = `${records.spec.kind} ${direction} ${from}`;
+  let statement = statements.get(key);
+  if (!statement) {
+    const { table } = records;
+    const at = sql.placeholder('at');
+    const id = sql.placeholder('id');
+    const beyond = !from
+      ? undefined
+      : direction === 'DESC'
+        ? or(lt(table.created_at, at), and(eq(table.created_at, at), lt(table.id, id)))
+        : or(gt(table.created_at, at), and(eq(table.created_at, at), gt(table.id, id)));
+    const order =
+      direction === 'DESC'
+        ? [desc(table.created_at), desc(table.id)]
+        : [asc(table.created_at), asc(table.id)];
+    const organization = sql.placeholder('organization');
+    const asOf = sql.placeholder('asOf');
+    statement = ctx.db
+      .select(withNeighbours(records, organization, asOf).selection)
+      .from(table)
+      .where(and(eq(table.organization_id, organization), lte(table.created_at, asOf), beyond))
+      .orderBy(...order)
+      .limit(sql.placeholder('limit'))
+      .prepare();
+    statements.set(key, statement);
+  }
+  return statement;
 }
 
 /**
@@ -355,20 +372,23 @@ export async function rebuildRegister(
   where?: SQL,
 ): Promise<Row[]> {
   const { table } = records;
-  const [rows, deleted] = await Promise.all([
+  const neighbours = withNeighbours(records, organizationId, asOf);
+  const [read, deleted] = await Promise.all([
     ctx.db
-      .select(records.selection)
+      .select(neighbours.selection)
       .from(table)
       .where(and(eq(table.organization_id, organizationId), lte(table.created_at, asOf), where)),
     deletedSince(ctx, records, organizationId, asOf),
   ]);
+  const { rows, known } = neighbours.split(read as Row[]);
   const rebuilt = await rebuildRecords(
     ctx,
     records,
     organizationId,
-    new Map(rows.map((row) => [String(row.id), row as Row])),
+    new Map(rows.map((row) => [String(row.id), row])),
     deleted.map((item) => item.id),
     asOf,
+    known,
   );
   return [...rebuilt.values()].flatMap(({ row }) => (row ? [row] : []));
 }

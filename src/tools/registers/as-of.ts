@@ -1,6 +1,15 @@
 // Reads as of a past time: a register's records rebuilt from the change history (record_changes), and the limits of
 // that history said in the answer (fields it does not hold, records older than it) rather than guessed.
-import { and, eq, getTableColumns, getTableName, inArray, min, sql } from 'drizzle-orm';
+import {
+  and,
+  eq,
+  getTableColumns,
+  getTableName,
+  inArray,
+  type Placeholder,
+  type SQL,
+  sql,
+} from 'drizzle-orm';
 import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { z } from 'zod';
 import { organizations, recordChanges } from '../../db/schema.ts';
@@ -58,22 +67,16 @@ export function contextAt(ctx: ToolContext, asOf: string): ToolContext {
   return { ...ctx, now: () => at };
 }
 
-/** The organization's first recorded change and its creation time. */
+/** The organization's first recorded change and its creation time, in one statement. */
 export async function historyBounds(
   ctx: ToolContext,
   organizationId: string,
 ): Promise<{ began: string | null; created: string | null }> {
-  const [[first], [organization]] = await ctx.db.batch([
-    ctx.db
-      .select({ at: min(recordChanges.created_at) })
-      .from(recordChanges)
-      .where(eq(recordChanges.organization_id, organizationId)),
-    ctx.db
-      .select({ at: organizations.created_at })
-      .from(organizations)
-      .where(eq(organizations.id, organizationId)),
-  ]);
-  return { began: first?.at ?? null, created: organization?.at ?? null };
+  const [row] = await ctx.db.all<{ began: string | null; created: string | null }>(
+    sql`select (select min(${recordChanges.created_at}) from ${recordChanges} where ${recordChanges.organization_id} = ${organizationId}) as began,
+          (select ${organizations.created_at} from ${organizations} where ${organizations.id} = ${organizationId}) as created`,
+  );
+  return { began: row?.began ?? null, created: row?.created ?? null };
 }
 
 /** The fields of a register its history does not hold: kept by triggers, computed by reads, or inverse lists. */
@@ -140,11 +143,223 @@ function chunks<T>(items: T[], size = 400): T[][] {
 }
 
 /**
- * Records as they stood at `asOf`. A record that exists now is rebuilt backwards from its current row (each later
- * change undone with its `before`), which also holds for records older than the history; one deleted since is
- * rebuilt forwards from its history (`partial` when that history does not start with its add).
+ * A record's history rows on either side of a time, as SQL reads them: the last at or before it
+ * `[action, created_at, state]` and the first after it `[action, state, before]`, JSON arrays (null: none; `next`
+ * is not read when `prev` holds a state, which alone answers).
+ */
+export interface Neighbours {
+  prev: string | null;
+  next: string | null;
+}
+
+/** SQL: the Neighbours of the record whose id is `id` (a column of the outer query, or a value). */
+export function neighboursOf(
+  organizationId: string | Placeholder,
+  kind: string,
+  asOf: string | Placeholder,
+  id: SQL,
+): { prev: SQL; next: SQL } {
+  const of = (values: SQL, side: SQL, order: SQL) =>
+    sql`(select ${values} from ${recordChanges} as c indexed by record_changes_record_idx
+          where c.record_id = ${id} and c.organization_id = ${organizationId} and c.kind = ${kind} and ${side}
+          order by ${order} limit 1)`;
+  const before = [sql`c.created_at <= ${asOf}`, sql`c.created_at desc, c.rowid desc`] as const;
+  const prevHasState = of(sql`c.state is not null`, ...before);
+  return {
+    prev: of(sql`json_array(c.action, c.created_at, json(c.state))`, ...before),
+    next: sql`case when ${prevHasState} then null else ${of(
+      sql`json_array(c.action, json(c.state), json(c.before))`,
+      sql`c.created_at > ${asOf}`,
+      sql`c.created_at, c.rowid`,
+    )} end`,
+  };
+}
+
+/** A history state (record_changes.state, stored values) as a row holds it: every state key, absent ones null. */
+function stateRow(records: RegisterRecords, row: Row, state: Row): void {
+  const relations = new Set((records.spec.relations ?? []).map((relation) => relation.field));
+  for (const name of records.stateKeys) {
+    const value = state[name] ?? null;
+    const column = records.columns[name];
+    if (relations.has(name)) row[name] = JSON.stringify(Array.isArray(value) ? value : []);
+    else row[name] = value === null || !column ? value : column.mapFromDriverValue(value);
+  }
+}
+
+type Side = [string, unknown, unknown];
+
+/**
+ * A record read from its Neighbours: from the last change at or before the time (its state, or a delete), from the
+ * first change after it (that state with the change's `before` undone; an add: it did not exist), or today's row when
+ * nothing changed since; undefined when those rows hold no state (history written before states were kept).
+ */
+function fromNeighbours(
+  records: RegisterRecords,
+  organizationId: string,
+  id: string,
+  now: Row | undefined,
+  neighbours: Neighbours,
+): RebuiltRecord | undefined {
+  const prev = neighbours.prev === null ? null : (JSON.parse(neighbours.prev) as Side);
+  if (prev?.[0] === 'delete') return { row: null, partial: false };
+  const base = (): Row => (now ? { ...now } : { id, organization_id: organizationId });
+  if (prev && prev[2] !== null) {
+    const row = base();
+    stateRow(records, row, prev[2] as Row);
+    row.updated_at ??= prev[1];
+    return { row, partial: false };
+  }
+  const next = neighbours.next === null ? null : (JSON.parse(neighbours.next) as Side);
+  // Nothing changed since: today's row, its stamp exact.
+  if (!next) return now ? { row: { ...now }, partial: false } : undefined;
+  if (next[0] === 'add') return { row: null, partial: false };
+  if (next[1] === null || next[0] === 'delete') return undefined;
+  const row = base();
+  stateRow(records, row, next[1] as Row);
+  assign(records, row, next[2] as Row | null);
+  row.updated_at = prev?.[1] ?? row.created_at;
+  return { row, partial: false };
+}
+
+/**
+ * Records as they stood at `asOf`. Each history row written since states were kept holds the record's whole state
+ * after it: a record is read from the rows beside `asOf` (fromNeighbours), one indexed lookup each side, whatever the
+ * number of its changes. The others are rebuilt by undoing changes (rebuildByUndo). `known`: the Neighbours of
+ * current records already read with their rows (a list page reads them in its own query).
  */
 export async function rebuildRecords(
+  ctx: ToolContext,
+  records: RegisterRecords,
+  organizationId: string,
+  current: Map<string, Row>,
+  goneIds: string[],
+  asOf: string,
+  known?: Map<string, Neighbours>,
+): Promise<Map<string, RebuiltRecord>> {
+  const out = new Map<string, RebuiltRecord>();
+  const kind = records.spec.kind;
+  const ids: string[] = [];
+  const undoCurrent = new Map<string, Row>();
+  const undoGone: string[] = [];
+  const resolve = (id: string, neighbours: Neighbours) => {
+    const now = current.get(id);
+    const rebuilt = fromNeighbours(records, organizationId, id, now, neighbours);
+    if (rebuilt) out.set(id, rebuilt);
+    else if (now) undoCurrent.set(id, now);
+    else undoGone.push(id);
+  };
+  for (const [id, now] of current) {
+    const neighbours = known?.get(id);
+    if (String(now.created_at) > asOf) out.set(id, { row: null, partial: false });
+    else if (neighbours) resolve(id, neighbours);
+    else ids.push(id);
+  }
+  ids.push(...goneIds);
+  for (const part of chunks(ids)) {
+    const found = (await neighboursStatement(ctx, kind).all({
+      organization: organizationId,
+      asOf,
+      ids: JSON.stringify(part),
+    })) as (Neighbours & { id: string })[];
+    for (const item of found) resolve(item.id, item);
+  }
+  if (undoCurrent.size > 0 || undoGone.length > 0)
+    for (const [id, rebuilt] of await rebuildByUndo(
+      ctx,
+      records,
+      organizationId,
+      undoCurrent,
+      undoGone,
+      asOf,
+    ))
+      out.set(id, rebuilt);
+  // In the order given: today's records, then those deleted since.
+  const ordered = new Map<string, RebuiltRecord>();
+  for (const id of [...current.keys(), ...goneIds])
+    ordered.set(id, out.get(id) ?? { row: null, partial: false });
+  // What a deleted record's history does not hold is answered empty (named in the note's not_reconstructed).
+  for (const { row } of ordered.values()) {
+    if (!row) continue;
+    for (const name of Object.keys(records.selection)) if (!(name in row)) row[name] = null;
+    for (const relation of records.spec.relations ?? [])
+      if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
+  }
+  return ordered;
+}
+
+/** The Neighbours of records by id (a JSON array of ids), prepared once per database and kind. */
+const NEIGHBOURS = new WeakMap<
+  ToolContext['db'],
+  Map<string, { all(values: Record<string, unknown>): Promise<unknown> }>
+>();
+
+function neighboursStatement(ctx: ToolContext, kind: string) {
+  let statements = NEIGHBOURS.get(ctx.db);
+  if (!statements) {
+    statements = new Map();
+    NEIGHBOURS.set(ctx.db, statements);
+  }
+  let statement = statements.get(kind);
+  if (!statement) {
+    const { prev, next } = neighboursOf(
+      sql.placeholder('organization'),
+      kind,
+      sql.placeholder('asOf'),
+      sql`j.value`,
+    );
+    statement = ctx.db
+      .select({
+        id: sql<string>`j.value`,
+        prev: sql<string | null>`${prev}`,
+        next: sql<string | null>`${next}`,
+      })
+      .from(sql`json_each(${sql.placeholder('ids')}) as j`)
+      .prepare();
+    statements.set(kind, statement);
+  }
+  return statement;
+}
+
+/**
+ * Today's rows of a register with their Neighbours at `asOf` read in the same query (rebuildRecords' `known`):
+ * the selection to read and how to split what it read.
+ */
+export function withNeighbours(
+  records: RegisterRecords,
+  organizationId: string | Placeholder,
+  asOf: string | Placeholder,
+) {
+  const { prev, next } = neighboursOf(organizationId, records.spec.kind, asOf, sql`${records.table.id}`);
+  return {
+    selection: {
+      ...records.selection,
+      [PREV]: sql<string | null>`${prev}`,
+      [NEXT]: sql<string | null>`${next}`,
+    },
+    split(read: Row[]): { rows: Row[]; known: Map<string, Neighbours> } {
+      const known = new Map<string, Neighbours>();
+      const rows = read.map(({ [PREV]: prev, [NEXT]: next, ...row }) => {
+        known.set(String(row.id), {
+          prev: (prev ?? null) as string | null,
+          next: (next ?? null) as string | null,
+        });
+        return row;
+      });
+      return { rows, known };
+    },
+  };
+}
+
+const PREV = '__as_of_prev';
+const NEXT = '__as_of_next';
+
+/**
+ * Records as they stood at `asOf` from history rows without states. A record that exists now is rebuilt backwards
+ * from its current row (each later change undone with its `before`), which also holds for records older than the
+ * history; one deleted since is rebuilt forwards from its history (`partial` when that history does not start with
+ * its add).
+ */
+async function rebuildByUndo(
   ctx: ToolContext,
   records: RegisterRecords,
   organizationId: string,
@@ -249,13 +464,6 @@ export async function rebuildRecords(
       rows.set(step.record_id, rebuilt);
     }
     for (const id of ids) out.set(id, rows.get(id) ?? { row: null, partial: false });
-  }
-  // What a deleted record's history does not hold is answered empty (named in the note's not_reconstructed).
-  for (const { row } of out.values()) {
-    if (!row) continue;
-    for (const name of Object.keys(records.selection)) if (!(name in row)) row[name] = null;
-    for (const relation of records.spec.relations ?? [])
-      if (typeof row[relation.field] !== 'string') row[relation.field] = '[]';
   }
   return out;
 }

@@ -138,6 +138,7 @@ export function buildLinkTools(
       after: list('as_is'),
       at: ctx.now().toISOString(),
       where: sql`${ownerTable.id} = ${ownerId} and changes() > 0`,
+      written: true,
     });
   }
 

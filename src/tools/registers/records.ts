@@ -4,6 +4,7 @@ import type { SelectedFields, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqli
 import { rowMapper } from '../../db/rows.ts';
 import { notFound } from '../../errors.ts';
 import { requireOrganization } from '../access.ts';
+import { keepStateOf } from '../changes.ts';
 import { todayOf } from '../overdue.ts';
 import { reviewOverdue } from '../reviews.ts';
 import type { ToolContext } from '../types.ts';
@@ -40,6 +41,8 @@ export interface RegisterRecords {
   historyValues(row: Row): Row;
   /** Only the values of columns the tools write (not those triggers keep). */
   columnValues(values: Row): Row;
+  /** The keys of a history state (record_changes.state): the stamps, stored fields the tools write, relation lists. */
+  stateKeys: string[];
 }
 
 export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterRecords {
@@ -64,6 +67,8 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
     ...spec.computed,
     ...labelColumns,
   };
+  const state = stateExpression(spec, columns, relationColumns);
+  keepStateOf(spec.kind, table, table.id, state.sql);
   const title = capitalize(spec.label);
   // Columns the tools keep for themselves (a sort key): read with a list page's rows, never answered.
   const shown = new Set(['id', 'organization_id', 'created_at', 'updated_at', ...Object.keys(spec.fields)]);
@@ -156,6 +161,7 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
         if (!relation.inverse) out[relation.field] = idList(row[relation.field]);
       return out;
     },
+    stateKeys: state.keys,
     columnValues(values) {
       const out: Row = {};
       for (const name of Object.keys(values))
@@ -163,6 +169,36 @@ export function registerRecords(spec: RegisterSpec, tableOf: TableOf): RegisterR
       return out;
     },
   };
+}
+
+/** Pairs per json_object call: SQLite allows a function 127 arguments. */
+const PAIRS_PER_CALL = 60;
+
+/**
+ * SQL over the register's row: its state as history keeps it (record_changes.state), a JSON object of created_at,
+ * updated_at, each stored field the tools write (not those triggers keep) and each relation list, as stored values.
+ */
+function stateExpression(
+  spec: RegisterSpec,
+  columns: Record<string, SQLiteColumn>,
+  relationColumns: Record<string, SQL>,
+): { sql: SQL; keys: string[] } {
+  const values: [string, SQL][] = [];
+  // The stamps too: updated_at as the row had it (a link's touch of its owner may be 1 ms past the history row's time).
+  for (const name of ['created_at', 'updated_at'])
+    if (columns[name]) values.push([name, sql`${columns[name]}`]);
+  for (const [name, field] of Object.entries(spec.fields)) {
+    const column = columns[name];
+    if (column && !field.maintained) values.push([name, sql`${column}`]);
+  }
+  for (const relation of spec.relations ?? [])
+    if (!relation.inverse) values.push([relation.field, sql`json(${relationColumns[relation.field]})`]);
+  const pairs = values.map(([name, value]) => sql`${name}, ${value}`);
+  // json_patch drops the keys a later part sets to null: a reader takes a key absent from a state as null.
+  let out = sql`json_object(${sql.join(pairs.slice(0, PAIRS_PER_CALL), sql`, `)})`;
+  for (let at = PAIRS_PER_CALL; at < pairs.length; at += PAIRS_PER_CALL)
+    out = sql`json_patch(${out}, json_object(${sql.join(pairs.slice(at, at + PAIRS_PER_CALL), sql`, `)}))`;
+  return { sql: out, keys: values.map(([name]) => name) };
 }
 
 /** SQL: a new updated_at for a row changed now, strictly later than its current one (optimistic checks stay sound). */

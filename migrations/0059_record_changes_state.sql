@@ -1,0 +1,1 @@
+ALTER TABLE `record_changes` ADD `state` text;
