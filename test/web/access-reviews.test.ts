@@ -150,6 +150,77 @@ describe('access review decide page', () => {
     expect(campaignPage.html).toContain(`href="${base}/decide"`);
   });
 
+  it('pages through more open entries than one page holds, and a decision keeps its page', async () => {
+    const { runtime, client: ada, token, organizationId } = await signedUpRuntime(runtimes);
+    const campaign = (
+      await ok(runtime, token, 'addAccessReview', {
+        organization_id: organizationId,
+        name: 'Big campaign',
+        status: 'IN_PROGRESS',
+      })
+    ).access_review as Row;
+    // 53 open entries, systems S01..S53 so that the order (by system) is known; imported in one call.
+    const systems = Array.from({ length: 53 }, (_, index) => `S${String(index + 1).padStart(2, '0')}`);
+    const csv = [
+      'access_review_id,account,system,access_level',
+      ...systems.map((system) => `${campaign.id},user-${system}@corp.example,${system},read`),
+    ].join('\n');
+    const imported = await ok(runtime, token, 'importRecords', {
+      organization_id: organizationId,
+      kind: 'access_review_entry',
+      csv,
+    });
+    expect((imported.counts as Row).created).toBe(53);
+
+    const base = `/orgs/${organizationId}/access-reviews/${campaign.id}/decide`;
+    const headingsOf = (html: string) => [...html.matchAll(/ on (S\d\d)<\/h3>/g)].map((match) => match[1]);
+    const first = await ada.get(`${base}?all=1`);
+    expect(first.status).toBe(200);
+    expect(textOf(first.html)).toContain('53 entries to decide (1 to 50 shown)');
+    expect(headingsOf(first.html)).toEqual(systems.slice(0, 50));
+    expect(textOf(first.html)).toContain('Page 1');
+    const nextHref = /<a class="button quiet" href="([^"]+)" rel="next">/.exec(first.html)?.[1];
+    expect(nextHref).toMatch(/^\/orgs\/.+\/decide\?all=1&amp;cursor=/);
+    const second = await ada.get((nextHref as string).replaceAll('&amp;', '&'));
+    expect(second.status).toBe(200);
+    expect(textOf(second.html)).toContain('53 entries to decide (51 to 53 shown)');
+    expect(headingsOf(second.html)).toEqual(['S51', 'S52', 'S53']);
+    expect(textOf(second.html)).toContain('Page 2');
+    expect(second.html).not.toContain('rel="next"');
+    expect(second.html).toContain(`href="${base}?all=1">First page</a>`);
+
+    // Deciding S52 on the second page comes back to that page, its cursor and `all` kept.
+    const entryOf = (html: string, system: string) =>
+      new RegExp(
+        `on ${system}</h3>[\\s\\S]*?name="entry_id" value="(are_[0-9a-z]+)"[\\s\\S]*?name="expected_updated_at" value="([^"]+)"`,
+      ).exec(html);
+    const s52 = entryOf(second.html, 'S52');
+    expect(s52).not.toBeNull();
+    const action = /<form method="post" action="([^"]+\/decide\?[^"]+)"/
+      .exec(second.html)?.[1]
+      ?.replaceAll('&amp;', '&');
+    expect(action).toContain('cursor=');
+    const decided = await ada.post(action as string, {
+      _csrf: csrfOf(second.html),
+      entry_id: s52?.[1] as string,
+      expected_updated_at: s52?.[2] as string,
+      decision: 'KEEP',
+    });
+    expect(decided.status).toBe(303);
+    expect(decided.location).toBe(
+      `/orgs/${organizationId}/access-reviews/${campaign.id}/decide${action?.slice(action.indexOf('?'))}`,
+    );
+    const after = await ada.follow(decided);
+    expect(textOf(after.html)).toContain('52 entries to decide (51 to 52 shown)');
+    expect(headingsOf(after.html)).toEqual(['S51', 'S53']);
+
+    // A damaged cursor is an error on the page with the way back, not an empty list.
+    const damaged = await ada.get(`${base}?all=1&cursor=not-a-cursor`);
+    expect(damaged.status).toBe(200);
+    expect(damaged.html).toContain(`href="${base}?all=1">Back to the first page</a>`);
+    expect(damaged.html).not.toContain('name="entry_id"');
+  });
+
   it('answers 404 for a campaign of an organization the viewer is not a member of', async () => {
     const { runtime, organizationId, token } = await signedUpRuntime(runtimes);
     const campaign = (

@@ -1,8 +1,8 @@
 // Proposed writes in the web: a propose token made on the token page, its proposal listed with the diff, approved
 // (the history naming proposer and approver) or rejected with a comment; the transcript of one approved proposal.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callDirect, ok, type TestRuntime } from '../helpers.ts';
+import { Transcript } from '../transcript.ts';
 import { signedUpRuntime, textOf, type WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
@@ -29,22 +29,7 @@ async function proposeToken(client: WebClient): Promise<string> {
 describe('proposals in the web', () => {
   it('lists a proposed write with its diff, approves it, and writes the transcript', async () => {
     const { runtime, client, organizationId, token } = await signedUpRuntime(runtimes);
-    const transcript: string[] = ['# A proposed write approved in the web', ''];
-    const note = (title: string, request: unknown, answer: unknown) =>
-      transcript.push(
-        `## ${title}`,
-        '',
-        '```json',
-        JSON.stringify(request, null, 2),
-        '```',
-        '',
-        'Answer:',
-        '',
-        '```json',
-        JSON.stringify(answer, null, 2),
-        '```',
-        '',
-      );
+    const transcript = new Transcript('A proposed write approved in the web');
     const assistant = await proposeToken(client);
     const tokens = await client.get('/settings/tokens');
     expect(textOf(tokens.html)).toContain('propose (approved in the web)');
@@ -65,7 +50,7 @@ describe('proposals in the web', () => {
       request.tool,
       request.arguments,
     );
-    note('1. The assistant calls updateRisk with a token of scope propose', request, proposed);
+    transcript.call('The assistant calls updateRisk with a token of scope propose', request, proposed);
     expect(proposed.proposed).toBe(true);
     const id = String(proposed.proposal.id);
     expect(proposed.message).toContain(`/orgs/${organizationId}/proposals/${id}`);
@@ -76,14 +61,7 @@ describe('proposals in the web', () => {
     expect(listed).toContain('updateRisk');
     expect(listed).toMatch(/inherent_likelihood\s+2\s+4/);
     expect(listed).toMatch(/note\s+—\s+More travel/);
-    transcript.push(
-      '## 2. The Proposals page shows it to a person',
-      '',
-      '```text',
-      listed.replace(/\s+/g, ' ').trim().slice(0, 1200),
-      '```',
-      '',
-    );
+    transcript.page('The Proposals page shows it to a person', listed);
 
     const approved = await client.follow(
       await client.submit(
@@ -94,20 +72,17 @@ describe('proposals in the web', () => {
     );
     expect(approved.status).toBe(200);
     expect(textOf(approved.html)).toContain('Approved: the change is written');
-    transcript.push(
-      `## 3. The person presses “Approve and apply” (POST /orgs/${organizationId}/proposals/${id}/approve)`,
-      '',
-      '```text',
-      textOf(approved.html).replace(/\s+/g, ' ').trim().slice(0, 800),
-      '```',
-      '',
+    transcript.page(
+      `The person presses “Approve and apply” (POST /orgs/${organizationId}/proposals/${id}/approve)`,
+      textOf(approved.html),
+      800,
     );
 
     const read = await ok<{ risk: Row }>(runtime, assistant, 'getRisk', { id: risk.id });
     expect(read.risk).toMatchObject({ inherent_likelihood: 4, note: 'More travel', inherent_score: 12 });
     const outcome = await ok<{ proposal: Row }>(runtime, assistant, 'getProposal', { id });
-    note(
-      '4. The assistant reads the outcome with getProposal',
+    transcript.call(
+      'The assistant reads the outcome with getProposal',
       { tool: 'getProposal', arguments: { id } },
       outcome,
     );
@@ -116,8 +91,8 @@ describe('proposals in the web', () => {
       organization_id: organizationId,
       filter: { record_id: risk.id },
     });
-    note(
-      '5. The history names the proposal, the proposing token and the approver',
+    transcript.call(
+      'The history names the proposal, the proposing token and the approver',
       { tool: 'listChanges', arguments: { organization_id: organizationId, filter: { record_id: risk.id } } },
       history.changes[0],
     );
@@ -147,8 +122,7 @@ describe('proposals in the web', () => {
       {},
     );
     expect(again.status).toBe(409);
-    mkdirSync('test-results', { recursive: true });
-    writeFileSync('test-results/proposed-write-transcript.md', transcript.join('\n'));
+    transcript.write('test-results/proposed-write-transcript.md');
   });
 
   it('rejects with a comment the proposer reads; another organization’s page is not found', async () => {

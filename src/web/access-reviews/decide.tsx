@@ -13,7 +13,7 @@ import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { setFlash } from '../flash.ts';
 import { type FormBody, text } from '../forms.tsx';
 import { valueLabel } from '../labels.ts';
-import { Badge, CsrfField, Layout, Notice, type Viewer } from '../layout.tsx';
+import { Badge, CsrfField, Layout, Notice, Pager, type Viewer } from '../layout.tsx';
 import type { RecordSectionOf } from '../register-pages.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { type NameIndex, type WebCalls, webCalls } from '../tool-calls.ts';
@@ -23,8 +23,10 @@ type Row = Record<string, unknown>;
 
 /** `/orgs/:org/access-reviews/:id`, a campaign. */
 const CAMPAIGN_PATH = '/orgs/:org/access-reviews/:id{arv_[0-9a-z]+}';
-/** How many open entries the page lists at once; deciding them brings the next ones. */
+/** How many open entries a page lists; the pager leads to the next ones. */
 const SHOWN = 50;
+/** How many earlier pages' cursors the URL carries, so Previous goes back that far (First page always works). */
+const BACK_LIMIT = 20;
 /** What a decision's comment may hold (the tool's limit). */
 const COMMENT_LIMIT = 2000;
 
@@ -50,6 +52,35 @@ interface DecideData {
   open: number;
   all: boolean;
   names: NameIndex;
+  page: DecidePaging;
+  /** Why the entries could not be listed (a damaged cursor), shown instead of them. */
+  error: string | null;
+}
+
+/** Where the page is in the list: its cursor, the earlier pages' cursors, and the next page's. */
+interface DecidePaging {
+  cursor: string | undefined;
+  back: string[];
+  next: string | null;
+}
+
+/** The decide page's query: `all` (an OWNER's every open entry), the page's cursor and the earlier ones. */
+function decideQuery(all: boolean, cursor?: string | null, back: string[] = []): string {
+  const params = new URLSearchParams();
+  if (all) params.set('all', '1');
+  if (cursor) {
+    params.set('cursor', cursor);
+    if (back.length > 0) params.set('back', back.slice(-BACK_LIMIT).join(','));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** The page's cursor and earlier cursors as the URL gives them. */
+function pagingOf(c: Context<WebEnv>): Omit<DecidePaging, 'next'> {
+  const cursor = c.req.query('cursor') || undefined;
+  const back = cursor ? (c.req.query('back') ?? '').split(',').filter(Boolean).slice(-BACK_LIMIT) : [];
+  return { cursor, back };
 }
 
 function progressOf(campaign: Row): { total: number; decided: number } {
@@ -87,7 +118,8 @@ async function decideDataOf(
   if (!got.ok) return null;
   // An OWNER decides any entry (the tool's rule); everyone else only those they review, found by their email.
   const all = membership.role === 'OWNER' && c.req.query('all') === '1';
-  const [listed, names] = await Promise.all([
+  const paging = pagingOf(c);
+  const list = (size: number, cursor?: string) =>
     calls.read(REGISTERS.access_review_entry.list, {
       organization_id: membership.organizationId,
       filter: {
@@ -96,17 +128,26 @@ async function decideDataOf(
         ...(all ? {} : { reviewer_id: c.get('user').email }),
       },
       order_by: { field: 'system', direction: 'ASC' },
-      size: SHOWN,
-    }),
+      size,
+      ...(cursor ? { cursor } : {}),
+    });
+  // A later page's cursor carries the count of its first page; the open entries are counted afresh.
+  const [listed, counted, names] = await Promise.all([
+    list(SHOWN, paging.cursor),
+    paging.cursor ? list(1) : null,
     calls.names(membership.organizationId, ['person']),
   ]);
+  const countedBy = counted ?? listed;
+  const total = countedBy.ok ? countedBy.result.total_count : undefined;
   const entries = listed.ok ? (listed.result.access_review_entries as Row[]) : [];
   return {
     campaign: got.result.access_review as Row,
     entries,
-    open: listed.ok ? Number(listed.result.total_count ?? entries.length) : 0,
+    open: Number(total ?? entries.length),
     all,
     names,
+    page: { ...paging, next: listed.ok ? ((listed.result.next_cursor as string | null) ?? null) : null },
+    error: listed.ok ? null : listed.error.message,
   };
 }
 
@@ -189,7 +230,11 @@ function DecidePage(props: {
   const { campaign } = data;
   const base = `/orgs/${membership.organizationId}/access-reviews`;
   const campaignHref = `${base}/${String(campaign.id)}`;
-  const action = `${campaignHref}/decide${data.all ? '?all=1' : ''}`;
+  const { page } = data;
+  const decideHref = `${campaignHref}/decide`;
+  const action = `${decideHref}${decideQuery(data.all, page.cursor, page.back)}`;
+  const pageNumber = page.cursor ? page.back.length + 2 : 1;
+  const firstShown = (pageNumber - 1) * SHOWN + 1;
   const status = String(campaign.status);
   const open = status === 'DRAFT' || status === 'IN_PROGRESS';
   const owner = membership.role === 'OWNER';
@@ -230,6 +275,15 @@ function DecidePage(props: {
         <p>
           Your role in {membership.name} is {membership.role}: deciding entries needs OWNER, ADMIN or EDITOR.
         </p>
+      ) : data.error ? (
+        <Notice kind="error">
+          {data.error} <a href={`${decideHref}${decideQuery(data.all)}`}>Back to the first page</a>
+        </Notice>
+      ) : data.entries.length === 0 && page.cursor ? (
+        <p class="empty">
+          No open entry left on this page.{' '}
+          <a href={`${decideHref}${decideQuery(data.all)}`}>Back to the first page</a>
+        </p>
       ) : data.entries.length === 0 ? (
         <p class="empty">
           {data.all
@@ -240,7 +294,9 @@ function DecidePage(props: {
         <section aria-labelledby="to-decide">
           <h2 id="to-decide">
             {data.open} {data.open === 1 ? 'entry' : 'entries'} to decide
-            {data.open > data.entries.length ? ` (the first ${data.entries.length} shown)` : ''}
+            {data.open > data.entries.length
+              ? ` (${firstShown} to ${firstShown + data.entries.length - 1} shown)`
+              : ''}
           </h2>
           {data.entries.map((entry) => (
             <EntryForm
@@ -252,6 +308,20 @@ function DecidePage(props: {
               refused={refused?.entryId === entry.id ? refused : undefined}
             />
           ))}
+          <Pager
+            first={page.cursor ? `${decideHref}${decideQuery(data.all)}` : null}
+            previous={
+              page.cursor
+                ? `${decideHref}${decideQuery(data.all, page.back.at(-1) ?? null, page.back.slice(0, -1))}`
+                : null
+            }
+            number={pageNumber}
+            next={
+              page.next
+                ? `${decideHref}${decideQuery(data.all, page.next, page.cursor ? [...page.back, page.cursor] : [])}`
+                : null
+            }
+          />
         </section>
       )}
     </Layout>
@@ -338,8 +408,10 @@ export function accessReviewRoutes(deps: WebDeps): Hono<WebEnv> {
       c,
       `Recorded: ${valueLabel(decision)} for ${String(decided.account ?? decided.person_id ?? '')} on ${String(decided.system)}.`,
     );
-    const all = c.req.query('all') === '1' ? '?all=1' : '';
-    return c.redirect(`/orgs/${membership.organizationId}/access-reviews/${campaignId}/decide${all}`, 303);
+    // Back to the same page of the list: its cursor is a position in it, so the next entries move up to fill it.
+    const { cursor, back } = pagingOf(c);
+    const query = decideQuery(c.req.query('all') === '1', cursor, back);
+    return c.redirect(`/orgs/${membership.organizationId}/access-reviews/${campaignId}/decide${query}`, 303);
   });
   return web;
 }
