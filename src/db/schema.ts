@@ -409,6 +409,13 @@ export const vendors = sqliteTable(
     index('vendors_org_renewal_idx').on(t.organization_id, t.renewal_on, t.id),
     // Vendors due for assessment (none, or every one expired): a range of this index, never a walk of the vendors.
     index('vendors_org_assessed_idx').on(t.organization_id, t.assessed_until, t.id),
+    // filter.assessment_due_before reads `coalesce(assessed_until, '') < day`: one range of this index, never assessed
+    // (null, first as '') included, where `is null or <` read every entry of the organization in the one above.
+    index('vendors_org_assessment_due_idx').on(
+      t.organization_id,
+      sql`coalesce(${t.assessed_until}, '')`,
+      t.id,
+    ),
     index('vendors_org_review_idx').on(t.organization_id, t.next_review_on, t.id),
     index('vendors_org_created_idx').on(t.organization_id, t.created_at, t.id),
     index('vendors_org_updated_idx').on(t.organization_id, t.updated_at, t.id),

@@ -548,6 +548,27 @@ describe('list query plans', () => {
     );
   });
 
+  it('counts the vendors due for assessment along one range of the due index, never every vendor', async () => {
+    recorded = [];
+    const listed = await callDirect(runtime, token, 'listVendors', {
+      organization_id: org,
+      filter: { assessment_due_before: '2026-11-28' },
+    });
+    expect(listed.status).toBe(200);
+    const count = recorded
+      .map((statement) => (typeof statement === 'string' ? { sql: statement, args: [] } : statement))
+      .find((statement) => statement.sql.includes('count(') && statement.sql.includes('"vendors"'));
+    expect(count).toBeDefined();
+    const plan = await database.client.execute({
+      sql: `explain query plan ${count?.sql}`,
+      args: (count?.args ?? []) as never,
+    });
+    // `is null or <` read the organization's every entry of vendors_org_assessed_idx (organization_id=?) instead.
+    expect(plan.rows.map((row) => String(row.detail)).join('\n')).toMatch(
+      /SEARCH vendors USING (COVERING )?INDEX vendors_org_assessment_due_idx \(organization_id=\? AND <expr><\?\)/,
+    );
+  });
+
   it('would catch a sort in a temporary B-tree and a full scan', async () => {
     expect(await badPlanLines('select * from risks order by note')).toEqual(
       expect.arrayContaining(['SCAN risks', 'USE TEMP B-TREE FOR ORDER BY']),
