@@ -8,6 +8,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach } from 'vitest';
 import { createOrganization, createUser, setMembership } from '../src/accounts.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
 import type { Role, TokenScope } from '../src/auth/principal.ts';
@@ -86,6 +87,18 @@ export async function createTestRuntime(
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The runtimes a test file makes, each cleaned up (closed, its files removed) after the test that pushed it:
+ * `const runtimes = runtimesCleanedAfterEach();` at the top of the file, then `runtimes.push(runtime)`.
+ */
+export function runtimesCleanedAfterEach(): TestRuntime[] {
+  const runtimes: TestRuntime[] = [];
+  afterEach(async () => {
+    for (const runtime of runtimes.splice(0)) await runtime.cleanup();
+  });
+  return runtimes;
 }
 
 export interface Actor {

@@ -5,7 +5,7 @@
 // limit. The same zip bomb on the Worker: test/worker/input-limits.test.ts; memory and time against a real Node host:
 // test/core/input-limits-host.test.ts.
 import { deflateSync, strToU8, zipSync } from 'fflate';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
 import { parseCatalog } from '../../src/tools/catalogs/import.ts';
 import { OSCAL_BUDGET, parseOscalCatalog } from '../../src/tools/catalogs/oscal.ts';
@@ -13,14 +13,10 @@ import { MAX_IMPORT_ROWS } from '../../src/tools/imports/limits.ts';
 import { inflateBudget, RATIO_GRACE_BYTES } from '../../src/tools/tables/inflate.ts';
 import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
 import { xlsxBomb } from '../attacks.ts';
-import { callDirect, errorOf, ok, type TestRuntime } from '../helpers.ts';
+import { callDirect, errorOf, ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf } from '../web/web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** The AppError `work` throws (the test fails when it throws none or another kind). */
 async function refusal(work: () => unknown): Promise<AppError> {

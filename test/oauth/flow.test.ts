@@ -1,11 +1,11 @@
 // OAuth 2.1 authorization server in process: metadata, registration, consent, code + PKCE, refresh, revocation.
 import { eq, inArray } from 'drizzle-orm';
 import { calculatePKCECodeChallenge, generateRandomCodeVerifier } from 'oauth4webapi';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens, oauthClients, oauthCodes, oauthGrants, toolCalls } from '../../src/db/schema.ts';
 import { CODE_SECONDS } from '../../src/oauth/resource.ts';
-import { BASE, createTestRuntime, type TestRuntime } from '../helpers.ts';
+import { BASE, createTestRuntime, runtimesCleanedAfterEach, type TestRuntime } from '../helpers.ts';
 import {
   csrfOf,
   firstOrganizationId,
@@ -17,10 +17,7 @@ import {
   WebClient,
 } from '../web/web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 const REDIRECT = 'https://claude.ai/api/mcp/auth_callback';
 const MCP = `${BASE}/api/mcp/v1`;

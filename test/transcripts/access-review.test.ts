@@ -1,23 +1,19 @@
 // Transcript: an access review campaign. Entries loaded from an identity provider's CSV through importRecords (the
 // import engine), decided by their reviewers, completion refused while one is open, then completed with its evidence.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addMember,
   createActor,
   createOrg,
   createTestRuntime,
   createToken,
-  type TestRuntime,
+  runtimesCleanedAfterEach,
 } from '../helpers.ts';
 import { Transcript, transcribedCalls } from '../transcript.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('access review transcript', () => {
   it('loads entries from a CSV, decides them, completes the campaign and files its evidence', async () => {

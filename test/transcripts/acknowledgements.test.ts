@@ -1,17 +1,19 @@
 // Transcript: policy acknowledgements. A published policy asked of everyone, who has not acknowledged, one person
 // acknowledging by their link, and version 2 asking everyone again.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, createOrg, createTestRuntime, createToken, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  runtimesCleanedAfterEach,
+} from '../helpers.ts';
 import { Transcript, transcribedCalls } from '../transcript.ts';
 import { csrfOf, textOf, WebClient } from '../web/web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('policy acknowledgements transcript', () => {
   it('requests, lists who has not acknowledged, acknowledges by link, and asks again on a new version', async () => {

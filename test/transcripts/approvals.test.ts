@@ -1,23 +1,19 @@
 // Transcript: document approvals. A 2-of-3 quorum reached by two approvers, a rejection with its comment sending the
 // version back to draft, and the owner's own approval refused.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   addMember,
   createActor,
   createOrg,
   createTestRuntime,
   createToken,
-  type TestRuntime,
+  runtimesCleanedAfterEach,
 } from '../helpers.ts';
 import { Transcript, transcribedCalls } from '../transcript.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('approvals transcript', () => {
   it('approves by 2 of 3, rejects with a comment, and refuses self-approval', async () => {

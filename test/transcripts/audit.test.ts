@@ -1,16 +1,18 @@
 // Transcript: an internal audit with its checklist. Results per requirement in scope, a graded nonconformity raised
 // from a NONCONFORMITY result, an observation, the checklist's counts and the framework's audit programme.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, createOrg, createTestRuntime, createToken, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  runtimesCleanedAfterEach,
+} from '../helpers.ts';
 import { Transcript, transcribedCalls } from '../transcript.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('audit transcript', () => {
   it('records checklist results, raises a graded nonconformity and shows the programme', async () => {

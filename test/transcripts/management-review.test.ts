@@ -1,17 +1,19 @@
 // Transcript: a management review gathering its inputs. The period's records (a nonconformity, an incident, open
 // risks, expired evidence, a task the last review raised) counted with their ids, the drafted inputs filling the review.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, createOrg, createTestRuntime, createToken, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  runtimesCleanedAfterEach,
+} from '../helpers.ts';
 import { Transcript, transcribedCalls } from '../transcript.ts';
 
 type Row = Record<string, unknown>;
 type Figure = { count: number; ids: string[] };
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('management review transcript', () => {
   it('gathers the period’s inputs from the records and fills the review with them', async () => {

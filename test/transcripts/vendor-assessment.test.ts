@@ -1,17 +1,19 @@
 // Transcript: a vendor assessment with a questionnaire. A weighted template, sent to the vendor's contact, answered
 // through the public link, scored from the weights, an assessment drafted from the answers and confirmed by a person.
-import { afterEach, describe, expect, it } from 'vitest';
-import { createActor, createOrg, createTestRuntime, createToken, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  createActor,
+  createOrg,
+  createTestRuntime,
+  createToken,
+  runtimesCleanedAfterEach,
+} from '../helpers.ts';
 import { Transcript, transcribedCalls } from '../transcript.ts';
 import { csrfOf, textOf, WebClient } from '../web/web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('vendor assessment transcript', () => {
   it('sends a weighted questionnaire, scores the answers and confirms the drafted assessment', async () => {

@@ -1,17 +1,13 @@
 // An access review's decide page: a reviewer sees only their open entries of the campaign and decides each with a
 // comment through updateAccessReviewEntry; the campaign's progress moves; another reviewer's entry, another
 // campaign's entry, a post without a decision and a stale form are refused with nothing written.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, inviteAndAccept, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('access review decide page', () => {
   it('lets a reviewer decide their own open entries with a comment, and nothing else', async () => {

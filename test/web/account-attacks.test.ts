@@ -3,7 +3,7 @@
 // who left. Then the bad inputs of the new flows: each answered in words, nothing half-written.
 import { request as httpRequest } from 'node:http';
 import { and, eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createUser, findUserByEmail, setMembership } from '../../src/accounts.ts';
 import type { Config, MailSettings } from '../../src/config.ts';
 import {
@@ -26,6 +26,7 @@ import {
   createTestRuntime,
   createToken,
   ok,
+  runtimesCleanedAfterEach,
   type TestRuntime,
 } from '../helpers.ts';
 import {
@@ -40,11 +41,7 @@ import {
   WebClient,
 } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** SMTP settings (never dialled: the mailer below keeps what it is given). */
 const MAIL_ENV = { SMTP_HOST: '127.0.0.1', SMTP_PORT: '2525', MAIL_FROM: 'Compliance <c@example.com>' };

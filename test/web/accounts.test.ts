@@ -1,12 +1,12 @@
 // Accounts in the web interface: sign-up, sign-in, throttling, sessions (cookie, expiry, sign-out), password, CSRF.
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findUserByEmail } from '../../src/accounts.ts';
 import { sha256Hex } from '../../src/auth/crypto.ts';
 import { accountLinks, memberships, sessions, signInAttempts, users } from '../../src/db/schema.ts';
 import { safeNext } from '../../src/web/account/routes.tsx';
 import { SESSION_ABSOLUTE_SECONDS, SESSION_IDLE_SECONDS } from '../../src/web/sessions.ts';
-import { createTestRuntime, type TestRuntime } from '../helpers.ts';
+import { createTestRuntime, runtimesCleanedAfterEach } from '../helpers.ts';
 import {
   csrfOf,
   firstOrganizationId,
@@ -17,11 +17,7 @@ import {
   WebClient,
 } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup(clock = manualClock(), env: Record<string, string> = {}) {
   const runtime = await createTestRuntime({ now: clock.now, env });

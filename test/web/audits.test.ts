@@ -1,16 +1,12 @@
 // An audit's page: its checklist, each requirement of the scope with its result, notes and the finding it raised,
 // linked to the requirement and the nonconformity; a requirement without a result reads Not audited.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 describe('audit page', () => {
   it('shows the checklist with results, notes and the finding raised', async () => {

@@ -1,16 +1,12 @@
 // The documents' web pages: the current version as escaped text, the approval flow (Approve only for an approver),
 // the versions and a diff between two of them, and the home page's count of documents due for review.
-import { afterEach, describe, expect, it } from 'vitest';
-import { callDirect, errorOf, ok, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { callDirect, errorOf, ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup() {
   const world = await signedUpRuntime(runtimes);

@@ -1,16 +1,12 @@
 // The framework pages: coverage per section, the requirement tree with applicability edited in place, the statement
 // of applicability as a printable document and as CSV/JSON, and both sides of a measure's links.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ACTOR_PASSWORD, addMember, BASE, createActor, ok, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ACTOR_PASSWORD, addMember, BASE, createActor, ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** A framework with two sections, four requirements (one excluded), measures in three states. */
 async function setup() {

@@ -1,13 +1,9 @@
 // The risk heat map: the summary's grouped counts, the exact likelihood/impact filters, and the pages that show it.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { signedUpRuntime, textOf } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup() {
   const signedUp = await signedUpRuntime(runtimes);

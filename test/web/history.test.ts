@@ -1,17 +1,13 @@
 // The change history in the web interface (record page, history page, activity links) and the streamed exports of
 // registers (CSV, JSON) and of the history (CSV).
 import { sql } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMembership, createUser } from '../../src/accounts.ts';
 import { csvCell } from '../../src/web/export.ts';
-import { BASE, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
+import { BASE, createTestRuntime, ok, runtimesCleanedAfterEach, type TestRuntime } from '../helpers.ts';
 import { signUpWithToken, textOf, type WebClient } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup() {
   const runtime = await createTestRuntime();

@@ -1,15 +1,11 @@
 // The web import: upload a CSV or XLSX file, the preview of each column's match beside the first rows and the dry
 // run's report, a changed match checked again, then the import (one call of importRecords per step).
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createXlsxWriter } from '../../src/tools/tables/xlsx-writer.ts';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { ok, runtimesCleanedAfterEach, type TestRuntime } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf, type WebClient } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** POSTs a multipart form (a file upload) as a same-origin browser would. */
 async function postMultipart(

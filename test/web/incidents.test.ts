@@ -1,15 +1,11 @@
 // The incident page's notification deadlines, and the Art. 30 record of processing activities as XLSX and PDF.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
-import { BASE, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
+import { BASE, createTestRuntime, ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { pdfText } from '../pdf-text.ts';
 import { signUpWithToken, textOf } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup(now = new Date('2026-11-28T10:00:00.000Z')) {
   const runtime = await createTestRuntime({ now: () => now });

@@ -1,16 +1,12 @@
 // Notifications in the web interface: the count in the top bar, the list with mark read, and the settings form.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SETTLE_MS } from '../../src/notify/engine.ts';
 import { loadPreferences } from '../../src/notify/preferences.ts';
 import { notifyOnce } from '../../src/notify/schedule.ts';
-import { addMember, createActor, createToken, ok, type TestRuntime } from '../helpers.ts';
+import { addMember, createActor, createToken, ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { signedUpRuntime, textOf } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** Ada (signed in) is a person of her organization; a colleague adds a risk she owns; the engine runs. */
 async function adaOwnsARisk() {

@@ -1,9 +1,9 @@
 // Organizations in the web interface: isolation (404 across organizations), members and their rules, activity.
 import { and, eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findUserByEmail, setMembership } from '../../src/accounts.ts';
 import { invitations, memberships } from '../../src/db/schema.ts';
-import { callDirect, createTestRuntime, ok, type TestRuntime } from '../helpers.ts';
+import { callDirect, createTestRuntime, ok, runtimesCleanedAfterEach, type TestRuntime } from '../helpers.ts';
 import {
   acceptInvitation,
   csrfOf,
@@ -13,11 +13,7 @@ import {
   WebClient,
 } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** Alice owns "Alpha"; Bob signed up later and created "Bravo"; Carol has an account and no organization. */
 async function world() {

@@ -1,17 +1,13 @@
 // Proposed writes in the web: a propose token made on the token page, its proposal listed with the diff, approved
 // (the history naming proposer and approver) or rejected with a comment; the transcript of one approved proposal.
-import { afterEach, describe, expect, it } from 'vitest';
-import { callDirect, ok, type TestRuntime } from '../helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { callDirect, ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { Transcript } from '../transcript.ts';
 import { signedUpRuntime, textOf, type WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** A token of scope propose, made with the "Generate New Token" form. */
 async function proposeToken(client: WebClient): Promise<string> {

@@ -1,18 +1,21 @@
 // Adding, editing and deleting records in the web interface: generated forms, roles, CSRF, errors, stale forms.
 import { and, eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toolCalls } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { formFieldsOf } from '../../src/web/record-forms/fields.ts';
 import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
-import { ACTOR_PASSWORD, addMember, createActor, ok, type TestRuntime } from '../helpers.ts';
+import {
+  ACTOR_PASSWORD,
+  addMember,
+  createActor,
+  ok,
+  runtimesCleanedAfterEach,
+  type TestRuntime,
+} from '../helpers.ts';
 import { csrfOf, type Fields, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup() {
   const signedUp = await signedUpRuntime(runtimes);

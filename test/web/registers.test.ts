@@ -1,18 +1,14 @@
 // Register pages and the compliance summary: filters and pages as the tools have them, through the tool map.
 import { and, eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMembership, createUser } from '../../src/accounts.ts';
 import { toolCalls } from '../../src/db/schema.ts';
 import { REGISTER_PAGES } from '../../src/web/register-pages.ts';
 import { seedRecords } from '../fixtures.ts';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { signedUpRuntime, textOf } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function setup() {
   return signedUpRuntime(runtimes);

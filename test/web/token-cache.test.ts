@@ -1,6 +1,6 @@
 // The revocation bound: a token revoked in the UI is refused at once; revoked elsewhere (CLI), within the cache TTL.
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { findUserByEmail } from '../../src/accounts.ts';
 import { createMemoryTokenCache, noTokenCache } from '../../src/auth/token-cache.ts';
 import { createTokenService } from '../../src/auth/tokens.ts';
@@ -11,16 +11,13 @@ import {
   createOrg,
   createTestRuntime,
   createToken,
+  runtimesCleanedAfterEach,
   type TestRuntime,
 } from '../helpers.ts';
 import { csrfOf, inviteAndAccept, manualClock, WebClient } from './web-client.ts';
 
 const TTL_SECONDS = 10;
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 /** A runtime whose clock (app, token service and the in-process cache alike) the test moves by hand. */
 async function setup() {

@@ -1,16 +1,12 @@
 // Settings > API Tokens in the web interface: generate (secret once), list, token use page, revoke.
 import { eq } from 'drizzle-orm';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashToken } from '../../src/auth/tokens.ts';
 import { apiTokens } from '../../src/db/schema.ts';
-import { callDirect, createTestRuntime, type TestRuntime } from '../helpers.ts';
+import { callDirect, createTestRuntime, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, firstOrganizationId, manualClock, textOf, WebClient } from './web-client.ts';
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 async function signedIn(clock = manualClock()) {
   const runtime = await createTestRuntime({ now: clock.now });

@@ -1,18 +1,14 @@
 // A vendor's questionnaire pages: the send form on the vendor's page shows the single-use link once (a refusal keeps
 // what was typed and sends nothing); the answers page shows each answer and the score; the drafted assessment is
 // shown for a person to change and confirm into addVendorAssessment, a refusal writing nothing.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STARTER_TEMPLATE_NAME } from '../../src/tools/questionnaires/starter-template.ts';
-import { ok, type TestRuntime } from '../helpers.ts';
+import { ok, runtimesCleanedAfterEach } from '../helpers.ts';
 import { csrfOf, signedUpRuntime, textOf, WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
-const runtimes: TestRuntime[] = [];
-
-afterEach(async () => {
-  for (const runtime of runtimes.splice(0)) await runtime.cleanup();
-});
+const runtimes = runtimesCleanedAfterEach();
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
