@@ -20,8 +20,8 @@ import { migrateDatabase } from '../../src/db/open-node.ts';
 import { ID_PREFIXES, newId } from '../../src/ids.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
-import { attachmentsOf } from '../../src/tools/questionnaires/attachments.ts';
 import { encodeCursor, filterFingerprint, TEXT_COUNT_CAP } from '../../src/tools/pagination.ts';
+import { attachmentsOf } from '../../src/tools/questionnaires/attachments.ts';
 import { orderFieldsOf, type RegisterSpec } from '../../src/tools/registers/spec.ts';
 import {
   LED_FILTER_MARK,
