@@ -6,6 +6,7 @@ import { AUDIT_CHECKLIST } from '../../tools/index.ts';
 import { mayWrite } from '../access.ts';
 import type { Membership, WebEnv } from '../context.ts';
 import { DataTable } from '../data-table.tsx';
+import { fileKindExportPath } from '../file-kind-exports.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge, Notice } from '../layout.tsx';
 import { registerPageByKind } from '../register-pages.ts';
@@ -64,6 +65,25 @@ export async function auditChecklistOf(
             .map(([result, n]) => `${n} ${valueLabel(result).toLowerCase()}`)
             .join(', ')}
           {total > items.length && ` (the first ${items.length} of ${total} shown)`}
+        </p>
+      )}
+      {total > 0 && (
+        <p class="small">
+          Download the results:{' '}
+          <a
+            href={`${fileKindExportPath('audit_checklist_result', membership.organizationId, id)}.csv`}
+            download
+          >
+            CSV
+          </a>{' '}
+          ·{' '}
+          <a
+            href={`${fileKindExportPath('audit_checklist_result', membership.organizationId, id)}.json`}
+            download
+          >
+            JSON
+          </a>{' '}
+          (the CSV imports back: importRecords kind audit_checklist_result, or the CLI's import --audit)
         </p>
       )}
       <DataTable

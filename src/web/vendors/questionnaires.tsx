@@ -4,6 +4,7 @@
 import { VENDOR_QUESTIONNAIRES } from '../../tools/index.ts';
 import { mayWrite } from '../access.ts';
 import { DataTable } from '../data-table.tsx';
+import { fileKindExportPath } from '../file-kind-exports.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
 import type { RecordSectionOf } from '../register-pages.ts';
@@ -106,6 +107,33 @@ export const vendorQuestionnairesOf: RecordSectionOf = async (c, calls, membersh
             csrfToken={csrfToken}
             templates={templates}
           />
+          {templates.length > 0 && (
+            <p class="small">
+              Download a template (its questions, order, weights and topics; the CSV imports back with
+              importRecords kind questionnaire_template):{' '}
+              {templates.map((template, at) => {
+                const path = fileKindExportPath(
+                  'questionnaire_template',
+                  membership.organizationId,
+                  String(template.id),
+                );
+                return (
+                  <>
+                    {at > 0 && '; '}
+                    <span dir="auto">{String(template.name)}</span> (
+                    <a href={`${path}.csv`} download>
+                      CSV
+                    </a>
+                    ,{' '}
+                    <a href={`${path}.json`} download>
+                      JSON
+                    </a>
+                    )
+                  </>
+                );
+              })}
+            </p>
+          )}
           {!holdsStarterTemplate(templates) && (
             <StarterTemplateButton action={`${base}/questionnaire-templates/starter`} csrfToken={csrfToken} />
           )}
