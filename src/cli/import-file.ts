@@ -182,8 +182,8 @@ export async function exportFileKindFile(
     options.kind,
     options.id,
   );
-  if (options.kind === 'questionnaire_template' && exported.json.organization_id !== options.organizationId)
-    throw notFound('Questionnaire template');
+  if (exported.organizationId !== options.organizationId)
+    throw notFound(options.kind === 'questionnaire_template' ? 'Questionnaire template' : 'Audit');
   const json = /\.json$/i.test(options.file);
   await writeFile(
     options.file,

@@ -47,8 +47,7 @@ export function fileKindExportRoutes(deps: WebDeps): Hono<WebEnv> {
       throw error;
     }
     // The record is read as the member; through another organization's address it is not found.
-    const owner = kind === 'questionnaire_template' ? file.json.organization_id : undefined;
-    if (owner !== undefined && owner !== membership.organizationId) return notFoundPage(c, viewerOf(c));
+    if (file.organizationId !== membership.organizationId) return notFoundPage(c, viewerOf(c));
     const text =
       format === 'csv'
         ? CSV_BOM + file.rows.map((row) => csvLine(row)).join('')

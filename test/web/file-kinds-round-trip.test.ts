@@ -52,7 +52,7 @@ const QUESTIONS = [
     text: 'How is data encrypted, "at rest"?',
     answer_type: 'CHOICE',
     options: ['AES-256; managed keys', 'AES-128', 'Not encrypted'],
-    acceptable: ['AES-256; managed keys', 'AES-128'],
+    acceptable: ['AES-256; managed keys'],
     weight: 3,
   },
   {

@@ -2,7 +2,7 @@
 // import reads back (a header, then a row per question or per requirement) or as the JSON the read tools answer. The
 // records are read through the read tools (getQuestionnaireTemplate, listAuditChecklist), so the caller's reach holds.
 import { type ChecklistItemForFile, checklistFileHeader, checklistFileRow } from '../audit-checklist-file.ts';
-import { AUDIT_CHECKLIST } from '../index.ts';
+import { AUDIT_CHECKLIST, REGISTERS } from '../index.ts';
 import { type TemplateForFile, templateFileRows } from '../questionnaires/template-file.ts';
 import { getQuestionnaireTemplate } from '../questionnaires/templates.ts';
 import type { Tool } from '../types.ts';
@@ -23,6 +23,8 @@ export interface FileKindExport {
   json: Row;
   /** A name for the file: the template's name, or the audit's. */
   name: string;
+  /** The organization the template or the audit belongs to. */
+  organizationId: string;
 }
 
 /** The file of one template (`id`: `qtp_...`) or of one audit's checklist (`id`: `aud_...`). */
@@ -33,8 +35,10 @@ export async function exportFileKind(read: ReadTool, kind: FileKind, id: string)
       rows: templateFileRows(template as unknown as TemplateForFile),
       json: template,
       name: String(template.name),
+      organizationId: String(template.organization_id),
     };
   }
+  const owner = ((await read(REGISTERS.audit.get, { id })).audit as Row).organization_id;
   const items: Row[] = [];
   let audit: Row = {};
   let cursor: unknown;
@@ -55,5 +59,6 @@ export async function exportFileKind(read: ReadTool, kind: FileKind, id: string)
     ],
     json: { audit, items },
     name: `${String(audit.name ?? audit.id)} checklist`,
+    organizationId: String(owner),
   };
 }

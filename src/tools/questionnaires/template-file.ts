@@ -267,7 +267,10 @@ function questionOf(
   if (weight !== undefined && !Number.isInteger(weight))
     errors.push(errorAt(table, row.number, 'weight', `"${weightCell}" is not a whole number from 0 to 10.`));
   const options = listOf(cellOf(table, row, 'options'));
-  const acceptable = listOf(cellOf(table, row, 'acceptable')).map((answer) => {
+  const acceptableCell = cellOf(table, row, 'acceptable') ?? '';
+  // One acceptable option holding ";" is written alone on its line: the whole cell, when it is one of the options.
+  const whole = options.find((option) => option.toLowerCase() === acceptableCell.toLowerCase());
+  const acceptable = (whole ? [whole] : listOf(acceptableCell)).map((answer) => {
     // Yes/no answers in any case; a choice as one of the options in any case.
     if (answerType === 'YES_NO' && /^(yes|no)$/i.test(answer)) return answer.toUpperCase();
     return options.find((option) => option.toLowerCase() === answer.toLowerCase()) ?? answer;
