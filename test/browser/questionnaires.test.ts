@@ -67,13 +67,11 @@ describe('the questionnaire link page', () => {
     }
     // A file attached by mistake, then removed through its button before sending: the answers stay on the page.
     await page.getByLabel('For the question').selectOption('certificates_held');
-    await page
-      .getByLabel('File', { exact: true })
-      .setInputFiles({
-        name: 'holiday-photo.pdf',
-        mimeType: 'application/pdf',
-        buffer: Buffer.from('%PDF-1.7\n'),
-      });
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'holiday-photo.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.7\n'),
+    });
     await page.getByRole('button', { name: 'Attach file' }).click();
     await page.waitForURL(/\/attach$/);
     await page.waitForLoadState();
