@@ -174,12 +174,8 @@ export function refuseRows(report: FileImportReport, errors: readonly RowError[]
 
 /** An enum cell by its code or its label, in any case and spacing. */
 export function enumOf<T extends string>(cell: string, labels: Readonly<Record<T, string>>): T | undefined {
-  // Letters and digits only: `Yes/No`, `yes or no` and `YES_NO` all read as YES_NO.
-  const key = (text: string) =>
-    text
-      .normalize('NFKC')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}]+/gu, '');
+  // As headers match, slashes left out too: `Yes/No`, `yes or no` and `YES_NO` all read as YES_NO.
+  const key = (text: string) => headerKey(text).replaceAll('/', '');
   const wanted = key(cell);
   return (Object.keys(labels) as T[]).find(
     (code) =>
