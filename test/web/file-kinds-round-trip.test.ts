@@ -23,7 +23,7 @@ import {
   ok,
   type TestRuntime,
 } from '../helpers.ts';
-import { WebClient } from './web-client.ts';
+import { csrfOf, textOf, WebClient } from './web-client.ts';
 
 type Row = Record<string, unknown>;
 
@@ -451,6 +451,99 @@ describe('audit checklist results as files', () => {
     );
     expect(readOnly.status).toBe(403);
     expect((await checklistOf(audit.id)).every((item) => item.recorded === false)).toBe(true);
+  });
+});
+
+describe('imports from the web pages', () => {
+  /** Posts a file from the page at `page` through its import form (the token first, the file last). */
+  async function uploadFrom(client: WebClient, page: string, action: string, name: string, csv: string) {
+    const opened = await client.get(page);
+    expect(opened.status).toBe(200);
+    expect(opened.html).toContain(`action="${action}"`);
+    const body = new FormData();
+    body.append('_csrf', csrfOf(opened.html));
+    if (page.includes('/vendors/')) body.append('back', page);
+    body.append('file', new File([csv], name, { type: 'text/csv' }));
+    return client.request(action, { method: 'POST', body, headers: { origin: new URL(client.base).origin } });
+  }
+
+  it("imports an audit's results from its page and a template from a vendor's page, or lists the refused rows", async () => {
+    const framework = (await ok(runtime, token, 'addFramework', { organization_id: org, name: 'Web ISO' }))
+      .framework as Row;
+    const requirement = (
+      await ok(runtime, token, 'addRequirement', {
+        organization_id: org,
+        framework_id: framework.id,
+        reference: 'W.1',
+        title: 'Web one',
+      })
+    ).requirement as Row;
+    const audit = (
+      await ok(runtime, token, 'addAudit', {
+        organization_id: org,
+        framework_id: framework.id,
+        requirement_ids: [requirement.id],
+      })
+    ).audit as Row;
+    const auditPage = `/orgs/${org}/audits/${audit.id}`;
+    const action = `${auditPage}/checklist/import`;
+    const refused = await uploadFrom(
+      member,
+      auditPage,
+      action,
+      'bad.csv',
+      'Requirement,Result\nW.9,Conforming\n',
+    );
+    expect(refused.status).toBe(400);
+    expect(textOf(refused.html)).toContain(
+      'row 2, column "Requirement", field requirement: No requirement "W.9"',
+    );
+    const imported = await uploadFrom(
+      member,
+      auditPage,
+      action,
+      'results.csv',
+      'Requirement,Result,Notes\nW.1,Conforming,Seen\n',
+    );
+    expect(imported.status).toBe(303);
+    expect(imported.location).toBe(auditPage);
+    const items = (await ok(runtime, token, 'listAuditChecklist', { audit_id: audit.id })).items as Row[];
+    expect(items.map((item) => [item.result, item.notes])).toEqual([['CONFORMING', 'Seen']]);
+    const after = await member.get(auditPage);
+    expect(textOf(after.html)).toContain('Imported results.csv: 1 created, 0 updated, 0 unchanged.');
+
+    const vendor = (await ok(runtime, token, 'addVendor', { organization_id: org, name: 'Web vendor' }))
+      .vendor as Row;
+    const vendorPage = `/orgs/${org}/vendors/${vendor.id}`;
+    const templates = await uploadFrom(
+      member,
+      vendorPage,
+      `/orgs/${org}/questionnaire-templates/import`,
+      'template.csv',
+      'Template,Key,Topic,Question,Answer type,Weight\nFrom the web,mfa,Access,Second factor?,Yes or no,2\n',
+    );
+    expect(templates.status).toBe(303);
+    expect(templates.location).toBe(vendorPage);
+    const listed = (
+      await ok(runtime, token, 'listQuestionnaireTemplates', { organization_id: org, size: 100 })
+    ).questionnaire_templates as Row[];
+    expect(
+      listed.filter((row) => row.name === 'From the web').map((row) => (row.questions as Row[]).length),
+    ).toEqual([1]);
+
+    // Bob is no member of Alice's organization: her audit's import is not found.
+    const body = new FormData();
+    body.append('_csrf', csrfOf((await outsider.get(`/orgs/${otherOrg}/audits`)).html));
+    body.append('file', new File(['Requirement,Result\nW.1,Observation\n'], 'x.csv'));
+    const crossing = await outsider.request(action, {
+      method: 'POST',
+      body,
+      headers: { origin: new URL(outsider.base).origin },
+    });
+    expect(crossing.status).toBe(404);
+    expect(
+      ((await ok(runtime, token, 'listAuditChecklist', { audit_id: audit.id })).items as Row[])[0]?.result,
+    ).toBe('CONFORMING');
   });
 });
 

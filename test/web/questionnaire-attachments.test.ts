@@ -6,7 +6,7 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedFiles, toolCalls, vendorQuestionnaireFiles } from '../../src/db/schema.ts';
-import { QUESTIONNAIRE_MAX_FILES } from '../../src/tools/questionnaires/attachments.ts';
+import { attachmentsOf, QUESTIONNAIRE_MAX_FILES } from '../../src/tools/questionnaires/attachments.ts';
 import {
   ACTOR_PASSWORD,
   type Actor,
@@ -304,9 +304,10 @@ describe('files attached to questionnaire answers', () => {
       ]);
     expect((await attach('wrong-report.pdf')).status).toBe(200);
     expect((await attach('soc2.pdf')).status).toBe(200);
-    const [wrong, right] = await attachedTo(id).then((rows) =>
-      [...rows].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
-    );
+    // Told apart by name: both came at the same instant of the test's clock.
+    const held = await attachmentsOf(runtime.database.db, id);
+    const wrong = held.find((file) => file.file_name === 'wrong-report.pdf');
+    const right = held.find((file) => file.file_name === 'soc2.pdf');
     const before = await storedCount();
     const removed = await postForm(client, `${path}/remove`, [
       ['_csrf', csrf],

@@ -4,7 +4,7 @@
 import { VENDOR_QUESTIONNAIRES } from '../../tools/index.ts';
 import { mayWrite } from '../access.ts';
 import { DataTable } from '../data-table.tsx';
-import { fileKindExportPath } from '../file-kind-exports.tsx';
+import { FileKindImportForm, fileKindExportPath } from '../file-kind-exports.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
 import type { RecordSectionOf } from '../register-pages.ts';
@@ -134,6 +134,12 @@ export const vendorQuestionnairesOf: RecordSectionOf = async (c, calls, membersh
               })}
             </p>
           )}
+          <FileKindImportForm
+            action={`/orgs/${membership.organizationId}/questionnaire-templates/import`}
+            csrfToken={csrfToken}
+            label="Import a questionnaire template from a CSV or XLSX file (a row per question):"
+            back={base}
+          />
           {!holdsStarterTemplate(templates) && (
             <StarterTemplateButton action={`${base}/questionnaire-templates/starter`} csrfToken={csrfToken} />
           )}
