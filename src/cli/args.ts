@@ -25,6 +25,7 @@ export const OPTIONS = {
   'dry-run': { type: 'boolean' },
   'remove-missing': { type: 'boolean' },
   kind: { type: 'string' },
+  audit: { type: 'string' },
   'create-people': { type: 'boolean' },
   'date-format': { type: 'string' },
   sheet: { type: 'string' },

@@ -1379,7 +1379,8 @@ export const vendorQuestionnaireFiles = sqliteTable(
     created_at: text('created_at').notNull(),
   },
   (t) => [
-    index('vendor_questionnaire_files_questionnaire_idx').on(t.questionnaire_id, t.id),
+    // A questionnaire's files in the order they came (attachmentsOf): read along the index, no sort.
+    index('vendor_questionnaire_files_questionnaire_idx').on(t.questionnaire_id, t.created_at, t.id),
     // Upkeep's check that a stored file is still referenced.
     index('vendor_questionnaire_files_file_idx').on(t.file_id),
   ],

@@ -84,7 +84,7 @@ const checklistKey = (auditId: string, requirementId: string) =>
   ) as SQL;
 
 /** An audit of an organization the caller reaches in `mode`, else not_found. */
-async function loadAudit(ctx: ToolContext, id: string, mode: 'read' | 'write') {
+export async function loadAudit(ctx: ToolContext, id: string, mode: 'read' | 'write') {
   const [audit] = await ctx.db
     .select({
       id: audits.id,
@@ -141,7 +141,7 @@ const HISTORY_FIELDS = ['result', 'notes', 'evidence_id', 'nonconformity_id'] as
 const CLEARABLE = ['notes', 'evidence_id', 'nonconformity_id'] as const;
 
 /** The checklist's part of an audit's history row: the requirement and the result's values. */
-function historyOf(requirementId: string, row: Row | null): Row | null {
+export function historyOf(requirementId: string, row: Row | null): Row | null {
   if (!row) return null;
   return {
     checklist: {

@@ -15,6 +15,7 @@ import { auditPageRoutes } from './audits/pages.tsx';
 import type { WebDeps, WebEnv } from './context.ts';
 import { CSRF_FIELD, crossSiteReason, csrfTokenMatches } from './csrf.ts';
 import { evidenceRoutes } from './evidence.tsx';
+import { fileKindExportRoutes } from './file-kind-exports.tsx';
 import { takeFlash } from './flash.ts';
 import { catalogRoutes } from './frameworks/catalogs-page.tsx';
 import { frameworkDetailsOf } from './frameworks/details.tsx';
@@ -201,6 +202,7 @@ export function createWebRoutes(deps: WebDeps) {
     accessReviewRoutes(deps),
     questionnairePageRoutes(deps),
     auditPageRoutes(deps),
+    fileKindExportRoutes(deps),
     evidenceRoutes(deps),
     importRoutes(deps),
     registerPageRoutes(deps, {

@@ -25,7 +25,10 @@ import { errorPage } from './render.tsx';
 
 /** The evidence upload (src/web/evidence.tsx): its file goes to the blob store. */
 const EVIDENCE_UPLOAD_PATH = /^\/orgs\/[^/]+\/evidence\/attach$/;
-/** A register's import (src/web/registers/import-page.tsx): its file is read whole (at most MAX_BODY_BYTES). */
+/**
+ * A register's import (src/web/registers/import-page.tsx), and a questionnaire template's
+ * (`/orgs/<org>/questionnaire-templates/import`): its file is read whole (at most MAX_BODY_BYTES).
+ */
 const IMPORT_UPLOAD_PATH = /^\/orgs\/[^/]+\/[^/]+\/import$/;
 
 /** A document version's file (src/web/registers/document-details.tsx): its file goes to the blob store. */
@@ -36,13 +39,17 @@ const DOCUMENT_FILE_PATH = /^\/orgs\/[^/]+\/documents\/doc_[0-9a-z]+\/file$/;
  * middleware defers anything; listed for the body limits (the Node host's edge lets a file's size through) and the
  * Worker's reads of uploads. Its route reads it with readStreamedForm against the form cookie, and limits its body.
  */
-const QUESTIONNAIRE_FORM_PATH = /^\/q\/[A-Za-z0-9_-]{1,100}(?:\/attach)?$/;
+const QUESTIONNAIRE_FORM_PATH = /^\/q\/[A-Za-z0-9_-]{1,100}(?:\/attach|\/remove)?$/;
+
+/** An audit checklist's file (src/web/file-kind-exports.tsx): read whole (at most MAX_BODY_BYTES), as an import's. */
+const CHECKLIST_IMPORT_PATH = /^\/orgs\/[^/]+\/audits\/aud_[0-9a-z]+\/checklist\/import$/;
 
 /** Form paths whose multipart POST is read by readUploadForm or readWholeForm, past the middleware's token check. */
 export const WEB_UPLOAD_PATHS: readonly RegExp[] = [
   EVIDENCE_UPLOAD_PATH,
   DOCUMENT_FILE_PATH,
   IMPORT_UPLOAD_PATH,
+  CHECKLIST_IMPORT_PATH,
   QUESTIONNAIRE_FORM_PATH,
 ];
 /** Those whose file is streamed into the blob store: their bodies may be as large as a file (FILE_MAX_BYTES). */

@@ -65,6 +65,24 @@ describe('the questionnaire link page', () => {
         await group.getByLabel(String(choice), { exact: true }).check();
       }
     }
+    // A file attached by mistake, then removed through its button before sending: the answers stay on the page.
+    await page.getByLabel('For the question').selectOption('certificates_held');
+    await page.getByLabel('File', { exact: true }).setInputFiles({
+      name: 'holiday-photo.pdf',
+      mimeType: 'application/pdf',
+      buffer: Buffer.from('%PDF-1.7\n'),
+    });
+    await page.getByRole('button', { name: 'Attach file' }).click();
+    await page.waitForURL(/\/attach$/);
+    await page.waitForLoadState();
+    expect(await page.locator('.attached').allTextContents()).toEqual([
+      'Attached: holiday-photo.pdf (9 bytes) Remove',
+    ]);
+    await page.getByRole('button', { name: 'Remove holiday-photo.pdf' }).click();
+    await page.waitForURL(/\/remove$/);
+    await page.waitForLoadState();
+    expect(await page.locator('.notice.ok').textContent()).toContain('Removed holiday-photo.pdf.');
+    expect(await page.locator('.attached').count()).toBe(0);
     // A SOC 2 report for the certifications question, attached before sending: the answers stay on the page.
     const report = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(4087, 0x20)]);
     await page.getByLabel('For the question').selectOption('certificates_held');
@@ -75,7 +93,9 @@ describe('the questionnaire link page', () => {
     await page.waitForURL(/\/attach$/);
     await page.waitForLoadState();
     expect(await page.locator('.notice.ok').textContent()).toContain('Attached soc2-report.pdf.');
-    expect(await page.locator('.attached').allTextContents()).toEqual(['Attached: soc2-report.pdf (4.0 KB)']);
+    expect(await page.locator('.attached').allTextContents()).toEqual([
+      'Attached: soc2-report.pdf (4.0 KB) Remove',
+    ]);
     const held = STARTER_QUESTIONS.find((question) => question.key === 'certificates_held');
     expect(await page.getByLabel(String(held?.text)).inputValue()).toBe('Answer to certificates_held.');
     expect(

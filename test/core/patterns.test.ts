@@ -357,6 +357,12 @@ const LITERALS: LiteralCase[] = [
     worst: [run('/orgs/', 'a', '/b/x'), run('/orgs/a/', 'b', '/importx'), run('/orgs/', 'a/import')],
   },
   {
+    pattern: String.raw`/^\/orgs\/[^/]+\/audits\/aud_[0-9a-z]+\/checklist\/import$/`,
+    input: 'a request path',
+    limit: HEADER,
+    worst: [run('/orgs/a/audits/aud_', 'a', '/x'), run('/orgs/', 'a', '/x')],
+  },
+  {
     pattern: String.raw`/^\/orgs\/[^/]+\/documents\/doc_[0-9a-z]+\/file$/`,
     input: 'a request path',
     limit: HEADER,

@@ -21,6 +21,7 @@ import { ID_PREFIXES, newId } from '../../src/ids.ts';
 import { createRuntime, type Runtime } from '../../src/runtime.ts';
 import { REGISTER_SPECS } from '../../src/tools/index.ts';
 import { encodeCursor, filterFingerprint, TEXT_COUNT_CAP } from '../../src/tools/pagination.ts';
+import { attachmentsOf } from '../../src/tools/questionnaires/attachments.ts';
 import { orderFieldsOf, type RegisterSpec } from '../../src/tools/registers/spec.ts';
 import {
   LED_FILTER_MARK,
@@ -567,6 +568,21 @@ describe('list query plans', () => {
     expect(plan.rows.map((row) => String(row.detail)).join('\n')).toMatch(
       /SEARCH vendors USING (COVERING )?INDEX vendors_org_assessment_due_idx \(organization_id=\? AND <expr><\?\)/,
     );
+  });
+
+  it("reads a questionnaire's attached files along its index in the order they came, without a sort", async () => {
+    recorded = [];
+    expect(await attachmentsOf(database.db, newId('vqn'))).toEqual([]);
+    const read = recorded.find((statement) =>
+      (typeof statement === 'string' ? statement : statement.sql).includes('"vendor_questionnaire_files"'),
+    );
+    expect(read).toBeDefined();
+    const plan = await planOf(read as InStatement);
+    expect(plan).toContain(
+      'SEARCH vendor_questionnaire_files USING INDEX vendor_questionnaire_files_questionnaire_idx (questionnaire_id=?)',
+    );
+    expect(plan.filter((line) => /TEMP B-TREE|^SCAN vendor_questionnaire_files/.test(line))).toEqual([]);
+    expect(await badPlanLines(read as InStatement)).toEqual([]);
   });
 
   it('would catch a sort in a temporary B-tree and a full scan', async () => {

@@ -6,7 +6,7 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedFiles, toolCalls, vendorQuestionnaireFiles } from '../../src/db/schema.ts';
-import { QUESTIONNAIRE_MAX_FILES } from '../../src/tools/questionnaires/attachments.ts';
+import { attachmentsOf, QUESTIONNAIRE_MAX_FILES } from '../../src/tools/questionnaires/attachments.ts';
 import {
   ACTOR_PASSWORD,
   type Actor,
@@ -291,6 +291,102 @@ describe('files attached to questionnaire answers', () => {
     expect(textOf(over.html)).toContain(`This questionnaire has ${QUESTIONNAIRE_MAX_FILES} files already`);
     expect(await storedCount()).toBe(before + 1);
     expect(await attachedTo(id)).toHaveLength(QUESTIONNAIRE_MAX_FILES);
+  });
+
+  it('removes a mistaken file through its link before the answers are sent, keeping what was typed', async () => {
+    const { id, path } = await send();
+    const { client, csrf } = await openLink(path);
+    const attach = (name: string) =>
+      postForm(client, `${path}/attach`, [
+        ['_csrf', csrf],
+        ['attach_question', 'certs'],
+        ['attachment', new File([pdf(128)], name)],
+      ]);
+    expect((await attach('wrong-report.pdf')).status).toBe(200);
+    expect((await attach('soc2.pdf')).status).toBe(200);
+    // Told apart by name: both came at the same instant of the test's clock.
+    const held = await attachmentsOf(runtime.database.db, id);
+    const wrong = held.find((file) => file.file_name === 'wrong-report.pdf');
+    const right = held.find((file) => file.file_name === 'soc2.pdf');
+    const before = await storedCount();
+    const removed = await postForm(client, `${path}/remove`, [
+      ['_csrf', csrf],
+      ['answer_certs', 'typed before removing'],
+      ['remove_file', String(wrong?.id)],
+      ['attach_question', ''],
+      ['attachment', new File([], '')],
+    ]);
+    expect(removed.status).toBe(200);
+    const shown = textOf(removed.html);
+    expect(shown).toContain('Removed wrong-report.pdf. Your answers are not sent yet.');
+    expect(shown).not.toContain('Attached: wrong-report.pdf');
+    expect(shown).toContain('Attached: soc2.pdf');
+    expect(removed.html).toContain('typed before removing</textarea>');
+    expect((await attachedTo(id)).map((row) => row.id)).toEqual([right?.id]);
+    // The stored file went with it, and the organization's reading lists only the file kept.
+    expect(await storedCount()).toBe(before - 1);
+    const read = await ok(runtime, token, 'getQuestionnaireAnswers', { id });
+    const certs = (
+      read.vendor_questionnaire as { questions: { key: string; files: Row[] }[] }
+    ).questions.find((question) => question.key === 'certs');
+    expect(certs?.files.map((file) => file.file_name)).toEqual(['soc2.pdf']);
+    // Removed already: not found, nothing else goes.
+    const again = await postForm(client, `${path}/remove`, [
+      ['_csrf', csrf],
+      ['remove_file', String(wrong?.id)],
+    ]);
+    expect(again.status).toBe(404);
+    expect(textOf(again.html)).toContain('That file is not attached to this questionnaire');
+    expect(await attachedTo(id)).toHaveLength(1);
+  });
+
+  it('removes no file of another questionnaire, through a tampered link, without the token, or once answered', async () => {
+    const mine = await send();
+    const theirs = await send();
+    const own = await openLink(mine.path);
+    const other = await openLink(theirs.path);
+    const attachTo = (link: { client: WebClient; csrf: string }, path: string) =>
+      postForm(link.client, `${path}/attach`, [
+        ['_csrf', link.csrf],
+        ['attach_question', 'certs'],
+        ['attachment', new File([pdf(64)], 'kept.pdf')],
+      ]);
+    expect((await attachTo(own, mine.path)).status).toBe(200);
+    expect((await attachTo(other, theirs.path)).status).toBe(200);
+    const [ownFile] = await attachedTo(mine.id);
+    const [otherFile] = await attachedTo(theirs.id);
+    const before = await storedCount();
+    const remove = (
+      link: { client: WebClient; csrf: string },
+      path: string,
+      fileId: string,
+      csrf = link.csrf,
+    ) =>
+      postForm(link.client, `${path}/remove`, [
+        ['_csrf', csrf],
+        ['remove_file', fileId],
+      ]);
+
+    // My link naming the other questionnaire's file: not found, and that file stays.
+    expect((await remove(own, mine.path, String(otherFile?.id))).status).toBe(404);
+    const tampered = `${mine.path.slice(0, -2)}${mine.path.endsWith('AA') ? 'BB' : 'AA'}`;
+    expect((await remove(own, tampered, String(ownFile?.id))).status).toBe(404);
+    const forged = await remove(own, mine.path, String(ownFile?.id), 'x'.repeat(43));
+    expect(forged.status).toBe(403);
+    expect(textOf(forged.html)).toContain('Form expired');
+
+    // Once the answers are sent, the link removes nothing: the file stays with them.
+    const answered = await postForm(own.client, mine.path, [
+      ['_csrf', own.csrf],
+      ['answer_mfa', 'YES'],
+      ['answer_certs', 'ISO 27001'],
+    ]);
+    expect(answered.status).toBe(200);
+    expect((await remove(own, mine.path, String(ownFile?.id))).status).toBe(410);
+
+    expect(await storedCount()).toBe(before);
+    expect((await attachedTo(mine.id)).map((row) => row.id)).toEqual([ownFile?.id]);
+    expect((await attachedTo(theirs.id)).map((row) => row.id)).toEqual([otherFile?.id]);
   });
 
   it("deletes the links of a vendor's attached files with the vendor", async () => {

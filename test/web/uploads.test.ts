@@ -76,11 +76,14 @@ describe('web uploads behind the CSRF check', () => {
         name === 'org' ? organizationId : name === 'register' ? 'measures' : measureId,
       ),
     );
-    // The two upload forms are among them (their routes read the token themselves).
+    // The upload forms are among them (their routes read the token themselves); the audit checklist's import is
+    // listed with a measure's id here, which its path does not take.
     expect(paths.filter(isWebUpload).sort()).toEqual([
       `/orgs/${organizationId}/evidence/attach`,
       `/orgs/${organizationId}/measures/import`,
+      `/orgs/${organizationId}/questionnaire-templates/import`,
     ]);
+    expect(isWebUpload(`/orgs/${organizationId}/audits/aud_${'a'.repeat(24)}/checklist/import`)).toBe(true);
     expect(paths.length).toBeGreaterThan(20);
     const before = await stored();
     const file = () => new File([bytes(4096)], 'evidence.csv', { type: 'text/csv' });

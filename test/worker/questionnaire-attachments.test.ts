@@ -1,5 +1,6 @@
 // A file attached through a questionnaire link on the Worker: the public form's multipart body read in large chunks,
-// the file streamed into R2 through the link's storeFile call and linked to the answer; a tampered link stores nothing.
+// the file streamed into R2 through the link's storeFile call and linked to the answer; a tampered link stores nothing;
+// the contact's removal takes the file out of R2.
 import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { browserSession, csrfOf } from '../browser-session.ts';
@@ -58,5 +59,19 @@ describe('questionnaire attachments on the Worker', () => {
     const answers = (await callTool(token, 'getQuestionnaireAnswers', { id: questionnaireId })).body
       .vendor_questionnaire as { questions: { files: Row[] }[] };
     expect(answers.questions[0]?.files).toMatchObject([{ file_name: 'soc2.bin', size: bytes.byteLength }]);
+
+    // Removed by the contact before sending: the link row, the stored file and its bytes in R2 go.
+    const fileId = /name="remove_file" value="(vqf_[0-9a-z]+)"/.exec(await (await send(path)).text())?.[1];
+    expect(fileId).toBeDefined();
+    const removal = new FormData();
+    removal.append('_csrf', csrf);
+    removal.append('remove_file', String(fileId));
+    const removed = await send(`${path}/remove`, { method: 'POST', body: removal });
+    expect(removed.status).toBe(200);
+    expect(await removed.text()).toContain('Removed soc2.bin. Your answers are not sent yet.');
+    expect(await blobCount()).toBe(before);
+    const after = (await callTool(token, 'getQuestionnaireAnswers', { id: questionnaireId })).body
+      .vendor_questionnaire as { questions: { files: Row[] }[] };
+    expect(after.questions[0]?.files).toEqual([]);
   });
 });

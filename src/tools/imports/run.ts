@@ -68,6 +68,23 @@ export interface ImportReport {
   people_created: { full_name: string; email: string }[];
 }
 
+/** A report of nothing read yet, for a register or a file kind (file-kinds.ts). */
+export function emptyReport<K extends string>(
+  kind: K,
+  dryRun: boolean,
+): Omit<ImportReport, 'kind'> & { kind: K } {
+  return {
+    kind,
+    dry_run: dryRun,
+    columns: [],
+    counts: { rows: 0, created: 0, updated: 0, unchanged: 0, refused: 0, people_created: 0, warnings: 0 },
+    errors: [],
+    warnings: [],
+    errors_truncated: false,
+    people_created: [],
+  };
+}
+
 /** Where the statements go: kept for one batch, or run at once in an open transaction. */
 export interface ImportWriter {
   write(statements: readonly SQL[]): Promise<void>;
@@ -194,16 +211,7 @@ export function startRun(
     at: ctx.now().toISOString(),
     nonce: randomBase32(16),
     selfRef: fields.find((field) => field.target === kind && field.kind === 'ref'),
-    report: {
-      kind,
-      dry_run: options.dryRun,
-      columns: [],
-      counts: { rows: 0, created: 0, updated: 0, unchanged: 0, refused: 0, people_created: 0, warnings: 0 },
-      errors: [],
-      warnings: [],
-      errors_truncated: false,
-      people_created: [],
-    },
+    report: emptyReport(kind, options.dryRun),
     header: null,
     matches: [],
     seenIds: new Map(),

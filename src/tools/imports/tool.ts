@@ -17,6 +17,15 @@ import {
   type RowError,
   type TableRows,
 } from './engine.ts';
+import { importFileKind } from './file-kind-import.ts';
+import {
+  FILE_KINDS,
+  type FileImportOptions,
+  type FileImportReport,
+  type FileKind,
+  fileKindNamed,
+  isFileKind,
+} from './file-kinds.ts';
 import { MAX_IMPORT_ROWS, withinImportLimits } from './limits.ts';
 import { isGuardFailure } from './statements.ts';
 import { DATE_FORMATS } from './values.ts';
@@ -49,7 +58,7 @@ function placeText(error: RowError): string {
 }
 
 /** Refuses the whole file when a row is refused (a dry run answers the report instead). */
-export function refusalOf(report: ImportReport): AppError {
+export function refusalOf(report: Pick<ImportReport, 'counts' | 'errors' | 'errors_truncated'>): AppError {
   const { refused, rows } = report.counts;
   const listed = report.errors.slice(0, 3).map((error) => `${placeText(error)}: ${error.message}`);
   return invalidArguments(
@@ -77,7 +86,31 @@ export async function importInOneBatch(
   if (options.dryRun) return { ...report, written: false };
   if (report.counts.refused > 0) throw refusalOf(report);
   if (writer.statements.length === 0) return { ...report, written: false };
-  const items = [...writer.statements.map((statement) => ctx.db.run(statement)), ...ctx.writeExtras(sql`1`)];
+  await runImportBatch(ctx, writer.statements);
+  return { ...report, written: true };
+}
+
+/** A file kind (a questionnaire template, an audit's checklist) imported in one batch, as a register's file. */
+export async function importFileInOneBatch(
+  ctx: ToolContext,
+  kind: FileKind,
+  rows: TableRows,
+  options: FileImportOptions,
+): Promise<FileImportReport & { written: boolean }> {
+  let statements: SQL[] = [];
+  const report = await importFileKind(ctx, kind, rows, options, async (planned) => {
+    statements = planned;
+  });
+  if (options.dryRun) return { ...report, written: false };
+  if (report.counts.refused > 0) throw refusalOf(report);
+  if (statements.length === 0) return { ...report, written: false };
+  await runImportBatch(ctx, statements);
+  return { ...report, written: true };
+}
+
+/** The statements, the call's log row after them, in one batch; a failed guard is a conflict. */
+async function runImportBatch(ctx: ToolContext, statements: readonly SQL[]): Promise<void> {
+  const items = [...statements.map((statement) => ctx.db.run(statement)), ...ctx.writeExtras(sql`1`)];
   try {
     await ctx.db.batch(items as [BatchItem<'sqlite'>, ...BatchItem<'sqlite'>[]]);
   } catch (error) {
@@ -88,7 +121,6 @@ export async function importInOneBatch(
       );
     throw error;
   }
-  return { ...report, written: true };
 }
 
 const KINDS = [
@@ -115,20 +147,26 @@ export function importRecordsTool(registers: Registers): Tool {
   const specs = Object.values(registers).map((register) => register.spec);
   /** `risk`, `risks`, `Data classifications`: the register's kind, as the CLI takes it (kindNamed). */
   const kindSchema = z.preprocess(
-    (value) => (typeof value === 'string' ? (kindNamed(specs, value) ?? value) : value),
-    z.enum(KINDS),
+    (value) =>
+      typeof value === 'string' ? (kindNamed(specs, value) ?? fileKindNamed(value) ?? value) : value,
+    z.enum([...KINDS, ...FILE_KINDS]),
   );
   return defineTool({
     name: 'importRecords',
     title: 'Import records from CSV',
     description:
-      'Create or update many records of one register from CSV (header row; columns by field name or label; references by id or name; at most 10,000 rows). All rows or none; dry_run: the report only.',
+      "Create or update many records of one register from CSV (header row; columns by field name or label; references by id or name; at most 10,000 rows), or questionnaire templates, or an audit's checklist results (audit_id). All rows or none; dry_run: report only.",
     scope: 'write',
     toolset: IMPORT_TOOLSET,
     annotations: CREATE_ANNOTATIONS,
     input: z.strictObject({
       organization_id: idOf('org', 'Organization').describe('`org_...` id.'),
-      kind: kindSchema.describe('Register, e.g. risks.'),
+      kind: kindSchema.describe(
+        'Register, e.g. risks; or questionnaire_template (a row per question) or audit_checklist_result (a row per requirement).',
+      ),
+      audit_id: idOf('aud', 'Audit')
+        .optional()
+        .describe('audit_checklist_result only: the audit whose checklist the file fills (`aud_...`).'),
       csv: z.string().min(1).describe('CSV text; a row with an id updates that record.'),
       dry_run: z.boolean().default(false).describe('true: report, write nothing.'),
       // "" rather than null ignores a column: null means "not given" for every argument (invoke.ts).
@@ -205,6 +243,18 @@ export function importRecordsTool(registers: Registers): Tool {
         ...(input.date_format ? { dateFormat: input.date_format } : {}),
       };
       const rows = withinImportLimits(csvRows(input.csv), { maxRows: MAX_IMPORT_ROWS });
+      if (input.audit_id !== undefined && input.kind !== 'audit_checklist_result')
+        throw invalidArguments('audit_id goes with kind audit_checklist_result only.', [
+          { path: 'audit_id', message: `Not with kind ${input.kind}` },
+        ]);
+      if (isFileKind(input.kind))
+        return importFileInOneBatch(ctx, input.kind, rows, {
+          organizationId: input.organization_id,
+          dryRun: input.dry_run,
+          tool: 'importRecords',
+          ...(input.columns ? { columns: ignoredAsNull(input.columns) } : {}),
+          ...(input.audit_id ? { auditId: input.audit_id } : {}),
+        });
       return importInOneBatch(ctx, registers, input.kind, rows, options);
     },
   });

@@ -1,7 +1,8 @@
 // Files a vendor's contact attaches to a questionnaire's answers through its link (src/web/public/questionnaires.tsx):
 // stored through the seam as every upload (the storeFile call: byte limits, the organization's quota, the content type
 // sniffed, the call log), then linked to one answer by a statement only a pending, unexpired link with room passes.
-// The organization reads them with the answers (getQuestionnaireAnswers); nothing changes or removes them after.
+// The organization reads them with the answers (getQuestionnaireAnswers). Until the answers are sent, the contact may
+// remove a file through the same link (removeAttachment); once they are in, nothing changes or removes them.
 import { and, asc, eq, gt, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Principal } from '../../auth/principal.ts';
 import { type Db, selectRow } from '../../db/client.ts';
@@ -115,12 +116,7 @@ export async function linkAttachment(
     file_id: file.id,
     created_at: at,
   };
-  const open = sql`exists (select 1 from ${vendorQuestionnaires} where ${and(
-    eq(vendorQuestionnaires.id, questionnaire),
-    eq(vendorQuestionnaires.secret_hash, grant.secretHash),
-    isNull(vendorQuestionnaires.answered_at),
-    gt(vendorQuestionnaires.link_expires_at, at),
-  )})`;
+  const open = linkOpen(grant, at);
   const ofQuestionnaire = eq(vendorQuestionnaireFiles.questionnaire_id, questionnaire);
   const fewEnough = sql`(select count(*) from ${vendorQuestionnaireFiles} where ${ofQuestionnaire}) < ${limits.files}`;
   const smallEnough = sql`(select coalesce(sum(${storedFiles.size}), 0) from ${vendorQuestionnaireFiles} join ${storedFiles} on ${storedFiles.id} = ${vendorQuestionnaireFiles.file_id} where ${ofQuestionnaire}) + ${file.size} <= ${limits.totalBytes}`;
@@ -129,4 +125,40 @@ export async function linkAttachment(
     .select(selectRow(vendorQuestionnaireFiles, row, and(open, fewEnough, smallEnough) as SQL))
     .returning({ id: vendorQuestionnaireFiles.id });
   return linked.length > 0;
+}
+
+/** The statement part that passes only while the grant's link is the questionnaire's current, unanswered, unexpired one. */
+function linkOpen(grant: QuestionnaireGrant, at: string): SQL {
+  return sql`exists (select 1 from ${vendorQuestionnaires} where ${and(
+    eq(vendorQuestionnaires.id, grant.questionnaireId),
+    eq(vendorQuestionnaires.secret_hash, grant.secretHash),
+    isNull(vendorQuestionnaires.answered_at),
+    gt(vendorQuestionnaires.link_expires_at, at),
+  )})`;
+}
+
+/**
+ * Unlinks one file of the grant's questionnaire (`attachmentId`, its `vqf_` id) in one statement that passes only
+ * while the link is open (as linkAttachment), and answers the stored file it named so the caller discards it; null
+ * when the id is not one of this questionnaire's files (another questionnaire's, removed already, made up) or the
+ * answers were sent meanwhile: nothing is removed then.
+ */
+export async function unlinkAttachment(
+  db: Db,
+  grant: QuestionnaireGrant,
+  attachmentId: string,
+  now: Date,
+): Promise<{ fileId: string } | null> {
+  const [gone] = await db
+    .delete(vendorQuestionnaireFiles)
+    .where(
+      and(
+        eq(vendorQuestionnaireFiles.id, attachmentId),
+        eq(vendorQuestionnaireFiles.questionnaire_id, grant.questionnaireId),
+        eq(vendorQuestionnaireFiles.organization_id, grant.organizationId),
+        linkOpen(grant, now.toISOString()),
+      ),
+    )
+    .returning({ fileId: vendorQuestionnaireFiles.file_id });
+  return gone ?? null;
 }

@@ -6,6 +6,7 @@ import { AUDIT_CHECKLIST } from '../../tools/index.ts';
 import { mayWrite } from '../access.ts';
 import type { Membership, WebEnv } from '../context.ts';
 import { DataTable } from '../data-table.tsx';
+import { FileKindImportForm, fileKindExportPath } from '../file-kind-exports.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge, Notice } from '../layout.tsx';
 import { registerPageByKind } from '../register-pages.ts';
@@ -34,7 +35,7 @@ const TONE: Record<string, 'ok' | 'warn' | 'bad' | undefined> = {
 const SHOWN = 200;
 
 export async function auditChecklistOf(
-  _c: Context<WebEnv>,
+  c: Context<WebEnv>,
   calls: WebCalls,
   membership: Membership,
   id: string,
@@ -65,6 +66,32 @@ export async function auditChecklistOf(
             .join(', ')}
           {total > items.length && ` (the first ${items.length} of ${total} shown)`}
         </p>
+      )}
+      {total > 0 && (
+        <p class="small">
+          Download the results:{' '}
+          <a
+            href={`${fileKindExportPath('audit_checklist_result', membership.organizationId, id)}.csv`}
+            download
+          >
+            CSV
+          </a>{' '}
+          ·{' '}
+          <a
+            href={`${fileKindExportPath('audit_checklist_result', membership.organizationId, id)}.json`}
+            download
+          >
+            JSON
+          </a>{' '}
+          (the CSV imports back: importRecords kind audit_checklist_result, or the CLI's import --audit)
+        </p>
+      )}
+      {total > 0 && writer && (
+        <FileKindImportForm
+          action={`${base}/audits/${id}/checklist/import`}
+          csrfToken={c.get('session').csrfToken}
+          label="Import results from a CSV or XLSX file (all rows or none):"
+        />
       )}
       <DataTable
         items={items}

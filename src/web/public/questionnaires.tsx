@@ -1,7 +1,8 @@
 // The page a questionnaire link opens, for a vendor's contact without an account: the vendor's name, the due date and
 // the questions, answered once, with files attached to answers while the link is open. Opening shows; only the form's
 // POSTs (same origin, double-submit token) store answers or files. The form is multipart: its attach button posts it
-// to /attach (the answers typed are kept on the page shown back), its file field comes last so the file streams.
+// to /attach (the answers typed are kept on the page shown back), its file field comes last so the file streams. Each
+// attached file has a remove button posting the form to /remove, until the answers are sent.
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { multipartBoundary } from '../../files/multipart.ts';
@@ -17,6 +18,7 @@ import {
   linkAttachment,
   linkUploader,
   type QuestionnaireAttachment,
+  unlinkAttachment,
 } from '../../tools/questionnaires/attachments.ts';
 import {
   answerByLink,
@@ -47,14 +49,28 @@ const QUESTIONNAIRE_LIMIT_KEY = 'public:questionnaire';
 /** A question's form field: its key behind a prefix, so no key can take the name of the form's token. */
 const fieldName = (question: Question) => `answer_${question.key}`;
 
-/** The files attached to a question's answer, under it. */
-function AttachedFiles(props: { files: QuestionnaireAttachment[] }) {
+/** The form field naming the attached file a remove button removes (its `vqf_` id). */
+const REMOVE_FIELD = 'remove_file';
+
+/** The files attached to a question's answer, under it, each with its remove button (the form posted to /remove). */
+function AttachedFiles(props: { files: QuestionnaireAttachment[]; removeAction: string }) {
   if (props.files.length === 0) return null;
   return (
     <ul class="small attached">
       {props.files.map((file) => (
         <li dir="auto">
-          Attached: {file.file_name} ({sizeLabel(file.size)})
+          Attached: {file.file_name} ({sizeLabel(file.size)}){' '}
+          <button
+            type="submit"
+            class="quiet"
+            formaction={props.removeAction}
+            formnovalidate
+            name={REMOVE_FIELD}
+            value={file.id}
+            aria-label={`Remove ${file.file_name}`}
+          >
+            Remove
+          </button>
         </li>
       ))}
     </ul>
@@ -66,6 +82,7 @@ function QuestionField(props: {
   value: string;
   error: string | undefined;
   files: QuestionnaireAttachment[];
+  removeAction: string;
 }) {
   const { question, value, error } = props;
   const id = fieldName(question);
@@ -91,7 +108,7 @@ function QuestionField(props: {
         >
           {value}
         </textarea>
-        <AttachedFiles files={props.files} />
+        <AttachedFiles files={props.files} removeAction={props.removeAction} />
         {problem}
       </div>
     );
@@ -111,7 +128,7 @@ function QuestionField(props: {
           <span>{choice === 'YES' ? 'Yes' : choice === 'NO' ? 'No' : choice}</span>
         </label>
       ))}
-      <AttachedFiles files={props.files} />
+      <AttachedFiles files={props.files} removeAction={props.removeAction} />
       {problem}
     </fieldset>
   );
@@ -132,7 +149,7 @@ function AttachFields(props: {
       <p class="hint" id="attach-hint">
         For example your SOC 2 report for the certifications question. Up to {limits.files} files, each at
         most {sizeLabel(limits.fileBytes)}, {sizeLabel(limits.totalBytes)} in all. Files are kept with your
-        answers and cannot be removed.
+        answers; you can remove one until you send your answers.
       </p>
       <div class="field">
         <label for="attach_question">For the question</label>
@@ -198,6 +215,7 @@ function QuestionnaireForm(props: {
               value={state.values[question.key] ?? ''}
               error={state.problems[question.key]}
               files={state.attachments.filter((file) => file.question_key === question.key)}
+              removeAction={`${action}/remove`}
             />
           ))}
         </section>
@@ -240,7 +258,7 @@ export function questionnaireRoutes(deps: WebDeps): Hono<WebEnv> {
     secret: string,
     state: FormState,
     notice?: { kind: 'ok' | 'error'; text: string },
-    status: 200 | 400 | 413 | 429 = 200,
+    status: 200 | 400 | 404 | 413 | 429 = 200,
   ) =>
     sendPublicPage(
       c,
@@ -418,6 +436,50 @@ export function questionnaireRoutes(deps: WebDeps): Hono<WebEnv> {
       { ...state(), chosen: '', attachments },
       { kind: 'ok', text: `Attached ${outcome.attachment.file_name}. Your answers are not sent yet.` },
     );
+  });
+
+  // Removes one file of this questionnaire, through its link while the answers are not sent: another questionnaire's
+  // file, or one of this questionnaire removed already, is not found; the stored file goes with it.
+  web.post(`${path}/remove`, limitPosted, async (c) => {
+    const opened = await openPost(c);
+    if (opened instanceof Response) return opened;
+    const { grant, secret, form } = opened;
+    // A file chosen in the attach block meanwhile is not read: removing attaches nothing.
+    form.file?.stream.cancel().catch(() => undefined);
+    const values = valuesOf(grant, form);
+    const chosen = form.fields.attach_question ?? '';
+    const held = await attachmentsOf(db, grant.questionnaireId);
+    const named = held.find((file) => file.id === (form.fields[REMOVE_FIELD] ?? ''));
+    const removed = named ? await unlinkAttachment(db, grant, named.id, deps.now()) : null;
+    if (named && !removed) {
+      // The answers were sent (or a reminder replaced the link) meanwhile: the file stays with them.
+      const now = await findQuestionnaireLink(db, secret, deps.now());
+      if ('refusal' in now) return refusedLinkPage(c, now.refusal);
+    }
+    if (removed)
+      await discardFile(
+        { db, files: deps.invoke.files, now: deps.now },
+        grant.organizationId,
+        removed.fileId,
+      );
+    const attachments = removed ? await attachmentsOf(db, grant.questionnaireId) : held;
+    const state: FormState = { values, problems: {}, chosen, attachments };
+    if (!named || !removed)
+      return page(
+        c,
+        grant,
+        secret,
+        state,
+        {
+          kind: 'error',
+          text: 'That file is not attached to this questionnaire (it may be removed already).',
+        },
+        404,
+      );
+    return page(c, grant, secret, state, {
+      kind: 'ok',
+      text: `Removed ${named.file_name}. Your answers are not sent yet.`,
+    });
   });
 
   web.post(path, limitPosted, async (c) => {

@@ -41,7 +41,7 @@ interface Upload {
  * The uploaded file as CSV text: CSV as saved (UTF-8 or UTF-16), or an XLSX workbook's sheet, whose text is held to
  * the rows an import takes and to 8 characters per byte of the upload limit (an XLSX inflates).
  */
-async function csvOfFile(file: File, sheet: string, maxBodyBytes: number): Promise<string> {
+export async function csvOfFile(file: File, sheet: string, maxBodyBytes: number): Promise<string> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   const isZip = bytes[0] === 0x50 && bytes[1] === 0x4b;
   if (!isZip && !/\.xlsx$/i.test(file.name)) return decodeTableBytes(bytes);

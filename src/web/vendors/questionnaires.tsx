@@ -4,6 +4,7 @@
 import { VENDOR_QUESTIONNAIRES } from '../../tools/index.ts';
 import { mayWrite } from '../access.ts';
 import { DataTable } from '../data-table.tsx';
+import { FileKindImportForm, fileKindExportPath } from '../file-kind-exports.tsx';
 import { valueLabel } from '../labels.ts';
 import { Badge } from '../layout.tsx';
 import type { RecordSectionOf } from '../register-pages.ts';
@@ -105,6 +106,39 @@ export const vendorQuestionnairesOf: RecordSectionOf = async (c, calls, membersh
             action={`${base}/questionnaires`}
             csrfToken={csrfToken}
             templates={templates}
+          />
+          {templates.length > 0 && (
+            <p class="small">
+              Download a template (its questions, order, weights and topics; the CSV imports back with
+              importRecords kind questionnaire_template):{' '}
+              {templates.map((template, at) => {
+                const path = fileKindExportPath(
+                  'questionnaire_template',
+                  membership.organizationId,
+                  String(template.id),
+                );
+                return (
+                  <>
+                    {at > 0 && '; '}
+                    <span dir="auto">{String(template.name)}</span> (
+                    <a href={`${path}.csv`} download>
+                      CSV
+                    </a>
+                    ,{' '}
+                    <a href={`${path}.json`} download>
+                      JSON
+                    </a>
+                    )
+                  </>
+                );
+              })}
+            </p>
+          )}
+          <FileKindImportForm
+            action={`/orgs/${membership.organizationId}/questionnaire-templates/import`}
+            csrfToken={csrfToken}
+            label="Import a questionnaire template from a CSV or XLSX file (a row per question):"
+            back={base}
           />
           {!holdsStarterTemplate(templates) && (
             <StarterTemplateButton action={`${base}/questionnaire-templates/starter`} csrfToken={csrfToken} />

@@ -1,0 +1,2 @@
+DROP INDEX `vendor_questionnaire_files_questionnaire_idx`;--> statement-breakpoint
+CREATE INDEX `vendor_questionnaire_files_questionnaire_idx` ON `vendor_questionnaire_files` (`questionnaire_id`,`created_at`,`id`);
