@@ -17,8 +17,9 @@ import { recordChanges, risks } from '../src/db/schema.ts';
 import { cellText, exportColumnsOf, nameBookOf } from '../src/tools/imports/export-columns.ts';
 import { csvRows, importInOneBatch } from '../src/tools/imports/tool.ts';
 import { REGISTERS, type RegisterTools } from '../src/tools/index.ts';
+import { CSV_BOM, csvLine } from '../src/tools/tables/csv-writer.ts';
 import { contextOutsideSeam } from '../src/tools/types.ts';
-import { CSV_BOM, csvLine, streamPages } from '../src/web/export.ts';
+import { streamPages } from '../src/web/export.ts';
 import { createScratchRuntime } from './scratch-runtime.ts';
 
 // A garbage collection on demand, to tell memory kept from garbage not yet collected.

@@ -25,8 +25,8 @@ import type { DateFormat } from '../tools/imports/values.ts';
 import { REGISTERS } from '../tools/index.ts';
 import type { RegisterKind } from '../tools/registers/spec.ts';
 import { createCsvReader, type TableRow } from '../tools/tables/csv-reader.ts';
+import { CSV_BOM, csvLine } from '../tools/tables/csv-writer.ts';
 import { readXlsxRows } from '../tools/tables/xlsx-reader.ts';
-import { CSV_BOM, csvLine } from '../web/export.ts';
 import { cliContext } from './context.ts';
 
 /** The text of a CSV file as it is read: UTF-8 (a BOM or none) or UTF-16 with its BOM, decoded piece by piece. */

@@ -9,16 +9,16 @@ import { isIdOf } from '../ids.ts';
 import { exportFileKind, type FileKindExport } from '../tools/imports/file-kind-export.ts';
 import type { FileKind } from '../tools/imports/file-kinds.ts';
 import { importRecords } from '../tools/index.ts';
+import { CSV_BOM, csvLine } from '../tools/tables/csv-writer.ts';
 import { mayWrite, membershipOf, notAllowedPage } from './access.ts';
 import type { WebDeps, WebEnv } from './context.ts';
-import { CSV_BOM, csvLine, downloadResponse } from './export.ts';
+import { downloadResponse } from './export.ts';
 import { setFlash } from './flash.ts';
 import { type FormBody, text } from './forms.tsx';
 import { CsrfField, Layout, Notice } from './layout.tsx';
-import { csvOfFile } from './registers/import-page.tsx';
 import { errorPage, notFoundPage, sendPage } from './render.tsx';
 import { webCalls } from './tool-calls.ts';
-import { readWholeForm } from './uploads.ts';
+import { csvOfFile, readWholeForm } from './uploads.ts';
 import { viewerOf } from './viewer.ts';
 
 /** The form that uploads a file of `kind` to `action` (the audit page's checklist, a vendor page's templates). */

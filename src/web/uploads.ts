@@ -18,6 +18,10 @@ import type { Context } from 'hono';
 import { AppError } from '../errors.ts';
 import { type MultipartReader, multipartBoundary, multipartReader } from '../files/multipart.ts';
 import { requestBody } from '../http/request-body.ts';
+import { importCharactersFor, MAX_IMPORT_ROWS, withinImportLimits } from '../tools/imports/limits.ts';
+import { decodeTableBytes } from '../tools/tables/csv-reader.ts';
+import { csvLine } from '../tools/tables/csv-writer.ts';
+import { readXlsxRows } from '../tools/tables/xlsx-reader.ts';
 import type { WebEnv } from './context.ts';
 import { CSRF_FIELD, csrfTokenMatches } from './csrf.ts';
 import type { FormBody } from './forms.tsx';
@@ -243,4 +247,21 @@ export async function readWholeForm(c: Context<WebEnv>): Promise<FormBody | Resp
   }
   parts.release();
   return body;
+}
+
+/**
+ * The uploaded file as CSV text: CSV as saved (UTF-8 or UTF-16), or an XLSX workbook's sheet, whose text is held to
+ * the rows an import takes and to 8 characters per byte of the upload limit (an XLSX inflates).
+ */
+export async function csvOfFile(file: File, sheet: string, maxBodyBytes: number): Promise<string> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const isZip = bytes[0] === 0x50 && bytes[1] === 0x4b;
+  if (!isZip && !/\.xlsx$/i.test(file.name)) return decodeTableBytes(bytes);
+  let csv = '';
+  const rows = withinImportLimits(readXlsxRows(bytes, sheet || undefined), {
+    maxRows: MAX_IMPORT_ROWS,
+    maxCharacters: importCharactersFor(maxBodyBytes),
+  });
+  for await (const row of rows) csv += csvLine(row.cells);
+  return csv;
 }

@@ -3,7 +3,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { addMembership, createUser } from '../../src/accounts.ts';
-import { csvCell } from '../../src/web/export.ts';
+import { csvCell } from '../../src/tools/tables/csv-writer.ts';
 import { BASE, createTestRuntime, ok, runtimesCleanedAfterEach, type TestRuntime } from '../helpers.ts';
 import { signUpWithToken, textOf, type WebClient } from './web-client.ts';
 

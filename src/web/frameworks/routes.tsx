@@ -3,9 +3,10 @@
 import { type Context, Hono } from 'hono';
 import { statementOfApplicabilityTool } from '../../tools/coverage.ts';
 import { REGISTERS } from '../../tools/index.ts';
+import { CSV_BOM, csvLine } from '../../tools/tables/csv-writer.ts';
 import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { WebDeps, WebEnv } from '../context.ts';
-import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { downloadResponse, type Page, streamPages } from '../export.ts';
 import { setFlash } from '../flash.ts';
 import { errorPage, notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';

@@ -4,22 +4,19 @@ import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { emailHeaderOf, importFieldsOf, matchColumns, matchedField } from '../../tools/imports/columns.ts';
 import type { ImportReport } from '../../tools/imports/engine.ts';
-import { importCharactersFor, MAX_IMPORT_ROWS, withinImportLimits } from '../../tools/imports/limits.ts';
 import { DATE_FORMATS } from '../../tools/imports/values.ts';
 import { importRecords } from '../../tools/index.ts';
-import { createCsvReader, decodeTableBytes } from '../../tools/tables/csv-reader.ts';
-import { readXlsxRows } from '../../tools/tables/xlsx-reader.ts';
+import { createCsvReader } from '../../tools/tables/csv-reader.ts';
 import { mayWrite, membershipOf, notAllowedPage } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { DataTable } from '../data-table.tsx';
-import { csvLine } from '../export.ts';
 import { setFlash } from '../flash.ts';
 import { text } from '../forms.tsx';
 import { CsrfField, Layout, Notice } from '../layout.tsx';
 import { REGISTER_PATH, type RegisterPage, registerPageBySlug } from '../register-pages.ts';
 import { notFoundPage, sendPage } from '../render.tsx';
 import { webCalls } from '../tool-calls.ts';
-import { readWholeForm } from '../uploads.ts';
+import { csvOfFile, readWholeForm } from '../uploads.ts';
 import { viewerOf } from '../viewer.ts';
 
 /** Rows shown under the column matches. */
@@ -35,23 +32,6 @@ interface ImportError {
 interface Upload {
   csv: string;
   fileName: string;
-}
-
-/**
- * The uploaded file as CSV text: CSV as saved (UTF-8 or UTF-16), or an XLSX workbook's sheet, whose text is held to
- * the rows an import takes and to 8 characters per byte of the upload limit (an XLSX inflates).
- */
-export async function csvOfFile(file: File, sheet: string, maxBodyBytes: number): Promise<string> {
-  const bytes = new Uint8Array(await file.arrayBuffer());
-  const isZip = bytes[0] === 0x50 && bytes[1] === 0x4b;
-  if (!isZip && !/\.xlsx$/i.test(file.name)) return decodeTableBytes(bytes);
-  let csv = '';
-  const rows = withinImportLimits(readXlsxRows(bytes, sheet || undefined), {
-    maxRows: MAX_IMPORT_ROWS,
-    maxCharacters: importCharactersFor(maxBodyBytes),
-  });
-  for await (const row of rows) csv += csvLine(row.cells);
-  return csv;
 }
 
 /** The header and the first rows of the CSV text. */

@@ -17,11 +17,12 @@ import type { RegisterKind } from '../../tools/registers/spec.ts';
 import type { RiskMethod } from '../../tools/risk-method.ts';
 import { getSettingsTool } from '../../tools/settings.ts';
 import { summaryTool } from '../../tools/summary.ts';
+import { CSV_BOM, csvLine } from '../../tools/tables/csv-writer.ts';
 import { createXlsxWriter } from '../../tools/tables/xlsx-writer.ts';
 import { membershipOf } from '../access.ts';
 import type { Membership, WebDeps, WebEnv } from '../context.ts';
 import { EvidenceDownload, EvidenceSection, evidenceOfRecord } from '../evidence.tsx';
-import { CSV_BOM, csvLine, downloadResponse, type Page, streamPages } from '../export.ts';
+import { downloadResponse, type Page, streamPages } from '../export.ts';
 import { listMembers } from '../queries.ts';
 import { carriesTasks, TasksSection, tasksOfRecord } from '../record-tasks.tsx';
 import {
