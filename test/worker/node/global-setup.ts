@@ -1,45 +1,35 @@
-// Node side of the Worker tests: migrated temp databases with the contract's world, served by the Hrana dev server.
+// Global setup of the `workers` project: starts serve-for-workers.ts (databases with the contract's world behind the
+// Hrana dev server, SMTP and webhook receivers) in a child process and provides its addresses to the test files.
+// A child process, because vitest imports a global setup through Vite, which took ~9 s to load the app's modules
+// before any test file of any project could start; tsx loads them in ~1.5 s.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import { startHranaServer } from '../../../scripts/dev/hrana-server.ts';
-import { seedContractWorld } from '../../contract/seed.node.ts';
-import { createTestRuntime } from '../../helpers.ts';
-import { startSmtpSink } from './smtp-sink.ts';
-import { startWebhookSink } from './webhook-sink.ts';
+import type { WorkerTestServices } from './serve-for-workers.ts';
 
-/** A database seeded with the contract's world, served over Hrana HTTP behind the auth token. */
-async function servedWorld(authToken: string) {
-  const runtime = await createTestRuntime({ loopbackOnly: false });
-  const world = await seedContractWorld(runtime);
-  const server = await startHranaServer({ databaseUrl: runtime.config.databaseUrl, authToken });
-  return {
-    url: server.url,
-    world,
-    async close() {
-      await server.close();
-      await runtime.cleanup();
-    },
-  };
-}
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The Worker must send LIBSQL_AUTH_TOKEN, as it would to Turso or sqld.
-  const authToken = `dev-${crypto.randomUUID()}`;
-  // The Worker's database, which the test files share as they run side by side, and one for the Cron upkeep case
-  // alone (test/worker/worker-host.test.ts): it counts the b-trees of a search index the others write to.
-  const [shared, upkeep] = await Promise.all([servedWorld(authToken), servedWorld(authToken)]);
-  // Notification emails from the Worker go to a real SMTP server on loopback (test/worker/notifications.test.ts).
-  const smtp = await startSmtpSink();
-  // Webhook deliveries from the Worker go to a receiver on loopback (test/worker/webhooks.test.ts).
-  const hooks = await startWebhookSink();
-  project.provide('webhookSinkUrl', hooks.url);
-  project.provide('smtpPort', smtp.smtpPort);
-  project.provide('smtpInboxUrl', smtp.inboxUrl);
-  project.provide('libsqlUrl', shared.url);
-  project.provide('libsqlAuthToken', authToken);
-  project.provide('contractWorld', shared.world);
-  project.provide('upkeepLibsqlUrl', upkeep.url);
-  project.provide('upkeepWorld', upkeep.world);
+  const child = spawn(process.execPath, ['bin/run-ts.js', 'test/worker/node/serve-for-workers.ts'], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = once(child, 'exit');
+  const lines = createInterface({ input: child.stdout });
+  const first = await Promise.race([
+    once(lines, 'line').then(([line]) => String(line)),
+    exited.then(([code]) => {
+      throw new Error(`serve-for-workers.ts exited (${code}) before it served`);
+    }),
+  ]);
+  const services = JSON.parse(first) as WorkerTestServices;
+  for (const [key, value] of Object.entries(services))
+    project.provide(key as keyof WorkerTestServices, value);
   return async () => {
-    await Promise.all([shared.close(), upkeep.close(), smtp.close(), hooks.close()]);
+    child.stdin.end();
+    await exited;
   };
 }
