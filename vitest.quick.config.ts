@@ -28,6 +28,8 @@ const SLOW = [
   'test/webhooks/delivery.test.ts', // real receivers and retries
   'test/core/notifications.test.ts', // a real SMTP server
   'test/web/accounts.test.ts', // sign-in limits over windows of time, 18 s
+  'test/core/input-limits-host.test.ts', // a Node host in its own process, 9 s
+  'test/core/patterns.test.ts', // every pattern timed on its worst inputs, 7 s
 ];
 for (const file of SLOW) if (!existsSync(file)) throw new Error(`vitest.quick.config.ts: no file ${file}`);
 
