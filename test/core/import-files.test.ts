@@ -2,14 +2,13 @@
 // (shared and inline strings, formulas by their cached value, date styles, sparse rows, a named sheet), bad files
 // refused with a clear error and nothing written, the CLI streaming a file in one transaction, and an import
 // counting as one call against the rate limit.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCsvReader, decodeTableBytes, parseCsv } from '../../src/tools/tables/csv-reader.ts';
 import { readXlsxRows } from '../../src/tools/tables/xlsx-reader.ts';
-import { runCli } from '../cli-run.ts';
+import { type BoundCli, cliOrganization } from '../cli-run.ts';
 import {
   callDirect,
   createActor,
@@ -171,25 +170,14 @@ describe('compliance-mcp import', () => {
   let dir: string;
   let env: Record<string, string>;
   let orgId: string;
-
-  async function cli(...argv: string[]) {
-    const { code, out, err } = await runCli(env, ...argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  let cli: BoundCli;
+  let remove: () => void;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cmcp-import-cli-'));
-    env = { DATABASE_URL: `file:${join(dir, 'cli.db')}` };
-    await cli('migrate');
-    expect(
-      (await cli('user', 'create', '--email', 'owner@example.com', '--password', 'a long password')).code,
-    ).toBe(0);
-    orgId = JSON.parse(
-      (await cli('org', 'create', '--name', 'CLI Org', '--owner', 'owner@example.com')).out,
-    ).id;
+    ({ dir, env, orgId, cli, remove } = await cliOrganization('cmcp-import-cli-'));
   });
 
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => remove());
 
   it('imports a UTF-16 tab-separated file in one transaction, and rolls back a file with one bad row', async () => {
     const people = join(dir, 'people.txt');

@@ -3,14 +3,13 @@
 // same content after the round trip; bad rows refused with their row and column and nothing written; history rows
 // with surface import and the call in the log; refused to a read-only token; another organization's template or
 // audit neither read nor written.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordChanges, toolCalls } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
-import { runCli } from '../cli-run.ts';
+import { type BoundCli, cliOrganization } from '../cli-run.ts';
 import {
   ACTOR_PASSWORD,
   type Actor,
@@ -551,23 +550,14 @@ describe('the CLI', () => {
   let dir: string;
   let env: Record<string, string>;
   let orgId: string;
-
-  async function cli(...argv: string[]) {
-    const { code, out, err } = await runCli(env, ...argv);
-    return { code, out: out.join('\n'), err: err.join('\n') };
-  }
+  let cli: BoundCli;
+  let remove: () => void;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cmcp-file-kinds-'));
-    env = { DATABASE_URL: `file:${join(dir, 'cli.db')}` };
-    await cli('migrate');
-    await cli('user', 'create', '--email', 'owner@example.com', '--password', 'a long password');
-    orgId = JSON.parse(
-      (await cli('org', 'create', '--name', 'CLI Org', '--owner', 'owner@example.com')).out,
-    ).id;
+    ({ dir, env, orgId, cli, remove } = await cliOrganization('cmcp-file-kinds-'));
   });
 
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => remove());
 
   it('imports a template file, exports it, and imports the export back as the same template', async () => {
     const file = join(dir, 'template.csv');

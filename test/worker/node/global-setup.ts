@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
-import type { WorkerTestServices } from './serve-for-workers.ts';
+import type { WorkerTestServices } from './provided.d.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 

@@ -4,6 +4,7 @@
 import { startHranaServer } from '../../../scripts/dev/hrana-server.ts';
 import { seedContractWorld } from '../../contract/seed.node.ts';
 import { createTestRuntime } from '../../helpers.ts';
+import type { WorkerTestServices } from './provided.d.ts';
 import { startSmtpSink } from './smtp-sink.ts';
 import { startWebhookSink } from './webhook-sink.ts';
 
@@ -31,17 +32,6 @@ const [shared, upkeep] = await Promise.all([servedWorld(authToken), servedWorld(
 const smtp = await startSmtpSink();
 // Webhook deliveries from the Worker go to a receiver on loopback (test/worker/webhooks.test.ts).
 const hooks = await startWebhookSink();
-
-export interface WorkerTestServices {
-  webhookSinkUrl: string;
-  smtpPort: number;
-  smtpInboxUrl: string;
-  libsqlUrl: string;
-  libsqlAuthToken: string;
-  contractWorld: typeof shared.world;
-  upkeepLibsqlUrl: string;
-  upkeepWorld: typeof upkeep.world;
-}
 
 const services: WorkerTestServices = {
   webhookSinkUrl: hooks.url,
