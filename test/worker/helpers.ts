@@ -2,14 +2,16 @@
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from 'cloudflare:test';
 import { env, exports } from 'cloudflare:workers';
 import { createClient } from '@libsql/client/web';
-import { inject } from 'vitest';
+import { and, eq } from 'drizzle-orm';
+import { expect, inject } from 'vitest';
 import { issueLink, linkPath, pendingSignUpOf, signUpOf } from '../../src/account-links.ts';
 import { createOrganization, createUser } from '../../src/accounts.ts';
 import { createKvTokenCache } from '../../src/auth/kv-token-cache.ts';
 import { noTokenCache } from '../../src/auth/token-cache.ts';
 import { createTokenService, type TokenService } from '../../src/auth/tokens.ts';
 import { createDatabase, type Database } from '../../src/db/client.ts';
-import worker, { type Env } from '../../src/worker.ts';
+import { webhookMessages } from '../../src/db/schema.ts';
+import worker, { type Env, runtimeFor } from '../../src/worker.ts';
 import { browserSession, csrfOf, pageOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
 
@@ -214,4 +216,36 @@ export async function fetchWith(request: Request, bindings: Env): Promise<Respon
   const response = await fetch(request, bindings, ctx);
   await waitOnExecutionContext(ctx);
   return response;
+}
+
+/**
+ * The webhook message of `endpointId` once delivered, for a test whose Worker (`bindings`) may send to loopback. The
+ * files beside it share the outbox, and their runtimes refuse loopback addresses: a run of theirs may claim the
+ * message first and put it off for the retry delay (pending, no status code). Each time it is still pending it is made
+ * due again and sent by a run with `bindings`; at most `timeout` ms.
+ */
+export async function deliveredMessage(
+  database: Database,
+  endpointId: string,
+  bindings: Env,
+  timeout = 20_000,
+) {
+  const messageOf = async () =>
+    (await database.db.select().from(webhookMessages).where(eq(webhookMessages.endpoint_id, endpointId)))[0];
+  await expect
+    .poll(
+      async () => {
+        const message = await messageOf();
+        if (message?.status !== 'pending') return message?.status;
+        await database.db
+          .update(webhookMessages)
+          .set({ next_attempt_at: new Date(0).toISOString(), locked_until: null })
+          .where(and(eq(webhookMessages.id, message.id), eq(webhookMessages.status, 'pending')));
+        await runtimeFor(bindings).webhooks.run(50);
+        return (await messageOf())?.status;
+      },
+      { timeout, interval: 250 },
+    )
+    .toBe('delivered');
+  return messageOf();
 }

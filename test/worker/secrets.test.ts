@@ -15,7 +15,7 @@ import worker, { type Env, runtimeFor } from '../../src/worker.ts';
 import { UPKEEP_CRON } from '../../src/worker-crons.ts';
 import { type BrowserSession, browserSession, csrfOf } from '../browser-session.ts';
 import { BASE } from '../contract/host.ts';
-import { cliTokenService, runScheduled, testDatabase } from './helpers.ts';
+import { cliTokenService, deliveredMessage, runScheduled, testDatabase } from './helpers.ts';
 
 const PASSWORD = 'correct horse battery staple';
 type Database = ReturnType<typeof testDatabase>;
@@ -105,27 +105,7 @@ describe('secrets at rest on the Worker', () => {
       }),
     );
     expect(response.status).toBe(200);
-    // The files beside this one share the database: a delivery run of theirs may hold this message for a moment, or
-    // fill the small run after the response with their own messages (a clean-clone run once read it still pending).
-    // So it is read until delivered, with a run of this Worker's each time it is still pending.
-    const messageOf = async () =>
-      (
-        await database.db
-          .select()
-          .from(webhookMessages)
-          .where(eq(webhookMessages.endpoint_id, row?.id ?? ''))
-      )[0];
-    await expect
-      .poll(
-        async () => {
-          const current = await messageOf();
-          if (current?.status === 'pending') await runtimeFor(bindings).webhooks.run(50);
-          return current?.status;
-        },
-        { timeout: 20_000, interval: 250 },
-      )
-      .toBe('delivered');
-    const message = await messageOf();
+    const message = await deliveredMessage(database, row?.id ?? '', bindings);
     expect(message).toMatchObject({ status: 'delivered', last_status_code: 204 });
     const received = (await (await globalThis.fetch(`${inject('webhookSinkUrl')}/received`)).json()) as {
       headers: Record<string, string>;

@@ -9,10 +9,10 @@ import { createOrganization } from '../../src/accounts.ts';
 import { webhookEndpoints, webhookMessages } from '../../src/db/schema.ts';
 import { newId } from '../../src/ids.ts';
 import { newWebhookSecret } from '../../src/webhooks/signing.ts';
-import worker, { type Env, runtimeFor } from '../../src/worker.ts';
+import worker, { type Env } from '../../src/worker.ts';
 import { DELIVERY_CRON } from '../../src/worker-crons.ts';
 import { BASE } from '../contract/host.ts';
-import { cliTokenService, newAliceToken, testDatabase, world } from './helpers.ts';
+import { cliTokenService, deliveredMessage, newAliceToken, testDatabase, world } from './helpers.ts';
 
 type Database = ReturnType<typeof testDatabase>;
 
@@ -232,11 +232,7 @@ describe('webhooks on the Worker', () => {
     );
     expect(response.status).toBe(200);
     await waitOnExecutionContext(ctx);
-    runtimeFor(env as Env);
-    const [message] = await db
-      .select()
-      .from(webhookMessages)
-      .where(eq(webhookMessages.endpoint_id, endpointId));
+    const message = await deliveredMessage(database, endpointId, bindings);
     expect(message).toMatchObject({
       event_type: 'vendor.created',
       status: 'delivered',
